@@ -1,0 +1,232 @@
+"""RunConfig: every setting of a run, written once.
+
+Owns the field names (TRL's own, so a saved file reads as a `trl sft` config),
+defaults, help texts, bounds and the checks on combinations (`validate`).
+The UI builds its widgets from these fields; the API and presets read them.
+It knows nothing of torch, TRL or Gradio.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+DEMO_DATASET = "demo"
+PRESETS_DIR = Path(__file__).parent / "presets"
+
+DEFAULT_SAMPLE_PROMPTS = [
+    "What is the capital of Italy?",
+    "How many legs does a spider have?",
+    "Give me one tip for learning to cook.",
+]
+
+
+def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None):
+    """A field with its help text and bounds (the single source for UI and checks)."""
+    meta = {"help": help, "group": group, "min": minimum, "max": maximum,
+            "choices": choices, "label": label}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class RunConfig:
+    # Model
+    model_name_or_path: str = _f(
+        DEFAULT_MODEL_ID, "A Hugging Face Hub id or a local folder. The default "
+        "SmolLM2-135M-Instruct works offline from the copy installed with the app.",
+        "model", label="Model")
+    trust_remote_code: bool = _f(
+        False, "Run Python code shipped with the model. Only for models you trust.", "model")
+    # Data
+    dataset_name: str = _f(
+        DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, or a local "
+        "file (.jsonl, .json, .csv, .parquet) or folder.", "data", label="Dataset")
+    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).", "data")
+    dataset_train_split: str = _f("train", "Which split to train on.", "data")
+    dataset_text_field: str = _f(
+        "text", "The column holding plain text. Ignored for chat ('messages') and "
+        "prompt/completion data, which are detected by their columns.", "data")
+    # Batch and time
+    per_device_train_batch_size: int = _f(
+        4, "Examples per forward pass on each device. Memory grows with it; "
+        "halve it and double accumulation to keep the effective batch.",
+        "batch", minimum=1, maximum=1024)
+    gradient_accumulation_steps: int = _f(
+        2, "Forward passes summed before one optimizer step. Costs time, not memory.",
+        "batch", minimum=1, maximum=4096)
+    max_steps: int = _f(
+        30, "Optimizer steps to train. Bounds the time the run takes.",
+        "batch", minimum=1, maximum=10_000_000)
+    max_length: int = _f(
+        256, "Longest sequence in tokens; longer examples are truncated. "
+        "Memory grows with it.", "batch", minimum=8, maximum=131072)
+    # Optimizer
+    learning_rate: float = _f(
+        1e-4, "Step size of the optimizer. Too high diverges, too low learns nothing.",
+        "optim", minimum=0.0, maximum=1.0)
+    weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
+                             "optim", minimum=0.0, maximum=1.0)
+    warmup_steps: int = _f(0, "Steps over which the learning rate ramps up from 0.",
+                           "optim", minimum=0, maximum=10_000_000)
+    lr_scheduler_type: str = _f(
+        "linear", "How the learning rate changes over the run.", "optim",
+        choices=["linear", "cosine", "constant", "constant_with_warmup"])
+    seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
+                   "optim", minimum=0, maximum=2**31 - 1)
+    # Logging and saving
+    logging_steps: int = _f(1, "Log the loss every this many optimizer steps.",
+                            "log", minimum=1, maximum=1_000_000)
+    save_steps: int = _f(
+        0, "Save a checkpoint every this many steps (0: only the final model).",
+        "log", minimum=0, maximum=1_000_000)
+    # Samples
+    sample_steps: int = _f(
+        10, "Generate answers to the sample prompts every this many steps (0: off).",
+        "samples", minimum=0, maximum=1_000_000)
+    sample_prompts: list = _f(
+        DEFAULT_SAMPLE_PROMPTS, "Fixed prompts answered during training, one per line.",
+        "samples")
+    sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.",
+                                    "samples", minimum=1, maximum=2048)
+    # Precision and memory
+    bf16: typing.Optional[bool] = _f(
+        None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
+        "hardware")
+    activation_checkpointing: bool = _f(
+        False, "Recompute activations in the backward pass: less memory, more time.",
+        "hardware")
+    # LoRA (TRL's ModelConfig names)
+    use_peft: bool = _f(False, "Train a small LoRA adapter instead of every weight.", "lora")
+    lora_r: int = _f(16, "LoRA rank: adapter size.", "lora", minimum=1, maximum=4096)
+    lora_alpha: int = _f(32, "LoRA scaling (alpha / r multiplies the update).",
+                         "lora", minimum=1, maximum=65536)
+    lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
+                             minimum=0.0, maximum=0.99)
+    lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora")
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def from_dict(cls, values: dict | None) -> "RunConfig":
+        """Build from loose input (API, UI, YAML). Raises ConfigError with every problem."""
+        values = dict(values or {})
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        errors = [f"Unknown setting '{k}'. Known settings: {', '.join(known)}."
+                  for k in values if k not in known]
+        kwargs = {}
+        for name, value in values.items():
+            if name in known:
+                try:
+                    kwargs[name] = _coerce(known[name], value)
+                except ValueError as e:
+                    errors.append(str(e))
+        if errors:
+            raise ConfigError(errors)
+        return cls(**kwargs)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> "RunConfig":
+        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {})
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
+
+    # ---- checks ---------------------------------------------------------
+    def validate(self) -> list[str]:
+        """Readable messages for every bad value or combination; empty when fine."""
+        errors = []
+        for f in dataclasses.fields(self):
+            value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
+            label = f.metadata["label"] or f.name
+            if lo is not None and value < lo:
+                errors.append(f"{label} must be at least {lo} (got {value}).")
+            if hi is not None and value > hi:
+                errors.append(f"{label} must be at most {hi} (got {value}).")
+            if f.metadata["choices"] and value not in f.metadata["choices"]:
+                errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
+                              f"(got {value!r}).")
+        if self.learning_rate <= 0:
+            errors.append("learning_rate must be greater than 0.")
+        if not self.model_name_or_path.strip():
+            errors.append("Model is empty: enter a Hub id or a local folder.")
+        if not self.dataset_name.strip():
+            errors.append("Dataset is empty: enter 'demo', a Hub id or a file path.")
+        if self.sample_steps and not [p for p in self.sample_prompts if p.strip()]:
+            errors.append("Samples are on but there are no sample prompts: "
+                          "add a prompt or set sample_steps to 0.")
+        if self.warmup_steps >= self.max_steps and self.warmup_steps > 0:
+            errors.append(f"warmup_steps ({self.warmup_steps}) must be smaller than "
+                          f"max_steps ({self.max_steps}).")
+        return errors
+
+    def effective_batch(self, devices: int = 1) -> int:
+        return self.per_device_train_batch_size * self.gradient_accumulation_steps * devices
+
+
+class ConfigError(ValueError):
+    """Bad settings; `messages` holds one readable line per problem."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = list(messages)
+        super().__init__(" ".join(self.messages))
+
+
+def _coerce(f: dataclasses.Field, value):
+    """Turn UI/API input into the field's type, or raise a readable ValueError."""
+    kind, name = str(f.type), f.name
+    optional = "Optional" in kind
+    if value is None or (optional and str(value).strip().lower() in ("", "auto", "none")):
+        if optional:
+            return None
+        raise ValueError(f"{name} needs a value.")
+    if "bool" in kind:
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in ("true", "1", "yes", "on"):
+            return True
+        if word in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(f"{name} must be true or false (got {value!r}).")
+    if kind == "int":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a whole number (got {value!r}).") from None
+        if number != number or number in (float("inf"), float("-inf")) or number != int(number):
+            raise ValueError(f"{name} must be a whole number (got {value!r}).")
+        return int(number)
+    if kind == "float":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number (got {value!r}).") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError(f"{name} must be a finite number (got {value!r}).")
+        return number
+    if kind == "list":
+        if isinstance(value, str):
+            return [line.strip() for line in value.splitlines() if line.strip()]
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value]
+        raise ValueError(f"{name} must be a list of strings (got {value!r}).")
+    if not isinstance(value, (str, int, float)):
+        raise ValueError(f"{name} must be text (got {value!r}).")
+    return str(value).strip()
+
+
+def load_preset(name: str) -> RunConfig:
+    """A preset is a YAML file of RunConfig fields in sft_ui/presets/."""
+    return RunConfig.from_yaml(PRESETS_DIR / f"{name}.yaml")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))

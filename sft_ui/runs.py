@@ -1,0 +1,232 @@
+"""Runs: a background training thread, its run folder and a snapshot for the UI.
+
+A run folder `<runs_dir>/<run_id>/` holds config.yaml, state.json,
+metrics.jsonl, samples.jsonl, checkpoints/ and model/; everything the UI
+shows can be rebuilt from it after a restart. One active run per process.
+Knows nothing of Gradio: the UI and the API call `RunManager`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import traceback
+import uuid
+from pathlib import Path
+
+from .config import ConfigError, RunConfig
+
+ACTIVE_STATES = ("queued", "running", "stopping")
+STATES = ACTIVE_STATES + ("stopped", "done", "failed")
+
+
+class RunError(RuntimeError):
+    """A request about runs that cannot be honoured; the message says why."""
+
+
+def runs_dir() -> Path:
+    return Path(os.environ.get("SFT_UI_RUNS_DIR", "runs")).expanduser().resolve()
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass  # a line cut short by a crash
+    return rows
+
+
+class Run:
+    """One run: its folder, live state, and the sink the training callbacks feed."""
+
+    def __init__(self, run_id: str, folder: Path, config: RunConfig):
+        self.id, self.dir, self.config = run_id, folder, config
+        self.state, self.step, self.max_steps = "queued", 0, config.max_steps
+        self.error = self.message = ""
+        self.metrics: list[dict] = []
+        self.samples: list[dict] = []
+        self.created = time.time()
+        self.train_started: float | None = None
+        self.finished: float | None = None
+        self.model_dir: str = ""
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # ---- the sink used by callbacks (training thread) -------------------
+    def progress(self, step: int, max_steps: int) -> None:
+        with self._lock:
+            if self.train_started is None:
+                self.train_started = time.time()
+            self.step, self.max_steps = step, max_steps or self.max_steps
+        self._save_state()
+
+    def add_metrics(self, record: dict) -> None:
+        with self._lock:
+            self.metrics.append(record)
+        self._append("metrics.jsonl", record)
+
+    def add_samples(self, rows: list[dict]) -> None:
+        with self._lock:
+            self.samples.extend(rows)
+        for row in rows:
+            self._append("samples.jsonl", row)
+
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    # ---- lifecycle ---------------------------------------------------------
+    def request_stop(self) -> None:
+        if self.state in ACTIVE_STATES:
+            self._stop.set()
+            self.set_state("stopping", "Stopping after the current step...")
+
+    def set_state(self, state: str, message: str = "", error: str = "") -> None:
+        assert state in STATES
+        with self._lock:
+            self.state, self.message, self.error = state, message, error
+            if state not in ACTIVE_STATES:
+                self.finished = time.time()
+        self._save_state()
+
+    def eta_seconds(self) -> float | None:
+        if not self.train_started or self.step <= 0 or self.state not in ACTIVE_STATES:
+            return None
+        per_step = (time.time() - self.train_started) / self.step
+        return per_step * max(self.max_steps - self.step, 0)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {"run_id": self.id, "state": self.state, "step": self.step,
+                    "max_steps": self.max_steps, "metrics": list(self.metrics),
+                    "samples": list(self.samples), "error": self.error,
+                    "message": self.message, "eta_seconds": self.eta_seconds(),
+                    "elapsed_seconds": (self.finished or time.time()) - self.created,
+                    "model_dir": self.model_dir, "run_dir": str(self.dir),
+                    "config": self.config.to_dict()}
+
+    # ---- files -------------------------------------------------------------
+    def _append(self, name: str, record: dict) -> None:
+        with open(self.dir / name, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def _save_state(self) -> None:
+        data = {k: getattr(self, k) for k in ("state", "step", "max_steps", "error", "message",
+                                               "created", "train_started", "finished",
+                                               "model_dir")}
+        tmp = self.dir / "state.json.tmp"
+        with self._lock:
+            tmp.write_text(json.dumps(data))
+            tmp.replace(self.dir / "state.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> "Run":
+        """Rebuild a run from its folder (after a restart); a run cut off mid-way is failed."""
+        config = RunConfig.from_yaml(folder / "config.yaml")
+        run = cls(folder.name, folder, config)
+        state = json.loads((folder / "state.json").read_text())
+        for key, value in state.items():
+            setattr(run, key, value)
+        run.metrics = _read_jsonl(folder / "metrics.jsonl")
+        run.samples = _read_jsonl(folder / "samples.jsonl")
+        if run.state in ACTIVE_STATES:
+            run.state, run.error = "failed", "The app stopped while this run was training."
+        return run
+
+
+class RunManager:
+    """Starts runs in a background thread (one at a time) and finds earlier ones."""
+
+    def __init__(self, root: Path | None = None, trainer=None):
+        self.root = Path(root) if root else runs_dir()
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._train = trainer  # injectable for tests; default: engine.train
+        self._runs: dict[str, Run] = {}
+        self._active: Run | None = None
+        self._lock = threading.Lock()
+
+    def start(self, values: dict | RunConfig) -> str:
+        """Validate, create the run folder, start training; return the run id."""
+        cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
+        problems = cfg.validate()
+        if problems:
+            raise ConfigError(problems)
+        with self._lock:
+            if self._active is not None and self._active.state in ACTIVE_STATES:
+                raise RunError(f"Run {self._active.id} is still training: stop it or wait "
+                               "until it ends before starting another.")
+            run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+            folder = self.root / run_id
+            folder.mkdir(parents=True)
+            (folder / "config.yaml").write_text(cfg.to_yaml())
+            run = Run(run_id, folder, cfg)
+            run.set_state("queued", "Loading the model and the dataset...")
+            self._runs[run_id], self._active = run, run
+        threading.Thread(target=self._work, args=(run,), name=f"run-{run_id}",
+                         daemon=True).start()
+        return run_id
+
+    def _work(self, run: Run) -> None:
+        from .data import DataError
+        from .models import ModelError
+        train = self._train
+        if train is None:
+            from .engine import train
+        try:
+            run.set_state("running", "Training...")
+            model_dir = train(run.config, run.dir, run)
+            run.model_dir = str(model_dir)
+            if run.stop_requested():
+                run.set_state("stopped", f"Stopped at step {run.step}; the model so far "
+                              f"is saved in {model_dir}.")
+            else:
+                run.set_state("done", f"Finished {run.step} steps; the model is saved in "
+                              f"{model_dir}.")
+        except (ModelError, DataError, ConfigError) as e:
+            run.set_state("failed", "", str(e))
+        except Exception as e:  # keep the server alive and say what happened
+            (run.dir / "error.log").write_text(traceback.format_exc())
+            run.set_state("failed", "", f"{type(e).__name__}: {e}")
+
+    def get(self, run_id: str) -> Run:
+        run_id = (run_id or "").strip()
+        if run_id in self._runs:
+            return self._runs[run_id]
+        folder = self.root / run_id
+        if not run_id or "/" in run_id or run_id.startswith(".") or not \
+                (folder / "state.json").exists():
+            raise RunError(f"No run with id '{run_id}'.")
+        run = Run.load(folder)
+        self._runs[run_id] = run
+        return run
+
+    def stop(self, run_id: str) -> dict:
+        run = self.get(run_id)
+        run.request_stop()
+        return run.snapshot()
+
+    def list_runs(self) -> list[dict]:
+        """Every run in the folder, newest first (short snapshots without metrics)."""
+        out = []
+        for folder in sorted(self.root.iterdir(), reverse=True):
+            if (folder / "state.json").exists():
+                try:
+                    snap = self.get(folder.name).snapshot()
+                except (RunError, ConfigError, ValueError, OSError):
+                    continue
+                snap.pop("metrics"), snap.pop("samples")
+                out.append(snap)
+        return out
+
+    def active(self) -> Run | None:
+        return self._active
+
+    def latest_finished(self) -> Run | None:
+        for snap in self.list_runs():
+            if snap["model_dir"] and Path(snap["model_dir"]).exists():
+                return self.get(snap["run_id"])
+        return None
