@@ -42,73 +42,73 @@ class RunConfig:
         "SmolLM2-135M-Instruct works offline from the copy installed with the app.",
         "model", label="Model")
     trust_remote_code: bool = _f(
-        False, "Run Python code shipped with the model. Only for models you trust.", "model")
+        False, "Run Python code shipped with the model. Only for models you trust.", "model", label="Trust remote code")
     # Data
     dataset_name: str = _f(
         DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, or a local "
         "file (.jsonl, .json, .csv, .parquet) or folder.", "data", label="Dataset")
-    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).", "data")
-    dataset_train_split: str = _f("train", "Which split to train on.", "data")
+    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).", "data", label="Dataset config")
+    dataset_train_split: str = _f("train", "Which split to train on.", "data", label="Train split")
     dataset_text_field: str = _f(
         "text", "The column holding plain text. Ignored for chat ('messages') and "
-        "prompt/completion data, which are detected by their columns.", "data")
+        "prompt/completion data, which are detected by their columns.", "data", label="Text field")
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Examples per forward pass on each device. Memory grows with it; "
         "halve it and double accumulation to keep the effective batch.",
-        "batch", minimum=1, maximum=1024)
+        "batch", minimum=1, maximum=1024, label="Batch size per device")
     gradient_accumulation_steps: int = _f(
         2, "Forward passes summed before one optimizer step. Costs time, not memory.",
-        "batch", minimum=1, maximum=4096)
+        "batch", minimum=1, maximum=4096, label="Gradient accumulation steps")
     max_steps: int = _f(
         30, "Optimizer steps to train. Bounds the time the run takes.",
-        "batch", minimum=1, maximum=10_000_000)
+        "batch", minimum=1, maximum=10_000_000, label="Max steps")
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
-        "Memory grows with it.", "batch", minimum=8, maximum=131072)
+        "Memory grows with it.", "batch", minimum=8, maximum=131072, label="Max length (tokens)")
     # Optimizer
     learning_rate: float = _f(
         1e-4, "Step size of the optimizer. Too high diverges, too low learns nothing.",
-        "optim", minimum=0.0, maximum=1.0)
+        "optim", minimum=0.0, maximum=1.0, label="Learning rate")
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
-                             "optim", minimum=0.0, maximum=1.0)
+                             "optim", minimum=0.0, maximum=1.0, label="Weight decay")
     warmup_steps: int = _f(0, "Steps over which the learning rate ramps up from 0.",
-                           "optim", minimum=0, maximum=10_000_000)
+                           "optim", minimum=0, maximum=10_000_000, label="Warmup steps")
     lr_scheduler_type: str = _f(
         "linear", "How the learning rate changes over the run.", "optim",
-        choices=["linear", "cosine", "constant", "constant_with_warmup"])
+        choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler")
     seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
-                   "optim", minimum=0, maximum=2**31 - 1)
+                   "optim", minimum=0, maximum=2**31 - 1, label="Seed")
     # Logging and saving
     logging_steps: int = _f(1, "Log the loss every this many optimizer steps.",
-                            "log", minimum=1, maximum=1_000_000)
+                            "log", minimum=1, maximum=1_000_000, label="Logging steps")
     save_steps: int = _f(
         0, "Save a checkpoint every this many steps (0: only the final model).",
-        "log", minimum=0, maximum=1_000_000)
+        "log", minimum=0, maximum=1_000_000, label="Save every N steps")
     # Samples
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
-        "samples", minimum=0, maximum=1_000_000)
+        "samples", minimum=0, maximum=1_000_000, label="Sample every N steps")
     sample_prompts: list = _f(
         DEFAULT_SAMPLE_PROMPTS, "Fixed prompts answered during training, one per line.",
-        "samples")
+        "samples", label="Sample prompts")
     sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.",
-                                    "samples", minimum=1, maximum=2048)
+                                    "samples", minimum=1, maximum=2048, label="Sample length (tokens)")
     # Precision and memory
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
-        "hardware")
+        "hardware", label="bf16")
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
-        "hardware")
+        "hardware", label="Activation checkpointing")
     # LoRA (TRL's ModelConfig names)
-    use_peft: bool = _f(False, "Train a small LoRA adapter instead of every weight.", "lora")
-    lora_r: int = _f(16, "LoRA rank: adapter size.", "lora", minimum=1, maximum=4096)
+    use_peft: bool = _f(False, "Train a small LoRA adapter instead of every weight.", "lora", label="Use LoRA")
+    lora_r: int = _f(16, "LoRA rank: adapter size.", "lora", minimum=1, maximum=4096, label="LoRA r")
     lora_alpha: int = _f(32, "LoRA scaling (alpha / r multiplies the update).",
-                         "lora", minimum=1, maximum=65536)
+                         "lora", minimum=1, maximum=65536, label="LoRA alpha")
     lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
-                             minimum=0.0, maximum=0.99)
-    lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora")
+                             minimum=0.0, maximum=0.99, label="LoRA dropout")
+    lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora", label="LoRA target modules")
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -145,7 +145,7 @@ class RunConfig:
         errors = []
         for f in dataclasses.fields(self):
             value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
-            label = f.metadata["label"] or f.name
+            label = f"{f.metadata['label']} ({f.name})" if f.metadata["label"] else f.name
             if lo is not None and value < lo:
                 errors.append(f"{label} must be at least {lo} (got {value}).")
             if hi is not None and value > hi:

@@ -57,6 +57,18 @@ def load_train_dataset(cfg: RunConfig):
     return ds, fmt
 
 
+def check_dataset(cfg: RunConfig) -> str:
+    """Quick check before a run starts: local data is loaded and its format detected;
+    a Hub id only needs the Hub to be reachable (the download happens in the run)."""
+    name = cfg.dataset_name.strip()
+    if name == DEMO_DATASET or Path(name).expanduser().exists():
+        return load_train_dataset(cfg)[1]
+    from .models import hub_reachable
+    if not hub_reachable():
+        _load_hub(name, cfg)  # raises the offline message
+    return "hub"
+
+
 def _load_local(path: Path, cfg: RunConfig):
     import datasets
     try:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from .callbacks import RunSink, StudioCallback
 from .config import RunConfig
-from .data import load_train_dataset
+from .data import check_dataset, load_train_dataset
 from .hardware import detect
-from .models import resolve_model
+from .models import load_model_and_tokenizer, resolve_model
 
 MODEL_SUBDIR = "model"
 
@@ -58,15 +58,10 @@ def peft_config(cfg: RunConfig):
                       target_modules=targets, task_type="CAUSAL_LM")
 
 
-def load_model_and_tokenizer(path: str, trust_remote_code: bool = False):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32,
-                                                 trust_remote_code=trust_remote_code)
-    return model, tokenizer
+def preflight(cfg: RunConfig) -> None:
+    """Fail fast, before a run folder exists, on a model or dataset that cannot work."""
+    resolve_model(cfg.model_name_or_path)
+    check_dataset(cfg)
 
 
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink) -> Path:

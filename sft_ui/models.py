@@ -133,3 +133,20 @@ def _check_hub_model(repo_id: str) -> None:
     except Exception as e:
         raise ModelError(f"The Hub did not answer for {repo_id} ({type(e).__name__}: {e}). "
                          "Try again, or use a local model folder.") from None
+
+
+def load_model_and_tokenizer(path: str, trust_remote_code: bool = False):
+    """fp32 model and tokenizer from a resolved path; a LoRA adapter folder loads on its base."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    if (Path(path) / "adapter_config.json").exists():
+        from peft import AutoPeftModelForCausalLM
+        model = AutoPeftModelForCausalLM.from_pretrained(path, dtype=torch.float32,
+                                                         trust_remote_code=trust_remote_code)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32,
+                                                     trust_remote_code=trust_remote_code)
+    return model, tokenizer

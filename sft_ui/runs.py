@@ -16,6 +16,8 @@ import uuid
 from pathlib import Path
 
 from .config import ConfigError, RunConfig
+from .data import DataError
+from .models import ModelError
 
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
@@ -23,6 +25,10 @@ STATES = ACTIVE_STATES + ("stopped", "done", "failed")
 
 class RunError(RuntimeError):
     """A request about runs that cannot be honoured; the message says why."""
+
+
+# Errors whose message is meant for the person: shown as they are, never as a trace.
+USER_ERRORS = (ConfigError, DataError, ModelError, RunError)
 
 
 def runs_dir() -> Path:
@@ -141,10 +147,11 @@ class Run:
 class RunManager:
     """Starts runs in a background thread (one at a time) and finds earlier ones."""
 
-    def __init__(self, root: Path | None = None, trainer=None):
+    def __init__(self, root: Path | None = None, trainer=None, preflight=None):
         self.root = Path(root) if root else runs_dir()
         self.root.mkdir(parents=True, exist_ok=True)
-        self._train = trainer  # injectable for tests; default: engine.train
+        # Injectable for tests; default: engine.train and engine.preflight.
+        self._train, self._preflight = trainer, preflight
         self._runs: dict[str, Run] = {}
         self._active: Run | None = None
         self._lock = threading.Lock()
@@ -155,10 +162,13 @@ class RunManager:
         problems = cfg.validate()
         if problems:
             raise ConfigError(problems)
+        self._check_idle()
+        preflight = self._preflight
+        if preflight is None:
+            from .engine import preflight
+        preflight(cfg)
         with self._lock:
-            if self._active is not None and self._active.state in ACTIVE_STATES:
-                raise RunError(f"Run {self._active.id} is still training: stop it or wait "
-                               "until it ends before starting another.")
+            self._check_idle()
             run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
             folder = self.root / run_id
             folder.mkdir(parents=True)
@@ -170,9 +180,12 @@ class RunManager:
                          daemon=True).start()
         return run_id
 
+    def _check_idle(self) -> None:
+        if self._active is not None and self._active.state in ACTIVE_STATES:
+            raise RunError(f"Run {self._active.id} is still training: stop it or wait "
+                           "until it ends before starting another.")
+
     def _work(self, run: Run) -> None:
-        from .data import DataError
-        from .models import ModelError
         train = self._train
         if train is None:
             from .engine import train
@@ -186,7 +199,7 @@ class RunManager:
             else:
                 run.set_state("done", f"Finished {run.step} steps; the model is saved in "
                               f"{model_dir}.")
-        except (ModelError, DataError, ConfigError) as e:
+        except USER_ERRORS as e:
             run.set_state("failed", "", str(e))
         except Exception as e:  # keep the server alive and say what happened
             (run.dir / "error.log").write_text(traceback.format_exc())

@@ -1,0 +1,52 @@
+"""The HTTP API next to the UI (documented in the README); errors are gr.Error
+with the same readable messages the page shows."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import gradio as gr
+
+from ..chat import ChatService
+from ..runs import USER_ERRORS, RunManager
+
+
+def _readable(e: Exception) -> gr.Error:
+    return gr.Error(" ".join(getattr(e, "messages", [str(e)])))
+
+
+def build(manager: RunManager, chat: ChatService) -> None:
+    def start_run(config: dict) -> dict:
+        """Start a run from RunConfig fields (missing ones take the defaults)."""
+        try:
+            return {"run_id": manager.start(config or {})}
+        except USER_ERRORS as e:
+            raise _readable(e) from None
+
+    def run_status(run_id: str) -> dict:
+        """State, step, max_steps, metrics, samples and error of a run."""
+        try:
+            return manager.get(run_id).snapshot()
+        except USER_ERRORS as e:
+            raise _readable(e) from None
+
+    def stop_run(run_id: str) -> dict:
+        """Ask a run to stop after the current step; it saves its model."""
+        try:
+            return manager.stop(run_id)
+        except USER_ERRORS as e:
+            raise _readable(e) from None
+
+    def list_runs() -> list:
+        """Every run in the runs folder, newest first (without metrics and samples)."""
+        return manager.list_runs()
+
+    def chat_reply(message: str, history: list | None = None, run_id: str = "") -> Iterator[str]:
+        """Stream a reply from a run's model (default: the latest finished run)."""
+        try:
+            yield from chat.stream(message, history, run_id or None)
+        except USER_ERRORS as e:
+            raise _readable(e) from None
+
+    for fn, name in ((start_run, "start_run"), (run_status, "run_status"),
+                     (stop_run, "stop_run"), (list_runs, "list_runs"), (chat_reply, "chat")):
+        gr.api(fn, api_name=name)

@@ -1,0 +1,158 @@
+"""The Train tab: settings panels, Start/Stop, and the live view of a run.
+
+The live view pulls `RunManager` snapshots on a gr.Timer (never a generator
+held open for a run), so a reload or a second tab shows the run as it is.
+"""
+from __future__ import annotations
+
+import html
+
+import gradio as gr
+import pandas as pd
+
+from ..config import load_preset, preset_names
+from ..hardware import detect
+from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
+from .widgets import config_to_values, make_widget, values_to_dict
+
+PANELS = [
+    ("Model", ["model_name_or_path", "trust_remote_code"]),
+    ("Dataset", ["dataset_name", "dataset_text_field", "dataset_config", "dataset_train_split"]),
+    ("Batch and time", ["per_device_train_batch_size", "gradient_accumulation_steps",
+                        "max_steps", "max_length"]),
+    ("Optimizer", ["learning_rate", "weight_decay", "warmup_steps", "lr_scheduler_type", "seed"]),
+    ("Logging and samples", ["logging_steps", "save_steps", "sample_steps",
+                             "sample_max_new_tokens", "sample_prompts"]),
+]
+ADVANCED = [("Precision and memory", ["bf16", "activation_checkpointing"]),
+            ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules"])]
+SAMPLE_COLUMNS = ["step", "prompt", "completion"]
+
+
+def effective_batch_text(batch, accum) -> str:
+    devices = detect().devices
+    try:
+        b, a = int(batch), int(accum)
+    except (TypeError, ValueError):
+        return "**Effective batch:** enter whole numbers for batch size and accumulation."
+    return (f"**Effective batch: {b * a * devices}** = {b} per device x {a} accumulation "
+            f"x {devices} device{'s' if devices > 1 else ''}. Memory follows the batch per "
+            "device; accumulation adds time, not memory.")
+
+
+def _duration(seconds) -> str:
+    if seconds is None:
+        return "--"
+    seconds = int(seconds)
+    return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def progress_html(snap: dict | None) -> str:
+    if not snap:
+        return "<div id='run-progress'>No run yet.</div>"
+    step, total = snap["step"], max(snap["max_steps"], 1)
+    pct = min(100.0, 100.0 * step / total)
+    return (f"<div id='run-progress'><progress value='{step}' max='{total}' "
+            f"style='width:100%'></progress><div>Step {step}/{total} ({pct:.0f}%) &middot; "
+            f"elapsed {_duration(snap['elapsed_seconds'])} &middot; "
+            f"ETA {_duration(snap['eta_seconds'])}</div></div>")
+
+
+def status_markdown(snap: dict | None) -> str:
+    if not snap:
+        return "Ready. Choose settings and click **Start**."
+    text = f"**Run {snap['run_id']}: {snap['state']}.** {html.escape(snap['message'])}"
+    if snap["error"]:
+        text += f"\n\n**Error:** {html.escape(snap['error'])}"
+    return text
+
+
+def loss_frame(snap: dict | None) -> pd.DataFrame:
+    rows = [{"step": m["step"], "loss": m["loss"]} for m in (snap or {}).get("metrics", [])
+            if "loss" in m]
+    return pd.DataFrame(rows, columns=["step", "loss"])
+
+
+def samples_frame(snap: dict | None) -> pd.DataFrame:
+    rows = list(reversed((snap or {}).get("samples", [])))  # newest first
+    return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
+
+
+def build(manager: RunManager) -> None:
+    """Lay out the Train tab inside the current Blocks context."""
+    widgets: dict[str, gr.components.Component] = {}
+    with gr.Row():
+        with gr.Column(scale=2):
+            gr.Markdown(f"**This machine:** {detect().describe()}")
+            preset = gr.Dropdown(preset_names(), value="default", label="Preset",
+                                 info="Load a saved recipe into every panel.")
+            for title, names in PANELS + ADVANCED:
+                with gr.Accordion(title, open=(title, names) in PANELS):
+                    for pair in (names[i:i + 2] for i in range(0, len(names), 2)):
+                        with gr.Row():
+                            for name in pair:
+                                widgets[name] = make_widget(name)
+                    if title == "Batch and time":
+                        effective = gr.Markdown(effective_batch_text(4, 2),
+                                                elem_id="effective-batch")
+        with gr.Column(scale=3):
+            with gr.Row():
+                start = gr.Button("Start", variant="primary")
+                stop = gr.Button("Stop", variant="stop", interactive=False)
+            status = gr.Markdown(status_markdown(None), elem_id="run-status")
+            progress = gr.HTML(progress_html(None))
+            plot = gr.LinePlot(loss_frame(None), x="step", y="loss", label="Training loss",
+                               height=300)
+            samples = gr.Dataframe(samples_frame(None), label="Samples (newest first)",
+                                   wrap=True, interactive=False)
+    names = list(widgets)
+    inputs = [widgets[n] for n in names]
+    run_id = gr.State("")
+    seen = gr.State(None)
+
+    def on_start(*values):
+        try:
+            new_id = manager.start(values_to_dict(names, values))
+        except USER_ERRORS as e:
+            problems = getattr(e, "messages", [str(e)])
+            return gr.skip(), "**Cannot start:**\n\n" + "\n".join(f"- {p}" for p in problems)
+        return new_id, f"**Run {new_id}: queued.** Loading the model and the dataset..."
+
+    def on_stop(current):
+        run = manager.get(current) if current else manager.active()
+        if run is None:
+            return "No run is training."
+        run.request_stop()
+        return status_markdown(run.snapshot())
+
+    def on_tick(current, last_seen):
+        run = None
+        try:
+            run = manager.get(current) if current else manager.active()
+        except RunError:
+            pass
+        if run is None:
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        snap = run.snapshot()
+        key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]))
+        changed = key != last_seen
+        active = snap["state"] in ACTIVE_STATES
+        return (status_markdown(snap), progress_html(snap),
+                loss_frame(snap) if changed else gr.skip(),
+                samples_frame(snap) if changed else gr.skip(),
+                gr.update(interactive=not active), gr.update(interactive=active), key)
+
+    def on_preset(name):
+        return config_to_values(load_preset(name), names)
+
+    start.click(on_start, inputs, [run_id, status], api_name="ui_start",
+                api_visibility="undocumented")
+    stop.click(on_stop, run_id, status, api_name="ui_stop", api_visibility="undocumented")
+    timer = gr.Timer(1.0)
+    timer.tick(on_tick, [run_id, seen], [status, progress, plot, samples, start, stop, seen],
+               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+    preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
+    batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
+    for w in (batch, accum):
+        w.change(effective_batch_text, [batch, accum], effective, api_name=False,
+                 show_progress="hidden")

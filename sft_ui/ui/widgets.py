@@ -1,0 +1,52 @@
+"""Widgets built from RunConfig fields: label, help text, bounds and choices come
+from the field's metadata, so each setting is described once (config.py)."""
+from __future__ import annotations
+
+import dataclasses
+
+import gradio as gr
+
+from ..config import RunConfig
+
+FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
+BF16_CHOICES = ["auto", "on", "off"]
+
+
+def widget_value(name: str, value):
+    """A RunConfig value as the widget shows it."""
+    if name == "bf16":
+        return "auto" if value is None else ("on" if value else "off")
+    if name == "sample_prompts":
+        return "\n".join(value)
+    return value
+
+
+def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Component:
+    f = FIELDS[name]
+    meta = f.metadata
+    value = widget_value(name, getattr(default or RunConfig(), name))
+    common = dict(label=meta["label"] or name, info=f"{meta['help']} [{name}]", value=value,
+                  elem_id=f"cfg-{name}")
+    kind = str(f.type)
+    if name == "bf16":
+        return gr.Dropdown(BF16_CHOICES, **common)
+    if meta["choices"]:
+        return gr.Dropdown(meta["choices"], **common)
+    if kind == "bool":
+        return gr.Checkbox(**common)
+    if kind == "int":
+        return gr.Number(precision=0, minimum=meta["min"], maximum=meta["max"], **common)
+    if kind == "float":
+        return gr.Number(minimum=meta["min"], maximum=meta["max"], **common)
+    if kind == "list":
+        return gr.Textbox(lines=3, **common)
+    return gr.Textbox(**common)
+
+
+def values_to_dict(names: list[str], values) -> dict:
+    """Widget values (in `names` order) to loose RunConfig input; from_dict coerces them."""
+    return dict(zip(names, values))
+
+
+def config_to_values(cfg: RunConfig, names: list[str]) -> list:
+    return [widget_value(n, getattr(cfg, n)) for n in names]
