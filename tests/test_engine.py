@@ -1,0 +1,107 @@
+"""The engine on a tiny model: losses logged, weights changed, samples produced,
+stop saves, one run at a time, run folders survive a restart."""
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.runs import Run, RunError, RunManager
+from tests.conftest import wait_for
+
+
+def _finished(manager, run_id):
+    snap = manager.get(run_id).snapshot()
+    return snap if snap["state"] in ("done", "stopped", "failed") else None
+
+
+def test_tiny_run_logs_losses_changes_weights_and_samples(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path)
+    run_id = manager.start(tiny_cfg)
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "done", snap["error"]
+    losses = [m["loss"] for m in snap["metrics"] if "loss" in m]
+    assert len(losses) == 2 and all(l > 0 and l == l for l in losses)
+    steps = sorted({s["step"] for s in snap["samples"]})
+    assert steps == [0, 1, 2]  # before training, every step
+    assert {s["prompt"] for s in snap["samples"]} == set(RunConfig().sample_prompts)
+    assert all(isinstance(s["completion"], str) for s in snap["samples"])
+    before = load_file(Path(tiny_cfg["model_name_or_path"]) / "model.safetensors")
+    after = load_file(Path(snap["model_dir"]) / "model.safetensors")
+    changed = [k for k in before if not torch.equal(before[k], after[k])]
+    assert len(changed) >= len(before) // 2, "training did not change the weights"
+    folder = Path(snap["run_dir"])
+    for name in ("config.yaml", "state.json", "metrics.jsonl", "samples.jsonl"):
+        assert (folder / name).exists(), name
+    assert len((folder / "metrics.jsonl").read_text().splitlines()) >= 2
+
+
+def test_stop_ends_after_the_current_step_and_saves(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path)
+    run_id = manager.start({**tiny_cfg, "max_steps": 5000, "sample_steps": 0})
+    wait_for(lambda: manager.get(run_id).step >= 2)
+    assert manager.stop(run_id)["state"] == "stopping"
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "stopped", snap["error"]
+    assert 2 <= snap["step"] < 5000
+    assert (Path(snap["model_dir"]) / "model.safetensors").exists()
+    assert "saved" in snap["message"]
+
+
+def test_one_active_run_and_validation_before_any_folder(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path)
+    with pytest.raises(ConfigError, match="at least 1"):
+        manager.start({**tiny_cfg, "per_device_train_batch_size": 0})
+    assert list(tmp_path.iterdir()) == []  # nothing written for a bad config
+    run_id = manager.start({**tiny_cfg, "max_steps": 5000, "sample_steps": 0})
+    with pytest.raises(RunError, match="still training"):
+        manager.start(tiny_cfg)
+    manager.stop(run_id)
+    wait_for(lambda: _finished(manager, run_id))
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_failure_in_training_marks_the_run_failed_and_keeps_the_app(tmp_path, tiny_cfg):
+    def broken_train(cfg, run_dir, sink):
+        raise RuntimeError("disk on fire")
+    manager = RunManager(tmp_path, trainer=broken_train)
+    run_id = manager.start(tiny_cfg)
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "failed" and "disk on fire" in snap["error"]
+    assert (Path(snap["run_dir"]) / "error.log").exists()
+    manager.start(tiny_cfg)  # the next run is accepted
+
+
+def test_runs_survive_a_restart(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path)
+    run_id = manager.start(tiny_cfg)
+    done = wait_for(lambda: _finished(manager, run_id))
+    again = RunManager(tmp_path)  # a new process would build exactly this
+    snap = again.get(run_id).snapshot()
+    assert snap["state"] == "done" and snap["metrics"] == done["metrics"]
+    assert snap["samples"] == done["samples"]
+    assert [r["run_id"] for r in again.list_runs()] == [run_id]
+    assert again.latest_finished().id == run_id
+    # A run cut off mid-way (process killed) comes back as failed, not as running.
+    state = json.loads((tmp_path / run_id / "state.json").read_text())
+    (tmp_path / run_id / "state.json").write_text(json.dumps({**state, "state": "running"}))
+    assert Run.load(tmp_path / run_id).state == "failed"
+
+
+def test_unknown_run_ids_are_refused(tmp_path):
+    manager = RunManager(tmp_path)
+    for bad in ("", "nope", "../etc", "a/b"):
+        with pytest.raises(RunError, match="No run"):
+            manager.get(bad)
+
+
+def test_lora_run_trains_an_adapter(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path)
+    run_id = manager.start({**tiny_cfg, "use_peft": True, "lora_r": 4, "lora_alpha": 8,
+                            "sample_steps": 0})
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "done", snap["error"]
+    assert (Path(snap["model_dir"]) / "adapter_config.json").exists()
+    assert [m["loss"] for m in snap["metrics"] if "loss" in m]
