@@ -26,6 +26,10 @@ def tiny_model_dir(tmp_path_factory):
                          bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
                          pad_token_id=tok.pad_token_id)
     model = LlamaForCausalLM(config)
+    # Zero the special tokens' (tied) embeddings so greedy decoding of the random
+    # model yields visible text instead of an immediate end-of-turn token.
+    with torch.no_grad():
+        model.get_input_embeddings().weight[list(tok.added_tokens_decoder)] = 0
     out = tmp_path_factory.mktemp("tiny-model")
     model.save_pretrained(out)
     tok.save_pretrained(out)

@@ -99,12 +99,13 @@ def build(manager: RunManager) -> None:
             with gr.Row():
                 start = gr.Button("Start", variant="primary")
                 stop = gr.Button("Stop", variant="stop", interactive=False)
+            notice = gr.Markdown(elem_id="start-notice")
             status = gr.Markdown(status_markdown(None), elem_id="run-status")
             progress = gr.HTML(progress_html(None))
             plot = gr.LinePlot(loss_frame(None), x="step", y="loss", label="Training loss",
                                height=300)
             samples = gr.Dataframe(samples_frame(None), label="Samples (newest first)",
-                                   wrap=True, interactive=False)
+                                   wrap=True, interactive=False, elem_id="samples")
     names = list(widgets)
     inputs = [widgets[n] for n in names]
     run_id = gr.State("")
@@ -116,7 +117,7 @@ def build(manager: RunManager) -> None:
         except USER_ERRORS as e:
             problems = getattr(e, "messages", [str(e)])
             return gr.skip(), "**Cannot start:**\n\n" + "\n".join(f"- {p}" for p in problems)
-        return new_id, f"**Run {new_id}: queued.** Loading the model and the dataset..."
+        return new_id, ""
 
     def on_stop(current):
         run = manager.get(current) if current else manager.active()
@@ -145,7 +146,7 @@ def build(manager: RunManager) -> None:
     def on_preset(name):
         return config_to_values(load_preset(name), names)
 
-    start.click(on_start, inputs, [run_id, status], api_name="ui_start",
+    start.click(on_start, inputs, [run_id, notice], api_name="ui_start",
                 api_visibility="undocumented")
     stop.click(on_stop, run_id, status, api_name="ui_stop", api_visibility="undocumented")
     timer = gr.Timer(1.0)

@@ -34,10 +34,11 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
         return gr.Dropdown(meta["choices"], **common)
     if kind == "bool":
         return gr.Checkbox(**common)
+    # Bounds are checked by RunConfig.validate(), which explains them in the page.
     if kind == "int":
-        return gr.Number(precision=0, minimum=meta["min"], maximum=meta["max"], **common)
+        return gr.Number(precision=0, **common)
     if kind == "float":
-        return gr.Number(minimum=meta["min"], maximum=meta["max"], **common)
+        return gr.Number(**common)
     if kind == "list":
         return gr.Textbox(lines=3, **common)
     return gr.Textbox(**common)

@@ -1,0 +1,79 @@
+"""A real browser (Debian's Chromium through Playwright) drives the page:
+settings, Start, the plot and a sample appear, then a chat reply."""
+import os
+import re
+import shutil
+
+import pytest
+
+from tests.conftest import wait_for
+
+CHROMIUM = os.environ.get("SFT_UI_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def page(live_app):
+    from playwright.sync_api import sync_playwright
+    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
+        "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(60_000)
+        page.goto(live_app[0])
+        yield page
+        browser.close()
+
+
+def _field(page, label):
+    """A settings field by its label (Gradio puts the help text into the name too)."""
+    return page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
+
+
+def _set(page, label, value):
+    box = _field(page, label)
+    box.fill(str(value))
+    box.press("Tab")
+
+
+def test_train_from_the_page_then_chat(page, live_app, tiny_model_dir, tmp_path):
+    from playwright.sync_api import expect
+    _set(page, "Model", tiny_model_dir)
+    _set(page, "Max steps", 4)
+    _set(page, "Batch size per device", 2)
+    _set(page, "Gradient accumulation steps", 3)
+    _set(page, "Max length (tokens)", 64)
+    _set(page, "Sample every N steps", 2)
+    _set(page, "Sample length (tokens)", 8)
+    expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 6")
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator("#run-status")).to_contain_text("done", timeout=120_000)
+    expect(page.locator("#run-progress")).to_contain_text("Step 4/4")
+    # The loss plot has drawn its line, and the samples table shows steps 4, 2 and 0.
+    plot = page.locator(".vega-embed").first
+    expect(plot).to_be_visible()
+    samples = page.locator("#samples")
+    expect(samples).to_contain_text("What is the capital of Italy?")
+    page.screenshot(path=str(tmp_path / "train.png"), full_page=True)
+
+    page.get_by_role("tab", name="Chat").click()
+    _field(page, "Message").fill("Who are you?")
+    page.get_by_role("button", name="Send").click()
+    bot = page.locator(".message.bot, [data-testid='bot']").last
+    expect(bot).to_be_visible(timeout=60_000)
+    wait_for(lambda: bot.inner_text().strip(), timeout=60)
+    assert live_app[1].latest_finished() is not None
+
+
+def test_bad_input_shows_a_message_in_the_page(page):
+    from playwright.sync_api import expect
+    page.get_by_role("tab", name="Train").click()
+    _set(page, "Batch size per device", 0)
+    page.get_by_role("button", name="Start").click()
+    notice = page.locator("#start-notice")
+    expect(notice).to_contain_text("Cannot start")
+    expect(notice).to_contain_text("per_device_train_batch_size) must be at least 1")
+    page.wait_for_timeout(2500)  # the live view's timer must not wipe the message
+    expect(notice).to_contain_text("Cannot start")
