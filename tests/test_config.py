@@ -50,3 +50,17 @@ def test_yaml_round_trip_and_presets(tmp_path):
             seed.save_steps, seed.learning_rate, seed.weight_decay) == \
         ("facebook/opt-350m", "imdb", 4, 8, 1000, 100, 500, 1e-5, 0.01)
     assert load_preset("default").validate() == []
+
+
+def test_live_view_helpers():
+    """The plot gets numeric columns even before the first loss (its axis types
+    are fixed from the first value), samples come newest first."""
+    from sft_ui.ui.train_tab import effective_batch_text, loss_frame, samples_frame
+    assert loss_frame(None)["loss"].dtype == "float64"
+    frame = loss_frame({"metrics": [{"step": 1, "loss": 2.5}, {"step": 1, "train_runtime": 3.0},
+                                    {"step": 2, "loss": 1.5}]})
+    assert frame["loss"].tolist() == [2.5, 1.5] and frame["step"].tolist() == [1, 2]
+    samples = samples_frame({"samples": [{"step": 0, "prompt": "p", "completion": "a"},
+                                         {"step": 5, "prompt": "p", "completion": "b"}]})
+    assert samples["step"].tolist() == [5, 0]
+    assert "Effective batch: 12" in effective_batch_text(3, 4)

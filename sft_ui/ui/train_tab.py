@@ -68,9 +68,10 @@ def status_markdown(snap: dict | None) -> str:
 
 
 def loss_frame(snap: dict | None) -> pd.DataFrame:
-    rows = [{"step": m["step"], "loss": m["loss"]} for m in (snap or {}).get("metrics", [])
-            if "loss" in m]
-    return pd.DataFrame(rows, columns=["step", "loss"])
+    rows = [(m["step"], m["loss"]) for m in (snap or {}).get("metrics", []) if "loss" in m]
+    # Numeric dtypes even when empty: the plot fixes its axis types from the first value.
+    return pd.DataFrame({"step": pd.Series([r[0] for r in rows], dtype="int64"),
+                         "loss": pd.Series([r[1] for r in rows], dtype="float64")})
 
 
 def samples_frame(snap: dict | None) -> pd.DataFrame:
@@ -105,7 +106,8 @@ def build(manager: RunManager) -> None:
             plot = gr.LinePlot(loss_frame(None), x="step", y="loss", label="Training loss",
                                height=300)
             samples = gr.Dataframe(samples_frame(None), label="Samples (newest first)",
-                                   wrap=True, interactive=False, elem_id="samples")
+                                   wrap=True, interactive=False, elem_id="samples",
+                                   column_widths=["10%", "30%", "60%"])
     names = list(widgets)
     inputs = [widgets[n] for n in names]
     run_id = gr.State("")
