@@ -121,19 +121,25 @@ def build(manager: RunManager) -> None:
             return gr.skip(), "**Cannot start:**\n\n" + "\n".join(f"- {p}" for p in problems)
         return new_id, ""
 
+    def shown_run(current):
+        """The run training now (whichever tab started it), else this page's last run."""
+        active = manager.active()
+        if active is not None and active.state in ACTIVE_STATES:
+            return active
+        try:
+            return manager.get(current) if current else active
+        except RunError:
+            return active
+
     def on_stop(current):
-        run = manager.get(current) if current else manager.active()
-        if run is None:
+        run = shown_run(current)
+        if run is None or run.state not in ACTIVE_STATES:
             return "No run is training."
         run.request_stop()
         return status_markdown(run.snapshot())
 
     def on_tick(current, last_seen):
-        run = None
-        try:
-            run = manager.get(current) if current else manager.active()
-        except RunError:
-            pass
+        run = shown_run(current)
         if run is None:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         snap = run.snapshot()
