@@ -66,12 +66,14 @@ class StudioCallback(TrainerCallback):
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
-        self._sample(state.global_step, model)  # the answers before training
+        if state.global_step == 0:  # the answers before training (not again on resume)
+            self._sample(state.global_step, model)
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
         if self.sink.stop_requested():
-            control.should_training_stop = True
+            # A full checkpoint (model, optimizer, scheduler, RNG) so the run can resume.
+            control.should_training_stop = control.should_save = True
             return
         if self.sample_steps and state.global_step % self.sample_steps == 0:
             self._sample(state.global_step, model)

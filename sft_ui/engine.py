@@ -64,8 +64,9 @@ def preflight(cfg: RunConfig) -> None:
     check_dataset(cfg)
 
 
-def train(cfg: RunConfig, run_dir: Path, sink: RunSink) -> Path:
-    """Train to the end or until the sink asks to stop; save and return the model folder."""
+def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
+    """Train to the end or until the sink asks to stop; save and return the model folder.
+    With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
     from trl import SFTTrainer
     model_path = resolve_model(cfg.model_name_or_path)
     dataset, _fmt = load_train_dataset(cfg)
@@ -75,7 +76,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink) -> Path:
     trainer = SFTTrainer(model=model, args=sft_config(cfg, run_dir / "checkpoints"),
                          train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config(cfg), callbacks=[callback])
-    trainer.train()
+    trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     out = run_dir / MODEL_SUBDIR
     trainer.save_model(str(out))
     tokenizer.save_pretrained(str(out))

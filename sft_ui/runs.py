@@ -47,6 +47,13 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def latest_checkpoint(folder: Path) -> Path | None:
+    """The newest `checkpoints/checkpoint-N` of a run folder (N = its step)."""
+    found = [p for p in (folder / "checkpoints").glob("checkpoint-*")
+             if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").exists()]
+    return max(found, key=lambda p: int(p.name.split("-")[-1]), default=None)
+
+
 class Run:
     """One run: its folder, live state, and the sink the training callbacks feed."""
 
@@ -57,6 +64,7 @@ class Run:
         self.metrics: list[dict] = []
         self.samples: list[dict] = []
         self.created = time.time()
+        self.resumed = 0
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -86,6 +94,17 @@ class Run:
         return self._stop.is_set()
 
     # ---- lifecycle ---------------------------------------------------------
+    def prepare_resume(self, step: int) -> None:
+        """Forget records past the checkpoint step (they will be made again) and rearm."""
+        with self._lock:
+            self.metrics = [m for m in self.metrics if m.get("step", 0) <= step]
+            self.samples = [r for r in self.samples if r.get("step", 0) <= step]
+            self.error, self.finished, self.train_started = "", None, None
+            self.step = step
+            self._stop.clear()
+            for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
+                (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
     def request_stop(self) -> None:
         if self.state in ACTIVE_STATES:
             self._stop.set()
@@ -123,7 +142,7 @@ class Run:
     def _save_state(self) -> None:
         data = {k: getattr(self, k) for k in ("state", "step", "max_steps", "error", "message",
                                                "created", "train_started", "finished",
-                                               "model_dir")}
+                                               "model_dir", "resumed")}
         tmp = self.dir / "state.json.tmp"
         with self._lock:
             tmp.write_text(json.dumps(data))
@@ -180,22 +199,42 @@ class RunManager:
                          daemon=True).start()
         return run_id
 
+    def resume(self, run_id: str) -> str:
+        """Continue a stopped or failed run from its last checkpoint, under the same id."""
+        with self._lock:
+            self._check_idle()
+            run = self.get(run_id)
+            if run.state not in ("stopped", "failed"):
+                raise RunError(f"Run {run.id} is {run.state}: only a stopped or failed run "
+                               "can be resumed.")
+            checkpoint = latest_checkpoint(run.dir)
+            if checkpoint is None:
+                raise RunError(f"Run {run.id} has no checkpoint to resume from: set "
+                               "'Save every N steps', or stop a run to write one.")
+            run.prepare_resume(int(checkpoint.name.split("-")[-1]))
+            run.resumed += 1
+            run.set_state("queued", f"Resuming from {checkpoint.name}...")
+            self._active = run
+        threading.Thread(target=self._work, args=(run, checkpoint), name=f"run-{run_id}",
+                         daemon=True).start()
+        return run_id
+
     def _check_idle(self) -> None:
         if self._active is not None and self._active.state in ACTIVE_STATES:
             raise RunError(f"Run {self._active.id} is still training: stop it or wait "
                            "until it ends before starting another.")
 
-    def _work(self, run: Run) -> None:
+    def _work(self, run: Run, resume_from: Path | None = None) -> None:
         train = self._train
         if train is None:
             from .engine import train
         try:
             run.set_state("running", "Training...")
-            model_dir = train(run.config, run.dir, run)
+            model_dir = train(run.config, run.dir, run, resume_from=resume_from)
             run.model_dir = str(model_dir)
             if run.stop_requested():
                 run.set_state("stopped", f"Stopped at step {run.step}; the model so far "
-                              f"is saved in {model_dir}.")
+                              f"is saved in {model_dir}, with a checkpoint to resume from.")
             else:
                 run.set_state("done", f"Finished {run.step} steps; the model is saved in "
                               f"{model_dir}.")

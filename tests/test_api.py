@@ -46,6 +46,15 @@ def test_stop_a_longer_run(client, tiny_cfg):
     snap = wait_for(lambda: _finished(client, run_id))
     assert snap["state"] == "stopped" and snap["step"] < 5000
     assert "saved" in snap["message"]
+    # Resume continues the same run (same id, one loss series) from its checkpoint.
+    assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
+    wait_for(lambda: _status(client, run_id)["step"] > snap["step"] + 1)
+    client.predict(run_id, api_name="/stop_run")
+    again = wait_for(lambda: _finished(client, run_id))
+    steps = [m["step"] for m in again["metrics"] if "loss" in m]
+    assert steps == list(range(1, again["step"] + 1))
+    with pytest.raises(Exception, match="No run with id"):
+        client.predict("nope", api_name="/resume_run")
 
 
 @pytest.mark.parametrize("change, needle", [

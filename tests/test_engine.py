@@ -64,7 +64,7 @@ def test_one_active_run_and_validation_before_any_folder(tmp_path, tiny_cfg):
 
 
 def test_failure_in_training_marks_the_run_failed_and_keeps_the_app(tmp_path, tiny_cfg):
-    def broken_train(cfg, run_dir, sink):
+    def broken_train(cfg, run_dir, sink, resume_from=None):
         raise RuntimeError("disk on fire")
     manager = RunManager(tmp_path, trainer=broken_train)
     run_id = manager.start(tiny_cfg)
@@ -105,3 +105,31 @@ def test_lora_run_trains_an_adapter(tmp_path, tiny_cfg):
     assert snap["state"] == "done", snap["error"]
     assert (Path(snap["model_dir"]) / "adapter_config.json").exists()
     assert [m["loss"] for m in snap["metrics"] if "loss" in m]
+
+
+def test_stop_then_resume_matches_an_uninterrupted_run(tmp_path, tiny_cfg, monkeypatch):
+    cfg = {**tiny_cfg, "max_steps": 6, "sample_steps": 0, "seed": 7}
+    manager = RunManager(tmp_path)
+    straight = manager.start(cfg)
+    reference = wait_for(lambda: _finished(manager, straight))
+    assert reference["state"] == "done", reference["error"]
+
+    # Stop deterministically right after step 3 (the check runs at each step's end).
+    monkeypatch.setattr(Run, "stop_requested", lambda self: self.step >= 3)
+    run_id = manager.start(cfg)
+    stopped = wait_for(lambda: _finished(manager, run_id))
+    assert stopped["state"] == "stopped" and stopped["step"] == 3, stopped["error"]
+    assert (tmp_path / run_id / "checkpoints" / "checkpoint-3" / "optimizer.pt").exists()
+    monkeypatch.undo()
+
+    with pytest.raises(RunError, match="only a stopped or failed run"):
+        manager.resume(straight)
+    assert manager.resume(run_id) == run_id
+    resumed = wait_for(lambda: _finished(manager, run_id))
+    assert resumed["state"] == "done" and resumed["step"] == 6, resumed["error"]
+
+    def losses(snap):
+        return [(m["step"], m["loss"]) for m in snap["metrics"] if "loss" in m]
+    assert [s for s, _ in losses(resumed)] == [1, 2, 3, 4, 5, 6]  # one series, same id
+    for (step, a), (_, b) in zip(losses(reference), losses(resumed)):
+        assert abs(a - b) < 1e-4, (step, a, b)

@@ -36,6 +36,13 @@ def build(manager: RunManager, chat: ChatService) -> None:
         except USER_ERRORS as e:
             raise _readable(e) from None
 
+    def resume_run(run_id: str) -> dict:
+        """Continue a stopped or failed run from its last checkpoint (same run id)."""
+        try:
+            return {"run_id": manager.resume(run_id)}
+        except USER_ERRORS as e:
+            raise _readable(e) from None
+
     def list_runs() -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
         return manager.list_runs()
@@ -48,5 +55,6 @@ def build(manager: RunManager, chat: ChatService) -> None:
             raise _readable(e) from None
 
     for fn, name in ((start_run, "start_run"), (run_status, "run_status"),
-                     (stop_run, "stop_run"), (list_runs, "list_runs"), (chat_reply, "chat")):
+                     (stop_run, "stop_run"), (resume_run, "resume_run"),
+                     (list_runs, "list_runs"), (chat_reply, "chat")):
         gr.api(fn, api_name=name)

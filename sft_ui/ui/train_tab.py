@@ -100,6 +100,7 @@ def build(manager: RunManager) -> None:
             with gr.Row():
                 start = gr.Button("Start", variant="primary")
                 stop = gr.Button("Stop", variant="stop", interactive=False)
+                resume = gr.Button("Resume", interactive=False)
             notice = gr.Markdown(elem_id="start-notice")
             status = gr.Markdown(status_markdown(None), elem_id="run-status")
             progress = gr.HTML(progress_html(None))
@@ -138,10 +139,17 @@ def build(manager: RunManager) -> None:
         run.request_stop()
         return status_markdown(run.snapshot())
 
+    def on_resume(current):
+        run = shown_run(current)
+        try:
+            return manager.resume(run.id if run else ""), ""
+        except USER_ERRORS as e:
+            return gr.skip(), f"**Cannot resume:** {e}"
+
     def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            return (gr.skip(),) * 8
         snap = run.snapshot()
         key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]))
         changed = key != last_seen
@@ -149,7 +157,8 @@ def build(manager: RunManager) -> None:
         return (status_markdown(snap), progress_html(snap),
                 loss_frame(snap) if changed else gr.skip(),
                 samples_frame(snap) if changed else gr.skip(),
-                gr.update(interactive=not active), gr.update(interactive=active), key)
+                gr.update(interactive=not active), gr.update(interactive=active),
+                gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
 
     def on_preset(name):
         return config_to_values(load_preset(name), names)
@@ -157,8 +166,11 @@ def build(manager: RunManager) -> None:
     start.click(on_start, inputs, [run_id, notice], api_name="ui_start",
                 api_visibility="undocumented")
     stop.click(on_stop, run_id, status, api_name="ui_stop", api_visibility="undocumented")
+    resume.click(on_resume, run_id, [run_id, notice], api_name="ui_resume",
+                 api_visibility="undocumented")
     timer = gr.Timer(1.0)
-    timer.tick(on_tick, [run_id, seen], [status, progress, plot, samples, start, stop, seen],
+    timer.tick(on_tick, [run_id, seen],
+               [status, progress, plot, samples, start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
     batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
