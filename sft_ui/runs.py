@@ -21,6 +21,9 @@ from .models import ModelError
 
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
+# What state.json keeps of a run (besides config.yaml and the jsonl files).
+STATE_KEYS = ("state", "step", "max_steps", "error", "message", "created", "train_started",
+              "finished", "model_dir", "resumed")
 
 
 class RunError(RuntimeError):
@@ -140,9 +143,7 @@ class Run:
             f.write(json.dumps(record) + "\n")
 
     def _save_state(self) -> None:
-        data = {k: getattr(self, k) for k in ("state", "step", "max_steps", "error", "message",
-                                               "created", "train_started", "finished",
-                                               "model_dir", "resumed")}
+        data = {k: getattr(self, k) for k in STATE_KEYS}
         tmp = self.dir / "state.json.tmp"
         with self._lock:
             tmp.write_text(json.dumps(data))
@@ -154,8 +155,9 @@ class Run:
         config = RunConfig.from_yaml(folder / "config.yaml")
         run = cls(folder.name, folder, config)
         state = json.loads((folder / "state.json").read_text())
-        for key, value in state.items():
-            setattr(run, key, value)
+        for key in STATE_KEYS:
+            if key in state:
+                setattr(run, key, state[key])
         run.metrics = _read_jsonl(folder / "metrics.jsonl")
         run.samples = _read_jsonl(folder / "samples.jsonl")
         if run.state in ACTIVE_STATES:
