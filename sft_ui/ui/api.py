@@ -10,38 +10,30 @@ from ..chat import ChatService
 from ..runs import USER_ERRORS, RunManager
 
 
-def _readable(e: Exception) -> gr.Error:
-    return gr.Error(" ".join(getattr(e, "messages", [str(e)])))
+def _answer(fn, *args):
+    """fn(*args), with a person-facing error turned into gr.Error (the client sees its text)."""
+    try:
+        return fn(*args)
+    except USER_ERRORS as e:
+        raise gr.Error(" ".join(getattr(e, "messages", [str(e)]))) from None
 
 
 def build(manager: RunManager, chat: ChatService) -> None:
     def start_run(config: dict) -> dict:
         """Start a run from RunConfig fields (missing ones take the defaults)."""
-        try:
-            return {"run_id": manager.start(config or {})}
-        except USER_ERRORS as e:
-            raise _readable(e) from None
+        return {"run_id": _answer(manager.start, config or {})}
 
     def run_status(run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""
-        try:
-            return manager.get(run_id).snapshot()
-        except USER_ERRORS as e:
-            raise _readable(e) from None
+        return _answer(manager.get, run_id).snapshot()
 
     def stop_run(run_id: str) -> dict:
         """Ask a run to stop after the current step; it saves its model."""
-        try:
-            return manager.stop(run_id)
-        except USER_ERRORS as e:
-            raise _readable(e) from None
+        return _answer(manager.stop, run_id)
 
     def resume_run(run_id: str) -> dict:
         """Continue a stopped or failed run from its last checkpoint (same run id)."""
-        try:
-            return {"run_id": manager.resume(run_id)}
-        except USER_ERRORS as e:
-            raise _readable(e) from None
+        return {"run_id": _answer(manager.resume, run_id)}
 
     def list_runs() -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
@@ -49,10 +41,10 @@ def build(manager: RunManager, chat: ChatService) -> None:
 
     def chat_reply(message: str, history: list | None = None, run_id: str = "") -> Iterator[str]:
         """Stream a reply from a run's model (default: the latest finished run)."""
-        try:
+        try:  # a generator raises while it is iterated, so _answer cannot wrap it
             yield from chat.stream(message, history, run_id or None)
         except USER_ERRORS as e:
-            raise _readable(e) from None
+            raise gr.Error(str(e)) from None
 
     for fn, name in ((start_run, "start_run"), (run_status, "run_status"),
                      (stop_run, "stop_run"), (resume_run, "resume_run"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..chat import ChatService
+from ..chat import ChatService, normalise_history
 from ..runs import USER_ERRORS, RunManager
 
 LATEST = "latest finished run"
@@ -30,14 +30,13 @@ def build(manager: RunManager, chat: ChatService) -> None:
 
     def reply(history, choice):
         history = list(history or [])
-        if not history or not str(history[-1].get("content", "")).strip():
+        messages = normalise_history(history)
+        if not messages or not messages[-1]["content"].strip():
             yield history, "Type a message first."
             return
-        prompt, before = history[-1]["content"], history[:-1]
-        if isinstance(prompt, list):
-            prompt = "".join(p.get("text", "") for p in prompt if isinstance(p, dict))
         try:
-            for text in chat.stream(prompt, before, None if choice == LATEST else choice):
+            for text in chat.stream(messages[-1]["content"], messages[:-1],
+                                    None if choice == LATEST else choice):
                 yield history + [{"role": "assistant", "content": text}], ""
         except USER_ERRORS as e:
             yield history, f"**Cannot chat:** {e}"
