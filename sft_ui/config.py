@@ -18,6 +18,9 @@ DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 DEMO_DATASET = "demo"
 PRESETS_DIR = Path(__file__).parent / "presets"
 
+# Data formats (data.py applies them); "auto" picks one from the columns.
+FORMATS = ["auto", "text", "messages", "prompt/completion", "alpaca", "sharegpt", "template"]
+
 DEFAULT_SAMPLE_PROMPTS = [
     "What is the capital of Italy?",
     "How many legs does a spider have?",
@@ -45,13 +48,47 @@ class RunConfig:
         False, "Run Python code shipped with the model. Only for models you trust.", "model", label="Trust remote code")
     # Data
     dataset_name: str = _f(
-        DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, or a local "
-        "file (.jsonl, .json, .csv, .parquet) or folder.", "data", label="Dataset")
-    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).", "data", label="Dataset config")
+        DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, an uploaded file "
+        "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
+        "data", label="Dataset")
+    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).",
+                             "data", label="Dataset config")
     dataset_train_split: str = _f("train", "Which split to train on.", "data", label="Train split")
+    dataset_format: str = _f(
+        "auto", "How rows become training text. auto: chosen from the columns (messages, "
+        "conversations, prompt/completion, instruction/output, else the text field).",
+        "data", choices=FORMATS, label="Data format")
     dataset_text_field: str = _f(
-        "text", "The column holding plain text. Ignored for chat ('messages') and "
-        "prompt/completion data, which are detected by their columns.", "data", label="Text field")
+        "text", "The column holding plain text (format 'text'). Chat and "
+        "prompt/completion data are recognised by their columns.", "data", label="Text field")
+    dataset_template: str = _f(
+        "", "For format 'template': a format string over the columns, e.g. "
+        "'Question: {question}\nAnswer: {answer}'. Each row becomes that text.",
+        "data", label="Template")
+    completion_only_loss: typing.Optional[bool] = _f(
+        None, "Count the loss only on answers, not on prompts. Blank: on for "
+        "prompt/completion and instruction data, off for plain text and chats "
+        "(on for chats trains on the last assistant reply only).", "data",
+        label="Loss on answers only")
+    txt_mode: str = _f(
+        "lines", "For .txt files: one example per line, or the whole file cut into "
+        "chunks of about max_length tokens.", "data", choices=["lines", "chunks"],
+        label="Text file mode")
+    max_train_samples: int = _f(
+        0, "Use only the first N training examples (0: all). For quick tries.",
+        "data", minimum=0, maximum=1_000_000_000, label="Limit training examples")
+    # Eval data
+    eval_dataset_name: str = _f(
+        "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
+        "eval", label="Eval dataset")
+    dataset_test_split: str = _f(
+        "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
+        "'test'. Blank: none.", "eval", label="Eval split")
+    eval_fraction: float = _f(
+        0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
+        "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction")
+    eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
+                         "eval data).", "eval", minimum=1, maximum=1_000_000, label="Eval every N steps")
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Examples per forward pass on each device. Memory grows with it; "
@@ -162,6 +199,13 @@ class RunConfig:
         if self.sample_steps and not [p for p in self.sample_prompts if p.strip()]:
             errors.append("Samples are on but there are no sample prompts: "
                           "add a prompt or set sample_steps to 0.")
+        if self.dataset_format == "template" and not self.dataset_template.strip():
+            errors.append("Data format is 'template' but the template is empty: write one "
+                          "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
+        if self.eval_fraction > 0 and (self.eval_dataset_name.strip()
+                                       or self.dataset_test_split.strip()):
+            errors.append("Choose one source of eval data: an eval dataset or split, or a "
+                          "held-out eval fraction, not both.")
         if self.warmup_steps >= self.max_steps and self.warmup_steps > 0:
             errors.append(f"warmup_steps ({self.warmup_steps}) must be smaller than "
                           f"max_steps ({self.max_steps}).")

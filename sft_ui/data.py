@@ -1,109 +1,331 @@
-"""Load a training dataset from the demo set, a local file or folder, or the Hub.
+"""Load training (and eval) data from the demo set, a file, a save_to_disk folder or
+the Hub, check every row, and hand TRL rows in one of its shapes (see formats.py).
 
-Owns: the source rules, format detection (text / messages / prompt-completion /
-conversations) and readable errors that name the file and what to do.
-Does not know about models, training or the UI.
+Local files are parsed here, not by `datasets`, so that every problem names the
+file and line: bad JSON, an empty file, a file that is not UTF-8, a size over
+the limit (SFT_UI_MAX_DATA_MB). Knows nothing of models, training or the UI.
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
+import os
+import random
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
+from . import formats
 from .config import DEMO_DATASET, RunConfig
+from .formats import DataError
 
-FILE_BUILDERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".tsv": "csv",
-                 ".parquet": "parquet", ".txt": "text"}
+SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
+DEFAULT_MAX_DATA_MB = 1024
+CHARS_PER_TOKEN = 4  # for cutting .txt files into chunks of about max_length tokens
 
-
-class DataError(ValueError):
-    """A dataset that cannot be used; the message says what to do."""
-
-
-def detect_format(columns: list[str], text_field: str) -> str:
-    """Name the format TRL will apply, or raise DataError listing the columns."""
-    cols = set(columns)
-    if "messages" in cols:
-        return "messages"
-    if {"prompt", "completion"} <= cols:
-        return "prompt/completion"
-    if "conversations" in cols:
-        return "conversations"
-    if text_field in cols:
-        return "text"
-    raise DataError(
-        f"The dataset has no '{text_field}' column and no chat columns "
-        f"(messages, prompt/completion, conversations). Its columns are: "
-        f"{', '.join(columns) or 'none'}. Set the text field to one of them.")
+__all__ = ["DataError", "Source", "TrainData", "read_source", "load_data", "check_dataset",
+           "store_upload"]
 
 
-def load_train_dataset(cfg: RunConfig):
-    """Return (datasets.Dataset, format name) for cfg's dataset settings."""
-    from datasets import Dataset
-    name = cfg.dataset_name.strip()
+@dataclass
+class Source:
+    """Raw rows of one source, and how to name a row in a message."""
+    label: str
+    rows: Sequence[dict]  # a list, or a datasets.Dataset
+    columns: list[str]
+    unit: str = "row"
+    numbers: list[int] | None = None  # line numbers, when rows come from lines
+
+    def where(self, i: int) -> str:
+        n = self.numbers[i] if self.numbers else i + 1
+        return f"{self.label} {self.unit} {n}"
+
+
+@dataclass
+class TrainData:
+    """What the trainer gets: rows in TRL's shapes, plus what the page reports."""
+    train: list[dict]
+    eval: list[dict] | None
+    format: str
+    source: Source
+    skipped: int = 0  # rows with empty text, left out
+    notes: list[str] = field(default_factory=list)
+
+    def datasets(self):
+        from datasets import Dataset
+        return (Dataset.from_list(self.train),
+                Dataset.from_list(self.eval) if self.eval else None)
+
+
+def max_data_bytes() -> int:
+    return int(float(os.environ.get("SFT_UI_MAX_DATA_MB", DEFAULT_MAX_DATA_MB)) * 2**20)
+
+
+# ---- sources ---------------------------------------------------------------
+def read_source(name: str, cfg: RunConfig, split: str) -> Source:
+    """Rows of the demo set, a local file or folder, or a Hub dataset's split."""
+    name = name.strip()
     if name == DEMO_DATASET:
         from .demo_data import demo_rows
-        ds = Dataset.from_list(demo_rows())
-    elif Path(name).expanduser().exists():
-        ds = _load_local(Path(name).expanduser(), cfg)
-    else:
-        ds = _load_hub(name, cfg)
-    if len(ds) == 0:
-        raise DataError(f"The dataset {name} has no rows.")
-    fmt = detect_format(list(ds.column_names), cfg.dataset_text_field)
-    if fmt == "text":
-        ds = ds.filter(lambda r: isinstance(r[cfg.dataset_text_field], str)
-                       and r[cfg.dataset_text_field].strip() != "")
-        if len(ds) == 0:
-            raise DataError(f"Every row of {name} has an empty '{cfg.dataset_text_field}'.")
-    return ds, fmt
+        rows = demo_rows()
+        return Source("demo set", rows, list(rows[0]))
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return _read_folder(path, split)
+    if path.exists():
+        return _read_file(path, cfg)
+    if path.suffix.lower() in SUFFIXES or name.startswith(("/", "./", "~", "..")):
+        raise DataError(f"The file {name} does not exist. Check the path, or upload the file.")
+    return _read_hub(name, cfg.dataset_config, split)
 
 
-def check_dataset(cfg: RunConfig) -> str:
-    """Quick check before a run starts: local data is loaded and its format detected;
-    a Hub id only needs the Hub to be reachable (the download happens in the run)."""
-    name = cfg.dataset_name.strip()
-    if name == DEMO_DATASET or Path(name).expanduser().exists():
-        return load_train_dataset(cfg)[1]
-    from .models import hub_reachable
-    if not hub_reachable():
-        _load_hub(name, cfg)  # raises the offline message
-    return "hub"
+def _read_file(path: Path, cfg: RunConfig) -> Source:
+    _check_file(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return _read_parquet(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise DataError(f"{path.name} is empty: it has no rows to train on.")
+    if suffix == ".jsonl":
+        return _read_jsonl(path.name, text)
+    if suffix == ".json":
+        return _read_json(path.name, text)
+    if suffix in (".csv", ".tsv"):
+        return _read_csv(path.name, text, "\t" if suffix == ".tsv" else ",")
+    return _read_txt(path.name, text, cfg)
 
 
-def _load_local(path: Path, cfg: RunConfig):
+def _check_file(path: Path) -> None:
+    """A supported file type within the size limit, or DataError."""
+    if path.suffix.lower() not in SUFFIXES:
+        raise DataError(f"{path.name}: unsupported file type '{path.suffix or 'none'}'. "
+                        f"Use one of {', '.join(SUFFIXES)}.")
+    size, limit = path.stat().st_size, max_data_bytes()
+    if size > limit:
+        raise DataError(f"{path.name} is {size / 2**20:.1f} MB, over the limit of "
+                        f"{limit / 2**20:.1f} MB (SFT_UI_MAX_DATA_MB). Use a smaller file, "
+                        "a Hub dataset, or raise the limit.")
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise DataError(f"{path.name}: line {line} is not UTF-8 text (byte {e.start}). Save "
+                        "the file with UTF-8 encoding and upload it again.") from None
+
+
+def _read_jsonl(label: str, text: str) -> Source:
+    rows, numbers = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{label}: line {n} is not valid JSON ({e.msg}, column {e.colno}). "
+                            'Each line must be one JSON object, like {"text": "..."}.') from None
+        if not isinstance(obj, dict):
+            raise DataError(f"{label}: line {n} is a JSON {type(obj).__name__}, not an object. "
+                            'Each line must be one JSON object, like {"text": "..."}.')
+        rows.append(obj)
+        numbers.append(n)
+    return Source(label, rows, _columns(rows), "line", numbers)
+
+
+def _read_json(label: str, text: str) -> Source:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data":  # JSON lines in a .json file
+            return _read_jsonl(label, text)
+        raise DataError(f"{label}: not valid JSON at line {e.lineno}, column {e.colno} "
+                        f"({e.msg}). Use an array of objects or JSON lines.") from None
+    if isinstance(data, dict):
+        lists = {k: v for k, v in data.items() if isinstance(v, list)}
+        if lists and len(lists) == len(data) and len({len(v) for v in lists.values()}) == 1 \
+                and not all(isinstance(x, dict) for v in lists.values() for x in v):
+            data = [dict(zip(lists, values)) for values in zip(*lists.values())]  # columns
+        elif len(lists) == 1:
+            data = next(iter(lists.values()))  # {"data": [...]} records
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise DataError(f"{label}: expected an array of objects ([{{...}}, {{...}}]) or "
+                        "an object of equally long column lists.")
+    if not data:
+        raise DataError(f"{label} is empty: the array has no rows.")
+    return Source(label, data, _columns(data))
+
+
+def _read_csv(label: str, text: str, delimiter: str) -> Source:
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows, numbers = [], []
+    try:
+        for row in reader:
+            if None in row:
+                raise DataError(f"{label}: line {reader.line_num} has more fields than the "
+                                f"header ({', '.join(reader.fieldnames)}). Quote fields that "
+                                "contain the delimiter.")
+            rows.append(row)
+            numbers.append(reader.line_num)
+    except csv.Error as e:
+        raise DataError(f"{label}: line {reader.line_num} cannot be read ({e}).") from None
+    if not rows:
+        raise DataError(f"{label} has a header but no rows.")
+    return Source(label, rows, list(reader.fieldnames or []), "line", numbers)
+
+
+def _read_txt(label: str, text: str, cfg: RunConfig) -> Source:
+    if cfg.txt_mode == "chunks":
+        size = cfg.max_length * CHARS_PER_TOKEN
+        chunks, current = [], ""
+        for piece in re.findall(r"\S+\s*", text):
+            if current and len(current) + len(piece) > size:
+                chunks.append(current)
+                current = ""
+            current += piece
+        rows = [{"text": c} for c in chunks + [current] if c.strip()]
+        return Source(label, rows, ["text"], "chunk")
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return Source(label, [{"text": line} for _, line in numbered], ["text"], "line",
+                  [n for n, _ in numbered])
+
+
+def _read_parquet(path: Path) -> Source:
+    import pyarrow.parquet as pq
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except Exception as e:
+        raise DataError(f"{path.name} is not a readable Parquet file ({_first_line(e)}).") \
+            from None
+    if not rows:
+        raise DataError(f"{path.name} is empty: it has no rows to train on.")
+    return Source(path.name, rows, list(rows[0]))
+
+
+def _read_folder(path: Path, split: str) -> Source:
     import datasets
     try:
-        if path.is_dir():
-            if (path / "dataset_info.json").exists() or (path / "state.json").exists():
-                return datasets.load_from_disk(str(path))
-            return datasets.load_dataset(str(path), split=cfg.dataset_train_split)
-        builder = FILE_BUILDERS.get(path.suffix.lower())
-        if builder is None:
-            raise DataError(f"{path.name}: unsupported file type '{path.suffix}'. Use one of "
-                            f"{', '.join(FILE_BUILDERS)}.")
-        kwargs = {"delimiter": "\t"} if path.suffix.lower() == ".tsv" else {}
-        return datasets.load_dataset(builder, data_files=str(path), split="train", **kwargs)
-    except DataError:
-        raise
+        if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
+            data = datasets.load_from_disk(str(path))
+        else:
+            data = datasets.load_dataset(str(path))
     except Exception as e:
-        raise DataError(f"Could not read {path.name}: {_first_line(e)}. Check that the file "
-                        "is well formed (one JSON object per line for .jsonl).") from None
+        raise DataError(f"The folder {path.name} is not a dataset ({_first_line(e)}). Use a "
+                        "folder written by save_to_disk, or upload a single file.") from None
+    if isinstance(data, datasets.DatasetDict):
+        if split not in data:
+            raise DataError(f"The dataset {path.name} has no split '{split}'. Its splits: "
+                            f"{', '.join(data)}.")
+        data = data[split]
+    return Source(f"{path.name} ({split})", data, list(data.column_names))
 
 
-def _load_hub(name: str, cfg: RunConfig):
+def _read_hub(name: str, config: str, split: str) -> Source:
     import datasets
     from .models import hub_reachable
     if not hub_reachable():
         raise DataError(
             f"'{name}' is not a local file or folder, and the Hugging Face Hub cannot be "
             "reached to load it as a dataset id: this machine is offline. Use 'demo', "
-            "or a local .jsonl/.csv/.parquet file.")
+            "or upload a .jsonl/.csv/.parquet file.")
     try:
-        return datasets.load_dataset(name, cfg.dataset_config or None,
-                                     split=cfg.dataset_train_split)
+        data = datasets.load_dataset(name, config or None, split=split)
     except Exception as e:
         raise DataError(f"Could not load the Hub dataset {name} (config "
-                        f"{cfg.dataset_config or 'default'}, split {cfg.dataset_train_split}): "
-                        f"{_first_line(e)}") from None
+                        f"{config or 'default'}, split {split}): {_first_line(e)}") from None
+    return Source(f"{name} ({split})", data, list(data.column_names))
+
+
+# ---- rows for the trainer ----------------------------------------------------
+def resolve_format(source: Source, cfg: RunConfig) -> str:
+    """The format to apply (auto-detected or chosen), after checking every row."""
+    fmt = cfg.dataset_format
+    if fmt == "auto":
+        fmt = formats.detect(source.rows, source.columns, cfg.dataset_text_field, source.where)
+    for i, row in enumerate(source.rows):
+        formats.check_row(row, fmt, cfg, source.where(i))
+    return fmt
+
+
+def normalised_rows(source: Source, fmt: str, cfg: RunConfig, chat: bool) -> tuple[list, int]:
+    """Rows in TRL's shapes, without empty texts; and how many were left out."""
+    rows = [formats.normalise(r, fmt, cfg, chat) for r in source.rows]
+    kept = [r for r in rows if "text" not in r or r["text"].strip()]
+    if not kept:
+        raise DataError(f"Every row of {source.label} is empty: nothing to train on.")
+    return kept, len(rows) - len(kept)
+
+
+def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
+    """Train rows (limited to max_train_samples) and optional eval rows for cfg."""
+    source = read_source(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    fmt = resolve_format(source, cfg)
+    train, skipped = normalised_rows(source, fmt, cfg, chat)
+    notes = [f"{skipped} empty rows left out."] if skipped else []
+    eval_rows = None
+    eval_name = cfg.eval_dataset_name.strip() or (
+        cfg.dataset_name if cfg.dataset_test_split.strip() else "")
+    if eval_name:
+        eval_source = read_source(eval_name, cfg, cfg.dataset_test_split.strip() or "test")
+        eval_rows, _ = normalised_rows(eval_source, resolve_format(eval_source, cfg), cfg, chat)
+        notes.append(f"Eval: {len(eval_rows)} rows from {eval_source.label}.")
+    elif cfg.eval_fraction > 0:
+        order = list(range(len(train)))
+        random.Random(cfg.seed).shuffle(order)
+        n_eval = max(1, round(cfg.eval_fraction * len(train)))
+        if n_eval >= len(train):
+            raise DataError(f"Holding out {cfg.eval_fraction:.0%} of {len(train)} rows leaves "
+                            "nothing to train on. Lower the eval fraction or add rows.")
+        held = set(order[:n_eval])
+        eval_rows = [train[i] for i in sorted(held)]
+        train = [r for i, r in enumerate(train) if i not in held]
+        notes.append(f"Eval: {n_eval} rows held out (seed {cfg.seed}).")
+    if cfg.max_train_samples and cfg.max_train_samples < len(train):
+        notes.append(f"Training on the first {cfg.max_train_samples} of {len(train)} rows.")
+        train = train[:cfg.max_train_samples]
+    return TrainData(train, eval_rows, fmt, source, skipped, notes)
+
+
+def check_dataset(cfg: RunConfig) -> str:
+    """Quick check before a run starts: local data is read and every row checked;
+    a Hub id only needs the Hub to be reachable (the download happens in the run)."""
+    names = [cfg.dataset_name.strip(), cfg.eval_dataset_name.strip()]
+    if all(not n or n == DEMO_DATASET or Path(n).expanduser().exists() for n in names):
+        return load_data(cfg).format
+    from .models import hub_reachable
+    if not hub_reachable():
+        hub = next(n for n in names if n and n != DEMO_DATASET
+                   and not Path(n).expanduser().exists())
+        read_source(hub, cfg, cfg.dataset_train_split)  # raises the clear message
+    return "hub"
+
+
+def store_upload(path: str | Path, folder: Path) -> str:
+    """Copy an uploaded file into `folder` (kept with the runs, so a run can be resumed
+    after the upload's temporary copy is gone); return the stored path."""
+    import hashlib
+    import shutil
+    path = Path(path)
+    _check_file(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+    name = re.sub(r"[^\w.-]", "_", path.name)[-100:]
+    target = folder / f"{digest}-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        shutil.copyfile(path, target)
+    return str(target)
+
+
+def _columns(rows: list[dict]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows[:1000]:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
 
 
 def _first_line(e: Exception) -> str:

@@ -10,14 +10,15 @@ from pathlib import Path
 
 from .callbacks import RunSink, StudioCallback
 from .config import RunConfig
-from .data import check_dataset, load_train_dataset
+from .data import DataError, TrainData, check_dataset, load_data
+from .formats import is_chat
 from .hardware import detect
 from .models import load_model_and_tokenizer, resolve_model
 
 MODEL_SUBDIR = "model"
 
 
-def sft_config(cfg: RunConfig, output_dir: Path):
+def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
     """SFTConfig for cfg on this machine (TRL's defaults are wrong for a CPU)."""
     from trl import SFTConfig
     hw = detect()
@@ -35,7 +36,11 @@ def sft_config(cfg: RunConfig, output_dir: Path):
         save_strategy="steps" if cfg.save_steps else "no",
         save_steps=cfg.save_steps or 500,
         max_length=cfg.max_length,
-        dataset_text_field=cfg.dataset_text_field,
+        dataset_text_field="text",  # data.py puts plain text there
+        completion_only_loss=cfg.completion_only_loss,
+        eval_strategy="steps" if has_eval else "no",
+        eval_steps=cfg.eval_steps,
+        per_device_eval_batch_size=cfg.per_device_train_batch_size,
         seed=cfg.seed,
         bf16=bf16,
         activation_checkpointing=cfg.activation_checkpointing,
@@ -64,18 +69,52 @@ def preflight(cfg: RunConfig) -> None:
     check_dataset(cfg)
 
 
+def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
+    """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template)."""
+    chat = bool(getattr(tokenizer, "chat_template", None))
+    data = load_data(cfg, chat=chat)
+    if not chat and is_chat(data.train[0]):
+        raise DataError(f"The model has no chat template, so {data.format} data cannot be "
+                        "rendered. Use an instruct model, or text / prompt-completion data.")
+    return data
+
+
+def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
+    """input_ids and labels (-100: no loss) of each row, untruncated, made by TRL's own
+    dataset preparation: exactly what the trainer sees, before cutting at max_length."""
+    from types import SimpleNamespace
+
+    import datasets
+    from trl import SFTTrainer
+    datasets.disable_progress_bars()
+    args = sft_config(cfg, Path("unused"))
+    args.max_length, args.shuffle_dataset = None, False
+    sample = rows[0]
+    only_completion = cfg.completion_only_loss
+    if only_completion is None:
+        only_completion = "prompt" in sample and "completion" in sample
+    shim = SimpleNamespace(_tokenizer=tokenizer, chat_template=None,
+                           completion_only_loss=only_completion)
+    prepared = SFTTrainer._prepare_dataset(
+        shim, datasets.Dataset.from_list(rows), tokenizer, args, packing=False,
+        formatting_func=None, dataset_name="preview")
+    return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]
+
+
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
     from trl import SFTTrainer
     model_path = resolve_model(cfg.model_name_or_path)
-    dataset, _fmt = load_train_dataset(cfg)
     model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
+    train_set, eval_set = load_training_data(cfg, tokenizer).datasets()
     callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                               cfg.sample_max_new_tokens)
-    trainer = SFTTrainer(model=model, args=sft_config(cfg, run_dir / "checkpoints"),
-                         train_dataset=dataset, processing_class=tokenizer,
-                         peft_config=peft_config(cfg), callbacks=[callback])
+    trainer = SFTTrainer(model=model,
+                         args=sft_config(cfg, run_dir / "checkpoints", eval_set is not None),
+                         train_dataset=train_set, eval_dataset=eval_set,
+                         processing_class=tokenizer, peft_config=peft_config(cfg),
+                         callbacks=[callback])
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     out = run_dir / MODEL_SUBDIR
     trainer.save_model(str(out))

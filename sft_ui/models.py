@@ -135,13 +135,20 @@ def _check_hub_model(repo_id: str) -> None:
                          "Try again, or use a local model folder.") from None
 
 
-def load_model_and_tokenizer(path: str, trust_remote_code: bool = False):
-    """fp32 model and tokenizer from a resolved path; a LoRA adapter folder loads on its base."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def load_tokenizer(path: str, trust_remote_code: bool = False):
+    """The tokenizer of a resolved model path, with a pad token."""
+    from transformers import AutoTokenizer
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def load_model_and_tokenizer(path: str, trust_remote_code: bool = False):
+    """fp32 model and tokenizer from a resolved path; a LoRA adapter folder loads on its base."""
+    import torch
+    from transformers import AutoModelForCausalLM
+    tokenizer = load_tokenizer(path, trust_remote_code)
     if (Path(path) / "adapter_config.json").exists():
         from peft import AutoPeftModelForCausalLM
         model = AutoPeftModelForCausalLM.from_pretrained(path, dtype=torch.float32,

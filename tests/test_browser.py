@@ -77,3 +77,31 @@ def test_bad_input_shows_a_message_in_the_page(page):
     expect(notice).to_contain_text("per_device_train_batch_size) must be at least 1")
     page.wait_for_timeout(2500)  # the live view's timer must not wipe the message
     expect(notice).to_contain_text("Cannot start")
+
+
+def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
+    from playwright.sync_api import expect
+    page.get_by_role("tab", name="Train").click()
+    good = tmp_path / "qa.jsonl"
+    good.write_text('{"prompt": "Say hi.", "completion": " Hi!"}\n'
+                    '{"prompt": "Say bye.", "completion": " Bye!"}\n')
+    page.locator("#data-upload input[type=file]").set_input_files(str(good))
+    summary = page.locator("#data-summary")
+    expect(summary).to_contain_text("Format: prompt/completion", timeout=60_000)
+    expect(summary).to_contain_text("2 to train on")
+    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(re.compile(r"uploads/.*-qa\.jsonl$"))
+    tokens = page.locator("#data-preview .example").first.locator(".tok")
+    masked, counted = tokens.locator("xpath=self::*[contains(@class,'masked')]"), \
+        tokens.locator("xpath=self::*[contains(@class,'loss')]")
+    assert masked.count() > 0 and counted.count() > 0
+    assert "".join(counted.all_inner_texts()).startswith(" Hi!")
+    page.locator("#data-examples").screenshot(path=str(tmp_path / "preview.png"))
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"text": "fine"}\n{"text": oops}\n')
+    dataset = page.locator("#cfg-dataset_name").get_by_role("textbox")
+    dataset.fill(str(bad))
+    dataset.press("Tab")
+    page.locator("#preview-data").click()
+    expect(summary).to_contain_text("Cannot preview", timeout=60_000)
+    expect(summary).to_contain_text("broken.jsonl: line 2 is not valid JSON")
+    page.screenshot(path=str(tmp_path / "preview-error.png"), full_page=True)

@@ -13,18 +13,23 @@ import pandas as pd
 from ..config import load_preset, preset_names
 from ..hardware import detect
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
+from . import data_panel
 from .widgets import config_to_values, make_widget, values_to_dict
 
 PANELS = [
     ("Model", ["model_name_or_path", "trust_remote_code"]),
-    ("Dataset", ["dataset_name", "dataset_text_field", "dataset_config", "dataset_train_split"]),
+    ("Dataset", ["dataset_name", "dataset_format", "dataset_text_field", "dataset_template",
+                 "completion_only_loss", "txt_mode", "dataset_config", "dataset_train_split",
+                 "max_train_samples"]),
     ("Batch and time", ["per_device_train_batch_size", "gradient_accumulation_steps",
                         "max_steps", "max_length"]),
     ("Optimizer", ["learning_rate", "weight_decay", "warmup_steps", "lr_scheduler_type", "seed"]),
     ("Logging and samples", ["logging_steps", "save_steps", "sample_steps",
                              "sample_max_new_tokens", "sample_prompts"]),
 ]
-ADVANCED = [("Precision and memory", ["bf16", "activation_checkpointing"]),
+ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_fraction",
+                           "eval_steps"]),
+            ("Precision and memory", ["bf16", "activation_checkpointing"]),
             ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules"])]
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 
@@ -93,6 +98,8 @@ def build(manager: RunManager) -> None:
                         with gr.Row():
                             for name in pair:
                                 widgets[name] = make_widget(name)
+                    if title == "Dataset":
+                        data_controls = data_panel.build_controls()
                     if title == "Batch and time":
                         effective = gr.Markdown(effective_batch_text(4, 2),
                                                 elem_id="effective-batch")
@@ -172,6 +179,7 @@ def build(manager: RunManager) -> None:
     timer.tick(on_tick, [run_id, seen],
                [status, progress, plot, samples, start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager)
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
     batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
     for w in (batch, accum):

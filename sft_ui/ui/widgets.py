@@ -9,12 +9,12 @@ import gradio as gr
 from ..config import RunConfig
 
 FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
-BF16_CHOICES = ["auto", "on", "off"]
+TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 
 
 def widget_value(name: str, value):
     """A RunConfig value as the widget shows it."""
-    if name == "bf16":
+    if _tristate(name):
         return "auto" if value is None else ("on" if value else "off")
     if name == "sample_prompts":
         return "\n".join(value)
@@ -28,8 +28,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     common = dict(label=meta["label"] or name, info=f"{meta['help']} [{name}]", value=value,
                   elem_id=f"cfg-{name}")
     kind = str(f.type)
-    if name == "bf16":
-        return gr.Dropdown(BF16_CHOICES, **common)
+    if _tristate(name):
+        return gr.Dropdown(TRISTATE, **common)
     if meta["choices"]:
         return gr.Dropdown(meta["choices"], **common)
     if kind == "bool":
@@ -42,6 +42,10 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     if kind == "list":
         return gr.Textbox(lines=3, **common)
     return gr.Textbox(**common)
+
+
+def _tristate(name: str) -> bool:
+    return "Optional[bool]" in str(FIELDS[name].type)
 
 
 def values_to_dict(names: list[str], values) -> dict:

@@ -1,0 +1,177 @@
+"""Data formats: recognise a row's shape, check every row, and turn rows into the
+three shapes TRL trains on: {"text"}, {"messages"} or {"prompt", "completion"}.
+
+Errors name the row (`where(i)` says "line 7" or "row 7") and what to do.
+Knows nothing of files, models or training.
+"""
+from __future__ import annotations
+
+import string
+from typing import Callable, Iterable
+
+# Columns that identify a format, in the order auto-detection tries them.
+FORMAT_COLUMNS = {
+    "messages": ("messages",),
+    "sharegpt": ("conversations",),
+    "prompt/completion": ("prompt", "completion"),
+    "alpaca": ("instruction", "output"),
+}
+ROLES = ("system", "user", "assistant", "tool")
+SHAREGPT_ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant",
+                  "assistant": "assistant", "model": "assistant", "bot": "assistant",
+                  "tool": "tool", "function": "tool"}
+ALPACA_PLAIN = "### Instruction:\n{instruction}\n\n### Response:\n"
+ALPACA_PLAIN_INPUT = "### Instruction:\n{instruction}\n\n### Input:\n{input}\n\n### Response:\n"
+DESCRIPTIONS = {
+    "text": "plain text: the model learns every token",
+    "messages": "chat messages (role/content), rendered with the model's chat template",
+    "prompt/completion": "prompt and completion",
+    "alpaca": "Alpaca style instruction/input/output, turned into prompt and completion",
+    "sharegpt": "ShareGPT style conversations (from/value), turned into chat messages",
+    "template": "your template over the columns",
+}
+
+
+class DataError(ValueError):
+    """Data that cannot be used; the message names the file or row and what to do."""
+
+
+def row_format(row: dict, text_field: str) -> str | None:
+    """The format a single row looks like (by its non-empty columns), or None."""
+    present = {k for k, v in row.items() if v is not None}
+    for fmt, cols in FORMAT_COLUMNS.items():
+        if set(cols) <= present:
+            return fmt
+    return "text" if text_field in present else None
+
+
+def detect(rows: Iterable[dict], columns: list[str], text_field: str,
+           where: Callable[[int], str]) -> str:
+    """The format of every row, or DataError for unknown columns or mixed formats."""
+    first = None
+    for i, row in enumerate(rows):
+        fmt = row_format(row, text_field)
+        if fmt is None:
+            raise DataError(
+                f"{where(i)} matches no known format: it has no '{text_field}' column and no "
+                f"chat columns (messages, conversations, prompt/completion, instruction/"
+                f"output). Columns: {', '.join(columns) or 'none'}. Set the text field to one "
+                "of them, or choose the format 'template' and write a template.")
+        if first is None:
+            first = fmt
+        elif fmt != first:
+            raise DataError(
+                f"Mixed formats: {where(0)} is {first} but {where(i)} is {fmt}. Keep one "
+                "format per file, or choose the format explicitly.")
+    if first is None:
+        raise DataError("The dataset has no rows.")
+    return first
+
+
+def check_row(row: dict, fmt: str, cfg, where: str) -> None:
+    """Raise DataError when `row` cannot be used as `fmt`."""
+    if fmt == "text":
+        _need_text(row, cfg.dataset_text_field, where, allow_empty=True)
+    elif fmt == "messages":
+        _check_turns(row.get("messages"), "messages", "role", "content", ROLES, where)
+    elif fmt == "sharegpt":
+        _check_turns(row.get("conversations"), "conversations", "from", "value",
+                     tuple(SHAREGPT_ROLES), where)
+    elif fmt == "prompt/completion":
+        prompt, completion = row.get("prompt"), row.get("completion")
+        if isinstance(prompt, list) and isinstance(completion, list):
+            _check_turns(prompt, "prompt", "role", "content", ROLES, where, allow_empty=True)
+            _check_turns(completion, "completion", "role", "content", ROLES, where)
+        else:
+            _need_text(row, "prompt", where, allow_empty=True)
+            _need_text(row, "completion", where)
+    elif fmt == "alpaca":
+        _need_text(row, "instruction", where)
+        _need_text(row, "output", where)
+        if row.get("input") is not None and not isinstance(row["input"], str):
+            raise DataError(f"{where}: 'input' must be text.")
+    elif fmt == "template":
+        render_template(cfg.dataset_template, row, where)
+
+
+def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
+    """The row in one of TRL's shapes; `chat` says whether the model has a chat template."""
+    if fmt == "text":
+        return {"text": row[cfg.dataset_text_field]}
+    if fmt == "template":
+        return {"text": render_template(cfg.dataset_template, row, "")}
+    if fmt == "sharegpt":
+        row = {"messages": [{"role": SHAREGPT_ROLES[str(t["from"]).lower()],
+                             "content": t["value"]} for t in row["conversations"]]}
+        fmt = "messages"
+    if fmt == "messages":
+        messages = [{"role": str(m["role"]).lower(), "content": m["content"]}
+                    for m in row["messages"]]
+        if cfg.completion_only_loss and messages[-1]["role"] == "assistant":
+            return {"prompt": messages[:-1], "completion": messages[-1:]}
+        return {"messages": messages}
+    if fmt == "alpaca":
+        instruction, extra = row["instruction"], (row.get("input") or "").strip()
+        if chat:
+            user = f"{instruction}\n\n{extra}" if extra else instruction
+            return {"prompt": [{"role": "user", "content": user}],
+                    "completion": [{"role": "assistant", "content": row["output"]}]}
+        plain = ALPACA_PLAIN_INPUT if extra else ALPACA_PLAIN
+        return {"prompt": plain.format(instruction=instruction, input=extra),
+                "completion": row["output"]}
+    return {"prompt": row["prompt"], "completion": row["completion"]}
+
+
+def is_chat(row: dict) -> bool:
+    """Whether a normalised row needs the model's chat template."""
+    return "messages" in row or isinstance(row.get("prompt"), list)
+
+
+def render_template(template: str, row: dict, where: str) -> str:
+    """`template` with {column} filled from `row`; DataError names a missing column."""
+    try:
+        names = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as e:
+        raise DataError(f"The template is not valid ({e}). Write columns as {{name}} "
+                          "and literal braces as {{{{ and }}}}.") from None
+    missing = [n for n in names if n not in row]
+    if missing:
+        raise DataError(f"The template uses {{{missing[0]}}} but the data has no such "
+                          f"column. Columns: {', '.join(row)}.")
+    if any(not n or not n.isidentifier() for n in names):
+        raise DataError("The template may only name columns, like {question}; "
+                          "positional {} and expressions are not allowed.")
+    return template.format_map({k: "" if v is None else v for k, v in row.items()})
+
+
+def _need_text(row: dict, column: str, where: str, allow_empty: bool = False) -> None:
+    value = row.get(column)
+    if value is None:
+        raise DataError(f"{where}: '{column}' is missing (the row has "
+                        f"{', '.join(k for k, v in row.items() if v is not None) or 'nothing'}). "
+                        "Choose another data format, or rename the column.")
+    if not isinstance(value, str):
+        raise DataError(f"{where}: '{column}' is a {type(value).__name__}, not text.")
+    if not allow_empty and not value.strip():
+        raise DataError(f"{where}: '{column}' is empty.")
+
+
+def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
+                 where: str, allow_empty: bool = False) -> None:
+    if not isinstance(turns, list) or (not turns and not allow_empty):
+        raise DataError(f"{where}: '{column}' must be a non-empty list of "
+                          f"{{'{role_key}': ..., '{text_key}': ...}} entries.")
+    for n, turn in enumerate(turns, 1):
+        if not isinstance(turn, dict):
+            raise DataError(f"{where}: entry {n} of '{column}' is not an object with "
+                              f"'{role_key}' and '{text_key}'.")
+        for key in (role_key, text_key):
+            if turn.get(key) is None:
+                raise DataError(f"{where}: entry {n} of '{column}' has no '{key}'. Each "
+                                  f"entry needs '{role_key}' and '{text_key}'.")
+        if str(turn[role_key]).lower() not in roles:
+            raise DataError(f"{where}: entry {n} of '{column}' has {role_key} "
+                              f"'{turn[role_key]}'; use one of {', '.join(roles)}.")
+        if not isinstance(turn[text_key], str):
+            raise DataError(f"{where}: entry {n} of '{column}' has a {text_key} that is "
+                              "not text.")

@@ -1,0 +1,119 @@
+"""The data part of the Train tab: upload a file, and preview what the model learns
+from (raw row, text the model sees, tokens with the loss mask, token statistics)."""
+from __future__ import annotations
+
+import html
+import json
+
+import gradio as gr
+
+from ..config import RunConfig
+from ..data import SUFFIXES, store_upload
+from ..runs import USER_ERRORS, RunManager
+from .widgets import values_to_dict
+
+STYLE = """<style>
+#data-preview .tok{display:inline;white-space:pre-wrap;border-radius:3px;padding:0 1px;
+ margin-right:1px;line-height:1.9;font-family:monospace;font-size:12px}
+#data-preview .tok.loss{background:#bbf7d0;color:#14532d}
+#data-preview .tok.masked{background:#e5e7eb;color:#6b7280}
+#data-preview .tok.cut{text-decoration:line-through;opacity:.55}
+#data-preview pre{white-space:pre-wrap;max-height:16em;overflow:auto;font-size:12px}
+#data-preview .example{border-top:1px solid #ddd;padding-top:.4em;margin-top:.6em}
+</style>"""
+LEGEND = ("<p><span class='tok loss'>green</span> counts in the loss &middot; "
+          "<span class='tok masked'>grey</span> masked (no loss) &middot; "
+          "<span class='tok loss cut'>struck</span> cut off by max_length</p>")
+
+
+def summary_markdown(p: dict) -> str:
+    s = p["stats"]
+    lines = [
+        f"**Format: {p['format']}** ({p['format_description']}). Change it under *Data "
+        "format* if this is wrong.",
+        f"**Rows:** {p['rows']:,} to train on, {p['eval_rows']:,} for eval &middot; source "
+        f"{html.escape(p['source'])} &middot; columns: {html.escape(', '.join(p['columns']))}",
+        f"**Tokens per example:** min {s['min']}, median {s['median']:g}, max {s['max']}. "
+        f"**{s['over_max_length']:,}** of {s['measured_rows']:,} exceed max_length "
+        f"{s['max_length']} and will be truncated.",
+        f"**Tokens per epoch:** about {s['tokens_per_epoch']:,} "
+        f"({s['loss_tokens_per_epoch']:,} count in the loss). Max steps x effective batch "
+        f"covers **{s['epochs_in_max_steps']:g} epochs**.",
+    ]
+    if s["epochs_in_max_steps"] > 10:
+        lines.append("That is many passes over few rows: the model may learn them by heart. "
+                     "Add rows or lower max steps.")
+    if s["measured_rows"] < p["rows"]:
+        lines.append(f"Token figures measured on the first {s['measured_rows']:,} rows.")
+    if s["without_loss_tokens"]:
+        lines.append(f"**{s['without_loss_tokens']:,} rows have no loss tokens left** after "
+                     "truncation and will be skipped: raise max_length.")
+    lines += [html.escape(n) for n in p["notes"]]
+    return "\n\n".join(lines)
+
+
+def examples_html(p: dict) -> str:
+    parts = [STYLE, "<div id='data-preview'>", LEGEND]
+    for n, ex in enumerate(p["examples"], 1):
+        tokens = "".join(_token_span(t) for t in ex["tokens"])
+        parts.append(
+            f"<div class='example' data-example='{n}'><b>Example {n}</b>"
+            f"<details{' open' if n == 1 else ''}><summary>Raw row</summary><pre class='raw'>"
+            f"{html.escape(json.dumps(ex['raw'], ensure_ascii=False, indent=1))}</pre></details>"
+            f"<details{' open' if n == 1 else ''}><summary>Text the model sees</summary>"
+            f"<pre class='formatted'>"
+            f"{html.escape(ex['text'])}</pre></details>"
+            f"<div class='tokens'>{tokens}</div></div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _token_span(t: dict) -> str:
+    classes = ("loss" if t["loss"] else "masked") + (" cut" if t["truncated"] else "")
+    text = html.escape(t["text"]).replace("\n", "\u21b5\n")
+    return f"<span class='tok {classes}'>{text}</span>"
+
+
+def build_controls():
+    """Upload, preview button and outputs, inside the Dataset panel; returns them."""
+    upload = gr.File(label="Upload a dataset file", file_types=list(SUFFIXES),
+                     elem_id="data-upload", height=90)
+    button = gr.Button("Preview data", size="sm", elem_id="preview-data")
+    summary = gr.Markdown(elem_id="data-summary")
+    examples = gr.HTML(elem_id="data-examples")
+    return upload, button, summary, examples
+
+
+def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunManager) -> None:
+    """Connect the controls: an upload fills the dataset box, then the preview runs."""
+    upload, button, summary, examples = controls
+
+    def on_upload(path):
+        """(dataset box, notice, whether to preview)."""
+        if not path:
+            return gr.skip(), "", False
+        try:
+            return store_upload(path, manager.root / "uploads"), "", True
+        except USER_ERRORS as e:
+            return gr.skip(), f"**Cannot use this file:** {e}", False
+
+    def on_preview(*values):
+        try:
+            cfg = RunConfig.from_dict(values_to_dict(names, values))
+            from ..preview import preview
+            p = preview(cfg)
+        except USER_ERRORS as e:
+            problems = getattr(e, "messages", [str(e)])
+            return "**Cannot preview:**\n\n" + "\n".join(f"- {m}" for m in problems), ""
+        except Exception as e:  # keep the page usable, say what happened
+            return f"**Preview failed:** {type(e).__name__}: {e}", ""
+        return summary_markdown(p), examples_html(p)
+
+    def after_upload(ok, *values):
+        return on_preview(*values) if ok else (gr.skip(), gr.skip())
+
+    stored = gr.State(False)
+    upload.upload(on_upload, upload, [dataset_box, summary, stored], api_name=False).then(
+        after_upload, [stored, *inputs], [summary, examples], api_name=False)
+    button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
+                 api_visibility="undocumented")
