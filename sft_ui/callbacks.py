@@ -7,10 +7,14 @@ against sampling a step twice, eval mode and no_grad, train mode restored.
 """
 from __future__ import annotations
 
+import logging
+import time
 from typing import Protocol
 
 import torch
 from transformers import TrainerCallback
+
+from .hardware import memory_in_use
 
 
 class RunSink(Protocol):
@@ -50,22 +54,28 @@ class StudioCallback(TrainerCallback):
     """Progress, log records, stop requests and periodic sample generations."""
 
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
-                 max_new_tokens: int):
+                 max_new_tokens: int, log: logging.Logger | None = None):
         self.sink, self.tokenizer = sink, tokenizer
         self.prompts = [p for p in prompts if p.strip()]
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
+        self.log = log or logging.getLogger("sft_ui.train")
         self._sampled_steps: set[int] = set()
+        self._last_tokens: tuple[float, float] | None = None  # (time, tokens seen)
+        self._paused = 0.0  # seconds spent sampling or evaluating since the last log
 
     def _sample(self, step: int, model) -> None:
         if not self.sample_steps or not self.prompts or step in self._sampled_steps:
             return
         self._sampled_steps.add(step)
+        start = time.time()
         answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens)
+        self._paused += time.time() - start
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                            for p, a in zip(self.prompts, answers)])
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
+        self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
             self._sample(state.global_step, model)
 
@@ -74,6 +84,7 @@ class StudioCallback(TrainerCallback):
         if self.sink.stop_requested():
             # A full checkpoint (model, optimizer, scheduler, RNG) so the run can resume.
             control.should_training_stop = control.should_save = True
+            self.log.info("Stop requested: saving a checkpoint at step %d", state.global_step)
             return
         if self.sample_steps and state.global_step % self.sample_steps == 0:
             self._sample(state.global_step, model)
@@ -81,7 +92,29 @@ class StudioCallback(TrainerCallback):
     def on_log(self, args, state, control, logs=None, **kwargs):
         record = {"step": state.global_step}
         record.update({k: v for k, v in (logs or {}).items() if isinstance(v, (int, float))})
+        now, tokens = time.time(), record.get("num_tokens")
+        if tokens is not None:
+            if self._last_tokens and tokens > self._last_tokens[1]:  # training time only
+                then, before = self._last_tokens
+                record["tokens_per_second"] = (tokens - before) / max(
+                    now - then - self._paused, 1e-6)
+            self._last_tokens, self._paused = (now, tokens), 0.0
+        record["memory_bytes"] = memory_in_use()
         self.sink.add_metrics(record)
+        self.log.info("step %d: %s", state.global_step, ", ".join(
+            f"{k} {_short(v)}" for k, v in record.items() if k not in ("step", "memory_bytes")))
+
+    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+        self._paused += (metrics or {}).get("eval_runtime", 0.0)
+
+    def on_save(self, args, state, control, **kwargs):
+        self.log.info("Saved checkpoint-%d", state.global_step)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
         self._sample(state.global_step, model)  # the answers the saved model gives
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

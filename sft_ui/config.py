@@ -87,6 +87,9 @@ class RunConfig:
     eval_fraction: float = _f(
         0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
         "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction")
+    eval_strategy: str = _f(
+        "steps", "When to compute the eval loss (when there is eval data).", "eval",
+        choices=["steps", "epoch", "no"], label="Eval strategy")
     eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
                          "eval data).", "eval", minimum=1, maximum=1_000_000, label="Eval every N steps")
     # Batch and time
@@ -97,9 +100,16 @@ class RunConfig:
     gradient_accumulation_steps: int = _f(
         2, "Forward passes summed before one optimizer step. Costs time, not memory.",
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps")
+    train_by: str = _f(
+        "steps", "Bound the run by a number of optimizer steps (predictable time) or by "
+        "passes over the data (epochs).", "batch", choices=["steps", "epochs"],
+        label="Train for")
     max_steps: int = _f(
-        30, "Optimizer steps to train. Bounds the time the run takes.",
-        "batch", minimum=1, maximum=10_000_000, label="Max steps")
+        30, "Optimizer steps to train (when training for steps). Bounds the time the "
+        "run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps")
+    num_train_epochs: float = _f(
+        1.0, "Passes over the training data (when training for epochs); fractions allowed.",
+        "batch", minimum=0.01, maximum=1000.0, label="Epochs")
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory grows with it.", "batch", minimum=8, maximum=131072, label="Max length (tokens)")
@@ -109,19 +119,35 @@ class RunConfig:
         "optim", minimum=0.0, maximum=1.0, label="Learning rate")
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
                              "optim", minimum=0.0, maximum=1.0, label="Weight decay")
-    warmup_steps: int = _f(0, "Steps over which the learning rate ramps up from 0.",
-                           "optim", minimum=0, maximum=10_000_000, label="Warmup steps")
+    warmup_steps: float = _f(
+        0, "Steps over which the learning rate ramps up from 0; a value below 1 is a "
+        "fraction of the run (0.1 = the first 10%).", "optim", minimum=0,
+        maximum=10_000_000, label="Warmup steps (or ratio)")
     lr_scheduler_type: str = _f(
         "linear", "How the learning rate changes over the run.", "optim",
         choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler")
     seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
                    "optim", minimum=0, maximum=2**31 - 1, label="Seed")
+    neftune_noise_alpha: float = _f(
+        0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
+        "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
+        label="NEFTune noise alpha")
     # Logging and saving
+    logging_strategy: str = _f("steps", "Log every N steps, or once per epoch.", "log",
+                               choices=["steps", "epoch"], label="Logging strategy")
     logging_steps: int = _f(1, "Log the loss every this many optimizer steps.",
                             "log", minimum=1, maximum=1_000_000, label="Logging steps")
+    save_strategy: str = _f(
+        "steps", "When to write checkpoints (to resume from): every N steps, every epoch, "
+        "or never (Stop still writes one).", "log", choices=["steps", "epoch", "no"],
+        label="Save strategy")
     save_steps: int = _f(
-        0, "Save a checkpoint every this many steps (0: only the final model).",
+        0, "Save a checkpoint every this many steps (0: only the final model). Each "
+        "full checkpoint holds weights and optimizer state: about 3x the model size.",
         "log", minimum=0, maximum=1_000_000, label="Save every N steps")
+    save_total_limit: int = _f(
+        0, "Keep only the newest N checkpoints (0: keep all). Saves disk.", "log",
+        minimum=0, maximum=1_000_000, label="Keep at most N checkpoints")
     # Samples
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
@@ -131,6 +157,13 @@ class RunConfig:
         "samples", label="Sample prompts")
     sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.",
                                     "samples", minimum=1, maximum=2048, label="Sample length (tokens)")
+    packing: bool = _f(
+        False, "Pack several short examples into each max_length sequence: no padding, "
+        "so fewer steps per epoch and more tokens per second.", "batch", label="Packing")
+    packing_strategy: str = _f(
+        "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
+        "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
+        choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy")
     # Precision and memory
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
@@ -206,9 +239,21 @@ class RunConfig:
                                        or self.dataset_test_split.strip()):
             errors.append("Choose one source of eval data: an eval dataset or split, or a "
                           "held-out eval fraction, not both.")
-        if self.warmup_steps >= self.max_steps and self.warmup_steps > 0:
-            errors.append(f"warmup_steps ({self.warmup_steps}) must be smaller than "
+        if self.warmup_steps >= 1 and self.warmup_steps != int(self.warmup_steps):
+            errors.append(f"warmup_steps ({self.warmup_steps:g}) must be a whole number of "
+                          "steps, or a fraction below 1.")
+        if self.train_by == "steps" and self.warmup_steps >= max(self.max_steps, 1):
+            errors.append(f"warmup_steps ({self.warmup_steps:g}) must be smaller than "
                           f"max_steps ({self.max_steps}).")
+        if self.save_strategy == "steps" and self.save_total_limit and not self.save_steps:
+            errors.append("Keep at most N checkpoints is set but no checkpoints are saved: "
+                          "set Save every N steps (save_steps) above 0.")
+        if self.use_peft and not self.lora_target_modules.strip():
+            errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
+                          "module names such as q_proj,v_proj.")
+        if not self.dataset_text_field.strip():
+            errors.append("Text field is empty: name the column that holds the text "
+                          "(usually 'text').")
         return errors
 
     def effective_batch(self, devices: int = 1) -> int:

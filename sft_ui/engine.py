@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import runlog
 from .callbacks import RunSink, StudioCallback
 from .config import RunConfig
 from .data import DataError, TrainData, check_dataset, load_data
@@ -23,22 +24,31 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
     from trl import SFTConfig
     hw = detect()
     bf16 = hw.bf16 if cfg.bf16 is None else cfg.bf16
+    save_strategy = cfg.save_strategy
+    if save_strategy == "steps" and not cfg.save_steps:
+        save_strategy = "no"  # Stop still writes a checkpoint
     return SFTConfig(
         output_dir=str(output_dir),
         per_device_train_batch_size=cfg.per_device_train_batch_size,
         gradient_accumulation_steps=cfg.gradient_accumulation_steps,
-        max_steps=cfg.max_steps,
+        max_steps=cfg.max_steps if cfg.train_by == "steps" else -1,
+        num_train_epochs=cfg.num_train_epochs,
         learning_rate=cfg.learning_rate,
         weight_decay=cfg.weight_decay,
-        warmup_steps=cfg.warmup_steps,
+        warmup_steps=cfg.warmup_steps if cfg.warmup_steps < 1 else int(cfg.warmup_steps),
         lr_scheduler_type=cfg.lr_scheduler_type,
+        neftune_noise_alpha=cfg.neftune_noise_alpha or None,
+        logging_strategy=cfg.logging_strategy,
         logging_steps=cfg.logging_steps,
-        save_strategy="steps" if cfg.save_steps else "no",
+        save_strategy=save_strategy,
         save_steps=cfg.save_steps or 500,
+        save_total_limit=cfg.save_total_limit or None,
         max_length=cfg.max_length,
+        packing=cfg.packing,
+        packing_strategy=cfg.packing_strategy,
         dataset_text_field="text",  # data.py puts plain text there
         completion_only_loss=cfg.completion_only_loss,
-        eval_strategy="steps" if has_eval else "no",
+        eval_strategy=cfg.eval_strategy if has_eval else "no",
         eval_steps=cfg.eval_steps,
         per_device_eval_batch_size=cfg.per_device_train_batch_size,
         seed=cfg.seed,
@@ -105,18 +115,30 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
     from trl import SFTTrainer
-    model_path = resolve_model(cfg.model_name_or_path)
-    model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
-    train_set, eval_set = load_training_data(cfg, tokenizer).datasets()
-    callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
-                              cfg.sample_max_new_tokens)
-    trainer = SFTTrainer(model=model,
-                         args=sft_config(cfg, run_dir / "checkpoints", eval_set is not None),
-                         train_dataset=train_set, eval_dataset=eval_set,
-                         processing_class=tokenizer, peft_config=peft_config(cfg),
-                         callbacks=[callback])
-    trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-    out = run_dir / MODEL_SUBDIR
-    trainer.save_model(str(out))
-    tokenizer.save_pretrained(str(out))
+    from transformers import PrinterCallback
+    with runlog.capture(run_dir) as log:
+        model_path = resolve_model(cfg.model_name_or_path)
+        log.info("Loading %s", cfg.model_name_or_path)
+        model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
+        data = load_training_data(cfg, tokenizer)
+        log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
+                 data.source.label, len(data.train), len(data.eval or []), data.format,
+                 " ".join(data.notes))
+        train_set, eval_set = data.datasets()
+        callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
+                                  cfg.sample_max_new_tokens, log)
+        args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
+        trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
+                             eval_dataset=eval_set, processing_class=tokenizer,
+                             peft_config=peft_config(cfg), callbacks=[callback])
+        trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
+        log.info("Training: effective batch %d, %s, %s%s", cfg.effective_batch(),
+                 f"{cfg.max_steps} steps" if cfg.train_by == "steps"
+                 else f"{cfg.num_train_epochs:g} epochs", "bf16" if args.bf16 else "fp32",
+                 ", LoRA" if cfg.use_peft else ", full fine-tuning")
+        trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
+        out = run_dir / MODEL_SUBDIR
+        trainer.save_model(str(out))
+        tokenizer.save_pretrained(str(out))
+        log.info("Saved the model to %s", out)
     return out

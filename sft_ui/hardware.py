@@ -50,3 +50,13 @@ def detect() -> Hardware:
     native_bf16 = bool(flags & {"avx512_bf16", "amx_bf16"})
     return Hardware("cpu", f"CPU ({os.cpu_count()} threads)", 1, native_bf16,
                     psutil.virtual_memory().total, os.cpu_count() or 1)
+
+
+def memory_in_use() -> int:
+    """Bytes the training uses now: the process's resident memory on CPU, plus the
+    memory the CUDA allocator holds when a GPU is in use."""
+    import torch
+    used = psutil.Process().memory_info().rss
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        used += torch.cuda.memory_reserved()
+    return used

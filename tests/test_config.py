@@ -19,6 +19,19 @@ def test_defaults_are_valid_and_effective_batch():
     ({"model_name_or_path": "  "}, "Model is empty"),
     ({"sample_steps": 5, "sample_prompts": []}, "no sample prompts"),
     ({"warmup_steps": 50, "max_steps": 10}, "warmup_steps (50) must be smaller"),
+    ({"warmup_steps": 2.5}, "must be a whole number of steps, or a fraction below 1"),
+    ({"save_total_limit": 2, "save_steps": 0}, "no checkpoints are saved"),
+    ({"eval_fraction": 0.1, "dataset_test_split": "test"}, "Choose one source of eval data"),
+    ({"eval_fraction": 0.1, "eval_dataset_name": "e.jsonl"}, "Choose one source of eval data"),
+    ({"eval_fraction": 0.9}, "eval_fraction) must be at most 0.5"),
+    ({"dataset_format": "template"}, "the template is empty"),
+    ({"dataset_format": "csv"}, "must be one of auto, text"),
+    ({"use_peft": True, "lora_target_modules": " "}, "LoRA target modules is empty"),
+    ({"dataset_text_field": ""}, "Text field is empty"),
+    ({"train_by": "hours"}, "must be one of steps, epochs"),
+    ({"train_by": "epochs", "num_train_epochs": 0}, "num_train_epochs) must be at least 0.01"),
+    ({"packing_strategy": "tight"}, "must be one of bfd, bfd_split, wrapped"),
+    ({"neftune_noise_alpha": -1}, "neftune_noise_alpha) must be at least 0"),
 ])
 def test_validate_names_the_problem(values, needle):
     problems = RunConfig.from_dict(values).validate()
@@ -53,13 +66,20 @@ def test_yaml_round_trip_and_presets(tmp_path):
 
 
 def test_live_view_helpers():
-    """The plot gets numeric columns even before the first loss (its axis types
-    are fixed from the first value), samples come newest first."""
-    from sft_ui.ui.train_tab import effective_batch_text, loss_frame, samples_frame
-    assert loss_frame(None)["loss"].dtype == "float64"
+    """Loss frame: train, smoothed and eval series with numeric columns; no frame at all
+    before the first value (the plot types its axes from the first frame); samples
+    newest first."""
+    from sft_ui.ui.live_view import loss_frame, metric_frame, samples_frame, smooth
+    from sft_ui.ui.train_tab import effective_batch_text
+    assert loss_frame(None) is None and metric_frame({"metrics": []}, "grad_norm") is None
     frame = loss_frame({"metrics": [{"step": 1, "loss": 2.5}, {"step": 1, "train_runtime": 3.0},
-                                    {"step": 2, "loss": 1.5}]})
-    assert frame["loss"].tolist() == [2.5, 1.5] and frame["step"].tolist() == [1, 2]
+                                    {"step": 2, "loss": 1.5}, {"step": 2, "eval_loss": 2.0}]})
+    assert frame["value"].dtype == "float64" and frame["step"].dtype == "int64"
+    train = frame[frame.series == "train"]
+    assert train["value"].tolist() == [2.5, 1.5] and train["step"].tolist() == [1, 2]
+    assert frame[frame.series == "eval"]["value"].tolist() == [2.0]
+    assert frame[frame.series == "train (smoothed)"]["value"].tolist() == smooth([2.5, 1.5])
+    assert smooth([2.0]) == [2.0] and 1.5 < smooth([2.5, 1.5])[1] < 2.5
     samples = samples_frame({"samples": [{"step": 0, "prompt": "p", "completion": "a"},
                                          {"step": 5, "prompt": "p", "completion": "b"}]})
     assert samples["step"].tolist() == [5, 0]

@@ -133,3 +133,29 @@ def test_stop_then_resume_matches_an_uninterrupted_run(tmp_path, tiny_cfg, monke
     assert [s for s, _ in losses(resumed)] == [1, 2, 3, 4, 5, 6]  # one series, same id
     for (step, a), (_, b) in zip(losses(reference), losses(resumed)):
         assert abs(a - b) < 1e-4, (step, a, b)
+
+
+def test_epochs_packing_eval_and_checkpoint_limit(tmp_path, tiny_cfg):
+    """Train by epochs with packing, NEFTune, a warmup ratio, held-out eval data and at
+    most one checkpoint kept; the log panel's file names every step."""
+    manager = RunManager(tmp_path)
+    run_id = manager.start({**tiny_cfg, "train_by": "epochs", "num_train_epochs": 0.05,
+                            "per_device_train_batch_size": 4, "packing": True,
+                            "neftune_noise_alpha": 5, "warmup_steps": 0.25,
+                            "eval_fraction": 0.05, "eval_steps": 2, "save_steps": 1,
+                            "save_total_limit": 1, "sample_steps": 0})
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "done", snap["error"]
+    train = [m for m in snap["metrics"] if "loss" in m]
+    # 248 demo rows less 12 held out, packed into 64-token rows: max_steps follows.
+    assert snap["max_steps"] == snap["step"] == len(train) >= 2
+    assert [m for m in snap["metrics"] if "eval_loss" in m]
+    assert all(m["memory_bytes"] > 0 for m in train)
+    assert [m for m in train if m.get("tokens_per_second", 0) > 0]
+    assert train[0]["learning_rate"] < max(m["learning_rate"] for m in train)  # warmup
+    checkpoints = list((tmp_path / run_id / "checkpoints").glob("checkpoint-*"))
+    assert len(checkpoints) == 1
+    log = (tmp_path / run_id / "train.log").read_text()
+    assert "Eval: 12 rows held out" in log
+    for m in train:
+        assert f"step {m['step']}: loss" in log

@@ -5,15 +5,12 @@ held open for a run), so a reload or a second tab shows the run as it is.
 """
 from __future__ import annotations
 
-import html
-
 import gradio as gr
-import pandas as pd
 
 from ..config import load_preset, preset_names
 from ..hardware import detect
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
-from . import data_panel
+from . import data_panel, live_view
 from .widgets import config_to_values, make_widget, values_to_dict
 
 PANELS = [
@@ -22,16 +19,18 @@ PANELS = [
                  "completion_only_loss", "txt_mode", "dataset_config", "dataset_train_split",
                  "max_train_samples"]),
     ("Batch and time", ["per_device_train_batch_size", "gradient_accumulation_steps",
-                        "max_steps", "max_length"]),
-    ("Optimizer", ["learning_rate", "weight_decay", "warmup_steps", "lr_scheduler_type", "seed"]),
-    ("Logging and samples", ["logging_steps", "save_steps", "sample_steps",
-                             "sample_max_new_tokens", "sample_prompts"]),
+                        "train_by", "max_steps", "num_train_epochs", "max_length",
+                        "packing", "packing_strategy"]),
+    ("Optimizer", ["learning_rate", "weight_decay", "warmup_steps", "lr_scheduler_type",
+                   "neftune_noise_alpha", "seed"]),
+    ("Logging, checkpoints and samples", [
+        "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
+        "sample_steps", "sample_max_new_tokens", "sample_prompts"]),
 ]
 ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_fraction",
-                           "eval_steps"]),
+                           "eval_strategy", "eval_steps"]),
             ("Precision and memory", ["bf16", "activation_checkpointing"]),
             ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules"])]
-SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 
 
 def effective_batch_text(batch, accum) -> str:
@@ -43,45 +42,6 @@ def effective_batch_text(batch, accum) -> str:
     return (f"**Effective batch: {b * a * devices}** = {b} per device x {a} accumulation "
             f"x {devices} device{'s' if devices > 1 else ''}. Memory follows the batch per "
             "device; accumulation adds time, not memory.")
-
-
-def _duration(seconds) -> str:
-    if seconds is None:
-        return "--"
-    seconds = int(seconds)
-    return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
-
-
-def progress_html(snap: dict | None) -> str:
-    if not snap:
-        return "<div id='run-progress'>No run yet.</div>"
-    step, total = snap["step"], max(snap["max_steps"], 1)
-    pct = min(100.0, 100.0 * step / total)
-    return (f"<div id='run-progress'><progress value='{step}' max='{total}' "
-            f"style='width:100%'></progress><div>Step {step}/{total} ({pct:.0f}%) &middot; "
-            f"elapsed {_duration(snap['elapsed_seconds'])} &middot; "
-            f"ETA {_duration(snap['eta_seconds'])}</div></div>")
-
-
-def status_markdown(snap: dict | None) -> str:
-    if not snap:
-        return "Ready. Choose settings and click **Start**."
-    text = f"**Run {snap['run_id']}: {snap['state']}.** {html.escape(snap['message'])}"
-    if snap["error"]:
-        text += f"\n\n**Error:** {html.escape(snap['error'])}"
-    return text
-
-
-def loss_frame(snap: dict | None) -> pd.DataFrame:
-    rows = [(m["step"], m["loss"]) for m in (snap or {}).get("metrics", []) if "loss" in m]
-    # Numeric dtypes even when empty: the plot fixes its axis types from the first value.
-    return pd.DataFrame({"step": pd.Series([r[0] for r in rows], dtype="int64"),
-                         "loss": pd.Series([r[1] for r in rows], dtype="float64")})
-
-
-def samples_frame(snap: dict | None) -> pd.DataFrame:
-    rows = list(reversed((snap or {}).get("samples", [])))  # newest first
-    return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
 
 
 def build(manager: RunManager) -> None:
@@ -109,13 +69,7 @@ def build(manager: RunManager) -> None:
                 stop = gr.Button("Stop", variant="stop", interactive=False)
                 resume = gr.Button("Resume", interactive=False)
             notice = gr.Markdown(elem_id="start-notice")
-            status = gr.Markdown(status_markdown(None), elem_id="run-status")
-            progress = gr.HTML(progress_html(None))
-            plot = gr.LinePlot(loss_frame(None), x="step", y="loss", label="Training loss",
-                               height=300)
-            samples = gr.Dataframe(samples_frame(None), label="Samples (newest first)",
-                                   wrap=True, interactive=False, elem_id="samples",
-                                   column_widths=["10%", "30%", "60%"])
+            live = live_view.build()
     names = list(widgets)
     inputs = [widgets[n] for n in names]
     run_id = gr.State("")
@@ -144,7 +98,7 @@ def build(manager: RunManager) -> None:
         if run is None or run.state not in ACTIVE_STATES:
             return "No run is training."
         run.request_stop()
-        return status_markdown(run.snapshot())
+        return live_view.status_markdown(run.snapshot())
 
     def on_resume(current):
         run = shown_run(current)
@@ -156,15 +110,11 @@ def build(manager: RunManager) -> None:
     def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * 8
+            return (gr.skip(),) * (len(live.outputs()) + 4)
         snap = run.snapshot()
-        key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]))
-        changed = key != last_seen
+        values, key = live_view.update(snap, last_seen)
         active = snap["state"] in ACTIVE_STATES
-        return (status_markdown(snap), progress_html(snap),
-                loss_frame(snap) if changed else gr.skip(),
-                samples_frame(snap) if changed else gr.skip(),
-                gr.update(interactive=not active), gr.update(interactive=active),
+        return (*values, gr.update(interactive=not active), gr.update(interactive=active),
                 gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
 
     def on_preset(name):
@@ -172,12 +122,12 @@ def build(manager: RunManager) -> None:
 
     start.click(on_start, inputs, [run_id, notice], api_name="ui_start",
                 api_visibility="undocumented")
-    stop.click(on_stop, run_id, status, api_name="ui_stop", api_visibility="undocumented")
+    stop.click(on_stop, run_id, live.status, api_name="ui_stop", api_visibility="undocumented")
     resume.click(on_resume, run_id, [run_id, notice], api_name="ui_resume",
                  api_visibility="undocumented")
     timer = gr.Timer(1.0)
     timer.tick(on_tick, [run_id, seen],
-               [status, progress, plot, samples, start, stop, resume, seen],
+               [*live.outputs(), start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
     data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager)
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
