@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import threading
 import time
 import traceback
+import unicodedata
 import uuid
 from pathlib import Path
 
@@ -22,8 +25,11 @@ from .models import ModelError
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
 # What state.json keeps of a run (besides config.yaml and the jsonl files).
-STATE_KEYS = ("state", "step", "max_steps", "error", "message", "created", "train_started",
-              "finished", "model_dir", "resumed")
+STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created",
+              "train_started", "finished", "model_dir", "resumed")
+# A run id is a plain folder name: no separators, no leading dot, no control characters.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+NAME_MAX = 80
 
 
 class RunError(RuntimeError):
@@ -36,6 +42,13 @@ USER_ERRORS = (ConfigError, DataError, ModelError, RunError)
 
 def runs_dir() -> Path:
     return Path(os.environ.get("SFT_UI_RUNS_DIR", "runs")).expanduser().resolve()
+
+
+def clean_name(name) -> str:
+    """A display name: whitespace collapsed, control characters dropped, at most 80 chars."""
+    text = " ".join(str(name or "").split())
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    return text[:NAME_MAX].strip()
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -62,6 +75,7 @@ class Run:
 
     def __init__(self, run_id: str, folder: Path, config: RunConfig):
         self.id, self.dir, self.config = run_id, folder, config
+        self.name = run_id  # a label the person may change; the id and folder never do
         self.state, self.step, self.max_steps = "queued", 0, config.max_steps
         self.error = self.message = ""
         self.metrics: list[dict] = []
@@ -109,9 +123,14 @@ class Run:
                 (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def request_stop(self) -> None:
-        if self.state in ACTIVE_STATES:
+        # Check and change under one lock: a run ending right now must not turn back into
+        # "stopping" (it would look active forever and block the next start).
+        with self._lock:
+            if self.state not in ACTIVE_STATES:
+                return
             self._stop.set()
-            self.set_state("stopping", "Stopping after the current step...")
+            self.state, self.message = "stopping", "Stopping after the current step..."
+        self._save_state()
 
     def set_state(self, state: str, message: str = "", error: str = "") -> None:
         assert state in STATES
@@ -119,6 +138,11 @@ class Run:
             self.state, self.message, self.error = state, message, error
             if state not in ACTIVE_STATES:
                 self.finished = time.time()
+        self._save_state()
+
+    def rename(self, name: str) -> None:
+        with self._lock:
+            self.name = name
         self._save_state()
 
     def eta_seconds(self) -> float | None:
@@ -129,7 +153,7 @@ class Run:
 
     def snapshot(self) -> dict:
         with self._lock:
-            return {"run_id": self.id, "state": self.state, "step": self.step,
+            return {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
                     "max_steps": self.max_steps, "metrics": list(self.metrics),
                     "samples": list(self.samples), "error": self.error,
                     "message": self.message, "eta_seconds": self.eta_seconds(),
@@ -137,15 +161,25 @@ class Run:
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
                     "config": self.config.to_dict()}
 
+    def summary(self) -> dict:
+        """One row of the run history: what ran, how far, how it ended."""
+        snap = self.snapshot()
+        losses = [m["loss"] for m in snap["metrics"] if "loss" in m]
+        return {"name": snap["name"], "run_id": self.id,
+                "model": self.config.model_name_or_path, "dataset": self.config.dataset_name,
+                "state": snap["state"], "step": snap["step"], "max_steps": snap["max_steps"],
+                "final_loss": losses[-1] if losses else None,
+                "duration_seconds": snap["elapsed_seconds"], "created": self.created}
+
     # ---- files -------------------------------------------------------------
     def _append(self, name: str, record: dict) -> None:
         with open(self.dir / name, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 
     def _save_state(self) -> None:
-        data = {k: getattr(self, k) for k in STATE_KEYS}
         tmp = self.dir / "state.json.tmp"
-        with self._lock:
+        with self._lock:  # read and write together: a rename cannot be overwritten by a stale copy
+            data = {k: getattr(self, k) for k in STATE_KEYS}
             tmp.write_text(json.dumps(data))
             tmp.replace(self.dir / "state.json")
 
@@ -160,9 +194,16 @@ class Run:
                 setattr(run, key, state[key])
         run.metrics = _read_jsonl(folder / "metrics.jsonl")
         run.samples = _read_jsonl(folder / "samples.jsonl")
+        run.name = clean_name(run.name) or run.id
         if run.state in ACTIVE_STATES:
             run.state, run.error = "failed", "The app stopped while this run was training."
+            run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
         return run
+
+
+def _short(snap: dict) -> dict:
+    """A snapshot without its metrics and samples."""
+    return {k: v for k, v in snap.items() if k not in ("metrics", "samples")}
 
 
 class RunManager:
@@ -175,7 +216,7 @@ class RunManager:
         self._train, self._preflight = trainer, preflight
         self._runs: dict[str, Run] = {}
         self._active: Run | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def start(self, values: dict | RunConfig) -> str:
         """Validate, create the run folder, start training; return the run id."""
@@ -247,34 +288,71 @@ class RunManager:
             run.set_state("failed", "", f"{type(e).__name__}: {e}")
 
     def get(self, run_id: str) -> Run:
-        run_id = (run_id or "").strip()
-        if run_id in self._runs:
-            return self._runs[run_id]
-        folder = self.root / run_id
-        if not run_id or "/" in run_id or run_id.startswith(".") or not \
-                (folder / "state.json").exists():
-            raise RunError(f"No run with id '{run_id}'.")
-        run = Run.load(folder)
-        self._runs[run_id] = run
-        return run
+        run_id = str(run_id or "").strip()
+        if not RUN_ID.fullmatch(run_id):
+            raise RunError(f"No run with id {run_id!r}.")
+        with self._lock:
+            if run_id in self._runs:
+                return self._runs[run_id]
+            folder = self.root / run_id
+            if not (folder / "state.json").exists():
+                raise RunError(f"No run with id {run_id!r}.")
+            run = Run.load(folder)
+            self._runs[run_id] = run
+            return run
+
+    def rename(self, run_id: str, name: str) -> dict:
+        """Give a run a display name (a label only: its id and folder stay)."""
+        cleaned = clean_name(name)
+        with self._lock:  # not while a delete removes the folder
+            run = self.get(run_id)
+            if not cleaned:
+                raise RunError("Type a name for the run (not only spaces).")
+            run.rename(cleaned)
+            return _short(run.snapshot())
+
+    def delete(self, run_id: str) -> str:
+        """Remove a run that is not training, with its whole folder; return its id."""
+        with self._lock:
+            run = self.get(run_id)
+            if run.state in ACTIVE_STATES:
+                raise RunError(f"Run {run.id} is {run.state}: stop it before deleting it.")
+            folder = run.dir.resolve()
+            if folder.parent != self.root.resolve():
+                raise RunError(f"Run {run.id} is not a folder inside {self.root}; "
+                               "it was not deleted.")
+            try:
+                shutil.rmtree(folder)
+            except OSError as e:
+                raise RunError(f"Could not delete {folder}: {e.strerror or e}.") from None
+            self._runs.pop(run.id, None)
+            if self._active is run:
+                self._active = None
+            return run.id
 
     def stop(self, run_id: str) -> dict:
         run = self.get(run_id)
         run.request_stop()
         return run.snapshot()
 
-    def list_runs(self) -> list[dict]:
-        """Every run in the folder, newest first (short snapshots without metrics)."""
+    def all_runs(self) -> list[Run]:
+        """Every readable run in the folder, newest first (ids of one second do not sort)."""
         out = []
-        for folder in sorted(self.root.iterdir(), reverse=True):
+        for folder in self.root.iterdir():
             if (folder / "state.json").exists():
                 try:
-                    snap = self.get(folder.name).snapshot()
+                    out.append(self.get(folder.name))
                 except (RunError, ConfigError, ValueError, OSError):
                     continue
-                snap.pop("metrics"), snap.pop("samples")
-                out.append(snap)
-        return out
+        return sorted(out, key=lambda run: (run.created, run.id), reverse=True)
+
+    def list_runs(self) -> list[dict]:
+        """Every run, newest first (short snapshots without metrics and samples)."""
+        return [_short(run.snapshot()) for run in self.all_runs()]
+
+    def history(self) -> list[dict]:
+        """`Run.summary` of every run, newest first."""
+        return [run.summary() for run in self.all_runs()]
 
     def active(self) -> Run | None:
         return self._active

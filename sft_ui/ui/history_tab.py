@@ -1,0 +1,153 @@
+"""The Runs tab: every run in a table, their loss curves side by side, rename
+and delete (with a confirmation step). Reads everything from `RunManager`."""
+from __future__ import annotations
+
+import html
+import time
+
+import gradio as gr
+import pandas as pd
+
+from ..runs import USER_ERRORS, RunManager
+
+COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
+           "Created"]
+
+
+def duration_text(seconds) -> str:
+    if seconds is None:
+        return "--"
+    minutes, s = divmod(int(seconds), 60)
+    hours, m = divmod(minutes, 60)
+    return f"{hours}h {m:02d}m" if hours else f"{m}m {s:02d}s" if m else f"{s}s"
+
+
+def table_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([[
+        r["name"], r["run_id"], r["model"], r["dataset"], r["state"],
+        f"{r['step']}/{r['max_steps']}",
+        "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
+        duration_text(r["duration_seconds"]),
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
+    ] for r in rows], columns=COLUMNS)
+
+
+def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
+    """(label, run id) pairs; the label shows the name and, when it differs, the id."""
+    return [(r["run_id"] if r["name"] == r["run_id"] else f"{r['name']} ({r['run_id']})",
+             r["run_id"]) for r in rows]
+
+
+def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
+    """The loss series of the chosen runs, one colour each (labelled by name)."""
+    runs, names = [], []
+    for run_id in run_ids or []:
+        try:
+            snap = manager.get(run_id).snapshot()
+        except USER_ERRORS:
+            continue  # deleted since the page listed it
+        runs.append(snap)
+        names.append(snap["name"])
+    rows = []
+    for snap in runs:
+        label = snap["name"] if names.count(snap["name"]) == 1 else \
+            f"{snap['name']} ({snap['run_id']})"
+        rows += [(label, m["step"], m["loss"]) for m in snap["metrics"] if "loss" in m]
+    # Numeric dtypes even when empty: the plot fixes its axis types from the first value.
+    return pd.DataFrame({"run": pd.Series([r[0] for r in rows], dtype="str"),
+                         "step": pd.Series([r[1] for r in rows], dtype="int64"),
+                         "loss": pd.Series([r[2] for r in rows], dtype="float64")})
+
+
+def build(manager: RunManager, tab: gr.Tab | None = None) -> None:
+    """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
+    rows = manager.history()
+    with gr.Row():
+        refresh = gr.Button("Refresh", elem_id="runs-refresh", scale=0)
+    notice = gr.Markdown(elem_id="runs-notice")
+    table = gr.Dataframe(table_frame(rows), label="Runs (newest first)", interactive=False,
+                         wrap=True, elem_id="runs-table",
+                         column_widths=["15%", "15%", "17%", "8%", "7%", "8%", "8%", "8%", "14%"])
+    compare = gr.Dropdown(run_choices(rows), value=[], multiselect=True,
+                          label="Compare loss curves", elem_id="runs-compare",
+                          info="Choose runs to overlay their training loss.")
+    plot = gr.LinePlot(curves_frame(manager, []), x="step", y="loss", color="run",
+                       label="Training loss by run", elem_id="runs-plot")
+    with gr.Row():
+        target = gr.Dropdown(run_choices(rows), value=None, label="Run to rename or delete",
+                             elem_id="runs-target")
+        new_name = gr.Textbox(label="New name", max_length=200, elem_id="runs-new-name")
+    with gr.Row():
+        rename = gr.Button("Rename", elem_id="runs-rename")
+        delete = gr.Button("Delete...", variant="stop", elem_id="runs-delete")
+        confirm = gr.Button("Yes, delete the run and its folder", variant="stop",
+                            visible=False, elem_id="runs-delete-confirm")
+        cancel = gr.Button("Cancel", visible=False, elem_id="runs-delete-cancel")
+    pending = gr.State("")  # the run the confirmation step is about
+
+    def refreshed(chosen, current):
+        """New values for the table, both run pickers and the plot."""
+        rows = manager.history()
+        choices, ids = run_choices(rows), {r["run_id"] for r in rows}
+        chosen = [c for c in chosen or [] if c in ids]
+        return (table_frame(rows), gr.update(choices=choices, value=chosen),
+                gr.update(choices=choices, value=current if current in ids else None),
+                curves_frame(manager, chosen))
+
+    def hide_confirm(text=""):
+        return text, "", gr.update(visible=False), gr.update(visible=False)
+
+    def on_rename(run_id, name, chosen):
+        if not run_id:
+            return ("**Choose a run to rename first.**",) + (gr.skip(),) * 4
+        try:
+            snap = manager.rename(run_id, name)
+        except USER_ERRORS as e:
+            return (f"**Cannot rename:** {html.escape(str(e))}",) + (gr.skip(),) * 4
+        text = f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**."
+        return (text,) + refreshed(chosen, run_id)
+
+    def on_delete(run_id):
+        if not run_id:
+            return hide_confirm("**Choose a run to delete first.**")
+        try:
+            snap = manager.get(run_id).snapshot()
+        except USER_ERRORS as e:
+            return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}")
+        text = (f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
+                f"folder `{snap['run_dir']}`? This cannot be undone.")
+        return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
+
+    def on_confirm(run_id, chosen, current):
+        try:
+            deleted = manager.delete(run_id)
+        except USER_ERRORS as e:
+            return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}") + (gr.skip(),) * 4
+        return hide_confirm(f"Deleted run {deleted}.") + refreshed(chosen, current)
+
+    def redraw(chosen):
+        """Rebuild the plot's colours: an update of the data alone keeps the series
+        (colour domain) of the first frame the page drew, so new runs stay invisible."""
+        return gr.update(colors_in_legend=list(curves_frame(manager, chosen)["run"].unique()))
+
+    views = [table, compare, target, plot]
+    confirm_step = [notice, pending, confirm, cancel]
+    refresh_triggers = [refresh.click] + ([tab.select] if tab is not None else [])
+    plot_changes = [
+        gr.on(refresh_triggers, refreshed, [compare, target], views,
+              api_name="ui_runs_refresh", api_visibility="undocumented",
+              show_progress="hidden"),
+        compare.input(lambda chosen: curves_frame(manager, chosen), compare, plot,
+                      api_name=False, show_progress="hidden"),
+        rename.click(on_rename, [target, new_name, compare], [notice] + views,
+                     api_name="ui_rename", api_visibility="undocumented"),
+        confirm.click(on_confirm, [pending, compare, target], confirm_step + views,
+                      api_name="ui_delete", api_visibility="undocumented"),
+    ]
+    for event in plot_changes:
+        event.then(redraw, compare, plot, api_name=False, show_progress="hidden")
+    delete.click(on_delete, target, confirm_step, api_name="ui_delete_ask",
+                 api_visibility="undocumented")
+    cancel.click(lambda: hide_confirm("Nothing was deleted."), None, confirm_step,
+                 api_name=False)
+    target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")

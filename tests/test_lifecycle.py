@@ -1,0 +1,353 @@
+"""Runs across their whole life: a killed app comes back and resumes, two
+simultaneous starts make one run, rename and delete stay inside the runs folder."""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from sft_ui.runs import NAME_MAX, RunError, RunManager, latest_checkpoint
+from tests.conftest import free_port, wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fake_train(cfg, run_dir, sink, resume_from=None):
+    """Logs a falling loss each step; stops when asked, like the real engine."""
+    for step in range(1, cfg.max_steps + 1):
+        if sink.stop_requested():
+            break
+        sink.progress(step, cfg.max_steps)
+        sink.add_metrics({"step": step, "loss": 2.0 / step})
+        time.sleep(0.01)
+    (run_dir / "model").mkdir(exist_ok=True)
+    return run_dir / "model"
+
+
+@pytest.fixture
+def manager(tmp_path):
+    return RunManager(tmp_path / "runs", trainer=fake_train, preflight=lambda cfg: None)
+
+
+def _finished(snap_of, run_id):
+    snap = snap_of(run_id)
+    return snap if snap["state"] in ("done", "stopped", "failed") else None
+
+
+def _done_run(manager, steps=3):
+    run_id = manager.start({"max_steps": steps, "sample_steps": 0})
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=30)
+    return run_id
+
+
+# ---- restart after a crash ---------------------------------------------------------
+@contextmanager
+def serve(runs: Path, log: Path):
+    """The app as its own process (`python -m sft_ui serve`) on a free port."""
+    port = free_port()
+    env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False"}
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",
+                                 "--port", str(port)], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        def connect():
+            assert proc.poll() is None, f"the app exited; see {log}"
+            try:
+                return Client(f"http://127.0.0.1:{port}/", verbose=False)
+            except Exception:
+                return None
+        yield proc, wait_for(connect, timeout=120, interval=0.5)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg):
+    runs, log = tmp_path / "runs", tmp_path / "app.log"
+    cfg = {**tiny_cfg, "max_steps": 30, "save_steps": 1, "sample_steps": 5}
+    try:
+        with serve(runs, log) as (proc, client):
+            run_id = client.predict(cfg, api_name="/start_run")["run_id"]
+            client.predict(run_id, "before the crash", api_name="/rename_run")
+            wait_for(lambda: latest_checkpoint(runs / run_id), timeout=120, interval=0.05)
+            before = client.predict(run_id, api_name="/run_status")
+            os.killpg(proc.pid, signal.SIGKILL)  # no chance to write anything more
+        assert before["state"] == "running" and before["step"] < 30, before["state"]
+
+        with serve(runs, log) as (proc, client):
+            listed = {r["run_id"]: r for r in client.predict(api_name="/list_runs")}
+            assert listed[run_id]["state"] == "failed"
+            assert listed[run_id]["name"] == "before the crash"
+            assert listed[run_id]["config"] == before["config"]
+            after = client.predict(run_id, api_name="/run_status")
+            assert "stopped while this run was training" in after["error"]
+            assert after["elapsed_seconds"] == listed[run_id]["elapsed_seconds"]  # not ticking
+            # Everything written before the kill is still there.
+            assert after["metrics"][:len(before["metrics"])] == before["metrics"]
+            assert after["samples"][:len(before["samples"])] == before["samples"]
+            assert before["samples"] and [m for m in before["metrics"] if "loss" in m]
+
+            checkpoint = int(latest_checkpoint(runs / run_id).name.split("-")[-1])
+            assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
+            done = wait_for(lambda: _finished(
+                lambda r: client.predict(r, api_name="/run_status"), run_id), timeout=120)
+            assert done["state"] == "done" and done["step"] == 30, done["error"]
+            losses = [m for m in done["metrics"] if "loss" in m]
+            assert [m["step"] for m in losses] == list(range(1, 31))  # one series, no gaps
+            kept = [m for m in before["metrics"] if "loss" in m and m["step"] <= checkpoint]
+            assert losses[:len(kept)] == kept
+    finally:
+        shutil.rmtree(runs, ignore_errors=True)  # a checkpoint every step adds up
+
+
+# ---- one run at a time, even when starts race -------------------------------------
+def race(calls):
+    """Run the calls in threads released at the same moment: (results, error texts)."""
+    barrier, results, errors = threading.Barrier(len(calls)), [], []
+
+    def one(call):
+        barrier.wait()
+        try:
+            results.append(call())
+        except Exception as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=one, args=(call,)) for call in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return results, errors
+
+
+def test_simultaneous_starts_make_exactly_one_run(tmp_path):
+    root = tmp_path / "runs"
+    # A slow preflight (it runs before the lock) lets all four pass the first idle check.
+    manager = RunManager(root, trainer=fake_train, preflight=lambda cfg: time.sleep(0.5))
+    ids, errors = race([lambda: manager.start({"max_steps": 100000, "sample_steps": 0})] * 4)
+    assert len(ids) == 1 and len(errors) == 3, (ids, errors)
+    assert all("still training" in e for e in errors)
+    assert [p.name for p in root.iterdir()] == ids
+    manager.stop(ids[0])
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), ids[0]), timeout=30)
+
+
+def test_a_stop_as_the_run_ends_leaves_it_stopped(tmp_path, monkeypatch):
+    """The trainer returns the moment it sees the stop: the run must end, not stay
+    'stopping' (which would look active forever and refuse every later start)."""
+    def quick_train(cfg, run_dir, sink, resume_from=None):
+        while not sink.stop_requested():
+            time.sleep(0.005)
+        return run_dir
+    manager = RunManager(tmp_path / "runs", trainer=quick_train, preflight=lambda cfg: None)
+    run = manager.get(manager.start({"sample_steps": 0}))
+    wait_for(lambda: run.state == "running", timeout=10)
+    set_stop = run._stop.set
+
+    def set_then_let_the_run_end():  # widen the gap between the flag and the new state
+        set_stop()
+        end = time.time() + 1
+        while run.state != "stopped" and time.time() < end:
+            time.sleep(0.01)
+    monkeypatch.setattr(run._stop, "set", set_then_let_the_run_end)
+    manager.stop(run.id)
+    assert wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run.id),
+                    timeout=10)["state"] == "stopped"
+    manager.start({"sample_steps": 0})  # not blocked by a run stuck in "stopping"
+
+
+@pytest.fixture(scope="module")
+def client(live_app):
+    return Client(live_app[0], verbose=False)
+
+
+def test_simultaneous_starts_through_the_api(client, live_app, tiny_cfg):
+    root = live_app[1].root
+    folders = set(root.iterdir())
+    cfg = {**tiny_cfg, "max_steps": 5000, "sample_steps": 0}
+    clients = [Client(live_app[0], verbose=False) for _ in range(2)]
+    ids, errors = race([lambda c=c: c.predict(cfg, api_name="/start_run")["run_id"]
+                        for c in clients])
+    assert len(ids) == 1 and len(errors) == 1, (ids, errors)
+    assert "still training" in errors[0]
+    assert {p.name for p in set(root.iterdir()) - folders} == set(ids)
+    client.predict(ids[0], api_name="/stop_run")
+    wait_for(lambda: _finished(lambda r: client.predict(r, api_name="/run_status"), ids[0]))
+
+
+# ---- ids, names, delete ----------------------------------------------------------
+@pytest.mark.parametrize("bad", ["", "nope", "../x", "/etc", ".", "..", "a/b", "a\\b",
+                                 "a\x00b", "..\\..\\x", " / ", "\n", "x" * 200])
+def test_path_like_ids_are_refused(manager, bad):
+    for call in (manager.get, manager.delete, lambda r: manager.rename(r, "n"),
+                 manager.resume, manager.stop):
+        with pytest.raises(RunError, match="No run with id"):
+            call(bad)
+
+
+def test_a_folder_with_a_hidden_name_is_not_a_run(manager):
+    hidden = manager.root / ".hidden"
+    hidden.mkdir()
+    (hidden / "state.json").write_text("{}")
+    with pytest.raises(RunError):
+        manager.get(".hidden")
+    assert manager.list_runs() == []
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("  First try  ", "First try"),
+    ("../../etc/passwd", "../../etc/passwd"),
+    ("/tmp/evil", "/tmp/evil"),
+    ("C:\\Windows\\x", "C:\\Windows\\x"),
+    ("line\nbreak\ttab", "line break tab"),
+    ("nul\x00bell\x07esc\x1b[31m", "nulbellesc[31m"),
+    ("rtl\u202eoverride", "rtloverride"),
+    ("\u00e9t\u00e9 \u2603 \u6d77\u8cca", "\u00e9t\u00e9 \u2603 \u6d77\u8cca"),
+    ("x" * 300, "x" * NAME_MAX),
+])
+def test_rename_is_only_a_label(manager, name, shown):
+    run_id = _done_run(manager)
+    before = sorted(p.relative_to(manager.root.parent) for p in manager.root.parent.rglob("*"))
+    assert manager.rename(run_id, name)["name"] == shown
+    after = sorted(p.relative_to(manager.root.parent) for p in manager.root.parent.rglob("*"))
+    assert after == before  # no file or folder appeared or moved
+    assert manager.get(run_id).dir == manager.root / run_id
+    # Kept in state.json: a fresh manager (a restart) shows the same name.
+    again = RunManager(manager.root, trainer=fake_train)
+    assert again.get(run_id).snapshot()["name"] == shown
+    assert [r["name"] for r in again.list_runs()] == [shown]
+
+
+def test_rename_refuses_a_blank_name_and_the_default_is_the_id(manager):
+    run_id = _done_run(manager)
+    assert manager.get(run_id).snapshot()["name"] == run_id
+    for blank in ("", "   ", "\n\t\x00"):
+        with pytest.raises(RunError, match="Type a name"):
+            manager.rename(run_id, blank)
+    assert manager.get(run_id).name == run_id
+
+
+def test_history_rows(manager):
+    first = _done_run(manager, steps=4)
+    manager.rename(first, "baseline")
+    second = _done_run(manager, steps=2)
+    rows = manager.history()
+    assert [r["run_id"] for r in rows] == [second, first]  # newest first
+    row = rows[1]
+    assert row["name"] == "baseline" and row["state"] == "done"
+    assert (row["step"], row["max_steps"]) == (4, 4)
+    assert row["final_loss"] == pytest.approx(0.5)  # the last logged loss, 2.0 / 4
+    assert row["model"] == "HuggingFaceTB/SmolLM2-135M-Instruct" and row["dataset"] == "demo"
+    assert 0 <= row["duration_seconds"] < 30 and row["created"] <= time.time()
+
+
+def test_delete_removes_exactly_that_folder(manager):
+    keep, drop = _done_run(manager), _done_run(manager)
+    (manager.root / "notes.txt").write_text("mine")
+    assert manager.delete(drop) == drop
+    assert sorted(p.name for p in manager.root.iterdir()) == sorted([keep, "notes.txt"])
+    assert [r["run_id"] for r in manager.list_runs()] == [keep]
+    with pytest.raises(RunError, match="No run with id"):
+        manager.get(drop)
+    with pytest.raises(RunError, match="No run with id"):
+        manager.delete(drop)
+
+
+def test_deleting_an_active_run_is_refused(manager):
+    run_id = manager.start({"max_steps": 100000, "sample_steps": 0})
+    wait_for(lambda: manager.get(run_id).step >= 1, timeout=30)
+    with pytest.raises(RunError, match="stop it before deleting"):
+        manager.delete(run_id)
+    assert (manager.root / run_id / "state.json").exists()
+    manager.stop(run_id)
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=30)
+    manager.delete(run_id)
+    assert list(manager.root.iterdir()) == []
+
+
+def test_a_run_folder_linked_from_elsewhere_is_not_deleted(manager, tmp_path):
+    run_id = _done_run(manager)
+    outside = tmp_path / "elsewhere"
+    shutil.move(manager.root / run_id, outside)
+    (manager.root / run_id).symlink_to(outside, target_is_directory=True)
+    fresh = RunManager(manager.root, trainer=fake_train)
+    assert fresh.get(run_id).snapshot()["state"] == "done"
+    with pytest.raises(RunError, match="not a folder inside"):
+        fresh.delete(run_id)
+    assert (outside / "state.json").exists() and (manager.root / run_id).is_symlink()
+
+
+def test_rename_and_delete_through_the_api(client, live_app):
+    manager = live_app[1]
+    run_id = _done_run(RunManager(manager.root, trainer=fake_train,
+                                  preflight=lambda cfg: None))
+    renamed = client.predict(run_id, "../../outside\x00", api_name="/rename_run")
+    assert renamed["name"] == "../../outside" and renamed["run_id"] == run_id
+    listed = {r["run_id"]: r["name"] for r in client.predict(api_name="/list_runs")}
+    assert listed[run_id] == "../../outside"
+    with pytest.raises(Exception, match="Type a name"):
+        client.predict(run_id, "  ", api_name="/rename_run")
+    with pytest.raises(Exception, match="No run with id"):
+        client.predict("../etc", api_name="/delete_run")
+    assert client.predict(run_id, api_name="/delete_run") == {"deleted": run_id}
+    assert not (manager.root / run_id).exists()
+    with pytest.raises(Exception, match="No run with id"):
+        client.predict(run_id, api_name="/run_status")
+
+
+# ---- the Runs tab in a real browser -----------------------------------------------
+def test_runs_tab_in_a_browser(live_app, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.test_browser import ARGS, CHROMIUM
+    url, manager = live_app
+    helper = RunManager(manager.root, trainer=fake_train, preflight=lambda cfg: None)
+    first, second = _done_run(helper, steps=5), _done_run(helper, steps=3)
+    helper.rename(first, "alpha")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            page.set_default_timeout(30_000)
+            page.goto(url)
+            page.get_by_role("tab", name="Runs").click()
+            table = page.locator("#runs-table")
+            expect(table).to_contain_text("alpha")
+            expect(table).to_contain_text(second)
+
+            for label in ("alpha", second):
+                page.get_by_label("Compare loss curves").click()
+                page.locator("#runs-compare").get_by_role("option", name=label).click()
+            page.keyboard.press("Escape")
+            lines = page.locator("#runs-plot g.mark-line path")
+            expect(lines).to_have_count(2)  # one line a run, in two colours
+            expect(page.locator("#runs-plot")).to_contain_text(second)
+            page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
+
+            page.get_by_label("Run to rename or delete").click()
+            page.locator("#runs-target").get_by_role("option", name=second).click()
+            page.get_by_label("New name").fill("beta <b>bold</b>")
+            page.locator("#runs-rename").click()
+            expect(page.locator("#runs-notice")).to_contain_text("is now called")
+            expect(table).to_contain_text("beta <b>bold</b>")
+            expect(page.locator("#runs-plot")).to_contain_text("beta <b>bold</b>")
+            expect(lines).to_have_count(2)
+
+            page.locator("#runs-delete").click()
+            expect(page.locator("#runs-notice")).to_contain_text("cannot be undone")
+            assert (manager.root / second).exists()  # nothing deleted before the confirmation
+            page.locator("#runs-delete-confirm").click()
+            expect(page.locator("#runs-notice")).to_contain_text(f"Deleted run {second}")
+            expect(table).not_to_contain_text(second)
+            assert not (manager.root / second).exists() and (manager.root / first).exists()
+            expect(page.locator("#runs-delete-confirm")).to_be_hidden()
+        finally:
+            browser.close()
