@@ -116,6 +116,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
     from trl import SFTTrainer
     from transformers import PrinterCallback
+    run_dir.mkdir(parents=True, exist_ok=True)
     with runlog.capture(run_dir) as log:
         model_path = resolve_model(cfg.model_name_or_path)
         log.info("Loading %s", cfg.model_name_or_path)

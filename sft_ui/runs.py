@@ -18,8 +18,10 @@ import unicodedata
 import uuid
 from pathlib import Path
 
+from . import runlog
 from .config import ConfigError, RunConfig
 from .data import DataError
+from .hub import HubError
 from .models import ModelError
 
 ACTIVE_STATES = ("queued", "running", "stopping")
@@ -37,7 +39,7 @@ class RunError(RuntimeError):
 
 
 # Errors whose message is meant for the person: shown as they are, never as a trace.
-USER_ERRORS = (ConfigError, DataError, ModelError, RunError)
+USER_ERRORS = (ConfigError, DataError, ModelError, RunError, HubError)
 
 
 def runs_dir() -> Path:
@@ -63,11 +65,16 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def latest_checkpoint(folder: Path) -> Path | None:
-    """The newest `checkpoints/checkpoint-N` of a run folder (N = its step)."""
+def checkpoints(folder: Path) -> list[Path]:
+    """A run folder's complete `checkpoints/checkpoint-N` folders, newest (highest N) first."""
     found = [p for p in (folder / "checkpoints").glob("checkpoint-*")
              if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").exists()]
-    return max(found, key=lambda p: int(p.name.split("-")[-1]), default=None)
+    return sorted(found, key=lambda p: int(p.name.split("-")[-1]), reverse=True)
+
+
+def latest_checkpoint(folder: Path) -> Path | None:
+    found = checkpoints(folder)
+    return found[0] if found else None
 
 
 class Run:
@@ -159,7 +166,7 @@ class Run:
                     "message": self.message, "eta_seconds": self.eta_seconds(),
                     "elapsed_seconds": (self.finished or time.time()) - self.created,
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
-                    "config": self.config.to_dict()}
+                    "config": self.config.to_dict(), "log": runlog.tail(self.dir)}
 
     def summary(self) -> dict:
         """One row of the run history: what ran, how far, how it ended."""
@@ -202,8 +209,8 @@ class Run:
 
 
 def _short(snap: dict) -> dict:
-    """A snapshot without its metrics and samples."""
-    return {k: v for k, v in snap.items() if k not in ("metrics", "samples")}
+    """A snapshot without its metrics, samples and log."""
+    return {k: v for k, v in snap.items() if k not in ("metrics", "samples", "log")}
 
 
 class RunManager:

@@ -1,4 +1,6 @@
 """The HTTP API through gradio_client against the live app on loopback."""
+import os
+
 import pytest
 from gradio_client import Client
 
@@ -78,3 +80,36 @@ def test_dataset_without_text_field(client, tiny_cfg, tmp_path):
         client.predict({**tiny_cfg, "dataset_name": str(path)}, api_name="/start_run")
     with pytest.raises(Exception, match="No run with id"):
         client.predict("does-not-exist", api_name="/run_status")
+
+
+def test_preview_data_through_the_api(client, tiny_cfg, tmp_path):
+    p = client.predict({**tiny_cfg, "max_length": 256}, api_name="/preview_data")
+    assert p["format"] == "messages" and p["rows"] == 248 and len(p["examples"]) == 3
+    tokens = p["examples"][0]["tokens"]
+    assert "".join(t["text"] for t in tokens) == p["examples"][0]["text"]
+    assert all(t["loss"] for t in tokens)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"messages": [{"role": "user"}]}\n')
+    with pytest.raises(Exception, match="bad.jsonl line 1: entry 1 of 'messages' has no "
+                                        "'content'"):
+        client.predict({"dataset_name": str(bad)}, api_name="/preview_data")
+
+
+def test_chat_settings_compare_and_export_through_the_api(client, live_app, tiny_cfg):
+    run_id = client.predict({**tiny_cfg, "max_steps": 2, "sample_steps": 0},
+                            api_name="/start_run")["run_id"]
+    assert wait_for(lambda: _finished(client, run_id))["state"] == "done"
+    replies = list(client.submit("Hi", [], f"{run_id}/base", "Answer briefly.", 6, 0.7, 0.9,
+                                 1.1, api_name="/chat"))
+    assert replies and all(replies[-1].startswith(r) for r in replies)
+    pairs = list(client.submit("Hi", f"{run_id}/base", run_id, 6, 0.0, api_name="/compare"))
+    assert pairs and len(pairs[-1]) == 2 and all(isinstance(x, str) for x in pairs[-1])
+    rows = client.predict(["Hi", "Bye"], f"{run_id}/base", run_id, 4,
+                          api_name="/compare_batch")
+    assert [r["prompt"] for r in rows] == ["Hi", "Bye"]
+    out = client.predict(run_id, "", False, api_name="/export_run")
+    assert out["zip"].endswith(".zip") and "README.md" in os.listdir(out["folder"])
+    with pytest.raises(Exception, match="not a repo id"):
+        client.predict(run_id, "no-owner", "hf_x", True, False, api_name="/push_to_hub")
+    with pytest.raises(Exception, match="Max new tokens must be between"):
+        client.predict("Hi", [], run_id, "", 0, api_name="/chat")

@@ -5,7 +5,7 @@ import gradio as gr
 
 from ..chat import ChatService
 from ..runs import RunManager
-from . import api, chat_tab, train_tab
+from . import api, chat_tab, export_tab, history_tab, train_tab
 
 
 def build_app(manager: RunManager | None = None) -> gr.Blocks:
@@ -16,6 +16,12 @@ def build_app(manager: RunManager | None = None) -> gr.Blocks:
         with gr.Tab("Train"):
             train_tab.build(manager)
         with gr.Tab("Chat"):
-            chat_tab.build(manager, chat)
+            chat_tab.build(chat)
+        with gr.Tab("Compare"):
+            chat_tab.build_compare(chat)
+        with gr.Tab("Runs") as runs_tab:
+            history_tab.build(manager, runs_tab)
+        with gr.Tab("Export"):
+            export_tab.build(manager)
         api.build(manager, chat)
     return app

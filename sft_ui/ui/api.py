@@ -6,7 +6,9 @@ from typing import Iterator
 
 import gradio as gr
 
-from ..chat import ChatService
+from ..chat import ChatService, GenSettings
+from ..export import export_run, zip_export
+from ..hub import publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager
 
 
@@ -35,18 +37,76 @@ def build(manager: RunManager, chat: ChatService) -> None:
         """Continue a stopped or failed run from its last checkpoint (same run id)."""
         return {"run_id": _answer(manager.resume, run_id)}
 
+    def preview_data(config: dict) -> dict:
+        """Format, rows, token statistics and the first examples (raw row, text the model
+        sees, tokens with the loss mask) for the dataset settings in config."""
+        from ..config import RunConfig
+        from ..preview import preview
+        return _answer(lambda: preview(RunConfig.from_dict(config or {})))
+
+    gr.api(preview_data, api_name="preview_data")
+
     def list_runs() -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
         return manager.list_runs()
 
-    def chat_reply(message: str, history: list | None = None, run_id: str = "") -> Iterator[str]:
-        """Stream a reply from a run's model (default: the latest finished run)."""
+    def rename_run(run_id: str, name: str) -> dict:
+        """Give a run a display name (a label: its id and folder stay)."""
+        return _answer(manager.rename, run_id, name)
+
+    def delete_run(run_id: str) -> dict:
+        """Delete a run that is not training, with its folder."""
+        return {"deleted": _answer(manager.delete, run_id)}
+
+    def chat_reply(message: str, history: list | None = None, run_id: str = "",
+                   system_prompt: str = "", max_new_tokens: int = 200,
+                   temperature: float = 0.0, top_p: float = 1.0,
+                   repetition_penalty: float = 1.0) -> Iterator[str]:
+        """Stream a reply. run_id is a model reference: blank or 'latest' (the latest
+        finished run), a run id, '<run id>/checkpoint-N', '<run id>/base' or 'base'."""
+        settings = GenSettings(system_prompt, max_new_tokens, temperature, top_p,
+                               repetition_penalty)
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
-            yield from chat.stream(message, history, run_id or None)
+            yield from chat.stream(message, history, run_id or None, settings)
         except USER_ERRORS as e:
             raise gr.Error(str(e)) from None
 
+    def compare(message: str, model_a: str = "base", model_b: str = "latest",
+                max_new_tokens: int = 200, temperature: float = 0.0) -> Iterator[list]:
+        """Both models answer the message at once; streams [reply A, reply B]."""
+        try:
+            for a, b in chat.compare(message, model_a, model_b,
+                                     GenSettings("", max_new_tokens, temperature)):
+                yield [a, b]
+        except USER_ERRORS as e:
+            raise gr.Error(str(e)) from None
+
+    def compare_batch(prompts: list, model_a: str = "base", model_b: str = "latest",
+                      max_new_tokens: int = 64) -> list:
+        """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
+        return _answer(chat.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
+
+    def export(run_id: str, checkpoint: str = "", merged: bool = False) -> dict:
+        """Export a run (or one checkpoint): LoRA adapter or merged model, with a model card;
+        returns the folder and a zip of it."""
+        folder = _answer(lambda: export_run(manager.get(run_id), checkpoint, bool(merged)))
+        return {"folder": str(folder), "zip": str(zip_export(folder))}
+
+    def push_to_hub(run_id: str, repo_id: str, token: str, private: bool = True,
+                    merged: bool = False) -> dict:
+        """Export a run and push it to a Hub model repo; the token is used for this call
+        only."""
+        folder = _answer(lambda: export_run(manager.get(run_id), "", bool(merged)))
+        return {"url": _answer(push_folder, folder, repo_id, token, bool(private))}
+
+    def publish_chat_space(model_repo_id: str, space_id: str, token: str) -> dict:
+        """Create a Gradio chat Space for a pushed model."""
+        return {"url": _answer(publish_space, model_repo_id, space_id, token)}
+
     for fn, name in ((start_run, "start_run"), (run_status, "run_status"),
                      (stop_run, "stop_run"), (resume_run, "resume_run"),
-                     (list_runs, "list_runs"), (chat_reply, "chat")):
+                     (list_runs, "list_runs"), (rename_run, "rename_run"),
+                     (delete_run, "delete_run"), (chat_reply, "chat"), (compare, "compare"),
+                     (compare_batch, "compare_batch"), (export, "export_run"),
+                     (push_to_hub, "push_to_hub"), (publish_chat_space, "publish_space")):
         gr.api(fn, api_name=name)

@@ -1,26 +1,50 @@
-"""The Chat tab: pick a finished run and talk to its model, replies streamed."""
+"""The Chat and Compare tabs: talk to any run, checkpoint or base model with streamed
+replies; compare two models on one prompt (both streamed) or on a list of prompts."""
 from __future__ import annotations
 
 import gradio as gr
+import pandas as pd
 
-from ..chat import ChatService, normalise_history
-from ..runs import USER_ERRORS, RunManager
-
-LATEST = "latest finished run"
-
-
-def run_choices(manager: RunManager) -> list[str]:
-    return [LATEST] + [r["run_id"] for r in manager.list_runs() if r["model_dir"]]
+from ..chat import LATEST, ChatService, GenSettings, normalise_history
+from ..config import DEFAULT_SAMPLE_PROMPTS
+from ..runs import USER_ERRORS
 
 
-def build(manager: RunManager, chat: ChatService) -> None:
+def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=None):
+    return gr.Dropdown(chat.choices(), value=value, label=label, elem_id=elem_id,
+                       info="A run's final model, one of its checkpoints (also while it "
+                            "trains), or a base model.")
+
+
+def settings_widgets() -> list:
+    """System prompt, max new tokens, temperature, top-p, repetition penalty."""
+    with gr.Accordion("Generation settings", open=False):
+        system = gr.Textbox(label="System prompt", lines=2,
+                            placeholder="Optional: how the assistant should behave")
+        with gr.Row():
+            max_new = gr.Number(200, precision=0, label="Max new tokens")
+            temperature = gr.Slider(0, 2, 0, step=0.05, label="Temperature",
+                                    info="0: greedy (the same answer every time)")
+        with gr.Row():
+            top_p = gr.Slider(0.05, 1, 1, step=0.05, label="Top-p")
+            penalty = gr.Slider(0.5, 2, 1, step=0.05, label="Repetition penalty",
+                                info="1: off")
+    return [system, max_new, temperature, top_p, penalty]
+
+
+def _error(e: Exception) -> str:
+    return f"**Cannot answer:** {e}"
+
+
+def build(chat: ChatService) -> None:
+    """The Chat tab."""
     with gr.Row():
-        model = gr.Dropdown(run_choices(manager), value=LATEST, label="Chat with run",
-                            info="The model saved by a finished or stopped run.")
-        refresh = gr.Button("Refresh runs", scale=0)
+        model = model_dropdown(chat, "Chat with", elem_id="chat-model")
+        refresh = gr.Button("Refresh", scale=0)
+    settings = settings_widgets()
     bot = gr.Chatbot(label="Chat", height=420)
     with gr.Row():
-        message = gr.Textbox(label="Message", placeholder="Ask the trained model...", scale=4)
+        message = gr.Textbox(label="Message", placeholder="Ask the model...", scale=4)
         send = gr.Button("Send", variant="primary", scale=1)
         stop = gr.Button("Stop", scale=0)
     error = gr.Markdown(elem_id="chat-error")
@@ -28,22 +52,67 @@ def build(manager: RunManager, chat: ChatService) -> None:
     def add_user(text, history):
         return "", (history or []) + [{"role": "user", "content": text}]
 
-    def reply(history, choice):
+    def reply(history, ref, *values):
         history = list(history or [])
         messages = normalise_history(history)
         if not messages or not messages[-1]["content"].strip():
             yield history, "Type a message first."
             return
         try:
-            for text in chat.stream(messages[-1]["content"], messages[:-1],
-                                    None if choice == LATEST else choice):
+            for text in chat.stream(messages[-1]["content"], messages[:-1], ref,
+                                    GenSettings(*values)):
                 yield history + [{"role": "assistant", "content": text}], ""
         except USER_ERRORS as e:
-            yield history, f"**Cannot chat:** {e}"
+            yield history, _error(e)
 
-    events = []
-    for trigger in (send.click, message.submit):
-        events.append(trigger(add_user, [message, bot], [message, bot], api_name=False)
-                      .then(reply, [bot, model], [bot, error], api_name=False))
+    events = [trigger(add_user, [message, bot], [message, bot], api_name=False)
+              .then(reply, [bot, model, *settings], [bot, error], api_name=False)
+              for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_name=False)
-    refresh.click(lambda: gr.update(choices=run_choices(manager)), None, model, api_name=False)
+    refresh.click(lambda: gr.update(choices=chat.choices()), None, model, api_name=False)
+
+
+def build_compare(chat: ChatService) -> None:
+    """The Compare tab: two models, the same prompt."""
+    with gr.Row():
+        model_a = model_dropdown(chat, "Model A", "base", elem_id="compare-a")
+        model_b = model_dropdown(chat, "Model B", LATEST, elem_id="compare-b")
+        refresh = gr.Button("Refresh", scale=0)
+    settings = settings_widgets()
+    prompt = gr.Textbox(label="Prompt", placeholder="One prompt, answered by both models")
+    with gr.Row():
+        go = gr.Button("Compare", variant="primary")
+        stop = gr.Button("Stop", scale=0)
+    with gr.Row():
+        answer_a = gr.Textbox(label="Model A", lines=8, interactive=False, elem_id="answer-a")
+        answer_b = gr.Textbox(label="Model B", lines=8, interactive=False, elem_id="answer-b")
+    notice = gr.Markdown(elem_id="compare-notice")
+    gr.Markdown("### Many prompts at once\nGreedy answers of both models, one row per prompt.")
+    prompts = gr.Textbox("\n".join(DEFAULT_SAMPLE_PROMPTS), label="Prompts (one per line)",
+                         lines=4)
+    batch_go = gr.Button("Compare all")
+    table = gr.Dataframe(pd.DataFrame(columns=["prompt", "model A", "model B"]), wrap=True,
+                         interactive=False, elem_id="compare-table")
+
+    def compare(text, ref_a, ref_b, *values):
+        try:
+            for a, b in chat.compare(text, ref_a, ref_b, GenSettings(*values)):
+                yield a, b, ""
+        except USER_ERRORS as e:
+            yield gr.skip(), gr.skip(), _error(e)
+
+    def compare_all(text, ref_a, ref_b, max_new):
+        try:
+            rows = chat.compare_batch(text.splitlines(), ref_a, ref_b, int(max_new or 64))
+        except USER_ERRORS as e:
+            return gr.skip(), _error(e)
+        return pd.DataFrame([(r["prompt"], r["a"], r["b"]) for r in rows],
+                            columns=["prompt", "model A", "model B"]), ""
+
+    events = [go.click(compare, [prompt, model_a, model_b, *settings],
+                       [answer_a, answer_b, notice], api_name=False)]
+    stop.click(None, cancels=events, api_name=False)
+    batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]], [table, notice],
+                   api_name=False)
+    refresh.click(lambda: [gr.update(choices=chat.choices())] * 2, None, [model_a, model_b],
+                  api_name=False)

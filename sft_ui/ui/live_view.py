@@ -12,8 +12,6 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
-from .. import runlog
-
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
@@ -55,7 +53,7 @@ def build() -> LiveView:
 def update(snap: dict, last_seen) -> tuple[list, tuple]:
     """New values for LiveView.outputs() (gr.skip() where nothing changed) and the key
     that says what was drawn."""
-    log = runlog.tail(snap["run_dir"])
+    log = snap["log"]
     key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(log))
     if key == last_seen:
         return [status_markdown(snap), progress_html(snap)] + [gr.skip()] * 5, key

@@ -1,0 +1,95 @@
+"""Export a run's model in the standard Hugging Face layout, with a model card.
+
+A LoRA run exports its adapter as is (loads with peft on the base model) or
+merged into the base model (`merge_and_unload`, loads with transformers alone);
+a full fine-tune exports its weights. The folder `<run>/export/<kind>/` holds
+the model, tokenizer, README.md (the card) and loss.png; a zip of it is the
+download. Knows nothing of Gradio.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from .config import RunConfig
+from .models import resolve_model
+from .runs import Run, RunError
+
+EXPORT_SUBDIR = "export"
+
+
+def source_folder(run: Run, checkpoint: str = "") -> Path:
+    """The run's final model, or one of its checkpoints."""
+    if checkpoint:
+        path = run.dir / "checkpoints" / checkpoint
+        if not checkpoint.startswith("checkpoint-") or "/" in checkpoint or not path.is_dir():
+            raise RunError(f"Run {run.id} has no checkpoint '{checkpoint}'.")
+        return path
+    if not run.model_dir or not Path(run.model_dir).exists():
+        raise RunError(f"Run {run.id} has no saved model yet (state: {run.state}). Export "
+                       "one of its checkpoints, or wait until it finishes.")
+    return Path(run.model_dir)
+
+
+def is_adapter(folder: Path) -> bool:
+    return (folder / "adapter_config.json").exists()
+
+
+def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
+    """Write the export folder for a run (replacing an earlier one) and return it."""
+    source = source_folder(run, checkpoint)
+    adapter = is_adapter(source)
+    kind = "merged" if adapter and merged else ("adapter" if adapter else "full")
+    out = run.dir / EXPORT_SUBDIR / (kind + (f"-{checkpoint}" if checkpoint else ""))
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    if kind == "merged":
+        _merge(source, out)
+    else:
+        _copy_model_files(source, out)
+        if adapter:
+            _portable_base(out / "adapter_config.json", run.config)
+    from .model_card import write_card
+    write_card(run, out, kind, checkpoint)
+    return out
+
+
+def zip_export(folder: Path) -> Path:
+    """A zip of an export folder, next to it."""
+    return Path(shutil.make_archive(str(folder), "zip", root_dir=folder))
+
+
+MODEL_FILES = ("config.json", "generation_config.json", "model.safetensors",
+               "model.safetensors.index.json", "adapter_config.json",
+               "adapter_model.safetensors", "tokenizer.json", "tokenizer_config.json",
+               "special_tokens_map.json", "chat_template.jinja", "vocab.json", "merges.txt",
+               "tokenizer.model", "added_tokens.json")
+
+
+def _copy_model_files(source: Path, out: Path) -> None:
+    for path in source.iterdir():
+        if path.name in MODEL_FILES or path.name.startswith("model-0"):
+            shutil.copy2(path, out / path.name)
+
+
+def _merge(source: Path, out: Path) -> None:
+    import torch
+    from peft import AutoPeftModelForCausalLM
+    from transformers import AutoTokenizer
+    model = AutoPeftModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)
+    model.merge_and_unload().save_pretrained(str(out))
+    AutoTokenizer.from_pretrained(str(source)).save_pretrained(str(out))
+
+
+def _portable_base(adapter_config: Path, cfg: RunConfig) -> None:
+    """Point the adapter at the base model's Hub id rather than this machine's copy of
+    it, when the run named one, so the adapter loads anywhere."""
+    data = json.loads(adapter_config.read_text())
+    name = cfg.model_name_or_path
+    if not Path(name).expanduser().exists() and "/" in name:
+        data["base_model_name_or_path"] = name
+    else:
+        data["base_model_name_or_path"] = str(resolve_model(name))
+    adapter_config.write_text(json.dumps(data, indent=2))

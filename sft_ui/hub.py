@@ -1,0 +1,118 @@
+"""Push an export to the Hugging Face Hub, and publish a chat Space for it.
+
+The token is used for the calls of one request and never stored: it is passed
+to the Hub client and nowhere else (no file, no log, no model card). `api` can
+be a stand-in with the same methods (create_repo, upload_folder), for tests.
+Knows nothing of Gradio.
+"""
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from .models import hub_reachable
+
+SPACE_APP = Path(__file__).parent / "space_app" / "app.py"
+SPACE_REQUIREMENTS = ("gradio==6.31.0", "transformers==5.23.0", "torch==2.13.0",
+                      "peft==0.21.2", "accelerate==1.15.0")
+
+
+class HubError(RuntimeError):
+    """A push that cannot happen; the message says what to do."""
+
+
+def _client(token: str, api):
+    if api is not None:
+        return api
+    from huggingface_hub import HfApi
+    return HfApi(token=token)
+
+
+def _check(repo_id: str, token: str) -> str:
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+    repo_id = (repo_id or "").strip()
+    if repo_id.count("/") != 1:
+        raise HubError(f"'{repo_id}' is not a repo id: use owner/name, e.g. "
+                       "your-name/my-model.")
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as e:
+        raise HubError(f"'{repo_id}' is not a valid repo id: {e}") from None
+    if not (token or "").strip():
+        raise HubError("Enter a Hugging Face token with write access (hf.co/settings/tokens). "
+                       "It is used for this push only and never saved.")
+    return repo_id
+
+
+def _call(what: str, fn, *args, **kwargs):
+    """Run a Hub call; turn its failures into messages a person can act on."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:
+        status = getattr(getattr(e, "response", None), "status_code", None)
+        if status == 401:
+            raise HubError(f"{what}: the token was refused (401). Check it, and that it has "
+                           "write access.") from None
+        if status == 403:
+            raise HubError(f"{what}: the token may not write to this repo (403). Use your own "
+                           "namespace or a token with write access to it.") from None
+        raise HubError(f"{what} failed: {type(e).__name__}: {_scrub(str(e))}") from None
+
+
+def _scrub(text: str) -> str:
+    return re.sub(r"hf_[A-Za-z0-9]{6,}", "hf_***", text.splitlines()[0] if text else "")
+
+
+def push_folder(folder: Path, repo_id: str, token: str, private: bool = True,
+                api=None) -> str:
+    """Create (or reuse) a model repo and upload the folder; return its URL."""
+    repo_id = _check(repo_id, token)
+    if api is None and not hub_reachable():
+        raise HubError("The Hugging Face Hub cannot be reached: this machine is offline. "
+                       "Download the zip instead, and push it from a connected machine.")
+    client = _client(token, api)
+    _call("Creating the repo", client.create_repo, repo_id=repo_id, repo_type="model",
+          private=bool(private), exist_ok=True)
+    _call("Uploading", client.upload_folder, folder_path=str(folder), repo_id=repo_id,
+          repo_type="model", commit_message="Upload model fine-tuned with SFT Studio")
+    return f"https://huggingface.co/{repo_id}"
+
+
+def space_files(model_id: str, title: str) -> dict[str, str]:
+    """The files of a chat Space for `model_id`: app.py, requirements.txt, README.md."""
+    app = SPACE_APP.read_text().replace("__MODEL_ID__", model_id).replace("__TITLE__", title)
+    front = {"title": title[:60], "emoji": "💬", "colorFrom": "indigo", "colorTo": "blue",
+             "sdk": "gradio", "sdk_version": "6.31.0", "app_file": "app.py", "pinned": False,
+             "license": "apache-2.0", "short_description": f"Chat with {model_id}"[:60]}
+    readme = "\n".join([
+        "---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).strip(), "---", "",
+        f"# {title}", "", f"A chat app for [{model_id}](https://huggingface.co/{model_id}), "
+        "fine-tuned with SFT Studio.", ""])
+    return {"app.py": app, "requirements.txt": "\n".join(SPACE_REQUIREMENTS) + "\n",
+            "README.md": readme}
+
+
+def write_space(folder: Path, model_id: str, title: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in space_files(model_id, title).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def publish_space(model_id: str, space_id: str, token: str, private: bool = False,
+                  api=None) -> str:
+    """Create a Gradio Space that chats with `model_id`; return its URL."""
+    space_id = _check(space_id, token)
+    if api is None and not hub_reachable():
+        raise HubError("The Hugging Face Hub cannot be reached: this machine is offline.")
+    client = _client(token, api)
+    _call("Creating the Space", client.create_repo, repo_id=space_id, repo_type="space",
+          space_sdk="gradio", private=bool(private), exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_space(Path(tmp), model_id, f"Chat with {model_id.split('/')[-1]}")
+        _call("Uploading the Space", client.upload_folder, folder_path=tmp, repo_id=space_id,
+              repo_type="space", commit_message="Chat app generated by SFT Studio")
+    return f"https://huggingface.co/spaces/{space_id}"

@@ -1,0 +1,100 @@
+"""The model card (README.md) of an export: base model, data, settings, the run's
+real losses, its loss curve as an image, sample answers, and how to load it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .runs import Run
+
+SETTINGS = ("per_device_train_batch_size", "gradient_accumulation_steps", "train_by",
+            "max_steps", "num_train_epochs", "learning_rate", "lr_scheduler_type",
+            "warmup_steps", "weight_decay", "max_length", "packing", "use_peft", "lora_r",
+            "lora_alpha", "lora_dropout", "lora_target_modules", "seed")
+
+
+def loss_figures(run: Run) -> dict:
+    train = [(m["step"], m["loss"]) for m in run.metrics if "loss" in m]
+    evals = [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]
+    out = {}
+    if train:
+        out["final_loss"], out["best_loss"] = train[-1][1], min(v for _, v in train)
+    if evals:
+        out["final_eval_loss"], out["best_eval_loss"] = evals[-1][1], min(v for _, v in evals)
+    return out
+
+
+def plot_loss(run: Run, path: Path) -> bool:
+    """Save the loss curve as a PNG; False when the run logged no loss."""
+    train = [(m["step"], m["loss"]) for m in run.metrics if "loss" in m]
+    if not train:
+        return False
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
+    ax.plot(*zip(*train), label="train loss")
+    evals = [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]
+    if evals:
+        ax.plot(*zip(*evals), marker="o", label="eval loss")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
+    cfg = run.config
+    figures = loss_figures(run)
+    has_plot = plot_loss(run, out / "loss.png")
+    front = {"base_model": cfg.model_name_or_path, "library_name":
+             "peft" if kind == "adapter" else "transformers",
+             "tags": ["sft", "trl", "sft-studio"] + (["lora"] if cfg.use_peft else []),
+             "pipeline_tag": "text-generation"}
+    if "/" in cfg.dataset_name and not Path(cfg.dataset_name).exists():
+        front["datasets"] = [cfg.dataset_name]
+    what = {"adapter": "a LoRA adapter", "merged": "a LoRA adapter merged into the base model",
+            "full": "a full fine-tune"}[kind]
+    lines = [
+        "---", yaml.safe_dump(front, sort_keys=False).strip(), "---", "",
+        f"# {run.name if getattr(run, 'name', '') else run.id}", "",
+        f"This model is {what} of `{cfg.model_name_or_path}`, trained with TRL's "
+        f"SFTTrainer in SFT Studio on `{Path(cfg.dataset_name).name}` "
+        f"({run.step} steps{', ' + checkpoint if checkpoint else ''}).", "",
+        "## Results", "",
+        "| figure | value |", "|---|---|",
+        f"| steps | {run.step} |",
+    ]
+    lines += [f"| {k.replace('_', ' ')} | {v:.4f} |" for k, v in figures.items()]
+    if has_plot:
+        lines += ["", "![loss curve](loss.png)"]
+    lines += ["", "## Settings", "", "| setting | value |", "|---|---|"]
+    lines += [f"| {k} | {getattr(cfg, k)} |" for k in SETTINGS
+              if cfg.use_peft or not k.startswith("lora_")]
+    samples = [s for s in run.samples if s["step"] == max((x["step"] for x in run.samples),
+                                                          default=-1)]
+    if samples:
+        lines += ["", f"## Sample answers (step {samples[0]['step']})", ""]
+        for s in samples:
+            lines += [f"**{s['prompt']}**", "", "> " + s["completion"].replace("\n", "\n> "), ""]
+    lines += ["", "## How to load it", "", "```python", *load_code(kind, cfg), "```", ""]
+    path = out / "README.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def load_code(kind: str, cfg) -> list[str]:
+    if kind == "adapter":
+        return ["from peft import AutoPeftModelForCausalLM",
+                "from transformers import AutoTokenizer", "",
+                'model = AutoPeftModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
+                'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")',
+                f"# the base model ({cfg.model_name_or_path}) is loaded with it"]
+    return ["from transformers import AutoModelForCausalLM, AutoTokenizer", "",
+            'model = AutoModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
+            'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")']

@@ -1,0 +1,92 @@
+"""The Export tab: a run's model as a download (adapter or merged), its model card,
+a push to the Hub and a one-click chat Space. The token field belongs to this
+page only: it is sent with the push and kept nowhere."""
+from __future__ import annotations
+
+import gradio as gr
+
+from ..export import export_run, zip_export
+from ..hub import publish_space, push_folder
+from ..runs import USER_ERRORS, RunManager, checkpoints
+FINAL = "final model"
+
+
+def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
+    return [(f"{r.name} ({r.state})" if r.name != r.id else f"{r.id} ({r.state})", r.id)
+            for r in manager.all_runs()
+            if r.model_dir or checkpoints(r.dir)]
+
+
+def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
+    if not run_id:
+        return [FINAL]
+    try:
+        run = manager.get(run_id)
+    except USER_ERRORS:
+        return [FINAL]
+    return [FINAL] + [p.name for p in checkpoints(run.dir)]
+
+
+def build(manager: RunManager) -> None:
+    with gr.Row():
+        run = gr.Dropdown(exportable_runs(manager), label="Run", elem_id="export-run")
+        checkpoint = gr.Dropdown([FINAL], value=FINAL, label="Model or checkpoint")
+        refresh = gr.Button("Refresh", scale=0)
+    merged = gr.Checkbox(label="Merge the LoRA adapter into the base model",
+                         info="Off: export the small adapter (loads with peft on the base). "
+                              "On: one standalone model (loads with transformers alone).")
+    export = gr.Button("Export", variant="primary")
+    notice = gr.Markdown(elem_id="export-notice")
+    download = gr.File(label="Download (zip)", interactive=False, elem_id="export-zip")
+    with gr.Accordion("Model card", open=False):
+        card = gr.Markdown(elem_id="export-card")
+    gr.Markdown("### Push to the Hugging Face Hub")
+    with gr.Row():
+        repo = gr.Textbox(label="Model repo id", placeholder="your-name/my-model")
+        private = gr.Checkbox(True, label="Private")
+    token = gr.Textbox(label="Hugging Face token (write access)", type="password",
+                       info="Used for this push only; never saved, logged or written into "
+                            "the model card.")
+    with gr.Row():
+        push = gr.Button("Push the export")
+        space_id = gr.Textbox(label="Space id for a chat app", placeholder="your-name/my-chat",
+                              scale=2)
+        publish = gr.Button("Publish as a chat Space")
+    hub_notice = gr.Markdown(elem_id="hub-notice")
+    folder = gr.State("")
+
+    def on_export(run_id, ckpt, merge):
+        if not run_id:
+            return gr.skip(), "Choose a run first.", gr.skip(), gr.skip()
+        try:
+            out = export_run(manager.get(run_id), "" if ckpt == FINAL else ckpt, bool(merge))
+        except USER_ERRORS as e:
+            return gr.skip(), f"**Cannot export:** {e}", gr.skip(), gr.skip()
+        text = (out / "README.md").read_text(encoding="utf-8")
+        return (str(out), f"Exported to `{out}`.", str(zip_export(out)),
+                text.split("---", 2)[-1])
+
+    def on_push(path, repo_id, tok, is_private):
+        if not path:
+            return "Export first, then push the export."
+        try:
+            url = push_folder(path, repo_id, tok, is_private)
+        except USER_ERRORS as e:
+            return f"**Cannot push:** {e}"
+        return f"Pushed: [{url}]({url})"
+
+    def on_publish(repo_id, sid, tok):
+        try:
+            url = publish_space(repo_id.strip(), sid, tok)
+        except USER_ERRORS as e:
+            return f"**Cannot publish:** {e}"
+        return f"Space created: [{url}]({url}) (it builds for a few minutes)."
+
+    export.click(on_export, [run, checkpoint, merged], [folder, notice, download, card],
+                 api_name=False)
+    push.click(on_push, [folder, repo, token, private], hub_notice, api_name=False)
+    publish.click(on_publish, [repo, space_id, token], hub_notice, api_name=False)
+    run.change(lambda r: gr.update(choices=checkpoint_choices(manager, r), value=FINAL), run,
+               checkpoint, api_name=False)
+    refresh.click(lambda: gr.update(choices=exportable_runs(manager)), None, run,
+                  api_name=False)

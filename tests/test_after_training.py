@@ -1,0 +1,218 @@
+"""After training: chat with runs, checkpoints and base models; compare two models;
+export (adapter and merged) with a model card; push and publish a Space to a
+recording stand-in of the Hub; the generated Space app answers."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from sft_ui.chat import ChatService, GenSettings
+from sft_ui.export import export_run, zip_export
+from sft_ui.hub import HubError, publish_space, push_folder, write_space
+from sft_ui.runs import RunError, RunManager
+from tests.conftest import free_port, wait_for
+
+FAKE_TOKEN = "hf_FakeToken0123456789abcdefXYZ"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, tiny_model_dir):
+    """A finished LoRA run and a full fine-tune with checkpoints."""
+    manager = RunManager(tmp_path_factory.mktemp("runs"))
+    base = {"model_name_or_path": tiny_model_dir, "max_steps": 3,
+            "per_device_train_batch_size": 2, "gradient_accumulation_steps": 1,
+            "max_length": 64, "sample_steps": 3, "sample_max_new_tokens": 6,
+            "learning_rate": 5e-3}
+    ids = {}
+    for kind, extra in (("lora", {"use_peft": True, "lora_r": 4, "lora_alpha": 8}),
+                        ("full", {"save_steps": 1})):
+        run_id = manager.start({**base, **extra})
+        snap = wait_for(lambda: (lambda s: s if s["state"] not in ("queued", "running")
+                                 else None)(manager.get(run_id).snapshot()))
+        assert snap["state"] == "done", snap["error"]
+        ids[kind] = run_id
+    return manager, ids
+
+
+def _logits(model, tokenizer):
+    enc = tokenizer("Hello there, how are you?", return_tensors="pt")
+    with torch.no_grad():
+        return model(**enc).logits
+
+
+def test_export_adapter_and_merged_reload_with_the_same_logits(runs):
+    from peft import AutoPeftModelForCausalLM
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    manager, ids = runs
+    run = manager.get(ids["lora"])
+    chat = ChatService(manager)
+    in_memory, tokenizer = chat.load(ids["lora"])
+    reference = _logits(in_memory, tokenizer)
+    adapter = export_run(run)
+    assert (adapter / "adapter_model.safetensors").exists()
+    assert not (adapter / "model.safetensors").exists()
+    reloaded = AutoPeftModelForCausalLM.from_pretrained(str(adapter)).eval()
+    assert torch.allclose(_logits(reloaded, AutoTokenizer.from_pretrained(str(adapter))),
+                          reference, atol=1e-5)
+    merged = export_run(run, merged=True)
+    assert (merged / "model.safetensors").exists()
+    assert not (merged / "adapter_config.json").exists()
+    plain = AutoModelForCausalLM.from_pretrained(str(merged)).eval()
+    assert torch.allclose(_logits(plain, AutoTokenizer.from_pretrained(str(merged))),
+                          reference, atol=1e-4)
+    zipped = zip_export(merged)
+    assert zipped.suffix == ".zip" and zipped.stat().st_size > 1000
+
+
+def test_model_card_holds_the_runs_real_figures(runs):
+    manager, ids = runs
+    run = manager.get(ids["lora"])
+    card = (export_run(run) / "README.md").read_text()
+    losses = [m["loss"] for m in run.metrics if "loss" in m]
+    assert f"| final loss | {losses[-1]:.4f} |" in card
+    assert f"| best loss | {min(losses):.4f} |" in card
+    assert "![loss curve](loss.png)" in card and "library_name: peft" in card
+    assert f"base_model: {run.config.model_name_or_path}" in card
+    last = [s for s in run.samples if s["step"] == 3]
+    assert last and all(s["prompt"] in card and s["completion"] in card for s in last)
+    assert "AutoPeftModelForCausalLM.from_pretrained" in card
+    assert (export_run(run) / "loss.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_chat_with_checkpoints_base_and_settings(runs):
+    manager, ids = runs
+    chat = ChatService(manager, max_loaded=2)
+    refs = [ref for _, ref in chat.choices()]
+    full = ids["full"]
+    assert {f"{full}/checkpoint-3", f"{full}/checkpoint-1", f"{full}/base", full} <= set(refs)
+    replies = list(chat.stream("Hello", [], f"{full}/checkpoint-1",
+                               GenSettings(system_prompt="Be brief.", max_new_tokens=5)))
+    assert replies and all(replies[-1].startswith(r) for r in replies)
+    sampled = list(chat.stream("Hello", [], full, GenSettings(max_new_tokens=5,
+                                                               temperature=0.9, top_p=0.8)))
+    assert sampled
+    list(chat.stream("Hello", [], f"{full}/base", GenSettings(max_new_tokens=3)))
+    assert len(chat.loaded()) == 2  # the oldest model was released
+    with pytest.raises(RunError, match="no checkpoint 'checkpoint-99'"):
+        list(chat.stream("Hi", [], f"{full}/checkpoint-99"))
+    with pytest.raises(RunError, match="Temperature must be between"):
+        list(chat.stream("Hi", [], full, GenSettings(temperature=9)))
+
+
+def test_stop_ends_the_generation(runs):
+    manager, ids = runs
+    chat = ChatService(manager)
+    stream = chat.stream("Tell me a story", [], ids["full"], GenSettings(max_new_tokens=400))
+    next(stream)
+    stream.close()  # what a Stop in the page does
+    model = chat.load(ids["full"])[0]
+    assert model is not None  # and the service keeps working
+    assert list(chat.stream("Hi", [], ids["full"], GenSettings(max_new_tokens=3)))
+
+
+def test_compare_streams_both_and_batches(runs):
+    manager, ids = runs
+    chat = ChatService(manager)
+    pairs = list(chat.compare("Hello", f"{ids['full']}/base", ids["full"],
+                              GenSettings(max_new_tokens=6)))
+    assert pairs and all(isinstance(a, str) and isinstance(b, str) for a, b in pairs)
+    assert pairs[-1][0] and pairs[-1][1]
+    rows = chat.compare_batch(["Hi", "", "Name a colour."], f"{ids['full']}/base",
+                              ids["full"], 5)
+    assert [r["prompt"] for r in rows] == ["Hi", "Name a colour."]
+    with pytest.raises(RunError, match="at least one prompt"):
+        chat.compare_batch(["  "], "base", ids["full"])
+
+
+class RecordingHub:
+    """Stands in for huggingface_hub.HfApi: records calls and the uploaded files."""
+
+    def __init__(self, fail_status=None):
+        self.calls, self.files, self.fail_status = [], {}, fail_status
+
+    def create_repo(self, **kwargs):
+        if self.fail_status:
+            error = RuntimeError("refused")
+            error.response = type("R", (), {"status_code": self.fail_status})()
+            raise error
+        self.calls.append(("create_repo", kwargs))
+
+    def upload_folder(self, folder_path, **kwargs):
+        self.calls.append(("upload_folder", kwargs))
+        for path in Path(folder_path).rglob("*"):
+            if path.is_file():
+                self.files[str(path.relative_to(folder_path))] = path.read_bytes()
+
+
+def test_push_and_space_go_to_the_hub_without_writing_the_token(runs, tmp_path):
+    from huggingface_hub import RepoCard
+    manager, ids = runs
+    folder = export_run(manager.get(ids["lora"]), merged=True)
+    hub = RecordingHub()
+    url = push_folder(folder, "me/tiny-chat", FAKE_TOKEN, private=True, api=hub)
+    assert url == "https://huggingface.co/me/tiny-chat"
+    (_, create), (_, upload) = hub.calls
+    assert create == {"repo_id": "me/tiny-chat", "repo_type": "model", "private": True,
+                      "exist_ok": True}
+    assert upload["repo_type"] == "model" and upload["repo_id"] == "me/tiny-chat"
+    assert {"model.safetensors", "README.md", "loss.png", "config.json"} <= set(hub.files)
+    space = RecordingHub()
+    assert publish_space("me/tiny-chat", "me/tiny-chat-space", FAKE_TOKEN, api=space) == \
+        "https://huggingface.co/spaces/me/tiny-chat-space"
+    assert space.calls[0][1]["repo_type"] == "space" and \
+        space.calls[0][1]["space_sdk"] == "gradio"
+    assert set(space.files) == {"app.py", "requirements.txt", "README.md"}
+    meta = RepoCard(space.files["README.md"].decode()).data
+    assert (meta.sdk, meta.app_file, meta.sdk_version) == ("gradio", "app.py", "6.31.0")
+    assert b'"me/tiny-chat"' in space.files["app.py"]
+    # The token is in no file the app wrote, nor in anything uploaded.
+    for data in list(hub.files.values()) + list(space.files.values()):
+        assert FAKE_TOKEN.encode() not in data
+    for path in manager.root.rglob("*"):
+        if path.is_file():
+            assert FAKE_TOKEN.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("repo, token, hub, needle", [
+    ("no-owner", FAKE_TOKEN, RecordingHub(), "not a repo id"),
+    ("me/bad name!", FAKE_TOKEN, RecordingHub(), "not a valid repo id"),
+    ("me/model", "", RecordingHub(), "Enter a Hugging Face token"),
+    ("me/model", FAKE_TOKEN, RecordingHub(fail_status=401), "token was refused"),
+    ("me/model", FAKE_TOKEN, None, "offline"),
+])
+def test_push_problems_get_clear_messages(tmp_path, repo, token, hub, needle):
+    from sft_ui.models import hub_reachable
+    if hub is None and hub_reachable():
+        pytest.skip("the Hub is reachable here")
+    with pytest.raises(HubError, match=needle) as e:
+        push_folder(tmp_path, repo, token, api=hub)
+    assert FAKE_TOKEN not in str(e.value)
+
+
+def test_generated_space_app_answers_through_gradio_client(runs, tmp_path):
+    from gradio_client import Client
+    manager, ids = runs
+    model = export_run(manager.get(ids["lora"]), merged=True)
+    app_dir = write_space(tmp_path / "space", str(model), "Chat test")
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": "127.0.0.1",
+           "GRADIO_ANALYTICS_ENABLED": "False"}
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=app_dir, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        client = wait_for(lambda: _connect(Client, port), timeout=120, interval=1)
+        reply = client.predict("Hello", 16, 0, api_name="/chat")
+        assert isinstance(reply, str) and reply  # a tiny random model: any 16 tokens
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _connect(client_cls, port):
+    try:
+        return client_cls(f"http://127.0.0.1:{port}/", verbose=False)
+    except Exception:
+        return None
