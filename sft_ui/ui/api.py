@@ -46,6 +46,15 @@ def build(manager: RunManager, chat: ChatService) -> None:
 
     gr.api(preview_data, api_name="preview_data")
 
+    def plan_run(config: dict) -> dict:
+        """Peak memory by part in bytes, the fit mark, the effective batch, tokens per
+        step and the seconds per step (None until the speed is measured) for config."""
+        from ..config import RunConfig
+        from ..planner import plan_with_data
+        return _answer(lambda: plan_with_data(RunConfig.from_dict(config or {})))
+
+    gr.api(plan_run, api_name="plan")
+
     def list_runs() -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
         return manager.list_runs()

@@ -1,0 +1,242 @@
+"""How much memory a training run needs, and what to change when it runs out.
+
+Owns the model's size read from its config.json (no weights loaded), the peak
+memory of a training step by part, this machine's available memory and the
+fit against it, the RAM guard, and the advice after running out of memory.
+Knows nothing of Gradio, runs or the data.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+from pathlib import Path
+
+import psutil
+
+from .config import RunConfig
+from .hardware import Hardware, detect
+from .models import ModelError, resolve_model
+
+# Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
+# fp32, rows filling max_length; in brackets this estimate's error:
+#   full fine-tune  b1 x 128: 3.13 GB (-3%)   b4 x 128: 3.69 GB (+11%)
+#                   b1 x 512: 3.75 GB (+9%)   b4 x 512: 7.93 GB (+4%)
+#                   b2 x 256: 3.71 GB (+10%)  b2 x 1024: 8.02 GB (+3%)
+#                   b4 x 512, activation checkpointing: 5.28 GB (-10%)
+#   LoRA r16        b1 x 128: 1.74 GB (-5%)   b4 x 128: 3.26 GB (-4%)
+#                   b1 x 512: 3.31 GB (-6%)   b4 x 512: 8.56 GB (+6%)
+#                   b8 x 256: 9.51 GB (-5%)
+#                   activation checkpointing, b4 x 512: 5.67 GB (-2%), b8 x 256: 5.76 GB (-4%)
+# Python with torch, transformers, trl, datasets and peft imported holds 430 MB;
+# the tokenizer, data and thread pools of a run bring it to about 512 MiB.
+RUNTIME_BYTES = 512 * 2**20
+CUDA_CONTEXT_BYTES = 512 * 2**20  # a typical CUDA context and kernels (not measured here)
+# Vocabulary-sized fp32 values per token: the logits, their log-softmax, both gradients,
+# and TRL's token accuracy and entropy metrics (4.5 fits the measurements above).
+LOGIT_COPIES = 4.5
+# LoRA keeps about 1.5 copies (with dropout masks) of each adapted layer's input per token,
+# and activation checkpointing does not remove them (measured above).
+LORA_INPUT_COPIES = 1.5
+TIGHT = 0.8  # above this share of the available memory a run is "tight"
+GUARD = 0.9  # above it a run on a CPU is refused: running out of RAM kills the app
+UNGATED = {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi",
+           "codegen", "mpt"}  # model types whose MLP has two matrices, not three
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelShape:
+    """The sizes in a model's config.json that decide its memory."""
+    hidden: int
+    layers: int
+    intermediate: int
+    vocab: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    tied: bool
+    gated: bool
+
+    @classmethod
+    def from_config(cls, config: dict) -> "ModelShape":
+        c = config.get("text_config") or config
+
+        def pick(*names, default=None):
+            for name in names:
+                if c.get(name) is not None:
+                    return int(c[name])
+            if default is None:
+                raise ModelError(f"The model's config.json has no {names[0]}: its memory "
+                                 "cannot be estimated.")
+            return default
+        hidden = pick("hidden_size", "n_embd", "d_model")
+        heads = pick("num_attention_heads", "n_head")
+        return cls(hidden, pick("num_hidden_layers", "n_layer", "num_layers"),
+                   pick("intermediate_size", "n_inner", "ffn_dim", default=4 * hidden),
+                   pick("vocab_size"), heads, pick("num_key_value_heads", default=heads),
+                   pick("head_dim", default=hidden // heads),
+                   bool(c.get("tie_word_embeddings", True)), c.get("model_type") not in UNGATED)
+
+    def linears(self) -> dict[str, tuple[int, int]]:
+        """(in, out) features of each linear layer in one block, by Llama's names."""
+        h, q, kv, i = self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim, \
+            self.intermediate
+        shapes = {"q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
+                  "up_proj": (h, i), "down_proj": (i, h)}
+        if self.gated:
+            shapes["gate_proj"] = (h, i)
+        return shapes
+
+    def adapted(self, targets: str) -> dict[str, tuple[int, int]]:
+        """The linear layers LoRA adapts: all of them, or those named in `targets`."""
+        if targets.strip() == "all-linear":
+            return self.linears()
+        names = {t.strip() for t in targets.split(",")}
+        return {n: s for n, s in self.linears().items() if n in names}
+
+    def params(self) -> int:
+        block = sum(a * b for a, b in self.linears().values()) + 2 * self.hidden  # + norms
+        embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
+        return self.layers * block + embeddings + self.hidden  # + the final norm
+
+    def adapter_params(self, r: int, targets: str) -> int:
+        """LoRA's trainable parameters: r x (in + out) for each adapted layer."""
+        return self.layers * sum(r * (a + b) for a, b in self.adapted(targets).values())
+
+
+@functools.lru_cache(maxsize=16)
+def _shape_at(path: str) -> ModelShape:
+    folder = Path(path)
+    if folder.is_dir():
+        file = folder / "config.json"
+    else:
+        from huggingface_hub import hf_hub_download
+        try:
+            file = hf_hub_download(path, "config.json")
+        except Exception as e:
+            raise ModelError(f"Could not read the config.json of {path} "
+                             f"({type(e).__name__}), so its memory cannot be estimated.") from None
+    return ModelShape.from_config(json.loads(Path(file).read_text(encoding="utf-8")))
+
+
+def model_shape(name: str) -> ModelShape:
+    return _shape_at(resolve_model(name))
+
+
+# ---- memory ------------------------------------------------------------------
+def uses_bf16(cfg: RunConfig, hw: Hardware) -> bool:
+    return hw.bf16 if cfg.bf16 is None else cfg.bf16
+
+
+def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
+    """Bytes the backward pass keeps per token. Per block: the norms, attention inputs
+    and outputs and the linear layers' inputs (~16 x hidden), the MLP's intermediate
+    values (4 or 2 x intermediate). Checkpointing keeps each block's input plus one
+    block. LoRA adds copies of the adapted layers' inputs."""
+    block = value * (16 * shape.hidden + (4 if shape.gated else 2) * shape.intermediate)
+    kept = shape.layers * shape.hidden * value + block if cfg.activation_checkpointing \
+        else shape.layers * block
+    if cfg.use_peft:
+        inputs = sum(a for a, _ in shape.adapted(cfg.lora_target_modules).values())
+        kept += round(LORA_INPUT_COPIES * (value + 1) * inputs * shape.layers)
+    return kept
+
+
+def trainable_params(cfg: RunConfig, shape: ModelShape) -> int:
+    if cfg.use_peft:
+        return shape.adapter_params(cfg.lora_r, cfg.lora_target_modules)
+    return shape.params()
+
+
+def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, int]:
+    """Peak memory of a training step by part, in bytes (with every sequence at max_length).
+    The engine keeps fp32 weights; bf16 autocast adds bf16 copies and halves activations."""
+    bf16 = uses_bf16(cfg, hw)
+    params, trainable = shape.params(), trainable_params(cfg, shape)
+    adapter = trainable if cfg.use_peft else 0
+    tokens = cfg.per_device_train_batch_size * cfg.max_length
+    return {"weights": 4 * (params + adapter) + (2 * params if bf16 else 0),
+            "gradients": 4 * trainable,
+            "optimizer": 8 * trainable,  # AdamW: two fp32 moments
+            "activations": tokens * activation_bytes(cfg, shape, 2 if bf16 else 4),
+            "logits": int(tokens * shape.vocab * 4 * LOGIT_COPIES),
+            "runtime": CUDA_CONTEXT_BYTES if hw.device == "cuda" else RUNTIME_BYTES}
+
+
+def available_memory(hw: Hardware) -> int:
+    """Free GPU memory on CUDA; on a CPU the available RAM plus the runtime this process
+    already holds (a run trains in this process, so that part is paid)."""
+    if hw.device == "cuda":
+        import torch
+        return torch.cuda.mem_get_info()[0]
+    own = psutil.Process().memory_info().rss
+    return psutil.virtual_memory().available + min(own, RUNTIME_BYTES)
+
+
+def fit_mark(total: int, available: int) -> str:
+    share = total / max(available, 1)
+    return "fits" if share <= TIGHT else "tight" if share <= 1 else "will not fit"
+
+
+def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
+                   available: int | None = None) -> str | None:
+    """Why a run would exhaust this machine's RAM, or None. Only on a CPU: there running
+    out kills the whole app, while a GPU raises an error the run reports."""
+    hw = hw or detect()
+    if hw.device != "cpu":
+        return None
+    total = sum(peak_memory(cfg, model_shape(cfg.model_name_or_path), hw).values())
+    available = available_memory(hw) if available is None else available
+    if total <= GUARD * available:
+        return None
+    return (f"This run needs about {size_text(total)} of memory at its peak, but this "
+            f"machine has {size_text(available)} available (a run may use {GUARD:.0%} of "
+            "it). Lower the batch size per device and raise accumulation (Fit to this "
+            "machine does that), shorten max_length, or turn on activation checkpointing "
+            "or LoRA.")
+
+
+# ---- running out of memory -----------------------------------------------------------
+def is_out_of_memory(error: BaseException) -> bool:
+    import torch
+    return isinstance(error, torch.OutOfMemoryError) or \
+        "DefaultCPUAllocator: can't allocate memory" in str(error)
+
+
+def out_of_memory_advice(cfg: RunConfig, hw: Hardware | None = None) -> tuple[str, dict]:
+    """What to try after running out of memory, in order, and the first fix as RunConfig
+    changes (for "Apply suggestion")."""
+    hw = hw or detect()
+    batch, accum = cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps
+    fixes = []
+    if batch > 1:
+        half = batch // 2
+        more = math.ceil(batch * accum / half)
+        same = "the same effective batch" if half * more == batch * accum else \
+            f"{half * more} examples per device and step instead of {batch * accum}"
+        fixes.append((f"halve the batch per device and raise accumulation (batch {half} x "
+                       f"accumulation {more}: {same})",
+                       {"per_device_train_batch_size": half, "gradient_accumulation_steps": more}))
+    if cfg.max_length >= 16:
+        fixes.append((f"shorten max_length ({cfg.max_length} -> {cfg.max_length // 2} tokens)",
+                      {"max_length": cfg.max_length // 2}))
+    if not cfg.activation_checkpointing:
+        fixes.append(("turn on activation checkpointing (less memory, some more time)",
+                      {"activation_checkpointing": True}))
+    if not cfg.use_peft:
+        fixes.append(("train a LoRA adapter instead of every weight (no gradients or "
+                      "optimizer state for the base model)", {"use_peft": True}))
+    if hw.device == "cuda":
+        fixes.append(("load the base model in 4 bits under the LoRA adapter (QLoRA, "
+                      "bitsandbytes): a quarter of the weights' memory", {}))
+    steps = "; ".join(f"{n}. {text}" for n, (text, _) in enumerate(fixes, 1))
+    suggestion = next((changes for _, changes in fixes if changes), {})
+    return f"Try, in this order: {steps}. Apply suggestion fills in the first.", suggestion
+
+
+def size_text(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n / 2**20:.0f} MiB"

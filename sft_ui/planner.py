@@ -1,0 +1,258 @@
+"""Will a run fit this machine, and how long will it take?
+
+Owns the plan of a run before it starts: effective batch, tokens per step, the
+peak memory (memory.py) against this machine, time per step from a remembered
+throughput (measured once by `calibrate`), the batch and accumulation that
+fit, and padding waste. Knows nothing of Gradio; imports torch only to measure.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+
+from .config import DEMO_DATASET, ConfigError, RunConfig
+from .formats import DataError
+from .hardware import Hardware, detect
+from .memory import (TIGHT, available_memory, fit_mark, memory_problem, model_shape,
+                     peak_memory, size_text, trainable_params, uses_bf16)
+from .models import ModelError, cache_dir, load_tokenizer, resolve_model
+
+DATA_SAMPLE_ROWS = 1000
+QUICK_DATA_BYTES = 64 * 2**20
+DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
+               if f.metadata["group"] in ("model", "data", "eval")] + ["seed", "max_length"]
+
+
+# ---- data ----------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class DataSample:
+    lengths: tuple[int, ...]  # token lengths of the first rows, before truncation
+    rows: int                 # training rows in all
+
+
+def data_sample(cfg: RunConfig) -> DataSample:
+    """Token lengths of the first training rows, as the trainer tokenizes them (cached)."""
+    key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS)
+    path = Path(cfg.dataset_name).expanduser()
+    return _data_sample(key, path.stat().st_mtime if path.exists() else 0)
+
+
+@functools.lru_cache(maxsize=8)
+def _data_sample(key: tuple, mtime: float) -> DataSample:
+    from .engine import load_training_data, tokenize_rows
+    cfg = RunConfig.from_dict(dict(key))
+    tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    data = load_training_data(cfg, tokenizer)
+    rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
+    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train))
+
+
+def quick_data_sample(cfg: RunConfig) -> DataSample | None:
+    """data_sample where it is cheap: the demo set and local data up to 64 MB."""
+    name = cfg.dataset_name.strip()
+    path = Path(name).expanduser()
+    if name != DEMO_DATASET:
+        if not path.exists():
+            return None
+        files = path.rglob("*") if path.is_dir() else [path]
+        if sum(f.stat().st_size for f in files if f.is_file()) > QUICK_DATA_BYTES:
+            return None
+    return data_sample(cfg)
+
+
+def padding(lengths, batch: int, max_length: int) -> dict:
+    """Padding of batches of consecutive rows (each padded to its longest row, rows cut
+    at max_length), and how many max_length sequences packing would fill."""
+    cut = [min(n, max_length) for n in lengths]
+    tokens = sum(cut)
+    padded = sum(max(cut[k:k + batch]) * len(cut[k:k + batch]) for k in range(0, len(cut), batch))
+    return {"batch": batch, "rows": len(cut), "tokens": tokens, "padded_tokens": padded,
+            "waste": 1 - tokens / padded if padded else 0.0,
+            "packed_sequences": math.ceil(tokens / max_length)}
+
+
+def run_steps(cfg: RunConfig, devices: int, data: DataSample | None) -> int | None:
+    """Optimizer steps of the run; for epochs only when the data is known."""
+    if cfg.train_by == "steps":
+        return cfg.max_steps
+    if data is None or not data.lengths:
+        return None
+    sequences = data.rows
+    if cfg.packing:
+        packed = padding(data.lengths, 1, cfg.max_length)["packed_sequences"]
+        sequences = math.ceil(packed * data.rows / len(data.lengths))
+    batches = math.ceil(sequences / (cfg.per_device_train_batch_size * devices))
+    return math.ceil(max(math.ceil(batches / cfg.gradient_accumulation_steps), 1)
+                     * cfg.num_train_epochs)
+
+
+# ---- the plan ------------------------------------------------------------------
+def plan_with_data(cfg: RunConfig, hw: Hardware | None = None) -> dict:
+    """plan() with the data's padding and row count where they are cheap to measure;
+    `data_note` says why they are missing."""
+    try:
+        data = quick_data_sample(cfg)
+        note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
+    except (ConfigError, DataError, ModelError) as e:
+        data, note = None, f"The data could not be measured: {e}"
+    return {**plan(cfg, hw, data), "data_note": note}
+
+
+def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,
+         available: int | None = None) -> dict:
+    """Everything known about cfg's run before it starts (sizes in bytes, times in s)."""
+    _check(cfg)
+    hw = hw or detect()
+    shape = model_shape(cfg.model_name_or_path)
+    parts = peak_memory(cfg, shape, hw)
+    total = sum(parts.values())
+    available = available_memory(hw) if available is None else available
+    effective = cfg.effective_batch(hw.devices)
+    per_step = effective * cfg.max_length  # an upper bound: rows pad to their batch's longest
+    pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
+        if data and data.lengths else None
+    typical = per_step if pad is None or cfg.packing else \
+        round(effective * pad["padded_tokens"] / pad["rows"])
+    steps = run_steps(cfg, hw.devices, data)
+    speed = measured_speed(cfg, hw)
+    seconds = typical / speed if speed else None
+    return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
+            "precision": "bf16" if uses_bf16(cfg, hw) else "fp32",
+            "params": shape.params(), "trainable_params": trainable_params(cfg, shape),
+            "effective_batch": effective, "tokens_per_step": per_step,
+            "tokens_per_step_typical": typical, "steps": steps,
+            "total_tokens": steps * per_step if steps else None,
+            "memory": {**parts, "total": total}, "available_bytes": available,
+            "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
+            "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
+            "tokens_per_second": speed, "seconds_per_step": seconds,
+            "seconds_total": seconds * steps if seconds and steps else None}
+
+
+def _check(cfg: RunConfig) -> None:
+    problems = cfg.validate()
+    if problems:
+        raise ConfigError(problems)
+
+
+def fit_to_machine(cfg: RunConfig, hw: Hardware | None = None,
+                   available: int | None = None) -> tuple[RunConfig, str]:
+    """The largest batch per device (a power of two, or the current one) that fits, with
+    accumulation raised to keep the effective batch; and what changed, in words."""
+    _check(cfg)
+    hw = hw or detect()
+    shape = model_shape(cfg.model_name_or_path)
+    available = available_memory(hw) if available is None else available
+    batch, accum = cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps
+    target = batch * accum
+
+    def need(b: int) -> int:
+        return sum(peak_memory(dataclasses.replace(cfg, per_device_train_batch_size=b), shape,
+                               hw).values())
+    sizes = sorted({batch} | {2**k for k in range(target.bit_length()) if 2**k <= target},
+                   reverse=True)
+    new_batch = next((b for b in sizes if need(b) <= TIGHT * available), 1)
+    new = dataclasses.replace(cfg, per_device_train_batch_size=new_batch,
+                              gradient_accumulation_steps=math.ceil(target / new_batch))
+    needed = need(new_batch)
+    room = f"{size_text(needed)} of {size_text(available)} available"
+    if needed > TIGHT * available:
+        return new, (f"Even batch 1 needs about {room}: shorten max_length, or turn on "
+                     "activation checkpointing or LoRA.")
+    if new == cfg:
+        return new, f"Batch {batch} x accumulation {accum} is the largest that fits ({room})."
+    text = (f"Batch per device {batch} -> {new_batch}, accumulation {accum} -> "
+            f"{new.gradient_accumulation_steps}: about {room}.")
+    if new_batch * new.gradient_accumulation_steps == target:
+        return new, f"{text} The effective batch stays {target * hw.devices}."
+    return new, (f"{text} The effective batch becomes {new.effective_batch(hw.devices)} instead "
+                 f"of {target * hw.devices}, the nearest above that batch {new_batch} divides.")
+
+
+# ---- speed -------------------------------------------------------------------------
+def speed_file() -> Path:
+    return cache_dir() / "speed.json"
+
+
+def speed_key(cfg: RunConfig, hw: Hardware) -> str:
+    """Throughput depends on the model, the device, the precision and what trains."""
+    mode = ("lora" if cfg.use_peft else "full") + \
+        (" + checkpointing" if cfg.activation_checkpointing else "")
+    return f"{cfg.model_name_or_path.strip()} | {hw.name} | " \
+           f"{'bf16' if uses_bf16(cfg, hw) else 'fp32'} | {mode}"
+
+
+def _speeds() -> dict:
+    try:
+        return json.loads(speed_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def measured_speed(cfg: RunConfig, hw: Hardware | None = None) -> float | None:
+    """Training tokens per second remembered for this model and device, or None."""
+    entry = _speeds().get(speed_key(cfg, hw or detect()))
+    return entry["tokens_per_second"] if entry else None
+
+
+def calibrate(cfg: RunConfig, steps: int = 3) -> float:
+    """Time `steps` training steps (forward, backward, AdamW) at cfg's batch and max_length
+    on random tokens; remember and return the tokens per second (the first step warms up)."""
+    import torch
+
+    from .engine import peft_config
+    from .models import load_model_and_tokenizer
+    hw = detect()
+    problem = memory_problem(cfg, hw)
+    if problem:
+        raise ConfigError([problem])
+    model, _ = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
+                                        cfg.trust_remote_code)
+    if cfg.activation_checkpointing:
+        model.gradient_checkpointing_enable()
+    if cfg.use_peft:
+        from peft import get_peft_model
+        if cfg.activation_checkpointing:
+            model.enable_input_require_grads()  # a frozen base passes no gradient otherwise
+        model = get_peft_model(model, peft_config(cfg))
+    model.to(hw.device).train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-6)
+    ids = torch.randint(0, model.config.vocab_size,
+                        (cfg.per_device_train_batch_size, cfg.max_length), device=hw.device)
+    times = []
+    for _ in range(max(steps, 2)):
+        start = time.perf_counter()
+        with torch.autocast(hw.device, dtype=torch.bfloat16, enabled=uses_bf16(cfg, hw)):
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if hw.device == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    speed = ids.numel() / statistics.median(times[1:])
+    _remember(speed_key(cfg, hw), {"tokens_per_second": speed, "measured": time.time(),
+                                   "batch": cfg.per_device_train_batch_size,
+                                   "max_length": cfg.max_length})
+    return speed
+
+
+def _remember(key: str, entry: dict) -> None:
+    speeds = {**_speeds(), key: entry}
+    speed_file().parent.mkdir(parents=True, exist_ok=True)
+    tmp = speed_file().with_suffix(".tmp")
+    tmp.write_text(json.dumps(speeds, indent=1), encoding="utf-8")
+    tmp.replace(speed_file())
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(round(seconds), 1)} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min"
+    return f"about {seconds / 3600:.1f} h"

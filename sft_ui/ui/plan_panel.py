@@ -1,0 +1,178 @@
+"""The plan under the batch settings: tokens per step, peak memory by part against
+this machine, time per step and padding, updated as the settings change; Fit to
+this machine, Measure speed, and Apply suggestion after a run ran out of memory.
+The arithmetic is planner.py's; this module only shows it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from .. import planner
+from ..memory import size_text
+from ..config import RunConfig
+from ..runs import ACTIVE_STATES, USER_ERRORS, RunManager
+from .widgets import config_to_values, values_to_dict
+
+# Settings the plan depends on; typed boxes re-plan when left, not on every key.
+WATCHED = ["per_device_train_batch_size", "gradient_accumulation_steps", "train_by",
+           "max_steps", "num_train_epochs", "max_length", "packing", "bf16",
+           "activation_checkpointing", "use_peft", "lora_r", "lora_dropout", "dataset_name",
+           "dataset_format", "max_train_samples", "eval_fraction"]
+TYPED = ["model_name_or_path", "lora_target_modules"]
+PARTS = [("weights", "weights"), ("gradients", "gradients"),
+         ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
+         ("logits", "logits and loss"), ("runtime", "runtime")]
+RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
+
+
+@dataclass
+class PlanControls:
+    details: gr.Markdown
+    fit: gr.Button
+    measure: gr.Button
+    apply: gr.Button
+    notice: gr.Markdown
+
+
+def build() -> PlanControls:
+    """The panel's widgets, inside the Batch and time panel. The first plan is made here,
+    in the main thread: it imports TRL (for the data's token lengths), whose first import
+    fails in one of two threads importing it at once, such as a run's."""
+    details = gr.Markdown(show_plan({}), elem_id="plan")
+    with gr.Row():
+        fit = gr.Button("Fit to this machine", size="sm", elem_id="plan-fit")
+        measure = gr.Button("Measure speed", size="sm", elem_id="plan-measure")
+        apply = gr.Button("Apply suggestion", size="sm", elem_id="plan-apply")
+    notice = gr.Markdown(elem_id="plan-notice")
+    return PlanControls(details, fit, measure, apply, notice)
+
+
+def plan_markdown(p: dict) -> str:
+    m, pad = p["memory"], p["padding"]
+    lines = [f"**Tokens per optimizer step:** at most {p['tokens_per_step']:,} (effective "
+             "batch x max_length; shorter rows are padded only to the longest in their batch)"
+             + (f", about {p['tokens_per_step_typical']:,} with this data."
+                if pad and p["tokens_per_step_typical"] != p["tokens_per_step"] else ".")]
+    if p["steps"]:
+        lines.append(f"**Run:** {p['steps']:,} steps, at most {p['total_tokens']:,} tokens.")
+    else:
+        lines.append("**Run:** the number of steps is unknown until the data is measured.")
+    where = "GPU memory" if p["device"] == "cuda" else "RAM"
+    lines.append(f"**Peak memory** ({where}, {p['precision']}, {_count(p['trainable_params'])} "
+                 f"of {_count(p['params'])} parameters trained): about "
+                 f"{size_text(m['total'])} of {size_text(p['available_bytes'])} "
+                 f"available: **{p['fit']}**")
+    rows = "".join(f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
+                   f"{size_text(m[key])} |\n" for key, label in PARTS)
+    lines.append(f"| part | size |\n|---|---:|\n{rows}| **total** | "
+                 f"**{size_text(m['total'])}** |")
+    lines.append(_time_line(p))
+    lines.append(_padding_line(p) or p.get("data_note", ""))
+    return "\n\n".join(line for line in lines if line)
+
+
+def _count(n: int) -> str:
+    for unit, size in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+def _time_line(p: dict) -> str:
+    if not p["seconds_per_step"]:
+        return ("**Time:** not measured yet for this model, device and precision: press "
+                "*Measure speed* (a few training steps).")
+    text = (f"**Time:** {planner.duration_text(p['seconds_per_step'])} per step "
+            f"({p['tokens_per_second']:,.0f} tokens/s measured on {p['device_name']})")
+    if p["seconds_total"]:
+        text += f", {planner.duration_text(p['seconds_total'])} for {p['steps']:,} steps"
+    if p["padding"] is None and not p["packing"]:
+        text += ", at most: every row counted at max_length"
+    return text + "."
+
+
+def _padding_line(p: dict) -> str:
+    pad = p["padding"]
+    if p["packing"]:
+        return "**Padding:** none: packing fills each sequence up to max_length."
+    if not pad:
+        return ""
+    text = (f"**Padding:** {pad['waste']:.0%} of the tokens in batches of {pad['batch']} "
+            f"consecutive rows are padding (measured on the first {pad['rows']:,} rows).")
+    if pad["packed_sequences"] < pad["rows"]:
+        text += (f" Packing would put these rows into about {pad['packed_sequences']:,} "
+                 f"sequences of max_length: {1 - pad['packed_sequences'] / pad['rows']:.0%} "
+                 "fewer sequences per epoch, and no padding.")
+    return text
+
+
+def _errors(e: Exception) -> str:
+    return "\n".join(f"- {m}" for m in getattr(e, "messages", [str(e)]))
+
+
+def show_plan(values: dict) -> str:
+    """The plan for loose RunConfig values as Markdown, or what is wrong with them; never
+    a trace."""
+    try:
+        return plan_markdown(planner.plan_with_data(RunConfig.from_dict(values)))
+    except USER_ERRORS as e:
+        return "**No plan for these settings:**\n\n" + _errors(e)
+    except Exception as e:  # keep the page usable, say what happened
+        return f"**No plan:** {type(e).__name__}: {e}"
+
+
+def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
+         manager: RunManager) -> None:
+    def config(values) -> RunConfig:
+        return RunConfig.from_dict(values_to_dict(names, values))
+
+    def on_change(*values):
+        return show_plan(values_to_dict(names, values))
+
+    def on_fit(*values):
+        try:
+            new, text = planner.fit_to_machine(config(values))
+        except USER_ERRORS as e:
+            return gr.skip(), gr.skip(), "**Cannot fit:**\n\n" + _errors(e)
+        return new.per_device_train_batch_size, new.gradient_accumulation_steps, text
+
+    def on_measure(*values):
+        active = manager.active()
+        if active is not None and active.state in ACTIVE_STATES:
+            return gr.skip(), "A run is training: measure after it ends (both would share " \
+                              "the machine, and the figure would be wrong)."
+        try:
+            speed = planner.calibrate(config(values))
+        except USER_ERRORS as e:
+            return gr.skip(), "**Cannot measure:**\n\n" + _errors(e)
+        except Exception as e:  # out of memory, for one: say it in the page
+            return gr.skip(), f"**Measuring failed:** {type(e).__name__}: {e}"
+        return on_change(*values), f"Measured {speed:,.0f} tokens/s."
+
+    def on_apply():
+        runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
+        run = runs[0] if runs else None
+        if run is None or run.state != "failed" or not run.suggestion:
+            return (*[gr.skip()] * len(inputs),
+                    "No suggestion to apply: the last run did not run out of memory.")
+        cfg = RunConfig.from_dict({**run.config.to_dict(), **run.suggestion})
+        changes = ", ".join(f"{k} {v}" for k, v in run.suggestion.items())
+        return (*config_to_values(cfg, names),
+                f"Filled in the settings of run {run.name} with {changes}. Press Start.")
+
+    triggers = [widgets[n].change for n in WATCHED if n in widgets] + \
+        [event for n in TYPED if n in widgets for event in (widgets[n].blur, widgets[n].submit)]
+    # "multiple": with Gradio's "always_last", a change made while a plan was pending at
+    # times left the effective batch above it unchanged (seen in the browser test).
+    gr.on(triggers, on_change, inputs, c.details, api_name="ui_plan",
+          api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
+    gr.on(None, lambda: show_plan({}), [], c.details, api_name=False,
+          show_progress="hidden")  # at page load, for the settings every panel starts with
+    c.fit.click(on_fit, inputs, [widgets["per_device_train_batch_size"],
+                                 widgets["gradient_accumulation_steps"], c.notice],
+                api_name="ui_fit", api_visibility="undocumented")
+    c.measure.click(on_measure, inputs, [c.details, c.notice], api_name="ui_measure_speed",
+                    api_visibility="undocumented")
+    c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
+                  api_visibility="undocumented")

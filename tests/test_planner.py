@@ -1,0 +1,191 @@
+"""The memory estimate and the plan on a hand-sized model, fitting a run to the machine,
+the advice after running out of memory, the RAM guard, and /plan through the live app."""
+import json
+import math
+import time
+
+import pytest
+import torch
+
+from sft_ui import memory, planner
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.hardware import Hardware
+from sft_ui.runs import RunError, RunManager
+from tests.conftest import wait_for
+
+CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
+GIB = 2**30
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    """A config.json only: hidden 8, 2 layers, MLP 16, vocab 100, 2 heads of 4, 1 KV head."""
+    folder = tmp_path_factory.mktemp("small-model")
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 8, "num_hidden_layers": 2,
+        "intermediate_size": 16, "vocab_size": 100, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "tie_word_embeddings": True}))
+    return str(folder)
+
+
+def config(model, **values) -> RunConfig:
+    return RunConfig.from_dict({"model_name_or_path": model, "per_device_train_batch_size": 2,
+                                "gradient_accumulation_steps": 3, "max_length": 8,
+                                "max_steps": 10, **values})
+
+
+def test_model_size_from_config_json(small_model):
+    shape = memory.model_shape(small_model)
+    # Per block: q 8x8, k 8x4, v 8x4, o 8x8, gate/up 8x16, down 16x8, two norms of 8.
+    assert shape.params() == 2 * (64 + 32 + 32 + 64 + 3 * 128 + 16) + 100 * 8 + 8 == 1992
+    # LoRA r=2 adds r x (in + out) per adapted layer.
+    assert shape.adapter_params(2, "all-linear") == 2 * 2 * (16 + 12 + 12 + 16 + 3 * 24) == 512
+    assert shape.adapter_params(2, "q_proj, v_proj") == 2 * 2 * (16 + 12) == 112
+
+
+def test_memory_by_part(small_model):
+    shape = memory.model_shape(small_model)
+    tokens = 2 * 8  # batch x max_length
+    full = memory.peak_memory(config(small_model), shape, CPU)
+    assert full == {"weights": 1992 * 4, "gradients": 1992 * 4, "optimizer": 1992 * 8,
+                    # 2 layers x (16 x hidden + 4 x intermediate) fp32 values per token
+                    "activations": tokens * 2 * 4 * (16 * 8 + 4 * 16),
+                    "logits": int(tokens * 100 * 4 * memory.LOGIT_COPIES),
+                    "runtime": memory.RUNTIME_BYTES}
+    # Checkpointing keeps each layer's input and one layer's activations.
+    ckpt = memory.peak_memory(config(small_model, activation_checkpointing=True), shape, CPU)
+    assert ckpt["activations"] == tokens * (2 * 8 * 4 + 4 * (16 * 8 + 4 * 16))
+    # LoRA: the base is frozen; 1.5 fp32 copies and masks of each adapted layer's input.
+    lora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2), shape, CPU)
+    assert (lora["weights"], lora["gradients"], lora["optimizer"]) == \
+        ((1992 + 512) * 4, 512 * 4, 512 * 8)
+    assert lora["activations"] == tokens * round(2 * 4 * 192 + 2 * 1.5 * 5 * (6 * 8 + 16))
+    # bf16 (native here, so "auto" takes it): bf16 weight copies, activations halved.
+    bf16 = memory.peak_memory(config(small_model), shape, Hardware("cuda", "GPU", 1, True, GIB, 2))
+    assert bf16["weights"] == 1992 * 6 and bf16["activations"] == full["activations"] // 2
+    assert bf16["runtime"] == memory.CUDA_CONTEXT_BYTES
+
+
+def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    two = Hardware("cpu", "test CPU", 2, False, 64 * GIB, 2)
+    cfg = config(small_model)
+    p = planner.plan(cfg, two, available=GIB)
+    assert p["effective_batch"] == 2 * 3 * 2 and p["tokens_per_step"] == 12 * 8
+    assert p["steps"] == 10 and p["total_tokens"] == 10 * 96
+    assert p["memory"]["total"] == sum(v for k, v in p["memory"].items() if k != "total")
+    assert p["seconds_per_step"] is None and p["padding"] is None
+    total = p["memory"]["total"]
+    marks = [planner.plan(cfg, two, available=round(total / share))["fit"]
+             for share in (0.5, 0.9, 1.5)]
+    assert marks == ["fits", "tight", "will not fit"]
+    # With the data: padding to each batch's longest row, and steps for epochs.
+    data = planner.DataSample(lengths=(10, 2, 6, 6, 3), rows=10)
+    p = planner.plan(config(small_model, train_by="epochs", num_train_epochs=2,
+                            gradient_accumulation_steps=1), CPU, data, available=GIB)
+    assert p["padding"]["padded_tokens"] == 16 + 12 + 3 and p["padding"]["tokens"] == 25
+    assert p["steps"] == math.ceil(10 / 2) * 2
+    assert p["tokens_per_step_typical"] == round(2 * 31 / 5)  # effective batch x mean padded
+    assert planner.plan(config(small_model, train_by="epochs"), CPU, available=GIB)["steps"] \
+        is None
+    # A remembered throughput gives the time per step.
+    planner.speed_file().write_text(json.dumps(
+        {planner.speed_key(cfg, CPU): {"tokens_per_second": 48.0}}))
+    timed = planner.plan(cfg, CPU, available=GIB)
+    assert timed["seconds_per_step"] == 2 * 3 * 8 / 48.0 and timed["seconds_total"] == 10.0
+
+
+def test_padding_and_packing():
+    pad = planner.padding([10, 2, 6, 6, 3], batch=2, max_length=8)
+    assert (pad["tokens"], pad["padded_tokens"], pad["packed_sequences"]) == (25, 31, 4)
+    assert pad["waste"] == pytest.approx(6 / 31)
+    assert planner.padding([5, 5], 2, 8)["waste"] == 0
+
+
+def test_fit_to_machine_keeps_the_effective_batch(small_model):
+    shape = memory.model_shape(small_model)
+
+    def need(batch):
+        return sum(memory.peak_memory(config(small_model, per_device_train_batch_size=batch,
+                                         max_length=512), shape, CPU).values())
+    room_for_2 = math.ceil(need(2) / memory.TIGHT)
+    new, text = planner.fit_to_machine(config(small_model, per_device_train_batch_size=8,
+                                              gradient_accumulation_steps=1, max_length=512),
+                                       CPU, available=room_for_2)
+    assert (new.per_device_train_batch_size, new.gradient_accumulation_steps) == (2, 4)
+    assert "stays 8" in text and new.max_length == 512
+    # 6 does not fit, 4 does: the nearest effective batch above 6 that 4 divides is 8.
+    new, text = planner.fit_to_machine(config(small_model, per_device_train_batch_size=6,
+                                              gradient_accumulation_steps=1, max_length=512),
+                                       CPU, available=math.ceil(need(4) / memory.TIGHT))
+    assert (new.per_device_train_batch_size, new.gradient_accumulation_steps) == (4, 2)
+    assert "becomes 8 instead of 6" in text
+    # Plenty of room: a larger batch, less accumulation.
+    new, _ = planner.fit_to_machine(config(small_model, per_device_train_batch_size=1,
+                                           gradient_accumulation_steps=8), CPU, available=GIB)
+    assert (new.per_device_train_batch_size, new.gradient_accumulation_steps) == (8, 1)
+    new, text = planner.fit_to_machine(config(small_model), CPU, available=1000)
+    assert new.per_device_train_batch_size == 1 and text.startswith("Even batch 1")
+    with pytest.raises(ConfigError, match="must be at least 1"):
+        planner.fit_to_machine(config(small_model, per_device_train_batch_size=0), CPU)
+
+
+def test_out_of_memory_marks_the_run_failed_with_a_suggestion(tmp_path):
+    def out_of_memory(cfg, run_dir, sink, resume_from=None):
+        sink.progress(1, cfg.max_steps)
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    manager = RunManager(tmp_path / "runs", trainer=out_of_memory, preflight=lambda cfg: None)
+    run_id = manager.start({"per_device_train_batch_size": 4, "gradient_accumulation_steps": 2,
+                            "max_steps": 5})
+    snap = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(
+        manager.get(run_id).snapshot()), timeout=30)
+    assert snap["error"].startswith("Out of memory at step 1. Try, in this order: 1. halve")
+    assert snap["error"].index("max_length") < snap["error"].index("activation checkpointing") \
+        < snap["error"].index("LoRA")
+    fix = {"per_device_train_batch_size": 2, "gradient_accumulation_steps": 4}
+    assert snap["suggestion"] == fix
+    state = json.loads((tmp_path / "runs" / run_id / "state.json").read_text())
+    assert state["suggestion"] == fix
+    assert RunManager(tmp_path / "runs").get(run_id).suggestion == fix  # after a restart
+    # Fixes already in place are skipped; 4 bits only on a GPU.
+    gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
+    text, changes = memory.out_of_memory_advice(
+        RunConfig(per_device_train_batch_size=1, activation_checkpointing=True, use_peft=True),
+        gpu)
+    assert changes == {"max_length": 128} and "4 bits" in text and "halve" not in text
+
+
+def test_ram_guard_refuses_an_impossible_run_before_its_folder(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path / "runs")
+    with pytest.raises(RunError, match=r"needs about [\d.]+ TiB .* has [\d.]+ GiB available"):
+        manager.start({**tiny_cfg, "max_length": 131072, "per_device_train_batch_size": 1024})
+    assert list((tmp_path / "runs").iterdir()) == []
+    assert manager.active() is None
+    huge = RunConfig.from_dict({**tiny_cfg, "max_length": 131072})
+    assert memory.memory_problem(huge, Hardware("cuda", "GPU", 1, True, GIB, 2)) is None
+
+
+def test_measure_speed_on_the_tiny_model(tiny_cfg, tmp_path, monkeypatch):
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    cfg = RunConfig.from_dict(tiny_cfg)
+    assert planner.measured_speed(cfg) is None
+    start = time.time()
+    speed = planner.calibrate(cfg, steps=2)
+    assert speed > 0 and time.time() - start < 30
+    assert planner.measured_speed(cfg) == speed
+    assert planner.plan(cfg)["seconds_per_step"] == pytest.approx(2 * 64 / speed)
+
+
+def test_plan_through_the_live_app(live_app, tiny_cfg):
+    from gradio_client import Client
+    client = Client(live_app[0], verbose=False)
+    p = client.predict({**tiny_cfg, "gradient_accumulation_steps": 3}, api_name="/plan")
+    assert p["effective_batch"] == 6 and p["tokens_per_step"] == 6 * 64
+    assert p["fit"] == "fits" and p["seconds_per_step"] is None
+    parts = {k: v for k, v in p["memory"].items() if k != "total"}
+    assert set(parts) == {"weights", "gradients", "optimizer", "activations", "logits",
+                          "runtime"} and p["memory"]["total"] == sum(parts.values())
+    assert p["data_rows"] == 248 and 0 <= p["padding"]["waste"] < 1
+    with pytest.raises(Exception, match=r"per_device_train_batch_size\) must be at least 1"):
+        client.predict({**tiny_cfg, "per_device_train_batch_size": 0}, api_name="/plan")
