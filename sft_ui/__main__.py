@@ -1,9 +1,25 @@
-"""Command line: `python -m sft_ui prepare-model` converts the offline default
-model once; `python -m sft_ui serve [--host H] [--port P]` starts the app."""
+"""Command line:
+  python -m sft_ui prepare-model            convert the offline default model once
+  python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD]   start the app
+  python -m sft_ui train --config FILE [--runs-dir DIR]                 train headless
+"""
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+
+
+def _auth(pairs: list[str]) -> list[tuple[str, str]] | None:
+    """USER:PASSWORD pairs (from --auth, or SFT_UI_AUTH separated by commas)."""
+    pairs = pairs or [p for p in os.environ.get("SFT_UI_AUTH", "").split(",") if p.strip()]
+    out = []
+    for pair in pairs:
+        user, sep, password = pair.strip().partition(":")
+        if not sep or not user or not password:
+            raise SystemExit(f"--auth expects USER:PASSWORD, got {pair!r}.")
+        out.append((user, password))
+    return out or None
 
 
 def main(argv=None) -> None:
@@ -14,13 +30,24 @@ def main(argv=None) -> None:
     serve.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     serve.add_argument("--port", type=int,
                        default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    serve.add_argument("--auth", action="append", default=[], metavar="USER:PASSWORD",
+                       help="require a login (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
+    train = sub.add_parser("train", help="train a run from a YAML file, without the browser")
+    train.add_argument("--config", required=True, help="a YAML file of run settings "
+                       "(saved by the app, or a `trl sft` config)")
+    train.add_argument("--runs-dir", default=None,
+                       help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
     args = parser.parse_args(argv)
     if args.command == "prepare-model":
         from .models import prepare_default_model
         print(f"Default model ready in {prepare_default_model()}")
+    elif args.command == "train":
+        from .cli import train_from_file
+        sys.exit(train_from_file(args.config, args.runs_dir))
     else:
         from .ui import build_app
-        build_app().queue().launch(server_name=args.host, server_port=args.port)
+        build_app().queue().launch(server_name=args.host, server_port=args.port,
+                                   auth=_auth(args.auth))
 
 
 if __name__ == "__main__":

@@ -63,8 +63,9 @@ class StudioCallback(TrainerCallback):
         self._last_tokens: tuple[float, float] | None = None  # (time, tokens seen)
         self._paused = 0.0  # seconds spent sampling or evaluating since the last log
 
-    def _sample(self, step: int, model) -> None:
-        if not self.sample_steps or not self.prompts or step in self._sampled_steps:
+    def _sample(self, step: int, model, state) -> None:
+        if not self.sample_steps or not self.prompts or step in self._sampled_steps \
+                or not state.is_world_process_zero:
             return
         self._sampled_steps.add(step)
         start = time.time()
@@ -77,7 +78,7 @@ class StudioCallback(TrainerCallback):
         self.sink.progress(state.global_step, state.max_steps)
         self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
-            self._sample(state.global_step, model)
+            self._sample(state.global_step, model, state)
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
@@ -87,7 +88,7 @@ class StudioCallback(TrainerCallback):
             self.log.info("Stop requested: saving a checkpoint at step %d", state.global_step)
             return
         if self.sample_steps and state.global_step % self.sample_steps == 0:
-            self._sample(state.global_step, model)
+            self._sample(state.global_step, model, state)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         record = {"step": state.global_step}
@@ -111,7 +112,7 @@ class StudioCallback(TrainerCallback):
         self.log.info("Saved checkpoint-%d", state.global_step)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
-        self._sample(state.global_step, model)  # the answers the saved model gives
+        self._sample(state.global_step, model, state)  # the answers the saved model gives
 
 
 def _short(value) -> str:

@@ -148,6 +148,10 @@ class RunConfig:
     save_total_limit: int = _f(
         0, "Keep only the newest N checkpoints (0: keep all). Saves disk.", "log",
         minimum=0, maximum=1_000_000, label="Keep at most N checkpoints")
+    report_to: str = _f(
+        "none", "Also send metrics to an experiment tracker (installed separately): "
+        "tensorboard, trackio, wandb... 'none': only the studio's own view.", "log",
+        label="Report to")
     # Samples
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
@@ -201,7 +205,16 @@ class RunConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> "RunConfig":
-        return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {})
+        """Read a settings file (the studio's, or a `trl sft` config)."""
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError) as e:
+            raise ConfigError([f"{Path(path).name} is not valid YAML: "
+                               f"{str(e).splitlines()[0]}"]) from None
+        if not isinstance(data, dict):
+            raise ConfigError([f"{Path(path).name} must hold a mapping of settings "
+                               "(name: value lines)."])
+        return cls.from_dict(_from_trl(data))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -266,6 +279,23 @@ class ConfigError(ValueError):
     def __init__(self, messages: list[str]):
         self.messages = list(messages)
         super().__init__(" ".join(self.messages))
+
+
+def _from_trl(values: dict) -> dict:
+    """Read TRL's conventions in a settings file: max_steps -1 means training for
+    epochs, null means off, target modules may be a list."""
+    if str(values.get("max_steps", "")).strip() == "-1":
+        values.pop("max_steps")
+        values.setdefault("train_by", "epochs")
+    for name, off in (("neftune_noise_alpha", 0), ("save_total_limit", 0),
+                      ("dataset_config", ""), ("dataset_test_split", "")):
+        if name in values and values[name] is None:
+            values[name] = off
+    if isinstance(values.get("lora_target_modules"), (list, tuple)):
+        values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))
+    if isinstance(values.get("report_to"), (list, tuple)):
+        values["report_to"] = ",".join(map(str, values["report_to"])) or "none"
+    return values
 
 
 def _coerce(f: dataclasses.Field, value):

@@ -6,6 +6,8 @@ AdamW only on CUDA). Knows nothing of Gradio; reports through a RunSink.
 """
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 from . import runlog
@@ -17,11 +19,20 @@ from .hardware import detect
 from .models import load_model_and_tokenizer, resolve_model
 
 MODEL_SUBDIR = "model"
+_TRL_IMPORT = threading.Lock()
+
+
+def _trl():
+    """TRL's SFTConfig and SFTTrainer. TRL's lazy first import is not thread-safe (two
+    threads importing at once can get an ImportError), so it happens under a lock."""
+    with _TRL_IMPORT:
+        from trl import SFTConfig, SFTTrainer
+    return SFTConfig, SFTTrainer
 
 
 def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
     """SFTConfig for cfg on this machine (TRL's defaults are wrong for a CPU)."""
-    from trl import SFTConfig
+    SFTConfig, _ = _trl()
     hw = detect()
     bf16 = hw.bf16 if cfg.bf16 is None else cfg.bf16
     save_strategy = cfg.save_strategy
@@ -56,7 +67,7 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
         activation_checkpointing=cfg.activation_checkpointing,
         use_cpu=hw.device == "cpu",
         optim="adamw_torch_fused" if hw.device == "cuda" else "adamw_torch",
-        report_to="none",
+        report_to=[r.strip() for r in cfg.report_to.split(",") if r.strip()] or "none",
         disable_tqdm=True,
         dataloader_num_workers=0,
     )
@@ -79,6 +90,11 @@ def preflight(cfg: RunConfig) -> None:
     check_dataset(cfg)
 
 
+def is_main_process() -> bool:
+    """False in the other processes of a run launched with accelerate/torchrun."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
 def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
     """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template)."""
     chat = bool(getattr(tokenizer, "chat_template", None))
@@ -95,7 +111,7 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
     from types import SimpleNamespace
 
     import datasets
-    from trl import SFTTrainer
+    _, SFTTrainer = _trl()
     datasets.disable_progress_bars()
     args = sft_config(cfg, Path("unused"))
     args.max_length, args.shuffle_dataset = None, False
@@ -114,10 +130,11 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
-    from trl import SFTTrainer
+    _, SFTTrainer = _trl()
     from transformers import PrinterCallback
     run_dir.mkdir(parents=True, exist_ok=True)
-    with runlog.capture(run_dir) as log:
+    main = is_main_process()
+    with runlog.capture(run_dir) if main else runlog.quiet() as log:
         model_path = resolve_model(cfg.model_name_or_path)
         log.info("Loading %s", cfg.model_name_or_path)
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
@@ -133,13 +150,16 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                              eval_dataset=eval_set, processing_class=tokenizer,
                              peft_config=peft_config(cfg), callbacks=[callback])
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
-        log.info("Training: effective batch %d, %s, %s%s", cfg.effective_batch(),
+        processes = int(os.environ.get("WORLD_SIZE", "1"))
+        log.info("Training: effective batch %d on %d process%s, %s, %s%s",
+                 cfg.effective_batch(processes), processes, "es" if processes > 1 else "",
                  f"{cfg.max_steps} steps" if cfg.train_by == "steps"
                  else f"{cfg.num_train_epochs:g} epochs", "bf16" if args.bf16 else "fp32",
                  ", LoRA" if cfg.use_peft else ", full fine-tuning")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         out = run_dir / MODEL_SUBDIR
-        trainer.save_model(str(out))
-        tokenizer.save_pretrained(str(out))
+        trainer.save_model(str(out))  # the main process writes, the others wait
+        if main:
+            tokenizer.save_pretrained(str(out))
         log.info("Saved the model to %s", out)
     return out

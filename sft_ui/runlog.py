@@ -62,3 +62,9 @@ def tail(run_dir: Path, lines: int = 200) -> str:
         f.seek(max(0, f.tell() - 64_000))
         text = f.read().decode("utf-8", errors="replace")
     return "\n".join(text.splitlines()[-lines:])
+
+
+@contextlib.contextmanager
+def quiet():
+    """What the other processes of a multi-process run use: no log file of their own."""
+    yield log

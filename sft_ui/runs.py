@@ -23,12 +23,13 @@ from .config import ConfigError, RunConfig
 from .data import DataError
 from .hub import HubError
 from .models import ModelError
+from .memory import is_out_of_memory, memory_problem, out_of_memory_advice
 
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
 # What state.json keeps of a run (besides config.yaml and the jsonl files).
 STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created",
-              "train_started", "finished", "model_dir", "resumed")
+              "train_started", "finished", "model_dir", "resumed", "suggestion")
 # A run id is a plain folder name: no separators, no leading dot, no control characters.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 NAME_MAX = 80
@@ -43,7 +44,14 @@ USER_ERRORS = (ConfigError, DataError, ModelError, RunError, HubError)
 
 
 def runs_dir() -> Path:
-    return Path(os.environ.get("SFT_UI_RUNS_DIR", "runs")).expanduser().resolve()
+    """SFT_UI_RUNS_DIR; on a Hugging Face Space with persistent storage /data/runs;
+    else ./runs."""
+    if os.environ.get("SFT_UI_RUNS_DIR"):
+        return Path(os.environ["SFT_UI_RUNS_DIR"]).expanduser().resolve()
+    data = Path("/data")
+    if os.environ.get("SPACE_ID") and data.is_dir() and os.access(data, os.W_OK):
+        return data / "runs"
+    return Path("runs").resolve()
 
 
 def clean_name(name) -> str:
@@ -89,6 +97,7 @@ class Run:
         self.samples: list[dict] = []
         self.created = time.time()
         self.resumed = 0
+        self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -166,6 +175,7 @@ class Run:
                     "message": self.message, "eta_seconds": self.eta_seconds(),
                     "elapsed_seconds": (self.finished or time.time()) - self.created,
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
+                    "suggestion": dict(self.suggestion),
                     "config": self.config.to_dict(), "log": runlog.tail(self.dir)}
 
     def summary(self) -> dict:
@@ -213,6 +223,17 @@ def _short(snap: dict) -> dict:
     return {k: v for k, v in snap.items() if k not in ("metrics", "samples", "log")}
 
 
+def create_run(root: Path, cfg: RunConfig) -> Run:
+    """A new run folder with its settings."""
+    run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+    run = Run(run_id, folder, cfg)
+    run.set_state("queued", "Loading the model and the dataset...")
+    return run
+
+
 class RunManager:
     """Starts runs in a background thread (one at a time) and finds earlier ones."""
 
@@ -225,8 +246,10 @@ class RunManager:
         self._active: Run | None = None
         self._lock = threading.RLock()
 
-    def start(self, values: dict | RunConfig) -> str:
-        """Validate, create the run folder, start training; return the run id."""
+    def start(self, values: dict | RunConfig, allow_over_memory: bool = False) -> str:
+        """Validate, create the run folder, start training; return the run id. On a CPU a
+        run whose memory estimate exceeds the RAM available is refused unless
+        `allow_over_memory`."""
         cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
         problems = cfg.validate()
         if problems:
@@ -236,18 +259,17 @@ class RunManager:
         if preflight is None:
             from .engine import preflight
         preflight(cfg)
+        if self._train is None and not allow_over_memory:  # the estimate is the engine's
+            problem = memory_problem(cfg)
+            if problem:
+                raise RunError(problem)
         with self._lock:
             self._check_idle()
-            run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-            folder = self.root / run_id
-            folder.mkdir(parents=True)
-            (folder / "config.yaml").write_text(cfg.to_yaml())
-            run = Run(run_id, folder, cfg)
-            run.set_state("queued", "Loading the model and the dataset...")
-            self._runs[run_id], self._active = run, run
-        threading.Thread(target=self._work, args=(run,), name=f"run-{run_id}",
+            run = create_run(self.root, cfg)
+            self._runs[run.id], self._active = run, run
+        threading.Thread(target=self._work, args=(run,), name=f"run-{run.id}",
                          daemon=True).start()
-        return run_id
+        return run.id
 
     def resume(self, run_id: str) -> str:
         """Continue a stopped or failed run from its last checkpoint, under the same id."""
@@ -279,6 +301,7 @@ class RunManager:
         if train is None:
             from .engine import train
         try:
+            run.suggestion = {}
             run.set_state("running", "Training...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
             run.model_dir = str(model_dir)
@@ -292,7 +315,11 @@ class RunManager:
             run.set_state("failed", "", str(e))
         except Exception as e:  # keep the server alive and say what happened
             (run.dir / "error.log").write_text(traceback.format_exc())
-            run.set_state("failed", "", f"{type(e).__name__}: {e}")
+            if is_out_of_memory(e):
+                advice, run.suggestion = out_of_memory_advice(run.config)
+                run.set_state("failed", "", f"Out of memory at step {run.step}. {advice}")
+            else:
+                run.set_state("failed", "", f"{type(e).__name__}: {e}")
 
     def get(self, run_id: str) -> Run:
         run_id = str(run_id or "").strip()

@@ -140,11 +140,15 @@ class RecordingHub:
             raise error
         self.calls.append(("create_repo", kwargs))
 
-    def upload_folder(self, folder_path, **kwargs):
-        self.calls.append(("upload_folder", kwargs))
-        for path in Path(folder_path).rglob("*"):
-            if path.is_file():
-                self.files[str(path.relative_to(folder_path))] = path.read_bytes()
+    def upload_folder(self, folder_path, allow_patterns=None, ignore_patterns=None, **kwargs):
+        from huggingface_hub.utils import filter_repo_objects
+        self.calls.append(("upload_folder", {**kwargs, "allow_patterns": allow_patterns,
+                                             "ignore_patterns": ignore_patterns}))
+        names = [str(p.relative_to(folder_path)) for p in Path(folder_path).rglob("*")
+                 if p.is_file() and ".git" not in p.parts]
+        for name in filter_repo_objects(names, allow_patterns=allow_patterns,
+                                        ignore_patterns=ignore_patterns):
+            self.files[name] = (Path(folder_path) / name).read_bytes()
 
 
 def test_push_and_space_go_to_the_hub_without_writing_the_token(runs, tmp_path):

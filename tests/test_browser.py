@@ -107,3 +107,16 @@ def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
     expect(summary).to_contain_text("Cannot preview", timeout=60_000)
     expect(summary).to_contain_text("broken.jsonl: line 2 is not valid JSON")
     page.screenshot(path=str(tmp_path / "preview-error.png"), full_page=True)
+
+
+def test_show_code_for_the_settings_in_the_page(page):
+    from playwright.sync_api import expect
+    page.get_by_role("tab", name="Train").click()
+    _set(page, "Batch size per device", 3)
+    page.get_by_text("Save, load, show code").click()
+    page.locator("#show-code").click()
+    expect(page.locator("#code-python")).to_contain_text("args = SFTConfig(", timeout=30_000)
+    expect(page.locator("#code-python")).to_contain_text("per_device_train_batch_size=3")
+    expect(page.locator("#code-yaml")).to_contain_text("per_device_train_batch_size: 3")
+    expect(page.locator("#code-trl")).to_contain_text("trl sft")
+    expect(page.locator("#code-accelerate")).to_contain_text("--num_processes 2")

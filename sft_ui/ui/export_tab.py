@@ -6,7 +6,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ..export import export_run, zip_export
-from ..hub import publish_space, push_folder
+from ..hub import deploy_studio, publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager, checkpoints
 FINAL = "final model"
 
@@ -53,6 +53,13 @@ def build(manager: RunManager) -> None:
                               scale=2)
         publish = gr.Button("Publish as a chat Space")
     hub_notice = gr.Markdown(elem_id="hub-notice")
+    with gr.Accordion("Deploy this studio to my Space", open=False):
+        gr.Markdown("Uploads the app itself (code, requirements, README front matter) to a "
+                    "Gradio Space of yours, with the token above. Runs stay here.")
+        with gr.Row():
+            studio_space = gr.Textbox(label="Space id", placeholder="your-name/sft-studio",
+                                      scale=2)
+            deploy = gr.Button("Deploy the studio")
     folder = gr.State("")
 
     def on_export(run_id, ckpt, merge):
@@ -82,6 +89,14 @@ def build(manager: RunManager) -> None:
             return f"**Cannot publish:** {e}"
         return f"Space created: [{url}]({url}) (it builds for a few minutes)."
 
+    def on_deploy(sid, tok):
+        try:
+            url = deploy_studio(sid, tok)
+        except USER_ERRORS as e:
+            return f"**Cannot deploy:** {e}"
+        return f"Studio deployed: [{url}]({url}) (it builds for a few minutes)."
+
+    deploy.click(on_deploy, [studio_space, token], hub_notice, api_name=False)
     export.click(on_export, [run, checkpoint, merged], [folder, notice, download, card],
                  api_name=False)
     push.click(on_push, [folder, repo, token, private], hub_notice, api_name=False)

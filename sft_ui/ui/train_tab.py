@@ -10,7 +10,7 @@ import gradio as gr
 from ..config import load_preset, preset_names
 from ..hardware import detect
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
-from . import data_panel, live_view
+from . import code_panel, data_panel, live_view, plan_panel
 from .widgets import config_to_values, make_widget, values_to_dict
 
 PANELS = [
@@ -63,6 +63,9 @@ def build(manager: RunManager) -> None:
                     if title == "Batch and time":
                         effective = gr.Markdown(effective_batch_text(4, 2),
                                                 elem_id="effective-batch")
+                        plan = plan_panel.build()
+            with gr.Accordion("Save, load, show code", open=False):
+                code_controls = code_panel.build_controls()
         with gr.Column(scale=3):
             with gr.Row():
                 start = gr.Button("Start", variant="primary")
@@ -130,6 +133,8 @@ def build(manager: RunManager) -> None:
                [*live.outputs(), start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
     data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager)
+    code_panel.wire(code_controls, names, inputs)
+    plan_panel.wire(plan, names, inputs, widgets, manager)
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
     batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
     for w in (batch, accum):

@@ -1,0 +1,211 @@
+"""Take a run elsewhere: the settings as a YAML file that `trl sft --config` reads, a
+complete Python script using TRL's API, the equivalent `trl sft` command line, and
+the `accelerate launch` command for several GPUs or machines.
+
+TRL reads the keys it knows and ignores the studio's own (sample prompts, data
+format...); the studio reads both. Knows nothing of Gradio.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+from pathlib import Path
+
+import yaml
+
+from .config import DEMO_DATASET, RunConfig
+
+# RunConfig fields that TRL's `trl sft` parser (ScriptArguments, SFTConfig, ModelConfig)
+# also has, with the same meaning once written by trl_values().
+TRL_FIELDS = (
+    "model_name_or_path", "trust_remote_code", "dataset_name", "dataset_config",
+    "dataset_train_split", "dataset_test_split", "dataset_text_field", "completion_only_loss",
+    "per_device_train_batch_size", "gradient_accumulation_steps", "max_steps",
+    "num_train_epochs", "max_length", "packing", "packing_strategy", "learning_rate",
+    "weight_decay", "warmup_steps", "lr_scheduler_type", "neftune_noise_alpha", "seed",
+    "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
+    "eval_strategy", "eval_steps", "bf16", "activation_checkpointing", "report_to",
+    "use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules")
+HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
+          "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
+
+
+def trl_values(cfg: RunConfig) -> dict:
+    """The TRL-known settings with TRL's conventions (max_steps -1 when training for
+    epochs, null for 'off', eval only with an eval split, bf16 as this machine runs it)."""
+    values = {name: getattr(cfg, name) for name in TRL_FIELDS}
+    if cfg.bf16 is None:  # "auto" resolved on this machine: TRL's own default is bf16 on
+        from .hardware import detect
+        values["bf16"] = detect().bf16
+    if cfg.train_by == "epochs":
+        values["max_steps"] = -1
+    if cfg.save_strategy == "steps" and not cfg.save_steps:
+        values["save_strategy"], values["save_steps"] = "no", 500
+    values["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
+    values["save_total_limit"] = cfg.save_total_limit or None
+    values["dataset_config"] = cfg.dataset_config or None
+    if not cfg.dataset_test_split.strip():
+        values["eval_strategy"], values["dataset_test_split"] = "no", None
+    if values["warmup_steps"] >= 1:
+        values["warmup_steps"] = int(values["warmup_steps"])
+    targets = cfg.lora_target_modules.strip()
+    if targets != "all-linear":
+        values["lora_target_modules"] = [t.strip() for t in targets.split(",") if t.strip()]
+    return values
+
+
+def studio_values(cfg: RunConfig) -> dict:
+    return {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)
+            if f.name not in TRL_FIELDS}
+
+
+def to_yaml(cfg: RunConfig) -> str:
+    """One YAML file for both `trl sft --config` and the studio."""
+    body = yaml.safe_dump(trl_values(cfg), sort_keys=False, allow_unicode=True)
+    studio = yaml.safe_dump(studio_values(cfg), sort_keys=False, allow_unicode=True)
+    return f"{HEADER}{body}# Studio settings (trl sft ignores these)\n{studio}"
+
+
+def trl_command(cfg: RunConfig, config_file: str = "sft.yaml") -> str:
+    """`trl sft` with every TRL setting on the command line."""
+    lines = ["trl sft"]
+    for key, value in trl_values(cfg).items():
+        if value is None or value == "":
+            continue
+        values = value if isinstance(value, list) else [value]
+        lines.append(f"--{key} " + " ".join(shlex.quote(str(v)) for v in values))
+    lines.append("--output_dir sft-output")
+    note = ("# The demo set is the studio's own: use a Hub id or a data folder with trl sft.\n"
+            if cfg.dataset_name == DEMO_DATASET else "")
+    return f"{note}# or: trl sft --config {config_file}\n" + " \\\n    ".join(lines)
+
+
+def accelerate_command(num_processes: int = 2, num_machines: int = 1,
+                       config_file: str = "sft.yaml") -> str:
+    """Run the studio's CLI on several GPUs (DDP) and machines through accelerate.
+    FSDP or DeepSpeed: make an accelerate config (`accelerate config`) and pass
+    --config_file to accelerate launch."""
+    total = max(1, int(num_processes)) * max(1, int(num_machines))
+    lines = ["accelerate launch --multi_gpu", f"--num_processes {total}",
+             f"--num_machines {max(1, int(num_machines))}"]
+    note = ""
+    if num_machines > 1:
+        note = ("# Run on every machine, with --machine_rank 0 on the main one and 1, 2, ... "
+                "on the others.\n")
+        lines += ["--machine_rank 0",
+                  "--main_process_ip MAIN_MACHINE_IP --main_process_port 29500"]
+    lines.append(f"-m sft_ui train --config {config_file}")
+    return note + " \\\n    ".join(lines)
+
+
+def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
+    if name == DEMO_DATASET:
+        return ["from sft_ui.demo_data import demo_rows  # the studio's demo set",
+                f"{var} = Dataset.from_list(demo_rows())"]
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return [f"{var} = load_from_disk({str(path)!r})",
+                f"if isinstance({var}, DatasetDict):\n    {var} = {var}[{split!r}]"]
+    builder = {".jsonl": "json", ".json": "json", ".csv": "csv", ".tsv": "csv",
+               ".parquet": "parquet", ".txt": "text"}.get(path.suffix.lower())
+    if path.exists() and builder:
+        extra = ', delimiter="\\t"' if path.suffix.lower() == ".tsv" else ""
+        return [f"{var} = load_dataset({builder!r}, data_files={str(path)!r}, "
+                f"split=\"train\"{extra})"]
+    config = f", {cfg.dataset_config!r}" if cfg.dataset_config else ""
+    return [f"{var} = load_dataset({name!r}{config}, split={split!r})"]
+
+
+def _data_format(cfg: RunConfig) -> str:
+    """The format the studio would use: chosen, or detected on local data."""
+    if cfg.dataset_format != "auto":
+        return cfg.dataset_format
+    from .data import DataError, load_data
+    try:
+        return load_data(cfg).format
+    except (DataError, OSError):
+        return "auto"  # a Hub dataset: TRL detects its format itself
+
+
+FORMAT_CODE = {
+    "alpaca": ["def to_prompt_completion(row):",
+               "    user = row[\"instruction\"] + (\"\\n\\n\" + row[\"input\"] if row.get(\"input\") "
+               "else \"\")",
+               "    return {\"prompt\": [{\"role\": \"user\", \"content\": user}],",
+               "            \"completion\": [{\"role\": \"assistant\", \"content\": row[\"output\"]}]}",
+               "", "dataset = dataset.map(to_prompt_completion, "
+               "remove_columns=dataset.column_names)"],
+    "template": ["TEMPLATE = {template!r}", "dataset = dataset.map(lambda row: {{\"text\": "
+                 "TEMPLATE.format_map(row)}}, remove_columns=dataset.column_names)"],
+    "last-reply": ["def last_reply_only(row):  # loss on the last assistant reply",
+                   "    return {\"prompt\": row[\"messages\"][:-1], "
+                   "\"completion\": row[\"messages\"][-1:]}",
+                   "", "dataset = dataset.map(last_reply_only, "
+                   "remove_columns=dataset.column_names)"],
+}
+
+
+def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
+    """A complete script with the current TRL API that trains like the studio would."""
+    values = trl_values(cfg)
+    data = ["# Data"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
+    fmt = _data_format(cfg)
+    if fmt == "alpaca":
+        data += FORMAT_CODE["alpaca"]
+    elif fmt == "template":
+        data += [line.format(template=cfg.dataset_template) for line in FORMAT_CODE["template"]]
+    elif fmt == "messages" and cfg.completion_only_loss:
+        data += FORMAT_CODE["last-reply"]
+    has_eval = cfg.eval_fraction > 0 or bool(cfg.dataset_test_split.strip()
+                                             or cfg.eval_dataset_name.strip())
+    if cfg.eval_fraction > 0:
+        data += [f"split = dataset.train_test_split(test_size={cfg.eval_fraction}, "
+                 f"seed={cfg.seed})", "dataset, eval_dataset = split[\"train\"], split[\"test\"]"]
+    elif has_eval:
+        data += _load_code(cfg, cfg.eval_dataset_name.strip() or cfg.dataset_name,
+                           cfg.dataset_test_split.strip() or "test", "eval_dataset")
+    else:
+        data.append("eval_dataset = None")
+    if cfg.max_train_samples:
+        data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
+                    "len(dataset))))")
+    args = {k: v for k, v in values.items() if k not in (
+        "model_name_or_path", "trust_remote_code", "dataset_name", "dataset_config",
+        "dataset_train_split", "dataset_test_split", "use_peft", "lora_r", "lora_alpha",
+        "lora_dropout", "lora_target_modules")}
+    args["eval_strategy"] = cfg.eval_strategy if has_eval else "no"
+    if fmt == "template":
+        args["dataset_text_field"] = "text"
+    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args.items() if v is not None)
+    peft = "peft_config = None"
+    if cfg.use_peft:
+        targets = values["lora_target_modules"]
+        peft = (f"peft_config = LoraConfig(r={cfg.lora_r}, lora_alpha={cfg.lora_alpha}, "
+                f"lora_dropout={cfg.lora_dropout}, target_modules={_py(targets)}, "
+                "task_type=\"CAUSAL_LM\")")
+    return "\n".join([
+        '"""Fine-tune with TRL\'s SFTTrainer: the settings of an SFT Studio run."""',
+        "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
+        "from peft import LoraConfig",
+        "from transformers import AutoModelForCausalLM, AutoTokenizer",
+        "from trl import SFTConfig, SFTTrainer", "",
+        f"model_id = {cfg.model_name_or_path!r}",
+        f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
+        f"trust_remote_code={cfg.trust_remote_code})",
+        f"model = AutoModelForCausalLM.from_pretrained(model_id, "
+        f"trust_remote_code={cfg.trust_remote_code})", "",
+        *data, "",
+        f"args = SFTConfig(\n    output_dir={output_dir!r},\n{arg_lines}\n)", peft, "",
+        "trainer = SFTTrainer(model=model, args=args, train_dataset=dataset,",
+        "                     eval_dataset=eval_dataset, processing_class=tokenizer,",
+        "                     peft_config=peft_config)",
+        "trainer.train()",
+        "trainer.save_model(args.output_dir)",
+        "tokenizer.save_pretrained(args.output_dir)", ""])
+
+
+def _py(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    return json.dumps(value) if isinstance(value, list) else repr(value)

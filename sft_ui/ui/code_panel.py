@@ -1,0 +1,88 @@
+"""Take the run elsewhere: save or load the settings as YAML (a `trl sft` config),
+and show the equivalent Python script, `trl sft` command and `accelerate launch`
+command for the current settings, each with a copy button."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+
+from .. import recipe
+from ..config import ConfigError, RunConfig
+from .widgets import config_to_values, values_to_dict
+
+
+def build_controls():
+    """Inside an accordion of the settings column; returns the components to wire."""
+    with gr.Row():
+        show = gr.Button("Show code for these settings", size="sm", elem_id="show-code")
+        save = gr.Button("Save settings as YAML", size="sm")
+    with gr.Row():
+        load = gr.File(label="Load settings from YAML", file_types=[".yaml", ".yml"],
+                       height=90, elem_id="load-yaml")
+        saved = gr.File(label="Settings file", interactive=False, height=90)
+    notice = gr.Markdown(elem_id="code-notice")
+    yaml_code = gr.Code(language="yaml", label="sft.yaml (trl sft --config sft.yaml)",
+                        interactive=False, elem_id="code-yaml")
+    script = gr.Code(language="python", label="Python script (TRL SFTTrainer)",
+                     interactive=False, elem_id="code-python")
+    command = gr.Code(language="shell", label="trl sft command line", interactive=False,
+                      elem_id="code-trl")
+    with gr.Row():
+        gpus = gr.Number(2, precision=0, label="GPUs per machine", minimum=1)
+        machines = gr.Number(1, precision=0, label="Machines", minimum=1)
+    launch = gr.Code(language="shell", label="accelerate launch (DDP; FSDP or DeepSpeed through "
+                     "an accelerate config file)", interactive=False, elem_id="code-accelerate")
+    return show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch
+
+
+def wire(controls, names: list[str], inputs: list) -> None:
+    show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch = \
+        controls
+
+    def current(values) -> RunConfig:
+        return RunConfig.from_dict(values_to_dict(names, values))
+
+    def on_show(n_gpus, n_machines, *values):
+        try:
+            cfg = current(values)
+        except ConfigError as e:
+            return (_problems(e),) + (gr.skip(),) * 4
+        return ("", recipe.to_yaml(cfg), recipe.python_script(cfg), recipe.trl_command(cfg),
+                recipe.accelerate_command(int(n_gpus or 1), int(n_machines or 1)))
+
+    def on_save(*values):
+        try:
+            text = recipe.to_yaml(current(values))
+        except ConfigError as e:
+            return _problems(e), gr.skip()
+        path = Path(tempfile.mkdtemp(prefix="sft-settings-")) / "sft.yaml"
+        path.write_text(text, encoding="utf-8")
+        return "", str(path)
+
+    def on_load(path):
+        if not path:
+            return [gr.skip()] * len(names) + [""]
+        try:
+            cfg = RunConfig.from_yaml(path)
+        except ConfigError as e:
+            return [gr.skip()] * len(names) + [_problems(e, Path(path).name)]
+        except Exception as e:  # not YAML at all
+            return [gr.skip()] * len(names) + [
+                f"**Cannot load {Path(path).name}:** it is not a YAML mapping ({e})."]
+        problems = cfg.validate()
+        note = f"Loaded {Path(path).name}." + (
+            "\n\nCheck these before Start:\n" + "\n".join(f"- {p}" for p in problems)
+            if problems else "")
+        return config_to_values(cfg, names) + [note]
+
+    show.click(on_show, [gpus, machines, *inputs],
+               [notice, yaml_code, script, command, launch], api_name=False)
+    save.click(on_save, inputs, [notice, saved], api_name=False)
+    load.upload(on_load, load, [*inputs, notice], api_name=False)
+
+
+def _problems(e: ConfigError, name: str = "") -> str:
+    head = f"**Cannot use {name}:**" if name else "**Fix these settings first:**"
+    return head + "\n\n" + "\n".join(f"- {m}" for m in e.messages)
