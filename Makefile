@@ -5,7 +5,7 @@ PIP := .venv/bin/pip
 STAMP := .venv/.installed
 TEST_STAMP := .venv/.test-installed
 
-.PHONY: install model run test test-deps clean
+.PHONY: install model run test test-deps bench clean
 
 install: $(STAMP) model
 
@@ -32,6 +32,10 @@ test-deps: install $(TEST_STAMP)
 
 test: test-deps
 	$(PY) -m pytest -q tests
+
+# Speed and memory figures on this machine (run it when the machine is otherwise idle).
+bench: install
+	$(PY) scripts/bench.py
 
 clean:
 	rm -rf .venv

@@ -1,0 +1,204 @@
+"""`make bench`: side-by-side figures for the studio on this machine, printed as a table.
+
+1. studio engine (callbacks, a client polling /run_status) vs a bare SFTTrainer with the
+   same SFTConfig and data: tokens/s ratio (training steps; sampling is figure 5);
+2. studio defaults vs TRL's defaults on this hardware: speed-up;
+3. model-FLOPs utilisation: 6 x params x tokens/s over measured matmul FLOP/s;
+4. planner memory estimate vs measured peak RSS over 6 configurations;
+5. sample generation's share of the studio run's wall time;
+6. /run_status p95 latency while training;
+7. seconds from Start to the first logged loss.
+Run it on an otherwise idle machine: every figure is a timing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sft_ui import callbacks  # noqa: E402
+from sft_ui.config import RunConfig  # noqa: E402
+from sft_ui.hardware import detect  # noqa: E402
+
+STEPS = int(os.environ.get("BENCH_STEPS", 20))
+MEMORY_CONFIGS = [dict(per_device_train_batch_size=b, max_length=n, use_peft=lora)
+                  for b, n, lora in ((1, 128, False), (4, 128, False), (8, 128, True),
+                                     (1, 512, False), (4, 512, True), (8, 512, True))]
+
+
+def tokens_per_second(history: list[dict]) -> float:
+    tokens = max(r.get("num_tokens", 0) for r in history)
+    runtime = next(r["train_runtime"] for r in history if "train_runtime" in r)
+    return tokens / runtime
+
+
+def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
+    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides)."""
+    from sft_ui.engine import _trl, load_training_data, sft_config
+    from sft_ui.models import load_model_and_tokenizer, resolve_model
+    SFTConfig, SFTTrainer = _trl()
+    model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
+    train_set, _ = load_training_data(cfg, tokenizer).datasets()
+    args = sft_config(cfg, out) if not overrides else SFTConfig(
+        output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
+                         processing_class=tokenizer)
+    trainer.train()
+    return tokens_per_second(trainer.state.log_history)
+
+
+def studio_run(cfg: RunConfig, root: Path) -> dict:
+    """A run through the app (RunManager behind a served page) with a client polling
+    /run_status twice a second; sampling time measured around generate_batch."""
+    from gradio_client import Client
+
+    from sft_ui.runs import RunManager
+    from sft_ui.ui import build_app
+    sampled = []
+    original = callbacks.generate_batch
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            sampled.append(time.perf_counter() - start)
+    callbacks.generate_batch = timed
+    manager = RunManager(root)
+    app = build_app(manager)
+    app.queue().launch(server_name="127.0.0.1", server_port=7999, prevent_thread_lock=True,
+                       quiet=True)
+    client = Client("http://127.0.0.1:7999/", verbose=False)
+    start = time.time()
+    run_id = client.predict(cfg.to_dict(), api_name="/start_run")["run_id"]
+    latencies, first_loss = [], None
+    while True:
+        t0 = time.perf_counter()
+        snap = client.predict(run_id, api_name="/run_status")
+        latencies.append(time.perf_counter() - t0)
+        if first_loss is None and any("loss" in m for m in snap["metrics"]):
+            first_loss = time.time() - start
+        if snap["state"] not in ("queued", "running", "stopping"):
+            break
+        time.sleep(0.5)
+    wall = time.time() - start
+    app.close()
+    callbacks.generate_batch = original
+    assert snap["state"] == "done", snap["error"]
+    runtime = next(m["train_runtime"] for m in snap["metrics"] if "train_runtime" in m)
+    return {"tokens_per_second": tokens_per_second(snap["metrics"]),
+            "tokens": max(m.get("num_tokens", 0) for m in snap["metrics"]),
+            "train_runtime": runtime, "sample_seconds": sum(sampled), "wall": wall,
+            "p95_ms": 1000 * statistics.quantiles(latencies, n=20)[-1],
+            "polls": len(latencies), "first_loss": first_loss}
+
+
+def matmul_flops() -> float:
+    import torch
+    a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+    for _ in range(3):
+        a @ b
+    start, n = time.perf_counter(), 20
+    for _ in range(n):
+        a @ b
+    return n * 2 * 2048 ** 3 / (time.perf_counter() - start)
+
+
+MEASURE = """
+import json, resource, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from sft_ui.config import RunConfig
+from sft_ui.engine import train
+from sft_ui.cli import NullSink
+cfg = RunConfig.from_dict(json.loads({cfg!r}))
+train(cfg, Path(tempfile.mkdtemp()), NullSink())
+print(json.dumps({{"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+"""
+
+
+def memory_rows() -> list[tuple]:
+    """(config, estimate, measured peak RSS) for each memory configuration."""
+    from sft_ui.planner import plan
+    rows = []
+    demo_long = _long_rows_file()
+    for extra in MEMORY_CONFIGS:
+        cfg = RunConfig.from_dict({"max_steps": 2, "sample_steps": 0, "dataset_name": demo_long,
+                                   "gradient_accumulation_steps": 1, **extra})
+        estimate = plan(cfg)["memory"]["total"]
+        code = MEASURE.format(root=str(Path(__file__).resolve().parents[1]),
+                              cfg=json.dumps(cfg.to_dict()))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.strip().splitlines()[-1]
+        rows.append((extra, estimate, json.loads(out)["peak"]))
+    return rows
+
+
+def _long_rows_file() -> str:
+    """Rows long enough to fill max_length, so the measured peak is the planned one."""
+    path = Path(tempfile.mkdtemp()) / "long.jsonl"
+    words = " ".join(f"word{i}" for i in range(600))
+    path.write_text("".join(json.dumps({"text": f"{i} {words}"}) + "\n" for i in range(64)))
+    return str(path)
+
+
+def main() -> None:
+    hw = detect()
+    cfg = RunConfig(max_steps=STEPS)
+    work = Path(tempfile.mkdtemp(prefix="sft-bench-"))
+    print(f"Machine: {hw.describe()}; default model, demo set, {STEPS} steps, "
+          f"batch {cfg.per_device_train_batch_size} x {cfg.gradient_accumulation_steps}, "
+          f"max_length {cfg.max_length}", flush=True)
+    bare = bare_trainer(cfg, work / "bare")
+    studio = studio_run(cfg, work / "runs")
+    trl_steps = 2
+    # TRL's defaults (batch 8, bf16, activation checkpointing, fused AdamW...); use_cpu is
+    # needed for them to start at all on a machine without a GPU.
+    trl_default = bare_trainer(cfg, work / "trl", max_steps=trl_steps,
+                               use_cpu=hw.device == "cpu")
+    from sft_ui.planner import plan
+    params = plan(cfg)["params"]
+    peak = matmul_flops()
+    training = studio["tokens"] / (studio["train_runtime"] - studio["sample_seconds"])
+    mfu = 6 * params * training / peak
+    mem = memory_rows()
+    worst = max(abs(e - m) / m for _, e, m in mem)
+    rows = [
+        ("1. studio / bare SFTTrainer tokens/s", f"{training / bare:.3f}", ">= 0.97",
+         f"{training:.0f} vs {bare:.0f} tokens/s in training steps; with sampling "
+         f"{studio['tokens_per_second']:.0f} ({studio['tokens_per_second'] / bare:.3f})"),
+        ("2. studio defaults / TRL defaults speed", f"{training / trl_default:.1f}x",
+         ">= 10x", f"TRL defaults: {trl_default:.1f} tokens/s over {trl_steps} steps"),
+        ("3. model-FLOPs utilisation", f"{mfu:.2f}", ">= 0.5",
+         f"6 x {params / 1e6:.0f}M params x tokens/s over {peak / 1e9:.0f} GFLOP/s matmul"),
+        ("4. planner memory, worst error", f"{worst:.0%}", "<= 20%",
+         f"{len(mem)} configurations (below)"),
+        ("5. sample generation share of wall time",
+         f"{studio['sample_seconds'] / studio['wall']:.1%}", "<= 5%",
+         f"{studio['sample_seconds']:.1f} s of {studio['wall']:.0f} s, every "
+         f"{cfg.sample_steps} steps"),
+        ("6. /run_status p95 latency", f"{studio['p95_ms']:.0f} ms", "<= 250 ms",
+         f"{studio['polls']} polls while training"),
+        ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "", ""),
+    ]
+    print("\n| figure | measured | target | detail |\n|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print("\n| memory config | estimate | measured peak RSS | error |\n|---|---|---|---|")
+    for extra, estimate, measured in mem:
+        name = (f"batch {extra['per_device_train_batch_size']}, max_length "
+                f"{extra['max_length']}, {'LoRA' if extra['use_peft'] else 'full'}")
+        print(f"| {name} | {estimate / 2**30:.2f} GiB | {measured / 2**30:.2f} GiB | "
+              f"{(estimate - measured) / measured:+.0%} |")
+
+
+if __name__ == "__main__":
+    main()
