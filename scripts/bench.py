@@ -112,16 +112,27 @@ def matmul_flops() -> float:
     return n * 2 * 2048 ** 3 / (time.perf_counter() - start)
 
 
+# Peak RSS is sampled in the child: getrusage's ru_maxrss would start from the (large)
+# parent's size at fork, since Linux keeps it across exec.
 MEASURE = """
-import json, resource, sys, tempfile
+import json, sys, tempfile, threading, time
 from pathlib import Path
+import psutil
 sys.path.insert(0, {root!r})
+peak, done = [0], threading.Event()
+def sample():
+    me = psutil.Process()
+    while not done.is_set():
+        peak[0] = max(peak[0], me.memory_info().rss)
+        time.sleep(0.02)
+threading.Thread(target=sample, daemon=True).start()
 from sft_ui.config import RunConfig
 from sft_ui.engine import train
 from sft_ui.cli import NullSink
 cfg = RunConfig.from_dict(json.loads({cfg!r}))
 train(cfg, Path(tempfile.mkdtemp()), NullSink())
-print(json.dumps({{"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+done.set()
+print(json.dumps({{"peak": peak[0]}}))
 """
 
 
@@ -150,7 +161,18 @@ def _long_rows_file() -> str:
     return str(path)
 
 
+def print_memory(mem: list[tuple]) -> None:
+    print("\n| memory config | estimate | measured peak RSS | error |\n|---|---|---|---|")
+    for extra, estimate, measured in mem:
+        name = (f"batch {extra['per_device_train_batch_size']}, max_length "
+                f"{extra['max_length']}, {'LoRA' if extra['use_peft'] else 'full'}")
+        print(f"| {name} | {estimate / 2**30:.2f} GiB | {measured / 2**30:.2f} GiB | "
+              f"{(estimate - measured) / measured:+.0%} |")
+
+
 def main() -> None:
+    if os.environ.get("BENCH_ONLY") == "memory":  # figure 4 alone
+        return print_memory(memory_rows())
     hw = detect()
     cfg = RunConfig(max_steps=STEPS)
     work = Path(tempfile.mkdtemp(prefix="sft-bench-"))
@@ -192,12 +214,7 @@ def main() -> None:
     print("\n| figure | measured | target | detail |\n|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
-    print("\n| memory config | estimate | measured peak RSS | error |\n|---|---|---|---|")
-    for extra, estimate, measured in mem:
-        name = (f"batch {extra['per_device_train_batch_size']}, max_length "
-                f"{extra['max_length']}, {'LoRA' if extra['use_peft'] else 'full'}")
-        print(f"| {name} | {estimate / 2**30:.2f} GiB | {measured / 2**30:.2f} GiB | "
-              f"{(estimate - measured) / measured:+.0%} |")
+    print_memory(mem)
 
 
 if __name__ == "__main__":
