@@ -84,3 +84,12 @@ def test_live_view_helpers():
                                          {"step": 5, "prompt": "p", "completion": "b"}]})
     assert samples["step"].tolist() == [5, 0]
     assert "Effective batch: 12" in effective_batch_text(3, 4)
+
+
+def test_every_setting_has_a_place_in_the_page():
+    import dataclasses
+
+    from sft_ui.ui.train_tab import ADVANCED, PANELS
+    shown = [n for _, names in PANELS + ADVANCED for n in names]
+    assert sorted(shown) == sorted(f.name for f in dataclasses.fields(RunConfig))
+    assert all(f.metadata["help"] and f.metadata["label"] for f in dataclasses.fields(RunConfig))

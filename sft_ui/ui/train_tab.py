@@ -25,7 +25,7 @@ PANELS = [
                    "neftune_noise_alpha", "seed"]),
     ("Logging, checkpoints and samples", [
         "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
-        "sample_steps", "sample_max_new_tokens", "sample_prompts"]),
+        "report_to", "sample_steps", "sample_max_new_tokens", "sample_prompts"]),
 ]
 ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_fraction",
                            "eval_strategy", "eval_steps"]),
