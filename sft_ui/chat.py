@@ -22,7 +22,7 @@ from typing import Iterator
 from .callbacks import generate_batch
 from .config import DEFAULT_MODEL_ID
 from .models import load_model_and_tokenizer, resolve_model
-from .runs import RunError, RunManager, checkpoints, latest_checkpoint
+from .runs import RunError, RunManager, checkpoint_folder, checkpoints, latest_checkpoint
 
 LATEST, BASE = "latest", "base"
 
@@ -136,10 +136,7 @@ class ChatService:
         if part == BASE:
             return Path(resolve_model(run.config.model_name_or_path))
         if part:
-            path = run.dir / "checkpoints" / part
-            if not part.startswith("checkpoint-") or "/" in part or not path.is_dir():
-                raise RunError(f"Run {run.id} has no checkpoint '{part}'.")
-            return path
+            return checkpoint_folder(run, part)
         if run.model_dir and Path(run.model_dir).exists():
             return Path(run.model_dir)
         checkpoint = latest_checkpoint(run.dir)

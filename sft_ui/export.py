@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .config import RunConfig
 from .models import resolve_model
-from .runs import Run, RunError
+from .runs import Run, RunError, checkpoint_folder
 
 EXPORT_SUBDIR = "export"
 
@@ -22,10 +22,7 @@ EXPORT_SUBDIR = "export"
 def source_folder(run: Run, checkpoint: str = "") -> Path:
     """The run's final model, or one of its checkpoints."""
     if checkpoint:
-        path = run.dir / "checkpoints" / checkpoint
-        if not checkpoint.startswith("checkpoint-") or "/" in checkpoint or not path.is_dir():
-            raise RunError(f"Run {run.id} has no checkpoint '{checkpoint}'.")
-        return path
+        return checkpoint_folder(run, checkpoint)
     if not run.model_dir or not Path(run.model_dir).exists():
         raise RunError(f"Run {run.id} has no saved model yet (state: {run.state}). Export "
                        "one of its checkpoints, or wait until it finishes.")

@@ -80,6 +80,14 @@ def checkpoints(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name.split("-")[-1]), reverse=True)
 
 
+def checkpoint_folder(run: "Run", name: str) -> Path:
+    """One named checkpoint of a run (a plain `checkpoint-N` name), or RunError."""
+    path = run.dir / "checkpoints" / name
+    if not name.startswith("checkpoint-") or "/" in name or "\\" in name or not path.is_dir():
+        raise RunError(f"Run {run.id} has no checkpoint '{name}'.")
+    return path
+
+
 def latest_checkpoint(folder: Path) -> Path | None:
     found = checkpoints(folder)
     return found[0] if found else None
