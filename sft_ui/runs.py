@@ -175,20 +175,25 @@ class Run:
         per_step = (time.time() - self.train_started) / self.step
         return per_step * max(self.max_steps - self.step, 0)
 
-    def snapshot(self) -> dict:
+    def snapshot(self, log: bool = True) -> dict:
+        """The run as the page and the API show it; `log` adds the log's last lines
+        (read after the lock is released, so training never waits on that file)."""
         with self._lock:
-            return {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
+            snap = {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
                     "max_steps": self.max_steps, "metrics": list(self.metrics),
                     "samples": list(self.samples), "error": self.error,
                     "message": self.message, "eta_seconds": self.eta_seconds(),
                     "elapsed_seconds": (self.finished or time.time()) - self.created,
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
                     "suggestion": dict(self.suggestion),
-                    "config": self.config.to_dict(), "log": runlog.tail(self.dir)}
+                    "config": self.config.to_dict()}
+        if log:
+            snap["log"] = runlog.tail(self.dir)
+        return snap
 
     def summary(self) -> dict:
         """One row of the run history: what ran, how far, how it ended."""
-        snap = self.snapshot()
+        snap = self.snapshot(log=False)
         losses = [m["loss"] for m in snap["metrics"] if "loss" in m]
         return {"name": snap["name"], "run_id": self.id,
                 "model": self.config.model_name_or_path, "dataset": self.config.dataset_name,
@@ -351,7 +356,7 @@ class RunManager:
             if not cleaned:
                 raise RunError("Type a name for the run (not only spaces).")
             run.rename(cleaned)
-            return _short(run.snapshot())
+            return _short(run.snapshot(log=False))
 
     def delete(self, run_id: str) -> str:
         """Remove a run that is not training, with its whole folder; return its id."""
@@ -390,7 +395,7 @@ class RunManager:
 
     def list_runs(self) -> list[dict]:
         """Every run, newest first (short snapshots without metrics and samples)."""
-        return [_short(run.snapshot()) for run in self.all_runs()]
+        return [_short(run.snapshot(log=False)) for run in self.all_runs()]
 
     def history(self) -> list[dict]:
         """`Run.summary` of every run, newest first."""

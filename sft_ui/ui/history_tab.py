@@ -43,7 +43,7 @@ def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
     runs, names = [], []
     for run_id in run_ids or []:
         try:
-            snap = manager.get(run_id).snapshot()
+            snap = manager.get(run_id).snapshot(log=False)
         except USER_ERRORS:
             continue  # deleted since the page listed it
         runs.append(snap)
@@ -111,7 +111,7 @@ def build(manager: RunManager, tab: gr.Tab | None = None) -> None:
         if not run_id:
             return hide_confirm("**Choose a run to delete first.**")
         try:
-            snap = manager.get(run_id).snapshot()
+            snap = manager.get(run_id).snapshot(log=False)
         except USER_ERRORS as e:
             return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}")
         text = (f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
