@@ -1,6 +1,6 @@
 """Command line:
   python -m sft_ui prepare-model            convert the offline default model once
-  python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD]   start the app
+  python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]
   python -m sft_ui train --config FILE [--runs-dir DIR]                 train headless
 """
 from __future__ import annotations
@@ -10,16 +10,13 @@ import os
 import sys
 
 
-def _auth(pairs: list[str]) -> list[tuple[str, str]] | None:
-    """USER:PASSWORD pairs (from --auth, or SFT_UI_AUTH separated by commas)."""
-    pairs = pairs or [p for p in os.environ.get("SFT_UI_AUTH", "").split(",") if p.strip()]
-    out = []
-    for pair in pairs:
-        user, sep, password = pair.strip().partition(":")
-        if not sep or not user or not password:
-            raise SystemExit(f"--auth expects USER:PASSWORD, got {pair!r}.")
-        out.append((user, password))
-    return out or None
+def _users(pairs: list[str]) -> dict[str, str]:
+    """USER:PASSWORD pairs from --auth, else SFT_UI_AUTH (separated by commas)."""
+    from .access import parse_users
+    try:
+        return parse_users(",".join(pairs) if pairs else os.environ.get("SFT_UI_AUTH", ""))
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def main(argv=None) -> None:
@@ -31,7 +28,11 @@ def main(argv=None) -> None:
     serve.add_argument("--port", type=int,
                        default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASSWORD",
-                       help="require a login (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
+                       help="logins for training, deleting and pushing; viewing stays "
+                       "open (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
+    serve.add_argument("--private", action="store_true",
+                       default=os.environ.get("SFT_UI_PRIVATE", "") not in ("", "0"),
+                       help="also require the login to view the page (SFT_UI_PRIVATE=1)")
     train = sub.add_parser("train", help="train a run from a YAML file, without the browser")
     train.add_argument("--config", required=True, help="a YAML file of run settings "
                        "(saved by the app, or a `trl sft` config)")
@@ -45,9 +46,13 @@ def main(argv=None) -> None:
         from .cli import train_from_file
         sys.exit(train_from_file(args.config, args.runs_dir))
     else:
+        from .access import Access
         from .ui import build_app
-        build_app().queue().launch(server_name=args.host, server_port=args.port,
-                                   auth=_auth(args.auth))
+        users = _users(args.auth)
+        # With --private the whole page needs gradio's login; else only the actions do.
+        app = build_app(access=Access.from_env(users))
+        app.queue().launch(server_name=args.host, server_port=args.port,
+                           auth=list(users.items()) if args.private and users else None)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 from . import runlog
+from .access import AccessError
 from .config import ConfigError, RunConfig
 from .data import DataError
 from .hub import HubError
@@ -40,7 +41,7 @@ class RunError(RuntimeError):
 
 
 # Errors whose message is meant for the person: shown as they are, never as a trace.
-USER_ERRORS = (ConfigError, DataError, ModelError, RunError, HubError)
+USER_ERRORS = (ConfigError, DataError, ModelError, RunError, HubError, AccessError)
 
 
 def runs_dir() -> Path:

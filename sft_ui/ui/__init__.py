@@ -3,25 +3,30 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..access import Access
 from ..chat import ChatService
 from ..runs import RunManager
-from . import api, chat_tab, export_tab, history_tab, train_tab
+from . import access_panel, api, chat_tab, export_tab, history_tab, train_tab
 
 
-def build_app(manager: RunManager | None = None) -> gr.Blocks:
+def build_app(manager: RunManager | None = None, access: Access | None = None) -> gr.Blocks:
+    """The page and the API. `access` says who may train, delete and push (default:
+    read from the environment, see sft_ui/access.py)."""
     manager = manager or RunManager()
+    access = access or Access.from_env()
     chat = ChatService(manager)
     with gr.Blocks(title="SFT Studio") as app:
         gr.Markdown("# SFT Studio\nFine-tune a language model on the machine you have.")
+        access_panel.build(access)
         with gr.Tab("Train"):
-            train_tab.build(manager)
+            train_tab.build(manager, access)
         with gr.Tab("Chat"):
             chat_tab.build(chat)
         with gr.Tab("Compare"):
             chat_tab.build_compare(chat)
         with gr.Tab("Runs") as runs_tab:
-            history_tab.build(manager, runs_tab)
+            history_tab.build(manager, runs_tab, access)
         with gr.Tab("Export"):
-            export_tab.build(manager)
-        api.build(manager, chat)
+            export_tab.build(manager, access)
+        api.build(manager, chat, access)
     return app

@@ -6,10 +6,12 @@ from typing import Iterator
 
 import gradio as gr
 
+from ..access import Access
 from ..chat import ChatService, GenSettings
 from ..export import export_run, zip_export
 from ..hub import publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager
+from .access_panel import who
 
 
 def _answer(fn, *args):
@@ -20,35 +22,53 @@ def _answer(fn, *args):
         raise gr.Error(" ".join(getattr(e, "messages", [str(e)]))) from None
 
 
-def build(manager: RunManager, chat: ChatService) -> None:
-    def start_run(config: dict) -> dict:
+def build(manager: RunManager, chat: ChatService, access: Access | None = None) -> None:
+    access = access or Access()
+
+    def allowed(request: gr.Request, action: str, config=None) -> None:
+        """gr.Error unless this caller may take the action (and read config's files)."""
+        _answer(access.require, who(request), action)
+        if config is not None:
+            _answer(access.check_config, manager.root, who(request), config)
+
+    def sign_in(request: gr.Request, user: str, password: str) -> dict:
+        """Sign this client's session in (a server started with SFT_UI_AUTH); training,
+        deleting, exporting and pushing need it there."""
+        return {"user": _answer(access.sign_in, who(request), user, password)}
+
+    def start_run(request: gr.Request, config: dict) -> dict:
         """Start a run from RunConfig fields (missing ones take the defaults)."""
+        allowed(request, "start a run", config or {})
         return {"run_id": _answer(manager.start, config or {})}
 
     def run_status(run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""
         return _answer(manager.get, run_id).snapshot()
 
-    def stop_run(run_id: str) -> dict:
+    def stop_run(request: gr.Request, run_id: str) -> dict:
         """Ask a run to stop after the current step; it saves its model."""
+        allowed(request, "stop a run")
         return _answer(manager.stop, run_id)
 
-    def resume_run(run_id: str) -> dict:
+    def resume_run(request: gr.Request, run_id: str) -> dict:
         """Continue a stopped or failed run from its last checkpoint (same run id)."""
+        allowed(request, "resume a run")
         return {"run_id": _answer(manager.resume, run_id)}
 
-    def preview_data(config: dict) -> dict:
+    def preview_data(request: gr.Request, config: dict) -> dict:
         """Format, rows, token statistics and the first examples (raw row, text the model
         sees, tokens with the loss mask) for the dataset settings in config."""
+        _answer(access.check_config, manager.root, who(request), config or {})
         from ..config import RunConfig
         from ..preview import preview
         return _answer(lambda: preview(RunConfig.from_dict(config or {})))
 
     gr.api(preview_data, api_name="preview_data")
 
-    def plan_run(config: dict) -> dict:
+    def plan_run(request: gr.Request, config: dict) -> dict:
         """Peak memory by part in bytes, the fit mark, the effective batch, tokens per
         step and the seconds per step (None until the speed is measured) for config."""
+        _answer(access.check_config, manager.root, who(request), config or {})
         from ..config import RunConfig
         from ..planner import plan_with_data
         return _answer(lambda: plan_with_data(RunConfig.from_dict(config or {})))
@@ -59,12 +79,14 @@ def build(manager: RunManager, chat: ChatService) -> None:
         """Every run in the runs folder, newest first (without metrics and samples)."""
         return manager.list_runs()
 
-    def rename_run(run_id: str, name: str) -> dict:
+    def rename_run(request: gr.Request, run_id: str, name: str) -> dict:
         """Give a run a display name (a label: its id and folder stay)."""
+        allowed(request, "rename a run")
         return _answer(manager.rename, run_id, name)
 
-    def delete_run(run_id: str) -> dict:
+    def delete_run(request: gr.Request, run_id: str) -> dict:
         """Delete a run that is not training, with its folder."""
+        allowed(request, "delete a run")
         return {"deleted": _answer(manager.delete, run_id)}
 
     def chat_reply(message: str, history: list | None = None, run_id: str = "",
@@ -95,24 +117,29 @@ def build(manager: RunManager, chat: ChatService) -> None:
         """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
         return _answer(chat.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
 
-    def export(run_id: str, checkpoint: str = "", merged: bool = False) -> dict:
+    def export(request: gr.Request, run_id: str, checkpoint: str = "",
+               merged: bool = False) -> dict:
         """Export a run (or one checkpoint): LoRA adapter or merged model, with a model card;
         returns the folder and a zip of it."""
+        allowed(request, "export a run")
         folder = _answer(lambda: export_run(manager.get(run_id), checkpoint, bool(merged)))
         return {"folder": str(folder), "zip": str(zip_export(folder))}
 
-    def push_to_hub(run_id: str, repo_id: str, token: str, private: bool = True,
-                    merged: bool = False) -> dict:
+    def push_to_hub(request: gr.Request, run_id: str, repo_id: str, token: str,
+                    private: bool = True, merged: bool = False) -> dict:
         """Export a run and push it to a Hub model repo; the token is used for this call
         only."""
+        allowed(request, "push to the Hub")
         folder = _answer(lambda: export_run(manager.get(run_id), "", bool(merged)))
         return {"url": _answer(push_folder, folder, repo_id, token, bool(private))}
 
-    def publish_chat_space(model_repo_id: str, space_id: str, token: str) -> dict:
+    def publish_chat_space(request: gr.Request, model_repo_id: str, space_id: str,
+                           token: str) -> dict:
         """Create a Gradio chat Space for a pushed model."""
+        allowed(request, "publish a Space")
         return {"url": _answer(publish_space, model_repo_id, space_id, token)}
 
-    for fn, name in ((start_run, "start_run"), (run_status, "run_status"),
+    for fn, name in ((sign_in, "sign_in"), (start_run, "start_run"), (run_status, "run_status"),
                      (stop_run, "stop_run"), (resume_run, "resume_run"),
                      (list_runs, "list_runs"), (rename_run, "rename_run"),
                      (delete_run, "delete_run"), (chat_reply, "chat"), (compare, "compare"),

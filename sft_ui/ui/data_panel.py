@@ -7,9 +7,11 @@ import json
 
 import gradio as gr
 
+from ..access import Access
 from ..config import RunConfig
 from ..data import SUFFIXES, store_upload
 from ..runs import USER_ERRORS, RunManager
+from .access_panel import who
 from .widgets import values_to_dict
 
 STYLE = """<style>
@@ -84,22 +86,27 @@ def build_controls():
     return upload, button, summary, examples
 
 
-def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunManager) -> None:
-    """Connect the controls: an upload fills the dataset box, then the preview runs."""
+def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunManager,
+         access: Access) -> None:
+    """Connect the controls: an upload fills the dataset box, then the preview runs.
+    On a shared server an upload goes to this session's own folder."""
     upload, button, summary, examples = controls
 
-    def on_upload(path):
+    def on_upload(request: gr.Request, path):
         """(dataset box, notice, whether to preview)."""
         if not path:
             return gr.skip(), "", False
         try:
-            return store_upload(path, manager.root / "uploads"), "", True
+            access.require(who(request), "upload a dataset")
+            return store_upload(path, access.upload_folder(manager.root, who(request))), "", True
         except USER_ERRORS as e:
             return gr.skip(), f"**Cannot use this file:** {e}", False
 
-    def on_preview(*values):
+    def on_preview(request: gr.Request, *values):
         try:
-            cfg = RunConfig.from_dict(values_to_dict(names, values))
+            values = values_to_dict(names, values)
+            access.check_config(manager.root, who(request), values)
+            cfg = RunConfig.from_dict(values)
             from ..preview import preview
             p = preview(cfg)
         except USER_ERRORS as e:
@@ -109,8 +116,8 @@ def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunMana
             return f"**Preview failed:** {type(e).__name__}: {e}", ""
         return summary_markdown(p), examples_html(p)
 
-    def after_upload(ok, *values):
-        return on_preview(*values) if ok else (gr.skip(), gr.skip())
+    def after_upload(request: gr.Request, ok, *values):
+        return on_preview(request, *values) if ok else (gr.skip(), gr.skip())
 
     stored = gr.State(False)
     upload.upload(on_upload, upload, [dataset_box, summary, stored], api_name=False).then(

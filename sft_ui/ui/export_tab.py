@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..access import Access
 from ..export import export_run, zip_export
 from ..hub import deploy_studio, publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager, checkpoints
+from .access_panel import who
+
 FINAL = "final model"
 
 
@@ -27,7 +30,7 @@ def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
     return [FINAL] + [p.name for p in checkpoints(run.dir)]
 
 
-def build(manager: RunManager) -> None:
+def build(manager: RunManager, access: Access) -> None:
     with gr.Row():
         run = gr.Dropdown(exportable_runs(manager), label="Run", elem_id="export-run")
         checkpoint = gr.Dropdown([FINAL], value=FINAL, label="Model or checkpoint")
@@ -62,10 +65,11 @@ def build(manager: RunManager) -> None:
             deploy = gr.Button("Deploy the studio")
     folder = gr.State("")
 
-    def on_export(run_id, ckpt, merge):
+    def on_export(request: gr.Request, run_id, ckpt, merge):
         if not run_id:
             return gr.skip(), "Choose a run first.", gr.skip(), gr.skip()
         try:
+            access.require(who(request), "export a run")
             out = export_run(manager.get(run_id), "" if ckpt == FINAL else ckpt, bool(merge))
         except USER_ERRORS as e:
             return gr.skip(), f"**Cannot export:** {e}", gr.skip(), gr.skip()
@@ -73,24 +77,27 @@ def build(manager: RunManager) -> None:
         return (str(out), f"Exported to `{out}`.", str(zip_export(out)),
                 text.split("---", 2)[-1])
 
-    def on_push(path, repo_id, tok, is_private):
+    def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
             return "Export first, then push the export."
         try:
+            access.require(who(request), "push to the Hub")
             url = push_folder(path, repo_id, tok, is_private)
         except USER_ERRORS as e:
             return f"**Cannot push:** {e}"
         return f"Pushed: [{url}]({url})"
 
-    def on_publish(repo_id, sid, tok):
+    def on_publish(request: gr.Request, repo_id, sid, tok):
         try:
+            access.require(who(request), "publish a Space")
             url = publish_space(repo_id.strip(), sid, tok)
         except USER_ERRORS as e:
             return f"**Cannot publish:** {e}"
         return f"Space created: [{url}]({url}) (it builds for a few minutes)."
 
-    def on_deploy(sid, tok):
+    def on_deploy(request: gr.Request, sid, tok):
         try:
+            access.require(who(request), "deploy the studio")
             url = deploy_studio(sid, tok)
         except USER_ERRORS as e:
             return f"**Cannot deploy:** {e}"

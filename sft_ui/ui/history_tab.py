@@ -8,7 +8,9 @@ import time
 import gradio as gr
 import pandas as pd
 
+from ..access import Access
 from ..runs import USER_ERRORS, RunManager
+from .access_panel import who
 
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
            "Created"]
@@ -59,7 +61,7 @@ def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
                          "loss": pd.Series([r[2] for r in rows], dtype="float64")})
 
 
-def build(manager: RunManager, tab: gr.Tab | None = None) -> None:
+def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None = None) -> None:
     """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
     rows = manager.history()
     with gr.Row():
@@ -97,20 +99,24 @@ def build(manager: RunManager, tab: gr.Tab | None = None) -> None:
     def hide_confirm(text=""):
         return text, "", gr.update(visible=False), gr.update(visible=False)
 
-    def on_rename(run_id, name, chosen):
+    access = access or Access()
+
+    def on_rename(request: gr.Request, run_id, name, chosen):
         if not run_id:
             return ("**Choose a run to rename first.**",) + (gr.skip(),) * 4
         try:
+            access.require(who(request), "rename a run")
             snap = manager.rename(run_id, name)
         except USER_ERRORS as e:
             return (f"**Cannot rename:** {html.escape(str(e))}",) + (gr.skip(),) * 4
         text = f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**."
         return (text,) + refreshed(chosen, run_id)
 
-    def on_delete(run_id):
+    def on_delete(request: gr.Request, run_id):
         if not run_id:
             return hide_confirm("**Choose a run to delete first.**")
         try:
+            access.require(who(request), "delete a run")
             snap = manager.get(run_id).snapshot(log=False)
         except USER_ERRORS as e:
             return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}")
@@ -118,8 +124,9 @@ def build(manager: RunManager, tab: gr.Tab | None = None) -> None:
                 f"folder `{snap['run_dir']}`? This cannot be undone.")
         return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
 
-    def on_confirm(run_id, chosen, current):
+    def on_confirm(request: gr.Request, run_id, chosen, current):
         try:
+            access.require(who(request), "delete a run")
             deleted = manager.delete(run_id)
         except USER_ERRORS as e:
             return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}") + (gr.skip(),) * 4

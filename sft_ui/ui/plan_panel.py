@@ -9,9 +9,11 @@ from dataclasses import dataclass
 import gradio as gr
 
 from .. import planner
+from ..access import Access
 from ..memory import size_text
 from ..config import RunConfig
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunManager
+from .access_panel import who
 from .widgets import config_to_values, values_to_dict
 
 # Settings the plan depends on; typed boxes re-plan when left, not on every key.
@@ -123,12 +125,17 @@ def show_plan(values: dict) -> str:
 
 
 def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
-         manager: RunManager) -> None:
+         manager: RunManager, access: Access) -> None:
     def config(values) -> RunConfig:
         return RunConfig.from_dict(values_to_dict(names, values))
 
-    def on_change(*values):
-        return show_plan(values_to_dict(names, values))
+    def on_change(request: gr.Request, *values):
+        values = values_to_dict(names, values)
+        try:  # the plan reads the data (padding): only files this session may read
+            access.check_config(manager.root, who(request), values)
+        except USER_ERRORS as e:
+            return "**No plan for these settings:**\n\n" + _errors(e)
+        return show_plan(values)
 
     def on_fit(*values):
         try:
@@ -137,7 +144,11 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
             return gr.skip(), gr.skip(), "**Cannot fit:**\n\n" + _errors(e)
         return new.per_device_train_batch_size, new.gradient_accumulation_steps, text
 
-    def on_measure(*values):
+    def on_measure(request: gr.Request, *values):
+        try:
+            access.require(who(request), "measure the speed (it trains a few steps)")
+        except USER_ERRORS as e:
+            return gr.skip(), f"**Cannot measure:** {e}"
         active = manager.active()
         if active is not None and active.state in ACTIVE_STATES:
             return gr.skip(), "A run is training: measure after it ends (both would share " \
@@ -148,7 +159,7 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
             return gr.skip(), "**Cannot measure:**\n\n" + _errors(e)
         except Exception as e:  # out of memory, for one: say it in the page
             return gr.skip(), f"**Measuring failed:** {type(e).__name__}: {e}"
-        return on_change(*values), f"Measured {speed:,.0f} tokens/s."
+        return on_change(request, *values), f"Measured {speed:,.0f} tokens/s."
 
     def on_apply():
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]

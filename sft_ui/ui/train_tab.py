@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..access import Access
 from ..config import load_preset, preset_names
 from ..hardware import detect
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
 from . import code_panel, data_panel, live_view, plan_panel
+from .access_panel import who
 from .widgets import config_to_values, make_widget, values_to_dict
 
 PANELS = [
@@ -44,7 +46,7 @@ def effective_batch_text(batch, accum) -> str:
             "device; accumulation adds time, not memory.")
 
 
-def build(manager: RunManager) -> None:
+def build(manager: RunManager, access: Access) -> None:
     """Lay out the Train tab inside the current Blocks context."""
     widgets: dict[str, gr.components.Component] = {}
     with gr.Row():
@@ -78,9 +80,12 @@ def build(manager: RunManager) -> None:
     run_id = gr.State("")
     seen = gr.State(None)
 
-    def on_start(*values):
+    def on_start(request: gr.Request, *values):
         try:
-            new_id = manager.start(values_to_dict(names, values))
+            values = values_to_dict(names, values)
+            access.require(who(request), "start a run")
+            access.check_config(manager.root, who(request), values)
+            new_id = manager.start(values)
         except USER_ERRORS as e:
             problems = getattr(e, "messages", [str(e)])
             return gr.skip(), "**Cannot start:**\n\n" + "\n".join(f"- {p}" for p in problems)
@@ -96,16 +101,21 @@ def build(manager: RunManager) -> None:
         except RunError:
             return active
 
-    def on_stop(current):
+    def on_stop(request: gr.Request, current):
         run = shown_run(current)
         if run is None or run.state not in ACTIVE_STATES:
             return "No run is training."
+        try:
+            access.require(who(request), "stop a run")
+        except USER_ERRORS as e:
+            return f"**Cannot stop:** {e}"
         run.request_stop()
         return live_view.status_markdown(run.snapshot())
 
-    def on_resume(current):
+    def on_resume(request: gr.Request, current):
         run = shown_run(current)
         try:
+            access.require(who(request), "resume a run")
             return manager.resume(run.id if run else ""), ""
         except USER_ERRORS as e:
             return gr.skip(), f"**Cannot resume:** {e}"
@@ -132,9 +142,9 @@ def build(manager: RunManager) -> None:
     timer.tick(on_tick, [run_id, seen],
                [*live.outputs(), start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
-    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager)
+    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager, access)
     code_panel.wire(code_controls, names, inputs)
-    plan_panel.wire(plan, names, inputs, widgets, manager)
+    plan_panel.wire(plan, names, inputs, widgets, manager, access)
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
     batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
     for w in (batch, accum):

@@ -1,0 +1,188 @@
+"""Who may change things on a shared server.
+
+Three modes, read from the environment when the app starts:
+- open: the app serves one person (the default away from a Hugging Face Space).
+- login: SFT_UI_AUTH=user:password[,user2:password2] (or `serve --auth`). Anyone may
+  look at runs, charts, samples and chat; training, stopping, resuming, renaming,
+  deleting, uploading, exporting and pushing need a signed-in session.
+- view-only: a public Space (SPACE_ID set) without SFT_UI_AUTH. Those actions are off
+  and the message says how to duplicate the Space or add the secret. SFT_UI_OPEN=1
+  opens such a Space to every visitor (for a private Space).
+
+On a shared server (login or view-only) files belong to a session: uploads go to a
+folder of their own (per signed-in user, else per browser session), and a run or a
+preview may read local files only from that folder, the runs folder, or folders the
+operator lists in SFT_UI_SHARED_PATHS (separated by the OS path separator).
+Knows nothing of Gradio: callers pass the session key and the signed-in name.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
+
+
+class AccessError(PermissionError):
+    """An action this session may not take; the message says how to get access."""
+
+
+def parse_users(text: str) -> dict[str, str]:
+    """'user:password,user2:password2' -> {user: password}; refuses malformed pairs."""
+    users = {}
+    for pair in (p.strip() for p in text.split(",")):
+        if not pair:
+            continue
+        user, sep, password = pair.partition(":")
+        if not sep or not user.strip() or not password:
+            raise ValueError(f"Logins are USER:PASSWORD pairs separated by commas; got "
+                             f"{user.strip() or '(blank)'!r} without a password.")
+        users[user.strip()] = password
+    return users
+
+
+@dataclass(frozen=True)
+class Who:
+    """The caller of one request: its browser session and the name gradio signed in."""
+    session: str = ""
+    username: str | None = None
+
+
+class Access:
+    def __init__(self, users: dict[str, str] | None = None, space_id: str | None = None,
+                 open_space: bool = False, shared_paths: list[str] | None = None):
+        self.users = dict(users or {})
+        self.space_id = space_id
+        self.shared_paths = [Path(p).expanduser().resolve() for p in shared_paths or []]
+        if self.users:
+            self.mode = LOGIN
+        elif space_id and not open_space:
+            self.mode = VIEW_ONLY
+        else:
+            self.mode = OPEN
+        self._signed: dict[str, str] = {}  # session key -> user name
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, users: dict[str, str] | None = None) -> "Access":
+        if users is None:
+            users = parse_users(os.environ.get("SFT_UI_AUTH", ""))
+        return cls(users, os.environ.get("SPACE_ID") or None,
+                   os.environ.get("SFT_UI_OPEN", "") not in ("", "0", "false"),
+                   [p for p in os.environ.get("SFT_UI_SHARED_PATHS", "").split(os.pathsep)
+                    if p])
+
+    @property
+    def shared(self) -> bool:
+        return self.mode != OPEN
+
+    def sign_in(self, who: Who, user: str, password: str) -> str:
+        if self.mode != LOGIN:
+            raise AccessError("This server has no logins: " + (
+                self._view_only_message() if self.mode == VIEW_ONLY
+                else "everything is open already."))
+        expected = self.users.get((user or "").strip())
+        # compare_digest on equal-length digests: the time taken says nothing of the password
+        if expected is None or not hmac.compare_digest(_digest(password or ""),
+                                                       _digest(expected)):
+            raise AccessError("Wrong user name or password. Ask the person running this "
+                              "server for a login.")
+        if not who.session:
+            raise AccessError("This request has no session to sign in; reload the page.")
+        with self._lock:
+            self._signed[who.session] = user.strip()
+        return user.strip()
+
+    def sign_out(self, who: Who) -> None:
+        with self._lock:
+            self._signed.pop(who.session, None)
+
+    def user(self, who: Who) -> str | None:
+        """The signed-in name of this caller (gradio's own login counts), else None."""
+        if who.username:
+            return who.username
+        with self._lock:
+            return self._signed.get(who.session)
+
+    def require(self, who: Who, action: str) -> None:
+        """Raise AccessError unless this caller may `action` (e.g. 'start a run')."""
+        if self.mode == OPEN or self.user(who):
+            return
+        if self.mode == VIEW_ONLY:
+            raise AccessError(f"Cannot {action}: {self._view_only_message()}")
+        raise AccessError(f"Sign in to {action} (the Sign in panel at the top of the page, "
+                          "or /sign_in through the API). Looking at runs stays open.")
+
+    def _view_only_message(self) -> str:
+        link = (f"https://huggingface.co/spaces/{self.space_id}?duplicate=true"
+                if self.space_id else "the Space's menu, Duplicate this Space")
+        return ("this is a shared public Space, where anyone can watch but training, "
+                f"uploading, deleting and pushing are off. Duplicate it ({link}) to train "
+                "on your own copy, or add a SFT_UI_AUTH secret (user:password) to the "
+                "Space's settings and sign in.")
+
+    def banner(self) -> str:
+        """A line for the top of the page ('' when the app is open)."""
+        if self.mode == VIEW_ONLY:
+            return "**View only:** " + self._view_only_message()
+        if self.mode == LOGIN:
+            return ("**Sign in to train, upload, delete or push.** Runs, charts, samples "
+                    "and chat are open to everyone.")
+        return ""
+
+    # Files on a shared server
+
+    def owner(self, who: Who) -> str:
+        """The folder name for this caller's files: per user when signed in, else per
+        browser session; one shared name when the app is open."""
+        if self.mode == OPEN:
+            return "local"
+        user = self.user(who)
+        key = f"user:{user}" if user else f"session:{who.session}"
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def upload_folder(self, root: Path, who: Who) -> Path:
+        return root / "uploads" / self.owner(who)
+
+    def check_paths(self, root: Path, who: Who, paths: dict[str, str]) -> None:
+        """On a shared server a local file may come only from this caller's uploads or
+        the runs folder (fine-tuned models); Hub ids and 'demo' pass through.
+        `paths` maps a setting's label to its value."""
+        if not self.shared:
+            return
+        uploads = self.upload_folder(root, who).resolve()
+        others = (root / "uploads").resolve()
+        for label, value in paths.items():
+            text = str(value or "").strip()
+            if not text or text == "demo" or not _is_local(text):
+                continue
+            path = Path(text).expanduser().resolve()
+            if path.is_relative_to(uploads) or any(map(path.is_relative_to, self.shared_paths)) \
+                    or (path.is_relative_to(root.resolve()) and not path.is_relative_to(others)):
+                continue
+            raise AccessError(
+                f"{label}: on a shared server files come from your own uploads "
+                "('Upload a dataset file'), the demo set or the Hub, not from paths on the "
+                "server. Upload the file, or give a Hub id.")
+
+    def check_config(self, root: Path, who: Who, values) -> None:
+        """check_paths over a run's settings (a dict of RunConfig fields or a RunConfig)."""
+        get = values.get if isinstance(values, dict) else (
+            lambda name: getattr(values, name, ""))
+        self.check_paths(root, who, {"Model": get("model_name_or_path"),
+                                     "Dataset": get("dataset_name"),
+                                     "Eval dataset": get("eval_dataset_name")})
+
+
+def _is_local(text: str) -> bool:
+    """A path that names something on this server (a Hub id never starts with / . or ~
+    and never exists as a folder here)."""
+    return text.startswith(("/", ".", "~", "\\")) or Path(text).expanduser().exists()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()

@@ -1,0 +1,44 @@
+"""The sign-in strip at the top of the page (shown only on a shared server) and the
+bridge from a Gradio request to the caller `access.Who`."""
+from __future__ import annotations
+
+import gradio as gr
+
+from ..access import LOGIN, Access, AccessError, Who
+
+
+def who(request: gr.Request | None) -> Who:
+    if request is None:
+        return Who()
+    return Who(request.session_hash or "", getattr(request, "username", None) or None)
+
+
+def build(access: Access) -> None:
+    """Nothing when the app is open; a banner, and a sign-in row in login mode."""
+    if not access.shared:
+        return
+    gr.Markdown(access.banner(), elem_id="access-banner")
+    if access.mode != LOGIN:
+        return
+    with gr.Accordion("Sign in", open=True, elem_id="sign-in"):
+        with gr.Row():
+            user = gr.Textbox(label="User name", scale=2)
+            password = gr.Textbox(label="Password", type="password", scale=2)
+            sign_in = gr.Button("Sign in", variant="primary", scale=1)
+            sign_out = gr.Button("Sign out", scale=1)
+        status = gr.Markdown("Not signed in.", elem_id="sign-in-status")
+
+    def on_sign_in(request: gr.Request, name, secret):
+        try:
+            signed = access.sign_in(who(request), name, secret)
+        except AccessError as e:
+            return f"**Cannot sign in:** {e}", gr.skip()
+        return f"Signed in as **{signed}**.", ""
+
+    def on_sign_out(request: gr.Request):
+        access.sign_out(who(request))
+        return "Signed out."
+
+    sign_in.click(on_sign_in, [user, password], [status, password], api_name=False)
+    password.submit(on_sign_in, [user, password], [status, password], api_name=False)
+    sign_out.click(on_sign_out, None, status, api_name=False)
