@@ -189,3 +189,16 @@ def test_plan_through_the_live_app(live_app, tiny_cfg):
     assert p["data_rows"] == 248 and 0 <= p["padding"]["waste"] < 1
     with pytest.raises(Exception, match=r"per_device_train_batch_size\) must be at least 1"):
         client.predict({**tiny_cfg, "per_device_train_batch_size": 0}, api_name="/plan")
+
+
+def test_defaults_fit_the_free_cpu_space():
+    """Hugging Face's free CPU Space: 2 vCPU, 16 GB, of which the app itself (Gradio,
+    torch, a chat model) keeps about 2 GiB."""
+    space = Hardware("cpu", "free CPU Space (2 vCPU)", 1, False, 16 * 10**9, 2)
+    p = planner.plan(RunConfig(), space, available=16 * 10**9 - 2 * GIB)
+    assert p["fit"] == "fits", p["memory"]
+    assert p["memory"]["total"] < 0.5 * (16 * 10**9 - 2 * GIB)
+    assert (p["device"], p["precision"], p["effective_batch"]) == ("cpu", "fp32", 8)
+    # Fitting to that machine keeps the effective batch the defaults ask for.
+    new, text = planner.fit_to_machine(RunConfig(), space, available=16 * 10**9 - 2 * GIB)
+    assert new.per_device_train_batch_size * new.gradient_accumulation_steps == 8, text
