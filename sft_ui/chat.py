@@ -63,6 +63,9 @@ class GenSettings:
 
 def normalise_history(history) -> list[dict]:
     """Messages as {"role", "content": str}, whatever shape the client sent."""
+    if history is not None and not isinstance(history, (list, tuple)):
+        raise RunError('The chat history must be a list of messages, like [{"role": "user", '
+                       '"content": "Hi"}], or empty.')
     out = []
     for item in history or []:
         if isinstance(item, (list, tuple)) and len(item) == 2:  # [user, assistant] pairs
@@ -234,6 +237,10 @@ class ChatService:
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
                       max_new_tokens: int = 64) -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
+        if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
+            raise RunError("Prompts must be a list of texts, one prompt each, like "
+                           '["Hi", "What is 2+2?"].')
+        GenSettings(max_new_tokens=max_new_tokens).check()
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError("Add at least one prompt (one per line).")

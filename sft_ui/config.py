@@ -21,6 +21,8 @@ PRESETS_DIR = Path(__file__).parent / "presets"
 # Data formats (data.py applies them); "auto" picks one from the columns.
 FORMATS = ["auto", "text", "messages", "prompt/completion", "alpaca", "sharegpt", "template"]
 
+MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
+
 DEFAULT_SAMPLE_PROMPTS = [
     "What is the capital of Italy?",
     "How many legs does a spider have?",
@@ -94,37 +96,48 @@ class RunConfig:
                          "eval data).", "eval", minimum=1, maximum=1_000_000, label="Eval every N steps")
     # Batch and time
     per_device_train_batch_size: int = _f(
-        4, "Examples per forward pass on each device. Memory grows with it; "
-        "halve it and double accumulation to keep the effective batch.",
+        4, "Batch size: how many examples the model reads at once, in one forward and "
+        "backward pass on each device. Bigger batches give steadier gradients and use the "
+        "hardware better, but memory grows with them. Out of memory? Halve it and double "
+        "gradient accumulation: the effective batch stays the same.",
         "batch", minimum=1, maximum=1024, label="Batch size per device")
     gradient_accumulation_steps: int = _f(
-        2, "Forward passes summed before one optimizer step. Costs time, not memory.",
+        2, "Gradient accumulation: run this many batches and add up their gradients "
+        "before the weights are updated once. A small batch then acts like a big one: "
+        "effective batch = batch size x accumulation x devices. Costs time, not memory.",
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps")
     train_by: str = _f(
-        "steps", "Bound the run by a number of optimizer steps (predictable time) or by "
-        "passes over the data (epochs).", "batch", choices=["steps", "epochs"],
+        "steps", "End the run after a number of steps (predictable time) or after a "
+        "number of epochs (full passes over the training data).", "batch", choices=["steps", "epochs"],
         label="Train for")
     max_steps: int = _f(
-        30, "Optimizer steps to train (when training for steps). Bounds the time the "
-        "run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps")
+        30, "Steps to train (when training for steps). A step is one update of the "
+        "weights, made after one effective batch of examples; the number of steps bounds "
+        "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps")
     num_train_epochs: float = _f(
-        1.0, "Passes over the training data (when training for epochs); fractions allowed.",
+        1.0, "Epochs to train (when training for epochs). One epoch is one full pass over "
+        "the training data: 3 shows every example three times. Fractions allowed. Many "
+        "epochs over few examples and the model learns them by heart.",
         "batch", minimum=0.01, maximum=1000.0, label="Epochs")
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
-        "Memory grows with it.", "batch", minimum=8, maximum=131072, label="Max length (tokens)")
+        "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072, label="Max length (tokens)")
     # Optimizer
     learning_rate: float = _f(
-        1e-4, "Step size of the optimizer. Too high diverges, too low learns nothing.",
+        1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "
+        "jumps or diverges; too low and the model learns little in the steps it has. "
+        "Common: 1e-5 to 5e-5 for full fine-tuning, 1e-4 to 3e-4 for LoRA.",
         "optim", minimum=0.0, maximum=1.0, label="Learning rate")
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
                              "optim", minimum=0.0, maximum=1.0, label="Weight decay")
     warmup_steps: float = _f(
-        0, "Steps over which the learning rate ramps up from 0; a value below 1 is a "
-        "fraction of the run (0.1 = the first 10%).", "optim", minimum=0,
+        0, "Warmup: the learning rate climbs from 0 to its full value over these first "
+        "steps, so the first, noisy updates do not knock the model off course. A value "
+        "below 1 is a fraction of the run (0.1 = the first 10% of steps).", "optim", minimum=0,
         maximum=10_000_000, label="Warmup steps (or ratio)")
     lr_scheduler_type: str = _f(
-        "linear", "How the learning rate changes over the run.", "optim",
+        "linear", "How the learning rate changes after warmup: linear falls to 0 by the "
+        "end, cosine falls along a curve, constant stays.", "optim",
         choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler")
     seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
                    "optim", minimum=0, maximum=2**31 - 1, label="Seed")
@@ -162,8 +175,10 @@ class RunConfig:
     sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.",
                                     "samples", minimum=1, maximum=2048, label="Sample length (tokens)")
     packing: bool = _f(
-        False, "Pack several short examples into each max_length sequence: no padding, "
-        "so fewer steps per epoch and more tokens per second.", "batch", label="Packing")
+        False, "Packing: put several short examples end to end into each max_length "
+        "sequence instead of padding each one to the longest in its batch. No compute is "
+        "spent on padding, so an epoch takes fewer steps and less time.", "batch",
+        label="Packing")
     packing_strategy: str = _f(
         "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
         "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
@@ -176,9 +191,16 @@ class RunConfig:
         False, "Recompute activations in the backward pass: less memory, more time.",
         "hardware", label="Activation checkpointing")
     # LoRA (TRL's ModelConfig names)
-    use_peft: bool = _f(False, "Train a small LoRA adapter instead of every weight.", "lora", label="Use LoRA")
-    lora_r: int = _f(16, "LoRA rank: adapter size.", "lora", minimum=1, maximum=4096, label="LoRA r")
-    lora_alpha: int = _f(32, "LoRA scaling (alpha / r multiplies the update).",
+    use_peft: bool = _f(
+        False, "LoRA (low-rank adaptation): freeze the model and train small extra "
+        "matrices beside its layers. Far less memory (no gradients or optimizer state for "
+        "the frozen weights) and a small adapter file; results often come close to full "
+        "fine-tuning.", "lora", label="Use LoRA")
+    lora_r: int = _f(16, "LoRA rank: the width of the adapter matrices. Higher learns more "
+                     "and takes more memory; 8 to 64 is common.", "lora", minimum=1,
+                     maximum=4096, label="LoRA r")
+    lora_alpha: int = _f(32, "LoRA scaling: the adapter's update is multiplied by alpha / r "
+                         "(often alpha = 2 x r).",
                          "lora", minimum=1, maximum=65536, label="LoRA alpha")
     lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
                              minimum=0.0, maximum=0.99, label="LoRA dropout")
@@ -188,6 +210,9 @@ class RunConfig:
     @classmethod
     def from_dict(cls, values: dict | None) -> "RunConfig":
         """Build from loose input (API, UI, YAML). Raises ConfigError with every problem."""
+        if values is not None and not isinstance(values, dict):
+            raise ConfigError([f"Settings must be a mapping of setting names to values, like "
+                               f'{{"max_steps": 10}} (got {_kind(values)}).'])
         values = dict(values or {})
         known = {f.name: f for f in dataclasses.fields(cls)}
         errors = [f"Unknown setting '{k}'. Known settings: {', '.join(known)}."
@@ -230,12 +255,12 @@ class RunConfig:
             value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
             label = f"{f.metadata['label']} ({f.name})" if f.metadata["label"] else f.name
             if lo is not None and value < lo:
-                errors.append(f"{label} must be at least {lo} (got {value}).")
+                errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
             if hi is not None and value > hi:
-                errors.append(f"{label} must be at most {hi} (got {value}).")
+                errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
             if f.metadata["choices"] and value not in f.metadata["choices"]:
                 errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
-                              f"(got {value!r}).")
+                              f"(got {shorten(value)}).")
         if self.learning_rate <= 0:
             errors.append("learning_rate must be greater than 0.")
         if not self.model_name_or_path.strip():
@@ -314,32 +339,56 @@ def _coerce(f: dataclasses.Field, value):
             return True
         if word in ("false", "0", "no", "off"):
             return False
-        raise ValueError(f"{name} must be true or false (got {value!r}).")
-    if kind == "int":
+        raise ValueError(f"{name} must be true or false (got {shorten(value)}).")
+    if kind in ("int", "float"):
+        whole = kind == "int"
         try:
             number = float(value)
+        except OverflowError:
+            raise ValueError(f"{name} is far too large (got {shorten(value)}).") from None
         except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a whole number (got {value!r}).") from None
-        if number != number or number in (float("inf"), float("-inf")) or number != int(number):
-            raise ValueError(f"{name} must be a whole number (got {value!r}).")
-        return int(number)
-    if kind == "float":
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number (got {value!r}).") from None
-        if number != number or number in (float("inf"), float("-inf")):
-            raise ValueError(f"{name} must be a finite number (got {value!r}).")
-        return number
+            number = None
+        finite = number is not None and number == number and abs(number) != float("inf")
+        if whole and not (finite and number == int(number)):
+            raise ValueError(f"{name} must be a whole number (got {shorten(value)}).")
+        if not finite:
+            raise ValueError(f"{name} must be a {'finite ' if number is not None else ''}"
+                             f"number (got {shorten(value)}).")
+        return int(number) if whole else number
     if kind == "list":
         if isinstance(value, str):
-            return [line.strip() for line in value.splitlines() if line.strip()]
+            return [line.strip() for line in _text(name, value).splitlines() if line.strip()]
         if isinstance(value, (list, tuple)):
-            return [str(v) for v in value]
-        raise ValueError(f"{name} must be a list of strings (got {value!r}).")
-    if not isinstance(value, (str, int, float)):
-        raise ValueError(f"{name} must be text (got {value!r}).")
-    return str(value).strip()
+            return [_text(name, v) for v in value]
+        raise ValueError(f"{name} must be a list of strings (got {shorten(value)}).")
+    return _text(name, value).strip()
+
+
+def _text(name: str, value) -> str:
+    """A text setting (or one line of a list) from a string or a number."""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise ValueError(f"{name} must be text (got {shorten(value)}).")
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError(f"{name} contains a NUL character (\\x00): remove it.")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"{name} is too long: {len(text):,} characters, at most "
+                         f"{MAX_TEXT:,}. Shorten it.")
+    return text
+
+
+def shorten(value, show=repr, limit: int = 60) -> str:
+    """A value as a message quotes it (repr), cut short when it is long."""
+    try:
+        text = show(value)
+    except ValueError:  # an integer too long to print
+        return "a number too long to show"
+    return text if len(text) <= limit else text[:limit - 5] + "[...]"
+
+
+def _kind(value) -> str:
+    return {list: "a list", tuple: "a list", str: "text", bool: "true/false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
 def load_preset(name: str) -> RunConfig:

@@ -23,6 +23,7 @@ from .formats import DataError
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
 DEFAULT_MAX_DATA_MB = 1024
+MAX_FOLDER_FILES = 10_000  # more entries than this: not a dataset folder
 CHARS_PER_TOKEN = 4  # for cutting .txt files into chunks of about max_length tokens
 
 __all__ = ["DataError", "Source", "TrainData", "read_source", "load_data", "check_dataset",
@@ -72,9 +73,9 @@ def read_source(name: str, cfg: RunConfig, split: str) -> Source:
         rows = demo_rows()
         return Source("demo set", rows, list(rows[0]))
     path = Path(name).expanduser()
-    if path.is_dir():
+    if os.path.isdir(path):
         return _read_folder(path, split)
-    if path.exists():
+    if os.path.exists(path):
         return _read_file(path, cfg)
     if path.suffix.lower() in SUFFIXES or name.startswith(("/", "./", "~", "..")):
         raise DataError(f"The file {name} does not exist. Check the path, or upload the file.")
@@ -207,15 +208,32 @@ def _read_parquet(path: Path) -> Source:
     return Source(path.name, rows, list(rows[0]))
 
 
+def folder_files(path: Path, limit: int = MAX_FOLDER_FILES) -> list[Path]:
+    """The files in a dataset folder and below (hidden folders and unreadable entries left
+    out); DataError once it holds more than `limit` entries, so that a system folder such as
+    / or /usr is refused at once instead of being searched for data."""
+    found, seen = [], 0
+    for root, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        seen += len(dirs) + len(files)
+        if seen > limit:
+            raise DataError(f"The folder {path} holds more than {limit:,} files and folders: "
+                            "it is not a dataset folder. Choose the folder written by "
+                            "save_to_disk, or upload a single file.")
+        found += [Path(root, f) for f in files]
+    return found
+
+
 def _read_folder(path: Path, split: str) -> Source:
     import datasets
+    folder_files(path)
     try:
         if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
             data = datasets.load_from_disk(str(path))
         else:
             data = datasets.load_dataset(str(path))
     except Exception as e:
-        raise DataError(f"The folder {path.name} is not a dataset ({_first_line(e)}). Use a "
+        raise DataError(f"The folder {path} is not a dataset ({_first_line(e)}). Use a "
                         "folder written by save_to_disk, or upload a single file.") from None
     if isinstance(data, datasets.DatasetDict):
         if split not in data:
@@ -295,12 +313,12 @@ def check_dataset(cfg: RunConfig) -> str:
     """Quick check before a run starts: local data is read and every row checked;
     a Hub id only needs the Hub to be reachable (the download happens in the run)."""
     names = [cfg.dataset_name.strip(), cfg.eval_dataset_name.strip()]
-    if all(not n or n == DEMO_DATASET or Path(n).expanduser().exists() for n in names):
+    if all(not n or n == DEMO_DATASET or os.path.exists(Path(n).expanduser()) for n in names):
         return load_data(cfg).format
     from .models import hub_reachable
     if not hub_reachable():
         hub = next(n for n in names if n and n != DEMO_DATASET
-                   and not Path(n).expanduser().exists())
+                   and not os.path.exists(Path(n).expanduser()))
         read_source(hub, cfg, cfg.dataset_train_split)  # raises the clear message
     return "hub"
 

@@ -66,13 +66,20 @@ def _scrub(text: str) -> str:
     return re.sub(r"hf_[A-Za-z0-9]{6,}", "hf_***", text.splitlines()[0] if text else "")
 
 
-def push_folder(folder: Path, repo_id: str, token: str, private: bool = True,
-                api=None) -> str:
-    """Create (or reuse) a model repo and upload the folder; return its URL."""
+def check_push(repo_id: str, token: str, api=None) -> str:
+    """The repo id to push to, or HubError when a push cannot happen (bad id, no token,
+    offline): checked before anything is exported."""
     repo_id = _check(repo_id, token)
     if api is None and not hub_reachable():
         raise HubError("The Hugging Face Hub cannot be reached: this machine is offline. "
                        "Download the zip instead, and push it from a connected machine.")
+    return repo_id
+
+
+def push_folder(folder: Path, repo_id: str, token: str, private: bool = True,
+                api=None) -> str:
+    """Create (or reuse) a model repo and upload the folder; return its URL."""
+    repo_id = check_push(repo_id, token, api)
     client = _client(token, api)
     _call("Creating the repo", client.create_repo, repo_id=repo_id, repo_type="model",
           private=bool(private), exist_ok=True)

@@ -78,7 +78,7 @@ def resolve_model(name: str) -> str:
     if name == DEFAULT_MODEL_ID and (default_model_dir().exists() or _gguf_path()):
         return str(prepare_default_model())
     path = Path(name).expanduser()
-    if path.exists():
+    if os.path.exists(path):  # False, not an error, for a name too long to be a path
         if not (path / "config.json").exists():
             raise ModelError(f"The folder {path} holds no config.json: it is not a "
                              "Hugging Face model folder.")

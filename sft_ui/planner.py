@@ -11,11 +11,13 @@ import dataclasses
 import functools
 import json
 import math
+import os
 import statistics
 import time
 from pathlib import Path
 
 from .config import DEMO_DATASET, ConfigError, RunConfig
+from .data import folder_files
 from .formats import DataError
 from .hardware import Hardware, detect
 from .memory import (TIGHT, available_memory, fit_mark, memory_problem, model_shape,
@@ -39,7 +41,7 @@ def data_sample(cfg: RunConfig) -> DataSample:
     """Token lengths of the first training rows, as the trainer tokenizes them (cached)."""
     key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS)
     path = Path(cfg.dataset_name).expanduser()
-    return _data_sample(key, path.stat().st_mtime if path.exists() else 0)
+    return _data_sample(key, os.path.getmtime(path) if os.path.exists(path) else 0)
 
 
 @functools.lru_cache(maxsize=8)
@@ -57,11 +59,14 @@ def quick_data_sample(cfg: RunConfig) -> DataSample | None:
     name = cfg.dataset_name.strip()
     path = Path(name).expanduser()
     if name != DEMO_DATASET:
-        if not path.exists():
+        if not os.path.exists(path):
             return None
-        files = path.rglob("*") if path.is_dir() else [path]
-        if sum(f.stat().st_size for f in files if f.is_file()) > QUICK_DATA_BYTES:
-            return None
+        try:
+            files = folder_files(path) if path.is_dir() else [path]
+            if sum(f.stat().st_size for f in files if f.is_file()) > QUICK_DATA_BYTES:
+                return None
+        except (DataError, OSError):
+            return None  # the run's own checks say what is wrong with it
     return data_sample(cfg)
 
 

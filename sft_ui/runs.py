@@ -7,6 +7,7 @@ Knows nothing of Gradio: the UI and the API call `RunManager`.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from . import runlog
 from .access import AccessError
-from .config import ConfigError, RunConfig
+from .config import ConfigError, RunConfig, shorten
 from .data import DataError
 from .hub import HubError
 from .models import ModelError
@@ -74,11 +75,65 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def _checkpoint_folders(folder: Path) -> list[Path]:
+    return [p for p in (folder / "checkpoints").glob("checkpoint-*")
+            if p.name.split("-")[-1].isdigit()]
+
+
+def is_complete(checkpoint: Path) -> bool:
+    """Whether a checkpoint was written to the end. The trainer writes trainer_state.json
+    last (after the weights, optimizer, scheduler and RNG state), in one piece that ends
+    with the top-level object's closing brace alone on its line: a save cut short (full
+    disk, killed process) has no such file, or only a part of it."""
+    try:
+        with open(checkpoint / "trainer_state.json", "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 3))
+            return f.read() == b"\n}\n"
+    except OSError:
+        return False
+
+
 def checkpoints(folder: Path) -> list[Path]:
     """A run folder's complete `checkpoints/checkpoint-N` folders, newest (highest N) first."""
-    found = [p for p in (folder / "checkpoints").glob("checkpoint-*")
-             if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").exists()]
+    found = [p for p in _checkpoint_folders(folder) if is_complete(p)]
     return sorted(found, key=lambda p: int(p.name.split("-")[-1]), reverse=True)
+
+
+def discard_partial_checkpoints(folder: Path) -> list[str]:
+    """Remove the checkpoints of a run that were not written to the end (they can never be
+    resumed from, and a full disk wants the space back); return their names."""
+    partial = sorted(p.name for p in _checkpoint_folders(folder) if not is_complete(p))
+    for name in partial:
+        shutil.rmtree(folder / "checkpoints" / name, ignore_errors=True)
+    return partial
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """A write that failed for want of space, however a library wrapped the OSError
+    (safetensors and torch.save re-raise it as their own errors)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if any(text in str(error) for text in ("No space left on device", "StorageFull",
+                                                "Disk quota exceeded")):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def disk_full_message(run: "Run", removed: list[str]) -> str:
+    """What a run that ran out of disk space says: where it stopped, what is intact."""
+    last = latest_checkpoint(run.dir)
+    text = f"The disk is full (no space left on device): the run stopped at step {run.step}."
+    if removed:
+        text += f" The unfinished {', '.join(removed)} was removed."
+    if last is not None:
+        return text + (f" The last complete checkpoint, {last.name}, is intact: free some "
+                       "space, then Resume continues from it.")
+    return text + " No checkpoint had been saved yet: free some space and start the run again."
 
 
 def checkpoint_folder(run: "Run", name: str) -> Path:
@@ -293,6 +348,7 @@ class RunManager:
             if run.state not in ("stopped", "failed"):
                 raise RunError(f"Run {run.id} is {run.state}: only a stopped or failed run "
                                "can be resumed.")
+            discard_partial_checkpoints(run.dir)  # e.g. cut short when the app was killed
             checkpoint = latest_checkpoint(run.dir)
             if checkpoint is None:
                 raise RunError(f"Run {run.id} has no checkpoint to resume from: set "
@@ -328,8 +384,14 @@ class RunManager:
         except USER_ERRORS as e:
             run.set_state("failed", "", str(e))
         except Exception as e:  # keep the server alive and say what happened
-            (run.dir / "error.log").write_text(traceback.format_exc())
-            if is_out_of_memory(e):
+            removed = discard_partial_checkpoints(run.dir)
+            try:
+                (run.dir / "error.log").write_text(traceback.format_exc())
+            except OSError:
+                pass  # a full disk: the state below still says what happened
+            if is_disk_full(e):
+                run.set_state("failed", "", disk_full_message(run, removed))
+            elif is_out_of_memory(e):
                 advice, run.suggestion = out_of_memory_advice(run.config)
                 run.set_state("failed", "", f"Out of memory at step {run.step}. {advice}")
             else:
@@ -337,14 +399,16 @@ class RunManager:
 
     def get(self, run_id: str) -> Run:
         run_id = str(run_id or "").strip()
+        unknown = RunError(f"No run with id {shorten(run_id)}. Choose one from the list of "
+                           "runs.")
         if not RUN_ID.fullmatch(run_id):
-            raise RunError(f"No run with id {run_id!r}.")
+            raise unknown
         with self._lock:
             if run_id in self._runs:
                 return self._runs[run_id]
             folder = self.root / run_id
             if not (folder / "state.json").exists():
-                raise RunError(f"No run with id {run_id!r}.")
+                raise unknown
             run = Run.load(folder)
             self._runs[run_id] = run
             return run
