@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Debian's Chromium for the browser test (Playwright's own browser download
-# does not work offline). Needs root or sudo.
+# Debian's Chromium for the browser tests (Playwright's own browser download
+# does not work offline), and a CJK font so the Japanese page renders (without
+# one every Japanese character is an empty box). Needs root or sudo.
 set -euo pipefail
-[ -x /usr/bin/chromium ] && exit 0
+if [ -x /usr/bin/chromium ] && fc-list :lang=ja 2>/dev/null | grep -q .; then
+  exit 0
+fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO apt-get update -qq

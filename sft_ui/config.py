@@ -108,8 +108,8 @@ class RunConfig:
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps")
     train_by: str = _f(
         "steps", "End the run after a number of steps (predictable time) or after a "
-        "number of epochs (full passes over the training data).", "batch", choices=["steps", "epochs"],
-        label="Train for")
+        "number of epochs (full passes over the training data).", "batch",
+        choices=["steps", "epochs"], label="Train for")
     max_steps: int = _f(
         30, "Steps to train (when training for steps). A step is one update of the "
         "weights, made after one effective batch of examples; the number of steps bounds "
@@ -121,7 +121,8 @@ class RunConfig:
         "batch", minimum=0.01, maximum=1000.0, label="Epochs")
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
-        "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072, label="Max length (tokens)")
+        "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
+        label="Max length (tokens)")
     # Optimizer
     learning_rate: float = _f(
         1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "

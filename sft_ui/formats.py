@@ -133,7 +133,7 @@ def render_template(template: str, row: dict, where: str) -> str:
         names = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
     except ValueError as e:
         raise DataError(f"The template is not valid ({e}). Write columns as {{name}} "
-                          "and literal braces as {{{{ and }}}}.") from None
+                          "and literal braces as {{ and }}.") from None
     missing = [n for n in names if n not in row]
     if missing:
         raise DataError(f"The template uses {{{missing[0]}}} but the data has no such "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ..access import LOGIN, Access, AccessError, Who
+from .lang import T, problem, say
 
 
 def who(request: gr.Request | None) -> Who:
@@ -17,27 +18,27 @@ def build(access: Access) -> None:
     """Nothing when the app is open; a banner, and a sign-in row in login mode."""
     if not access.shared:
         return
-    gr.Markdown(access.banner(), elem_id="access-banner")
+    gr.Markdown(T(access.banner()), elem_id="access-banner")
     if access.mode != LOGIN:
         return
-    with gr.Accordion("Sign in", open=True, elem_id="sign-in"):
+    with gr.Accordion(T("Sign in"), open=True, elem_id="sign-in"):
         with gr.Row():
-            user = gr.Textbox(label="User name", scale=2)
-            password = gr.Textbox(label="Password", type="password", scale=2)
-            sign_in = gr.Button("Sign in", variant="primary", scale=1)
-            sign_out = gr.Button("Sign out", scale=1)
-        status = gr.Markdown("Not signed in.", elem_id="sign-in-status")
+            user = gr.Textbox(label=T("User name"), scale=2)
+            password = gr.Textbox(label=T("Password"), type="password", scale=2)
+            sign_in = gr.Button(T("Sign in"), variant="primary", scale=1)
+            sign_out = gr.Button(T("Sign out"), scale=1)
+        status = gr.Markdown(T("Not signed in."), elem_id="sign-in-status")
 
     def on_sign_in(request: gr.Request, name, secret):
         try:
             signed = access.sign_in(who(request), name, secret)
         except AccessError as e:
-            return f"**Cannot sign in:** {e}", gr.skip()
-        return f"Signed in as **{signed}**.", ""
+            return problem("Cannot sign in:", e), gr.skip()
+        return say(f"Signed in as **{signed}**."), ""
 
     def on_sign_out(request: gr.Request):
         access.sign_out(who(request))
-        return "Signed out."
+        return say("Signed out.")
 
     sign_in.click(on_sign_in, [user, password], [status, password], api_name=False)
     password.submit(on_sign_in, [user, password], [status, password], api_name=False)

@@ -1,5 +1,6 @@
 """The HTTP API next to the UI (documented in the README); errors are gr.Error
-with the same readable messages the page shows."""
+with the same readable messages the page shows, in English unless the client's
+Accept-Language asks for Japanese."""
 from __future__ import annotations
 
 from typing import Iterator
@@ -9,9 +10,10 @@ import gradio as gr
 from ..access import Access
 from ..chat import ChatService, GenSettings
 from ..export import export_run, zip_export
-from ..hub import publish_space, push_folder
+from ..hub import check_push, publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager
 from .access_panel import who
+from .lang import messages, say
 
 
 def _answer(fn, *args):
@@ -19,7 +21,7 @@ def _answer(fn, *args):
     try:
         return fn(*args)
     except USER_ERRORS as e:
-        raise gr.Error(" ".join(getattr(e, "messages", [str(e)]))) from None
+        raise gr.Error(" ".join(messages(e))) from None
 
 
 def build(manager: RunManager, chat: ChatService, access: Access | None = None) -> None:
@@ -38,6 +40,9 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
 
     def start_run(request: gr.Request, config: dict) -> dict:
         """Start a run from RunConfig fields (missing ones take the defaults)."""
+        if config is None:
+            raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
+                               "or {} to train with every default."))
         allowed(request, "start a run", config or {})
         return {"run_id": _answer(manager.start, config or {})}
 
@@ -100,7 +105,7 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
             yield from chat.stream(message, history, run_id or None, settings)
         except USER_ERRORS as e:
-            raise gr.Error(str(e)) from None
+            raise gr.Error(" ".join(messages(e))) from None
 
     def compare(message: str, model_a: str = "base", model_b: str = "latest",
                 max_new_tokens: int = 200, temperature: float = 0.0) -> Iterator[list]:
@@ -110,7 +115,7 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
                                      GenSettings("", max_new_tokens, temperature)):
                 yield [a, b]
         except USER_ERRORS as e:
-            raise gr.Error(str(e)) from None
+            raise gr.Error(" ".join(messages(e))) from None
 
     def compare_batch(prompts: list, model_a: str = "base", model_b: str = "latest",
                       max_new_tokens: int = 64) -> list:
@@ -130,6 +135,7 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
         """Export a run and push it to a Hub model repo; the token is used for this call
         only."""
         allowed(request, "push to the Hub")
+        _answer(check_push, repo_id, token)  # a push that cannot happen exports nothing
         folder = _answer(lambda: export_run(manager.get(run_id), "", bool(merged)))
         return {"url": _answer(push_folder, folder, repo_id, token, bool(private))}
 
@@ -145,4 +151,10 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
                      (delete_run, "delete_run"), (chat_reply, "chat"), (compare, "compare"),
                      (compare_batch, "compare_batch"), (export, "export_run"),
                      (push_to_hub, "push_to_hub"), (publish_chat_space, "publish_space")):
-        gr.api(fn, api_name=name)
+        # Reads of run state take no lock a run holds for long: they skip the queue (served
+        # at once on /gradio_api/run/<name>, about 1 ms of CPU; through the queue a poll
+        # costs the server some 10-30 ms, taken from training on a small CPU), any number
+        # at once, so many clients polling do not wait behind one another.
+        reads = name in ("run_status", "list_runs")
+        gr.api(fn, api_name=name, queue=not reads,
+               concurrency_limit=None if reads else "default")

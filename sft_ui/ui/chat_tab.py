@@ -8,45 +8,51 @@ import pandas as pd
 from ..chat import LATEST, ChatService, GenSettings, normalise_history
 from ..config import DEFAULT_SAMPLE_PROMPTS
 from ..runs import USER_ERRORS
+from .lang import T, problem, say
+
+
+def choices(chat: ChatService) -> list[tuple[str, str]]:
+    """(label, reference) pairs, the labels in the session's language."""
+    return [(say(label), ref) for label, ref in chat.choices()]
 
 
 def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=None):
-    return gr.Dropdown(chat.choices(), value=value, label=label, elem_id=elem_id,
-                       info="A run's final model, one of its checkpoints (also while it "
-                            "trains), or a base model.")
+    return gr.Dropdown(choices(chat), value=value, label=T(label), elem_id=elem_id,
+                       info=T("A run's final model, one of its checkpoints (also while it "
+                              "trains), or a base model."))
 
 
 def settings_widgets() -> list:
     """System prompt, max new tokens, temperature, top-p, repetition penalty."""
-    with gr.Accordion("Generation settings", open=False):
-        system = gr.Textbox(label="System prompt", lines=2,
-                            placeholder="Optional: how the assistant should behave")
+    with gr.Accordion(T("Generation settings"), open=False):
+        system = gr.Textbox(label=T("System prompt"), lines=2,
+                            placeholder=T("Optional: how the assistant should behave"))
         with gr.Row():
-            max_new = gr.Number(200, precision=0, label="Max new tokens")
-            temperature = gr.Slider(0, 2, 0, step=0.05, label="Temperature",
-                                    info="0: greedy (the same answer every time)")
+            max_new = gr.Number(200, precision=0, label=T("Max new tokens"))
+            temperature = gr.Slider(0, 2, 0, step=0.05, label=T("Temperature"),
+                                    info=T("0: greedy (the same answer every time)"))
         with gr.Row():
-            top_p = gr.Slider(0.05, 1, 1, step=0.05, label="Top-p")
-            penalty = gr.Slider(0.5, 2, 1, step=0.05, label="Repetition penalty",
-                                info="1: off")
+            top_p = gr.Slider(0.05, 1, 1, step=0.05, label=T("Top-p"))
+            penalty = gr.Slider(0.5, 2, 1, step=0.05, label=T("Repetition penalty"),
+                                info=T("1: off"))
     return [system, max_new, temperature, top_p, penalty]
 
 
 def _error(e: Exception) -> str:
-    return f"**Cannot answer:** {e}"
+    return problem("Cannot answer:", e)
 
 
 def build(chat: ChatService) -> None:
     """The Chat tab."""
     with gr.Row():
         model = model_dropdown(chat, "Chat with", elem_id="chat-model")
-        refresh = gr.Button("Refresh", scale=0)
+        refresh = gr.Button(T("Refresh"), scale=0)
     settings = settings_widgets()
-    bot = gr.Chatbot(label="Chat", height=420)
+    bot = gr.Chatbot(label=T("Chat"), height=420)
     with gr.Row():
-        message = gr.Textbox(label="Message", placeholder="Ask the model...", scale=4)
-        send = gr.Button("Send", variant="primary", scale=1)
-        stop = gr.Button("Stop", scale=0)
+        message = gr.Textbox(label=T("Message"), placeholder=T("Ask the model..."), scale=4)
+        send = gr.Button(T("Send"), variant="primary", scale=1)
+        stop = gr.Button(T("Stop"), scale=0)
     error = gr.Markdown(elem_id="chat-error")
 
     def add_user(text, history):
@@ -56,7 +62,7 @@ def build(chat: ChatService) -> None:
         history = list(history or [])
         messages = normalise_history(history)
         if not messages or not messages[-1]["content"].strip():
-            yield history, "Type a message first."
+            yield history, say("Type a message first.")
             return
         try:
             for text in chat.stream(messages[-1]["content"], messages[:-1], ref,
@@ -69,7 +75,7 @@ def build(chat: ChatService) -> None:
               .then(reply, [bot, model, *settings], [bot, error], api_name=False)
               for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_name=False)
-    refresh.click(lambda: gr.update(choices=chat.choices()), None, model, api_name=False)
+    refresh.click(lambda: gr.update(choices=choices(chat)), None, model, api_name=False)
 
 
 def build_compare(chat: ChatService) -> None:
@@ -77,20 +83,23 @@ def build_compare(chat: ChatService) -> None:
     with gr.Row():
         model_a = model_dropdown(chat, "Model A", "base", elem_id="compare-a")
         model_b = model_dropdown(chat, "Model B", LATEST, elem_id="compare-b")
-        refresh = gr.Button("Refresh", scale=0)
+        refresh = gr.Button(T("Refresh"), scale=0)
     settings = settings_widgets()
-    prompt = gr.Textbox(label="Prompt", placeholder="One prompt, answered by both models")
+    prompt = gr.Textbox(label=T("Prompt"), placeholder=T("One prompt, answered by both models"))
     with gr.Row():
-        go = gr.Button("Compare", variant="primary")
-        stop = gr.Button("Stop", scale=0)
+        go = gr.Button(T("Compare"), variant="primary")
+        stop = gr.Button(T("Stop"), scale=0)
     with gr.Row():
-        answer_a = gr.Textbox(label="Model A", lines=8, interactive=False, elem_id="answer-a")
-        answer_b = gr.Textbox(label="Model B", lines=8, interactive=False, elem_id="answer-b")
+        answer_a = gr.Textbox(label=T("Model A"), lines=8, interactive=False,
+                              elem_id="answer-a")
+        answer_b = gr.Textbox(label=T("Model B"), lines=8, interactive=False,
+                              elem_id="answer-b")
     notice = gr.Markdown(elem_id="compare-notice")
-    gr.Markdown("### Many prompts at once\nGreedy answers of both models, one row per prompt.")
-    prompts = gr.Textbox("\n".join(DEFAULT_SAMPLE_PROMPTS), label="Prompts (one per line)",
+    gr.Markdown(T("### Many prompts at once\nGreedy answers of both models, one row per "
+                  "prompt."))
+    prompts = gr.Textbox("\n".join(DEFAULT_SAMPLE_PROMPTS), label=T("Prompts (one per line)"),
                          lines=4)
-    batch_go = gr.Button("Compare all")
+    batch_go = gr.Button(T("Compare all"))
     table = gr.Dataframe(pd.DataFrame(columns=["prompt", "model A", "model B"]), wrap=True,
                          interactive=False, elem_id="compare-table")
 
@@ -114,5 +123,5 @@ def build_compare(chat: ChatService) -> None:
     stop.click(None, cancels=events, api_name=False)
     batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]], [table, notice],
                    api_name=False)
-    refresh.click(lambda: [gr.update(choices=chat.choices())] * 2, None, [model_a, model_b],
+    refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
                   api_name=False)

@@ -10,30 +10,32 @@ import gradio as gr
 
 from .. import recipe
 from ..config import ConfigError, RunConfig
+from .lang import T, problems, say
 from .widgets import config_to_values, values_to_dict
 
 
 def build_controls():
     """Inside an accordion of the settings column; returns the components to wire."""
     with gr.Row():
-        show = gr.Button("Show code for these settings", size="sm", elem_id="show-code")
-        save = gr.Button("Save settings as YAML", size="sm")
+        show = gr.Button(T("Show code for these settings"), size="sm", elem_id="show-code")
+        save = gr.Button(T("Save settings as YAML"), size="sm")
     with gr.Row():
-        load = gr.File(label="Load settings from YAML", file_types=[".yaml", ".yml"],
+        load = gr.File(label=T("Load settings from YAML"), file_types=[".yaml", ".yml"],
                        height=90, elem_id="load-yaml")
-        saved = gr.File(label="Settings file", interactive=False, height=90)
+        saved = gr.File(label=T("Settings file"), interactive=False, height=90)
     notice = gr.Markdown(elem_id="code-notice")
-    yaml_code = gr.Code(language="yaml", label="sft.yaml (trl sft --config sft.yaml)",
+    yaml_code = gr.Code(language="yaml", label=T("sft.yaml (trl sft --config sft.yaml)"),
                         interactive=False, elem_id="code-yaml")
-    script = gr.Code(language="python", label="Python script (TRL SFTTrainer)",
+    script = gr.Code(language="python", label=T("Python script (TRL SFTTrainer)"),
                      interactive=False, elem_id="code-python")
-    command = gr.Code(language="shell", label="trl sft command line", interactive=False,
+    command = gr.Code(language="shell", label=T("trl sft command line"), interactive=False,
                       elem_id="code-trl")
     with gr.Row():
-        gpus = gr.Number(2, precision=0, label="GPUs per machine", minimum=1)
-        machines = gr.Number(1, precision=0, label="Machines", minimum=1)
-    launch = gr.Code(language="shell", label="accelerate launch (DDP; FSDP or DeepSpeed through "
-                     "an accelerate config file)", interactive=False, elem_id="code-accelerate")
+        gpus = gr.Number(2, precision=0, label=T("GPUs per machine"), minimum=1)
+        machines = gr.Number(1, precision=0, label=T("Machines"), minimum=1)
+    launch = gr.Code(language="shell", label=T("accelerate launch (DDP; FSDP or DeepSpeed "
+                     "through an accelerate config file)"), interactive=False,
+                     elem_id="code-accelerate")
     return show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch
 
 
@@ -69,12 +71,11 @@ def wire(controls, names: list[str], inputs: list) -> None:
         except ConfigError as e:
             return [gr.skip()] * len(names) + [_problems(e, Path(path).name)]
         except Exception as e:  # not YAML at all
-            return [gr.skip()] * len(names) + [
-                f"**Cannot load {Path(path).name}:** it is not a YAML mapping ({e})."]
-        problems = cfg.validate()
-        note = f"Loaded {Path(path).name}." + (
-            "\n\nCheck these before Start:\n" + "\n".join(f"- {p}" for p in problems)
-            if problems else "")
+            return [gr.skip()] * len(names) + [say(
+                f"**Cannot load {Path(path).name}:** it is not a YAML mapping ({e}).")]
+        found = cfg.validate()
+        note = say(f"Loaded {Path(path).name}.") + (
+            "\n\n" + problems("Check these before Start:", ConfigError(found)) if found else "")
         return config_to_values(cfg, names) + [note]
 
     show.click(on_show, [gpus, machines, *inputs],
@@ -84,5 +85,4 @@ def wire(controls, names: list[str], inputs: list) -> None:
 
 
 def _problems(e: ConfigError, name: str = "") -> str:
-    head = f"**Cannot use {name}:**" if name else "**Fix these settings first:**"
-    return head + "\n\n" + "\n".join(f"- {m}" for m in e.messages)
+    return problems(f"Cannot use {name}:" if name else "Fix these settings first:", e)

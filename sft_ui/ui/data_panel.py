@@ -12,6 +12,7 @@ from ..config import RunConfig
 from ..data import SUFFIXES, store_upload
 from ..runs import USER_ERRORS, RunManager
 from .access_panel import who
+from .lang import T, problem, problems, say
 from .widgets import values_to_dict
 
 STYLE = """<style>
@@ -23,9 +24,8 @@ STYLE = """<style>
 #data-preview pre{white-space:pre-wrap;max-height:16em;overflow:auto;font-size:12px}
 #data-preview .example{border-top:1px solid #ddd;padding-top:.4em;margin-top:.6em}
 </style>"""
-LEGEND = ("<p><span class='tok loss'>green</span> counts in the loss &middot; "
-          "<span class='tok masked'>grey</span> masked (no loss) &middot; "
-          "<span class='tok loss cut'>struck</span> cut off by max_length</p>")
+LEGEND = [("tok loss", "green", "counts in the loss"), ("tok masked", "grey", "masked (no loss)"),
+          ("tok loss cut", "struck", "cut off by max_length")]
 
 
 def summary_markdown(p: dict) -> str:
@@ -51,18 +51,22 @@ def summary_markdown(p: dict) -> str:
         lines.append(f"**{s['without_loss_tokens']:,} rows have no loss tokens left** after "
                      "truncation and will be skipped: raise max_length.")
     lines += [html.escape(n) for n in p["notes"]]
-    return "\n\n".join(lines)
+    return "\n\n".join(say(line) for line in lines)
 
 
 def examples_html(p: dict) -> str:
-    parts = [STYLE, "<div id='data-preview'>", LEGEND]
+    legend = " &middot; ".join(f"<span class='{css}'>{say(colour)}</span> {say(meaning)}"
+                               for css, colour, meaning in LEGEND)
+    parts = [STYLE, "<div id='data-preview'>", f"<p>{legend}</p>"]
     for n, ex in enumerate(p["examples"], 1):
         tokens = "".join(_token_span(t) for t in ex["tokens"])
         parts.append(
-            f"<div class='example' data-example='{n}'><b>Example {n}</b>"
-            f"<details{' open' if n == 1 else ''}><summary>Raw row</summary><pre class='raw'>"
+            f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+            f"<details{' open' if n == 1 else ''}><summary>{say('Raw row')}</summary>"
+            f"<pre class='raw'>"
             f"{html.escape(json.dumps(ex['raw'], ensure_ascii=False, indent=1))}</pre></details>"
-            f"<details{' open' if n == 1 else ''}><summary>Text the model sees</summary>"
+            f"<details{' open' if n == 1 else ''}><summary>{say('Text the model sees')}"
+            "</summary>"
             f"<pre class='formatted'>"
             f"{html.escape(ex['text'])}</pre></details>"
             f"<div class='tokens'>{tokens}</div></div>")
@@ -78,9 +82,9 @@ def _token_span(t: dict) -> str:
 
 def build_controls():
     """Upload, preview button and outputs, inside the Dataset panel; returns them."""
-    upload = gr.File(label="Upload a dataset file", file_types=list(SUFFIXES),
+    upload = gr.File(label=T("Upload a dataset file"), file_types=list(SUFFIXES),
                      elem_id="data-upload", height=90)
-    button = gr.Button("Preview data", size="sm", elem_id="preview-data")
+    button = gr.Button(T("Preview data"), size="sm", elem_id="preview-data")
     summary = gr.Markdown(elem_id="data-summary")
     examples = gr.HTML(elem_id="data-examples")
     return upload, button, summary, examples
@@ -100,7 +104,7 @@ def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunMana
             access.require(who(request), "upload a dataset")
             return store_upload(path, access.upload_folder(manager.root, who(request))), "", True
         except USER_ERRORS as e:
-            return gr.skip(), f"**Cannot use this file:** {e}", False
+            return gr.skip(), problem("Cannot use this file:", e), False
 
     def on_preview(request: gr.Request, *values):
         try:
@@ -110,10 +114,9 @@ def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunMana
             from ..preview import preview
             p = preview(cfg)
         except USER_ERRORS as e:
-            problems = getattr(e, "messages", [str(e)])
-            return "**Cannot preview:**\n\n" + "\n".join(f"- {m}" for m in problems), ""
+            return problems("Cannot preview:", e), ""
         except Exception as e:  # keep the page usable, say what happened
-            return f"**Preview failed:** {type(e).__name__}: {e}", ""
+            return say(f"**Preview failed:** {type(e).__name__}: {e}"), ""
         return summary_markdown(p), examples_html(p)
 
     def after_upload(request: gr.Request, ok, *values):

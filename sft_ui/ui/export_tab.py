@@ -10,6 +10,7 @@ from ..export import export_run, zip_export
 from ..hub import deploy_studio, publish_space, push_folder
 from ..runs import USER_ERRORS, RunManager, checkpoints
 from .access_panel import who
+from .lang import T, problem, say
 
 FINAL = "final model"
 
@@ -32,76 +33,76 @@ def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
 
 def build(manager: RunManager, access: Access) -> None:
     with gr.Row():
-        run = gr.Dropdown(exportable_runs(manager), label="Run", elem_id="export-run")
-        checkpoint = gr.Dropdown([FINAL], value=FINAL, label="Model or checkpoint")
-        refresh = gr.Button("Refresh", scale=0)
-    merged = gr.Checkbox(label="Merge the LoRA adapter into the base model",
-                         info="Off: export the small adapter (loads with peft on the base). "
-                              "On: one standalone model (loads with transformers alone).")
-    export = gr.Button("Export", variant="primary")
+        run = gr.Dropdown(exportable_runs(manager), label=T("Run"), elem_id="export-run")
+        checkpoint = gr.Dropdown([FINAL], value=FINAL, label=T("Model or checkpoint"))
+        refresh = gr.Button(T("Refresh"), scale=0)
+    merged = gr.Checkbox(label=T("Merge the LoRA adapter into the base model"),
+                         info=T("Off: export the small adapter (loads with peft on the base). "
+                                "On: one standalone model (loads with transformers alone)."))
+    export = gr.Button(T("Export"), variant="primary")
     notice = gr.Markdown(elem_id="export-notice")
-    download = gr.File(label="Download (zip)", interactive=False, elem_id="export-zip")
-    with gr.Accordion("Model card", open=False):
+    download = gr.File(label=T("Download (zip)"), interactive=False, elem_id="export-zip")
+    with gr.Accordion(T("Model card"), open=False):
         card = gr.Markdown(elem_id="export-card")
-    gr.Markdown("### Push to the Hugging Face Hub")
+    gr.Markdown(T("### Push to the Hugging Face Hub"))
     with gr.Row():
-        repo = gr.Textbox(label="Model repo id", placeholder="your-name/my-model")
-        private = gr.Checkbox(True, label="Private")
-    token = gr.Textbox(label="Hugging Face token (write access)", type="password",
-                       info="Used for this push only; never saved, logged or written into "
-                            "the model card.")
+        repo = gr.Textbox(label=T("Model repo id"), placeholder="your-name/my-model")
+        private = gr.Checkbox(True, label=T("Private"))
+    token = gr.Textbox(label=T("Hugging Face token (write access)"), type="password",
+                       info=T("Used for this push only; never saved, logged or written into "
+                              "the model card."))
     with gr.Row():
-        push = gr.Button("Push the export")
-        space_id = gr.Textbox(label="Space id for a chat app", placeholder="your-name/my-chat",
-                              scale=2)
-        publish = gr.Button("Publish as a chat Space")
+        push = gr.Button(T("Push the export"))
+        space_id = gr.Textbox(label=T("Space id for a chat app"),
+                              placeholder="your-name/my-chat", scale=2)
+        publish = gr.Button(T("Publish as a chat Space"))
     hub_notice = gr.Markdown(elem_id="hub-notice")
-    with gr.Accordion("Deploy this studio to my Space", open=False):
-        gr.Markdown("Uploads the app itself (code, requirements, README front matter) to a "
-                    "Gradio Space of yours, with the token above. Runs stay here.")
+    with gr.Accordion(T("Deploy this studio to my Space"), open=False):
+        gr.Markdown(T("Uploads the app itself (code, requirements, README front matter) to a "
+                      "Gradio Space of yours, with the token above. Runs stay here."))
         with gr.Row():
-            studio_space = gr.Textbox(label="Space id", placeholder="your-name/sft-studio",
+            studio_space = gr.Textbox(label=T("Space id"), placeholder="your-name/sft-studio",
                                       scale=2)
-            deploy = gr.Button("Deploy the studio")
+            deploy = gr.Button(T("Deploy the studio"))
     folder = gr.State("")
 
     def on_export(request: gr.Request, run_id, ckpt, merge):
         if not run_id:
-            return gr.skip(), "Choose a run first.", gr.skip(), gr.skip()
+            return gr.skip(), say("Choose a run first."), gr.skip(), gr.skip()
         try:
             access.require(who(request), "export a run")
             out = export_run(manager.get(run_id), "" if ckpt == FINAL else ckpt, bool(merge))
         except USER_ERRORS as e:
-            return gr.skip(), f"**Cannot export:** {e}", gr.skip(), gr.skip()
+            return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
         text = (out / "README.md").read_text(encoding="utf-8")
-        return (str(out), f"Exported to `{out}`.", str(zip_export(out)),
+        return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
                 text.split("---", 2)[-1])
 
     def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
-            return "Export first, then push the export."
+            return say("Export first, then push the export.")
         try:
             access.require(who(request), "push to the Hub")
             url = push_folder(path, repo_id, tok, is_private)
         except USER_ERRORS as e:
-            return f"**Cannot push:** {e}"
-        return f"Pushed: [{url}]({url})"
+            return problem("Cannot push:", e)
+        return say(f"Pushed: [{url}]({url})")
 
     def on_publish(request: gr.Request, repo_id, sid, tok):
         try:
             access.require(who(request), "publish a Space")
             url = publish_space(repo_id.strip(), sid, tok)
         except USER_ERRORS as e:
-            return f"**Cannot publish:** {e}"
-        return f"Space created: [{url}]({url}) (it builds for a few minutes)."
+            return problem("Cannot publish:", e)
+        return say(f"Space created: [{url}]({url}) (it builds for a few minutes).")
 
     def on_deploy(request: gr.Request, sid, tok):
         try:
             access.require(who(request), "deploy the studio")
             url = deploy_studio(sid, tok)
         except USER_ERRORS as e:
-            return f"**Cannot deploy:** {e}"
-        return f"Studio deployed: [{url}]({url}) (it builds for a few minutes)."
+            return problem("Cannot deploy:", e)
+        return say(f"Studio deployed: [{url}]({url}) (it builds for a few minutes).")
 
     deploy.click(on_deploy, [studio_space, token], hub_notice, api_name=False)
     export.click(on_export, [run, checkpoint, merged], [folder, notice, download, card],

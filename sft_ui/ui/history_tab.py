@@ -11,6 +11,7 @@ import pandas as pd
 from ..access import Access
 from ..runs import USER_ERRORS, RunManager
 from .access_panel import who
+from .lang import T, problem, say
 
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
            "Created"]
@@ -26,12 +27,12 @@ def duration_text(seconds) -> str:
 
 def table_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([[
-        r["name"], r["run_id"], r["model"], r["dataset"], r["state"],
+        r["name"], r["run_id"], r["model"], r["dataset"], say(r["state"]),
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
         duration_text(r["duration_seconds"]),
         time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
-    ] for r in rows], columns=COLUMNS)
+    ] for r in rows], columns=[say(c) for c in COLUMNS])
 
 
 def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
@@ -65,26 +66,26 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
     """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
     rows = manager.history()
     with gr.Row():
-        refresh = gr.Button("Refresh", elem_id="runs-refresh", scale=0)
+        refresh = gr.Button(T("Refresh"), elem_id="runs-refresh", scale=0)
     notice = gr.Markdown(elem_id="runs-notice")
-    table = gr.Dataframe(table_frame(rows), label="Runs (newest first)", interactive=False,
+    table = gr.Dataframe(table_frame(rows), label=T("Runs (newest first)"), interactive=False,
                          wrap=True, elem_id="runs-table",
                          column_widths=["15%", "15%", "17%", "8%", "7%", "8%", "8%", "8%", "14%"])
     compare = gr.Dropdown(run_choices(rows), value=[], multiselect=True,
-                          label="Compare loss curves", elem_id="runs-compare",
-                          info="Choose runs to overlay their training loss.")
+                          label=T("Compare loss curves"), elem_id="runs-compare",
+                          info=T("Choose runs to overlay their training loss."))
     plot = gr.LinePlot(curves_frame(manager, []), x="step", y="loss", color="run",
-                       label="Training loss by run", elem_id="runs-plot")
+                       label=T("Training loss by run"), elem_id="runs-plot")
     with gr.Row():
-        target = gr.Dropdown(run_choices(rows), value=None, label="Run to rename or delete",
+        target = gr.Dropdown(run_choices(rows), value=None, label=T("Run to rename or delete"),
                              elem_id="runs-target")
-        new_name = gr.Textbox(label="New name", max_length=200, elem_id="runs-new-name")
+        new_name = gr.Textbox(label=T("New name"), max_length=200, elem_id="runs-new-name")
     with gr.Row():
-        rename = gr.Button("Rename", elem_id="runs-rename")
-        delete = gr.Button("Delete...", variant="stop", elem_id="runs-delete")
-        confirm = gr.Button("Yes, delete the run and its folder", variant="stop",
+        rename = gr.Button(T("Rename"), elem_id="runs-rename")
+        delete = gr.Button(T("Delete..."), variant="stop", elem_id="runs-delete")
+        confirm = gr.Button(T("Yes, delete the run and its folder"), variant="stop",
                             visible=False, elem_id="runs-delete-confirm")
-        cancel = gr.Button("Cancel", visible=False, elem_id="runs-delete-cancel")
+        cancel = gr.Button(T("Cancel"), visible=False, elem_id="runs-delete-cancel")
     pending = gr.State("")  # the run the confirmation step is about
 
     def refreshed(chosen, current):
@@ -103,25 +104,25 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
 
     def on_rename(request: gr.Request, run_id, name, chosen):
         if not run_id:
-            return ("**Choose a run to rename first.**",) + (gr.skip(),) * 4
+            return (say("**Choose a run to rename first.**"),) + (gr.skip(),) * 4
         try:
             access.require(who(request), "rename a run")
             snap = manager.rename(run_id, name)
         except USER_ERRORS as e:
-            return (f"**Cannot rename:** {html.escape(str(e))}",) + (gr.skip(),) * 4
-        text = f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**."
+            return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 4
+        text = say(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
         return (text,) + refreshed(chosen, run_id)
 
     def on_delete(request: gr.Request, run_id):
         if not run_id:
-            return hide_confirm("**Choose a run to delete first.**")
+            return hide_confirm(say("**Choose a run to delete first.**"))
         try:
             access.require(who(request), "delete a run")
             snap = manager.get(run_id).snapshot(log=False)
         except USER_ERRORS as e:
-            return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}")
-        text = (f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
-                f"folder `{snap['run_dir']}`? This cannot be undone.")
+            return hide_confirm(problem("Cannot delete:", e, escape=True))
+        text = say(f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
+                   f"folder `{snap['run_dir']}`? This cannot be undone.")
         return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
 
     def on_confirm(request: gr.Request, run_id, chosen, current):
@@ -129,8 +130,8 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
             access.require(who(request), "delete a run")
             deleted = manager.delete(run_id)
         except USER_ERRORS as e:
-            return hide_confirm(f"**Cannot delete:** {html.escape(str(e))}") + (gr.skip(),) * 4
-        return hide_confirm(f"Deleted run {deleted}.") + refreshed(chosen, current)
+            return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 4
+        return hide_confirm(say(f"Deleted run {deleted}.")) + refreshed(chosen, current)
 
     def redraw(chosen):
         """Rebuild the plot's colours: an update of the data alone keeps the series
@@ -155,6 +156,6 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
         event.then(redraw, compare, plot, api_name=False, show_progress="hidden")
     delete.click(on_delete, target, confirm_step, api_name="ui_delete_ask",
                  api_visibility="undocumented")
-    cancel.click(lambda: hide_confirm("Nothing was deleted."), None, confirm_step,
+    cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
                  api_name=False)
     target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")

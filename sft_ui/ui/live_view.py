@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
+from .lang import T, say
+
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
@@ -33,20 +35,21 @@ class LiveView:
 
 
 def build() -> LiveView:
-    status = gr.Markdown(status_markdown(None), elem_id="run-status")
-    progress = gr.HTML(progress_html(None))
+    status = gr.Markdown(T(status_markdown(None)), elem_id="run-status")
+    progress = gr.HTML(_no_run(T("No run yet.")))
     loss = gr.LinePlot(None, x="step", y="value", color="series", color_map=LOSS_COLOURS,
-                       label="Loss (train, smoothed, eval)", height=280, elem_id="loss-plot")
+                       label=T("Loss (train, smoothed, eval)"), height=280,
+                       elem_id="loss-plot")
     with gr.Row():
         lr = gr.LinePlot(None, x="step", y="value",
-                         label="Learning rate", height=180)
+                         label=T("Learning rate"), height=180)
         grad = gr.LinePlot(None, x="step", y="value",
-                           label="Grad norm", height=180)
-    samples = gr.Dataframe(samples_frame(None), label="Samples (newest first)", wrap=True,
+                           label=T("Grad norm"), height=180)
+    samples = gr.Dataframe(samples_frame(None), label=T("Samples (newest first)"), wrap=True,
                            interactive=False, elem_id="samples",
                            column_widths=["10%", "30%", "60%"])
-    log = gr.Textbox(label="Log", lines=8, max_lines=8, autoscroll=True, interactive=False,
-                     elem_id="run-log")
+    log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
+                     interactive=False, elem_id="run-log")
     return LiveView(status, progress, loss, lr, grad, samples, log)
 
 
@@ -62,6 +65,10 @@ def update(snap: dict, last_seen) -> tuple[list, tuple]:
             samples_frame(snap), log], key
 
 
+def _no_run(text) -> str:
+    return f"<div id='run-progress'>{text}</div>"
+
+
 def _duration(seconds) -> str:
     if seconds is None:
         return "--"
@@ -75,7 +82,7 @@ def _last(snap: dict, key: str):
 
 def progress_html(snap: dict | None) -> str:
     if not snap:
-        return "<div id='run-progress'>No run yet.</div>"
+        return _no_run(say("No run yet."))
     step, total = snap["step"], max(snap["max_steps"], 1)
     pct = min(100.0, 100.0 * step / total)
     parts = [f"Step {step}/{total} ({pct:.0f}%)",
@@ -90,15 +97,17 @@ def progress_html(snap: dict | None) -> str:
     if memory is not None:
         parts.append(f"memory {memory / 2**30:.2f} GiB")
     return (f"<div id='run-progress'><progress value='{step}' max='{total}' "
-            f"style='width:100%'></progress><div>{' &middot; '.join(parts)}</div></div>")
+            f"style='width:100%'></progress>"
+            f"<div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
 
 
 def status_markdown(snap: dict | None) -> str:
     if not snap:
-        return "Ready. Choose settings and click **Start**."
-    text = f"**Run {snap['run_id']}: {snap['state']}.** {html.escape(snap['message'])}"
+        return say("Ready. Choose settings and click **Start**.")
+    head = say(f"**Run {snap['run_id']}: {snap['state']}.**")
+    text = f"{head} {html.escape(say(snap['message']))}"
     if snap["error"]:
-        text += f"\n\n**Error:** {html.escape(snap['error'])}"
+        text += f"\n\n**{say('Error:')}** {html.escape(say(snap['error']))}"
     return text
 
 

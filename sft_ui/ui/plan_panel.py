@@ -14,6 +14,7 @@ from ..memory import size_text
 from ..config import RunConfig
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunManager
 from .access_panel import who
+from .lang import T, after_switch, problem, problems, say
 from .widgets import config_to_values, values_to_dict
 
 # Settings the plan depends on; typed boxes re-plan when left, not on every key.
@@ -41,11 +42,11 @@ def build() -> PlanControls:
     """The panel's widgets, inside the Batch and time panel. The first plan is made here,
     in the main thread: it imports TRL (for the data's token lengths), whose first import
     fails in one of two threads importing it at once, such as a run's."""
-    details = gr.Markdown(show_plan({}), elem_id="plan")
+    details = gr.Markdown(T(show_plan({})), elem_id="plan")
     with gr.Row():
-        fit = gr.Button("Fit to this machine", size="sm", elem_id="plan-fit")
-        measure = gr.Button("Measure speed", size="sm", elem_id="plan-measure")
-        apply = gr.Button("Apply suggestion", size="sm", elem_id="plan-apply")
+        fit = gr.Button(T("Fit to this machine"), size="sm", elem_id="plan-fit")
+        measure = gr.Button(T("Measure speed"), size="sm", elem_id="plan-measure")
+        apply = gr.Button(T("Apply suggestion"), size="sm", elem_id="plan-apply")
     notice = gr.Markdown(elem_id="plan-notice")
     return PlanControls(details, fit, measure, apply, notice)
 
@@ -65,10 +66,10 @@ def plan_markdown(p: dict) -> str:
                  f"of {_count(p['params'])} parameters trained): about "
                  f"{size_text(m['total'])} of {size_text(p['available_bytes'])} "
                  f"available: **{p['fit']}**")
-    rows = "".join(f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
-                   f"{size_text(m[key])} |\n" for key, label in PARTS)
-    lines.append(f"| part | size |\n|---|---:|\n{rows}| **total** | "
-                 f"**{size_text(m['total'])}** |")
+    rows = [f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
+            f"{size_text(m[key])} |" for key, label in PARTS]
+    lines.append("\n".join(["| part | size |", "|---|---:|", *rows,
+                            f"| **total** | **{size_text(m['total'])}** |"]))
     lines.append(_time_line(p))
     lines.append(_padding_line(p) or p.get("data_note", ""))
     return "\n\n".join(line for line in lines if line)
@@ -86,12 +87,12 @@ def _time_line(p: dict) -> str:
         return ("**Time:** not measured yet for this model, device and precision: press "
                 "*Measure speed* (a few training steps).")
     text = (f"**Time:** {planner.duration_text(p['seconds_per_step'])} per step "
-            f"({p['tokens_per_second']:,.0f} tokens/s measured on {p['device_name']})")
+            f"({p['tokens_per_second']:,.0f} tokens/s measured on {p['device_name']}).")
     if p["seconds_total"]:
-        text += f", {planner.duration_text(p['seconds_total'])} for {p['steps']:,} steps"
+        text += f" {p['steps']:,} steps: {planner.duration_text(p['seconds_total'])}."
     if p["padding"] is None and not p["packing"]:
-        text += ", at most: every row counted at max_length"
-    return text + "."
+        text += " At most: every row counted at max_length."
+    return text
 
 
 def _padding_line(p: dict) -> str:
@@ -109,19 +110,15 @@ def _padding_line(p: dict) -> str:
     return text
 
 
-def _errors(e: Exception) -> str:
-    return "\n".join(f"- {m}" for m in getattr(e, "messages", [str(e)]))
-
-
 def show_plan(values: dict) -> str:
     """The plan for loose RunConfig values as Markdown, or what is wrong with them; never
     a trace."""
     try:
-        return plan_markdown(planner.plan_with_data(RunConfig.from_dict(values)))
+        return say(plan_markdown(planner.plan_with_data(RunConfig.from_dict(values))))
     except USER_ERRORS as e:
-        return "**No plan for these settings:**\n\n" + _errors(e)
+        return problems("No plan for these settings:", e)
     except Exception as e:  # keep the page usable, say what happened
-        return f"**No plan:** {type(e).__name__}: {e}"
+        return say(f"**No plan:** {type(e).__name__}: {e}")
 
 
 def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
@@ -134,43 +131,43 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
         try:  # the plan reads the data (padding): only files this session may read
             access.check_config(manager.root, who(request), values)
         except USER_ERRORS as e:
-            return "**No plan for these settings:**\n\n" + _errors(e)
+            return problems("No plan for these settings:", e)
         return show_plan(values)
 
     def on_fit(*values):
         try:
             new, text = planner.fit_to_machine(config(values))
         except USER_ERRORS as e:
-            return gr.skip(), gr.skip(), "**Cannot fit:**\n\n" + _errors(e)
-        return new.per_device_train_batch_size, new.gradient_accumulation_steps, text
+            return gr.skip(), gr.skip(), problems("Cannot fit:", e)
+        return new.per_device_train_batch_size, new.gradient_accumulation_steps, say(text)
 
     def on_measure(request: gr.Request, *values):
         try:
             access.require(who(request), "measure the speed (it trains a few steps)")
         except USER_ERRORS as e:
-            return gr.skip(), f"**Cannot measure:** {e}"
+            return gr.skip(), problem("Cannot measure:", e)
         active = manager.active()
         if active is not None and active.state in ACTIVE_STATES:
-            return gr.skip(), "A run is training: measure after it ends (both would share " \
-                              "the machine, and the figure would be wrong)."
+            return gr.skip(), say("A run is training: measure after it ends (both would "
+                                  "share the machine, and the figure would be wrong).")
         try:
             speed = planner.calibrate(config(values))
         except USER_ERRORS as e:
-            return gr.skip(), "**Cannot measure:**\n\n" + _errors(e)
+            return gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
-            return gr.skip(), f"**Measuring failed:** {type(e).__name__}: {e}"
-        return on_change(request, *values), f"Measured {speed:,.0f} tokens/s."
+            return gr.skip(), say(f"**Measuring failed:** {type(e).__name__}: {e}")
+        return on_change(request, *values), say(f"Measured {speed:,.0f} tokens/s.")
 
     def on_apply():
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
         run = runs[0] if runs else None
         if run is None or run.state != "failed" or not run.suggestion:
             return (*[gr.skip()] * len(inputs),
-                    "No suggestion to apply: the last run did not run out of memory.")
+                    say("No suggestion to apply: the last run did not run out of memory."))
         cfg = RunConfig.from_dict({**run.config.to_dict(), **run.suggestion})
         changes = ", ".join(f"{k} {v}" for k, v in run.suggestion.items())
         return (*config_to_values(cfg, names),
-                f"Filled in the settings of run {run.name} with {changes}. Press Start.")
+                say(f"Filled in the settings of run {run.name} with {changes}. Press Start."))
 
     triggers = [widgets[n].change for n in WATCHED if n in widgets] + \
         [event for n in TYPED if n in widgets for event in (widgets[n].blur, widgets[n].submit)]
@@ -180,6 +177,7 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     gr.on(None, lambda: show_plan({}), [], c.details, api_name=False,
           show_progress="hidden")  # at page load, for the settings every panel starts with
+    after_switch(on_change, inputs, c.details)
     c.fit.click(on_fit, inputs, [widgets["per_device_train_batch_size"],
                                  widgets["gradient_accumulation_steps"], c.notice],
                 api_name="ui_fit", api_visibility="undocumented")

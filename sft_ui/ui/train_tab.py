@@ -13,6 +13,7 @@ from ..hardware import detect
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
 from . import code_panel, data_panel, live_view, plan_panel
 from .access_panel import who
+from .lang import T, after_switch, problem, problems, say
 from .widgets import config_to_values, make_widget, values_to_dict
 
 PANELS = [
@@ -40,10 +41,11 @@ def effective_batch_text(batch, accum) -> str:
     try:
         b, a = int(batch), int(accum)
     except (TypeError, ValueError):
-        return "**Effective batch:** enter whole numbers for batch size and accumulation."
-    return (f"**Effective batch: {b * a * devices}** = {b} per device x {a} accumulation "
-            f"x {devices} device{'s' if devices > 1 else ''}. Memory follows the batch per "
-            "device; accumulation adds time, not memory.")
+        return say("**Effective batch:** enter whole numbers for batch size and accumulation.")
+    return say(f"**Effective batch: {b * a * devices}** = {b} (batch size per device) x {a} "
+               f"(gradient accumulation) x {devices} (devices): the examples behind each "
+               "update of the weights. Memory follows the batch size per device; "
+               "accumulation adds time, not memory.")
 
 
 def build(manager: RunManager, access: Access) -> None:
@@ -51,11 +53,11 @@ def build(manager: RunManager, access: Access) -> None:
     widgets: dict[str, gr.components.Component] = {}
     with gr.Row():
         with gr.Column(scale=2):
-            gr.Markdown(f"**This machine:** {detect().describe()}")
-            preset = gr.Dropdown(preset_names(), value="default", label="Preset",
-                                 info="Load a saved recipe into every panel.")
+            gr.Markdown(T(f"**This machine:** {detect().describe()}"))
+            preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
+                                 info=T("Load a saved recipe into every panel."))
             for title, names in PANELS + ADVANCED:
-                with gr.Accordion(title, open=(title, names) in PANELS):
+                with gr.Accordion(T(title), open=(title, names) in PANELS):
                     for pair in (names[i:i + 2] for i in range(0, len(names), 2)):
                         with gr.Row():
                             for name in pair:
@@ -63,16 +65,16 @@ def build(manager: RunManager, access: Access) -> None:
                     if title == "Dataset":
                         data_controls = data_panel.build_controls()
                     if title == "Batch and time":
-                        effective = gr.Markdown(effective_batch_text(4, 2),
+                        effective = gr.Markdown(T(effective_batch_text(4, 2)),
                                                 elem_id="effective-batch")
                         plan = plan_panel.build()
-            with gr.Accordion("Save, load, show code", open=False):
+            with gr.Accordion(T("Save, load, show code"), open=False):
                 code_controls = code_panel.build_controls()
         with gr.Column(scale=3):
             with gr.Row():
-                start = gr.Button("Start", variant="primary")
-                stop = gr.Button("Stop", variant="stop", interactive=False)
-                resume = gr.Button("Resume", interactive=False)
+                start = gr.Button(T("Start"), variant="primary")
+                stop = gr.Button(T("Stop"), variant="stop", interactive=False)
+                resume = gr.Button(T("Resume"), interactive=False)
             notice = gr.Markdown(elem_id="start-notice")
             live = live_view.build()
     names = list(widgets)
@@ -87,8 +89,7 @@ def build(manager: RunManager, access: Access) -> None:
             access.check_config(manager.root, who(request), values)
             new_id = manager.start(values)
         except USER_ERRORS as e:
-            problems = getattr(e, "messages", [str(e)])
-            return gr.skip(), "**Cannot start:**\n\n" + "\n".join(f"- {p}" for p in problems)
+            return gr.skip(), problems("Cannot start:", e)
         return new_id, ""
 
     def shown_run(current):
@@ -104,11 +105,11 @@ def build(manager: RunManager, access: Access) -> None:
     def on_stop(request: gr.Request, current):
         run = shown_run(current)
         if run is None or run.state not in ACTIVE_STATES:
-            return "No run is training."
+            return say("No run is training.")
         try:
             access.require(who(request), "stop a run")
         except USER_ERRORS as e:
-            return f"**Cannot stop:** {e}"
+            return problem("Cannot stop:", e)
         run.request_stop()
         return live_view.status_markdown(run.snapshot())
 
@@ -118,7 +119,7 @@ def build(manager: RunManager, access: Access) -> None:
             access.require(who(request), "resume a run")
             return manager.resume(run.id if run else ""), ""
         except USER_ERRORS as e:
-            return gr.skip(), f"**Cannot resume:** {e}"
+            return gr.skip(), problem("Cannot resume:", e)
 
     def on_tick(current, last_seen):
         run = shown_run(current)
@@ -150,3 +151,4 @@ def build(manager: RunManager, access: Access) -> None:
     for w in (batch, accum):
         w.change(effective_batch_text, [batch, accum], effective, api_name=False,
                  show_progress="hidden")
+    after_switch(effective_batch_text, [batch, accum], effective)

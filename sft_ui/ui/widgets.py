@@ -7,6 +7,7 @@ import dataclasses
 import gradio as gr
 
 from ..config import RunConfig
+from .lang import T
 
 FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
@@ -25,8 +26,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     f = FIELDS[name]
     meta = f.metadata
     value = widget_value(name, getattr(default or RunConfig(), name))
-    common = dict(label=meta["label"] or name, info=f"{meta['help']} [{name}]", value=value,
-                  elem_id=f"cfg-{name}")
+    common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
+                  value=value, elem_id=f"cfg-{name}")
     kind = str(f.type)
     if _tristate(name):
         return gr.Dropdown(TRISTATE, **common)

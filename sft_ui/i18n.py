@@ -1,0 +1,184 @@
+"""English and Japanese: which language a person reads, and the text in that language.
+
+The English text written in the code is the key, as with gettext: a label, a help
+text, or a message template such as "Run {run_id} is {state}: ...". A catalogue
+per language (sft_ui/locales/<code>.py) maps each English text to its translation.
+`translate` turns a finished English message into another language: the whole text,
+else each line, else each sentence is looked up, exactly or against the templates,
+whose placeholders carry the values across. Text without an entry stays English.
+Static labels reach the browser through gr.I18n (sft_ui/ui/lang.py builds it from
+the same catalogue). Knows nothing of Gradio.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from dataclasses import dataclass
+
+LANGUAGES = {"en": "English", "ja": "日本語"}
+DEFAULT = "en"
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Placeholders whose values are English text themselves (a reason inside a message,
+# a run's state, a field's label): they are translated too, other values are kept.
+# A number at the end of a name only tells two placeholders apart: {duration2} is nested.
+NESTED = frozenset({"message", "error", "state", "label", "what", "advice", "steps", "text",
+                    "same", "room", "kind", "where", "action", "reason", "fit",
+                    "description", "device", "duration"})
+# Placeholders that may hold several sentences; any other value ends within its sentence,
+# so "{text} The effective batch stays {n}." is not read as one sentence's long ending.
+SENTENCES = frozenset({"text", "advice", "error", "message", "reason"})
+_ONE_SENTENCE = r"(?:(?!\.\s+[A-Z]).)*?"
+_PREFIX = re.compile(r"^(\s*(?:[-*] |#{1,6} |> )?)(.*?)(\s*)$", re.S)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LABELLED = re.compile(r"^(.+) \((\w+)\)$")  # "Batch size per device (per_device_...)"
+_BOLD = re.compile(r"\*\*(.+)\*\*", re.S)  # a heading in bold, known without the stars
+_NUMBERED = re.compile(r"^(\d+\. )(.+)$", re.S)  # "2. shorten max_length (...)"
+_FULL_STOPS = ("。", "）", "」", "！", "？")
+
+
+@dataclass(frozen=True)
+class _Template:
+    pattern: re.Pattern
+    translation: str
+    literal: str  # the longest literal part: a cheap test before the pattern
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    exact: dict
+    templates: tuple
+
+
+def language(tag: str | None) -> str | None:
+    """The supported language of a tag such as 'ja-JP' or 'en', else None."""
+    code = (tag or "").strip().lower().replace("_", "-").split("-")[0]
+    return code if code in LANGUAGES else None
+
+
+def accepted_language(header: str | None) -> str:
+    """The language an Accept-Language header asks for first among ours, else English."""
+    ranked = []
+    for n, part in enumerate((header or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                continue
+        if language(tag) and quality > 0:
+            ranked.append((-quality, n, language(tag)))
+    return min(ranked)[2] if ranked else DEFAULT
+
+
+def placeholders(template: str) -> set[str]:
+    return set(PLACEHOLDER.findall(template))
+
+
+def _base(name: str) -> str:
+    return name.rstrip("0123456789")
+
+
+def _compile(template: str, translation: str) -> _Template:
+    parts, seen, regex = PLACEHOLDER.split(template), set(), []
+    for n, part in enumerate(parts):
+        if n % 2 == 0:
+            regex.append(re.escape(part))
+        else:
+            inner = ".*?" if _base(part) in SENTENCES else _ONE_SENTENCE
+            regex.append(f"(?P={part})" if part in seen else f"(?P<{part}>{inner})")
+            seen.add(part)
+    return _Template(re.compile("".join(regex), re.S), translation,
+                     max(parts[::2], key=len))
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue(lang: str) -> Catalogue:
+    """Every entry of a language: texts without placeholders are looked up as they are,
+    templates are tried most specific (longest literal text) first."""
+    entries = {k.strip(): v for k, v in
+               importlib.import_module(f"sft_ui.locales.{lang}").ENTRIES.items()}
+    exact = {k: v for k, v in entries.items() if not PLACEHOLDER.search(k)}
+    keys = sorted((k for k in entries if PLACEHOLDER.search(k)),
+                  key=lambda k: -len(PLACEHOLDER.sub("", k)))
+    return Catalogue(exact, tuple(_compile(k, entries[k]) for k in keys))
+
+
+def _fill(template: _Template, match: re.Match, lang: str, depth: int) -> str:
+    def value(m: re.Match) -> str:
+        name = m.group(1)
+        found = match.groupdict().get(name)
+        if found is None:
+            return m.group(0)
+        if _base(name) in NESTED and depth < 4:
+            return _value(found, lang, depth + 1)
+        return found
+    return PLACEHOLDER.sub(value, template.translation)
+
+
+def _phrase(text: str, lang: str, depth: int = 0) -> str | None:
+    """The translation of one whole message, or None when the catalogue has none."""
+    book = catalogue(lang)
+    key = text.strip()
+    if key in book.exact:
+        return book.exact[key]
+    for template in book.templates:
+        if template.literal in key:
+            match = template.pattern.fullmatch(key)
+            if match:
+                return _fill(template, match, lang, depth)
+    bold = _BOLD.fullmatch(key)
+    if bold:
+        inner = _phrase(bold.group(1), lang, depth)
+        return None if inner is None else f"**{inner}**"
+    return None
+
+
+def _value(text: str, lang: str, depth: int) -> str:
+    """A placeholder's value: a message of its own, a list of them, or a field's label."""
+    found = _phrase(text, lang, depth)
+    if found is not None:
+        return found
+    if "; " in text:
+        return "; ".join(_value(part, lang, depth) for part in text.split("; "))
+    numbered = _NUMBERED.match(text)
+    if numbered:
+        return numbered.group(1) + _value(numbered.group(2), lang, depth)
+    labelled = _LABELLED.match(text)
+    if labelled and labelled.group(1) in catalogue(lang).exact:
+        return f"{catalogue(lang).exact[labelled.group(1)]} ({labelled.group(2)})"
+    return _sentences(text, lang) if _SENTENCE.search(text) else text
+
+
+def _sentences(text: str, lang: str) -> str:
+    out = []
+    for sentence in _SENTENCE.split(text):
+        found = _phrase(sentence, lang)
+        piece = sentence if found is None else found
+        gap = "" if not out or out[-1].endswith(_FULL_STOPS) else " "
+        out.append(gap + piece)
+    return "".join(out)
+
+
+def translate(text: str, lang: str | None) -> str:
+    """`text` (English, possibly several Markdown lines) in `lang`; what the catalogue
+    does not know stays English."""
+    lang = language(lang) or DEFAULT
+    if lang == DEFAULT or not text or not isinstance(text, str):
+        return text
+    whole = _phrase(text, lang)
+    if whole is not None:
+        return whole
+    lines = []
+    for line in text.split("\n"):
+        head, body, tail = _PREFIX.match(line).groups()
+        found = _phrase(body, lang) if body else body
+        lines.append(head + (found if found is not None else _sentences(body, lang)) + tail)
+    return "\n".join(lines)
+
+
+def has_entry(text: str, lang: str) -> bool:
+    """Whether the catalogue translates `text` as a whole (exactly or by a template)."""
+    return _phrase(text, lang) is not None

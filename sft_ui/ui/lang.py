@@ -1,0 +1,137 @@
+"""The page in English or Japanese.
+
+Static text (labels, help, buttons, headings) is marked with `T` and translated in
+the browser through gr.I18n, by the page's locale: the browser's language, or the
+selector at the top of the page. Text made while the app runs (notices, errors,
+status, the plan) goes through `say`, in the language of the session that asked:
+the selector's choice, else the request's Accept-Language, else English. Both read
+the catalogues of sft_ui/i18n.py.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+from collections import OrderedDict
+
+import gradio as gr
+from gradio.context import Context, LocalContext
+from gradio.i18n import I18nData
+
+from .. import i18n
+
+_TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
+_SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page
+SESSIONS_KEPT = 10_000
+
+# Switch the page's own locale: the exported changeLocale of Gradio's frontend core
+# module (imported again from its URL, which yields the instance the page runs).
+SWITCH_JS = """async (lang) => {
+  const core = performance.getEntriesByType('resource').map((e) => e.name)
+    .find((url) => /\\/assets\\/core-[^/]*\\.js(\\?|$)/.test(url));
+  if (core) {
+    try { (await import(core)).changeLocale(lang); } catch (e) { console.warn(e); }
+  }
+  return lang;
+}"""
+# At load: the locale the page chose (from the browser's language).
+LOAD_JS = "(chosen) => document.documentElement.lang || navigator.language || chosen"
+
+
+def T(text: str) -> I18nData | str:
+    """A static text (label, help, button, heading) that the browser shows in the page's
+    language; `text` is the English, and the key of its translations."""
+    if not text:
+        return text
+    key = "sft-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+    _TEXTS[key] = text
+    return I18nData(key)
+
+
+def translations() -> dict[str, dict[str, str]]:
+    """gr.I18n's tables for every text marked with T so far; a text without an entry
+    falls back to English in the browser."""
+    tables = {i18n.DEFAULT: dict(_TEXTS)}
+    for code in i18n.LANGUAGES:
+        if code != i18n.DEFAULT:
+            tables[code] = {key: translated for key, text in _TEXTS.items()
+                            if (translated := i18n.translate(text, code)) != text}
+    return tables
+
+
+def marked_texts() -> list[str]:
+    return list(_TEXTS.values())
+
+
+def _header(request) -> str:
+    headers = getattr(request, "headers", None) or {}
+    return headers.get("accept-language", "") if hasattr(headers, "get") else ""
+
+
+def current_language() -> str:
+    """The language of the request being answered (English outside a request)."""
+    request = LocalContext.request.get(None)
+    if request is None:
+        return i18n.DEFAULT
+    chosen = _SESSIONS.get(getattr(request, "session_hash", None) or "")
+    return chosen or i18n.accepted_language(_header(request))
+
+
+def say(text: str) -> str:
+    """An English message in the language of the request being answered."""
+    return i18n.translate(text, current_language())
+
+
+def messages(error: Exception) -> list[str]:
+    """A person-facing error's messages, translated."""
+    return [say(m) for m in getattr(error, "messages", None) or [str(error)]]
+
+
+def problems(heading: str, error: Exception) -> str:
+    """A bold heading and the error's messages as a Markdown list, translated."""
+    return f"**{say(heading)}**\n\n" + "\n".join(f"- {m}" for m in messages(error))
+
+
+def problem(heading: str, error: Exception, escape: bool = False) -> str:
+    """A bold heading and the error's messages on one line, translated (and escaped
+    for HTML where the error may quote a name the person typed)."""
+    text = " ".join(messages(error))
+    return f"**{say(heading)}** {html.escape(text) if escape else text}"
+
+
+def _remember(tag: str, request: gr.Request) -> str:
+    lang = i18n.language(tag) or i18n.accepted_language(_header(request))
+    session = getattr(request, "session_hash", None)
+    if session:
+        _SESSIONS[session] = lang
+        _SESSIONS.move_to_end(session)
+        while len(_SESSIONS) > SESSIONS_KEPT:
+            _SESSIONS.popitem(last=False)
+    return lang
+
+
+def build_selector() -> gr.Dropdown:
+    """The language selector (inside the Blocks being built): it starts at the page's
+    locale and switches both the page and this session's messages."""
+    choice = gr.Dropdown([(name, code) for code, name in i18n.LANGUAGES.items()],
+                         value=i18n.DEFAULT, label=T("Language"), elem_id="language",
+                         scale=0, min_width=160)
+    root = Context.root_block
+    root.load(_remember, choice, choice, js=LOAD_JS, api_name=False, show_progress="hidden")
+    root.sft_language_switch = choice.input(_remember, choice, choice, js=SWITCH_JS,
+                                            api_name=False, show_progress="hidden")
+    return choice
+
+
+def after_switch(fn, inputs, outputs) -> None:
+    """Run fn again (inside the Blocks being built) once the page switched language,
+    to redraw text made in Python; nothing when the page has no selector."""
+    switch = getattr(Context.root_block, "sft_language_switch", None)
+    if switch is not None:
+        switch.then(fn, inputs, outputs, api_name=False, show_progress="hidden")
+
+
+class Studio(gr.Blocks):
+    """Blocks that launch with the page's translations (gr.I18n) unless given others."""
+
+    def launch(self, *args, i18n: gr.I18n | None = None, **kwargs):
+        return super().launch(*args, i18n=i18n or gr.I18n(**translations()), **kwargs)

@@ -1,0 +1,108 @@
+"""The page in Japanese in a real browser: a Japanese locale gets Japanese labels and
+help, the glyphs really render (not as empty boxes), an error made in Python comes
+out in Japanese, and the selector switches the page and its messages to English.
+The API answers in the client's Accept-Language."""
+import re
+
+import pytest
+
+from tests.test_browser import ARGS, CHROMIUM, _field, _set
+
+# Draw each character alone on a canvas in the label's font: real glyphs differ from
+# one another, while a missing font draws every character as the same empty box.
+DISTINCT_GLYPHS = """([chars, font]) => {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const seen = new Set();
+  for (const ch of chars) {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font;
+    ctx.textBaseline = 'top';
+    ctx.fillText(ch, 4, 4);
+    const alpha = ctx.getImageData(0, 0, 64, 64).data.filter((_, i) => i % 4 === 3);
+    seen.add(alpha.some((a) => a > 0) ? alpha.join(',') : 'blank');
+  }
+  return seen.size;
+}"""
+FONT = "(el) => getComputedStyle(el).font"
+
+
+@pytest.fixture(scope="module")
+def ja_page(live_app):
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(locale="ja-JP", viewport={"width": 1400, "height": 1600})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(live_app[0])
+        yield page
+        browser.close()
+
+
+def test_a_japanese_browser_gets_a_japanese_page_that_renders(ja_page, tmp_path):
+    from playwright.sync_api import expect
+    page = ja_page
+    batch = page.locator("#cfg-per_device_train_batch_size")
+    expect(_field(page, "デバイスあたりのバッチサイズ")).to_be_visible()
+    expect(batch).to_contain_text("勾配累積を 2 倍にしましょう")
+    expect(page.get_by_role("tab", name="学習")).to_be_visible()
+    expect(page.get_by_role("button", name="開始")).to_be_visible()
+    expect(page.locator("#language input")).to_have_value("日本語")
+    # Text made in Python at page load (the plan) follows the browser's language too.
+    expect(page.locator("#plan")).to_contain_text("ピーク時のメモリ")
+
+    label = batch.get_by_text("デバイスあたりのバッチサイズ", exact=True)
+    font = label.evaluate(FONT)
+    assert page.evaluate(DISTINCT_GLYPHS, ["デバイスあたりのバッチサイズ", font]) == \
+        len(set("デバイスあたりのバッチサイズ"))
+    # The check can fail: characters no font has come out as identical boxes.
+    assert page.evaluate(DISTINCT_GLYPHS, ["\ue000\ue001\ue002\ue003", font]) == 1
+    shot = tmp_path / "label.png"
+    label.screenshot(path=str(shot))
+    from PIL import Image
+    ink = sum(1 for p in Image.open(shot).convert("L").tobytes() if p < 128)
+    assert ink > 50, "the Japanese label drew (almost) nothing"
+    page.screenshot(path=str(tmp_path / "train-ja.png"), full_page=True)
+
+
+def test_errors_come_out_in_japanese_then_english_after_switching(ja_page):
+    from playwright.sync_api import expect
+    page = ja_page
+    _set(page, "学習率", -1)
+    page.get_by_role("button", name="開始").click()
+    notice = page.locator("#start-notice")
+    expect(notice).to_contain_text("開始できません")
+    expect(notice).to_contain_text("学習率 (learning_rate) は 0.0 以上にしてください")
+    expect(notice).to_contain_text("learning_rate は 0 より大きくしてください")
+    _set(page, "学習率", 0.0001)
+    _set(page, "デバイスあたりのバッチサイズ", 3)
+    expect(page.locator("#effective-batch")).to_contain_text("実効バッチサイズ: 6")
+
+    page.locator("#language input").click()
+    page.get_by_role("option", name="English").click()
+    expect(_field(page, "Batch size per device")).to_be_visible()
+    expect(page.get_by_role("tab", name="Train")).to_be_visible()
+    # Python's text follows the switch: redrawn at once, and in every later answer.
+    expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 6")
+    expect(page.locator("#plan")).to_contain_text("Peak memory")
+    _set(page, "Learning rate", -1)
+    page.get_by_role("button", name="Start").click()
+    expect(notice).to_contain_text("Cannot start")
+    expect(notice).to_contain_text("Learning rate (learning_rate) must be at least 0.0")
+
+    page.locator("#language input").click()
+    page.get_by_role("option", name="日本語").click()
+    expect(_field(page, "デバイスあたりのバッチサイズ")).to_be_visible()
+    expect(page.locator("#effective-batch")).to_contain_text("実効バッチサイズ: 6")
+
+
+def test_the_api_answers_in_the_clients_language(live_app):
+    from gradio_client import Client
+    url = live_app[0]
+    for headers, needle in (({"Accept-Language": "ja-JP,ja;q=0.9"}, "学習率 (learning_rate) は"),
+                            ({}, "Learning rate (learning_rate) must be")):
+        client = Client(url, verbose=False, headers=headers)
+        with pytest.raises(Exception, match=re.escape(needle)):
+            client.predict({"learning_rate": -1}, api_name="/start_run")
