@@ -36,6 +36,10 @@ class GenSettings:
     top_p: float = 1.0
     repetition_penalty: float = 1.0
 
+    def __post_init__(self):
+        # A blank system prompt box can arrive as None (Gradio) or as a non-string (API).
+        self.system_prompt = "" if self.system_prompt is None else str(self.system_prompt)
+
     def check(self) -> None:
         try:
             numbers = [float(v) for v in (self.max_new_tokens, self.temperature, self.top_p,
