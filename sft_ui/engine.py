@@ -137,6 +137,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
     with runlog.capture(run_dir) if main else runlog.quiet() as log:
         model_path = resolve_model(cfg.model_name_or_path)
         log.info("Loading %s", cfg.model_name_or_path)
+        if cfg.trust_remote_code:
+            log.warning("trust_remote_code is on: the model's own Python code runs in this "
+                        "process")
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
         data = load_training_data(cfg, tokenizer)
         log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",

@@ -282,3 +282,18 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
                 except (PermissionError, FileNotFoundError):
                     continue
     assert searched > 10  # the run's files, the export, the zip at least
+
+
+def test_trust_remote_code_is_off_and_warns_when_turned_on(browser, live_app):
+    from playwright.sync_api import expect
+
+    from sft_ui.config import RunConfig
+    assert RunConfig().trust_remote_code is False
+    page = _open(browser, live_app[0])
+    warning = page.locator("#remote-code-warning")
+    expect(warning).to_be_hidden()
+    page.get_by_label("Trust remote code").check()
+    expect(warning).to_contain_text("remote code is on")
+    page.get_by_label("Trust remote code").uncheck()
+    expect(warning).to_be_hidden()
+    page.context.close()

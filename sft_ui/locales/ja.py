@@ -19,6 +19,12 @@ PAGE = {
     "Export": "エクスポート",
     # Train tab
     "**This machine:** {device}": "**このマシン:** {device}",
+    "**Warning: remote code is on.** Loading this model runs Python code from its "
+    "repository with the rights of this app: files, tokens, network. Turn it on only for "
+    "a model whose code you have read or whose authors you trust.":
+        "**警告: リモートコードが有効です。** このモデルを読み込むと、リポジトリに含まれる "
+        "Python コードがこのアプリの権限(ファイル・トークン・ネットワーク)で実行されます。"
+        "コードを読んで確認したモデルか、作者を信頼できるモデルにだけ有効にしてください。",
     "Preset": "プリセット",
     "Load a saved recipe into every panel.": "保存済みのレシピを全パネルに読み込みます。",
     "Model": "モデル",

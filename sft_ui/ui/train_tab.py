@@ -36,6 +36,12 @@ ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_frac
             ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules"])]
 
 
+REMOTE_CODE_WARNING = (
+    "**Warning: remote code is on.** Loading this model runs Python code from its "
+    "repository with the rights of this app: files, tokens, network. Turn it on only for "
+    "a model whose code you have read or whose authors you trust.")
+
+
 def effective_batch_text(batch, accum) -> str:
     devices = detect().devices
     try:
@@ -62,6 +68,9 @@ def build(manager: RunManager, access: Access) -> None:
                         with gr.Row():
                             for name in pair:
                                 widgets[name] = make_widget(name)
+                    if title == "Model":
+                        remote_warning = gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
+                                                     elem_id="remote-code-warning")
                     if title == "Dataset":
                         data_controls = data_panel.build_controls()
                     if title == "Batch and time":
@@ -146,6 +155,9 @@ def build(manager: RunManager, access: Access) -> None:
     data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager, access)
     code_panel.wire(code_controls, names, inputs)
     plan_panel.wire(plan, names, inputs, widgets, manager, access)
+    widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
+                                        widgets["trust_remote_code"], remote_warning,
+                                        api_name=False, show_progress="hidden")
     preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
     batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
     for w in (batch, accum):
