@@ -179,8 +179,8 @@ class ChatService:
         settings.check()
         if not (message or "").strip():
             raise RunError("The message is empty: type something to send.")
-        model, tokenizer = self.load(ref)
         messages = normalise_history(history) + [{"role": "user", "content": message}]
+        model, tokenizer = self.load(ref)  # after the cheap checks
         if settings.system_prompt.strip():
             messages = [{"role": "system", "content": settings.system_prompt.strip()}] + \
                 [m for m in messages if m["role"] != "system"]

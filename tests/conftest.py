@@ -1,14 +1,28 @@
 """Shared fixtures: a tiny random model with the real tokenizer, a run manager
-writing into tmp_path, and a live app on a free loopback port."""
+writing into tmp_path, a live app on a free loopback port, and a real browser on it."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import signal
 import socket
+import subprocess
+import sys
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHROMIUM = os.environ.get("SFT_UI_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="session")
@@ -62,6 +76,35 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def serve(runs: Path, log: Path):
+    """The app as its own process (`python -m sft_ui serve`) on a free port; yields the
+    process and a client connected to it."""
+    from gradio_client import Client
+    port = free_port()
+    env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False"}
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",
+                                 "--port", str(port)], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        def connect():
+            assert proc.poll() is None, f"the app exited; see {log}"
+            try:
+                return Client(f"http://127.0.0.1:{port}/", verbose=False)
+            except Exception:
+                return None
+        client = wait_for(connect, timeout=120, interval=0.5)
+        try:
+            yield proc, client
+        finally:
+            client.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
 @pytest.fixture(scope="module")
 def live_app(tmp_path_factory):
     """The real app on loopback; yields (url, manager)."""
@@ -74,3 +117,29 @@ def live_app(tmp_path_factory):
                        quiet=True)
     yield f"http://127.0.0.1:{port}/", manager
     app.close()
+
+
+@pytest.fixture(scope="module")
+def page(live_app):
+    """Debian's Chromium through Playwright, on the module's live app."""
+    from playwright.sync_api import sync_playwright
+    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
+        "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(60_000)
+        page.goto(live_app[0])
+        yield page
+        browser.close()
+
+
+def field(page, label):
+    """A settings field by its label (Gradio puts the help text into the name too)."""
+    return page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
+
+
+def set_field(page, label, value):
+    box = field(page, label)
+    box.fill(str(value))
+    box.press("Tab")

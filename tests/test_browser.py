@@ -1,41 +1,11 @@
 """A real browser (Debian's Chromium through Playwright) drives the page:
 settings, Start, the plot and a sample appear, then a chat reply."""
-import os
 import re
-import shutil
 
-import pytest
-
+from tests.conftest import ARGS, CHROMIUM  # noqa: F401 (other modules import them here)
+from tests.conftest import field as _field
+from tests.conftest import set_field as _set
 from tests.conftest import wait_for
-
-CHROMIUM = os.environ.get("SFT_UI_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def page(live_app):
-    from playwright.sync_api import sync_playwright
-    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
-        "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(60_000)
-        page.goto(live_app[0])
-        yield page
-        browser.close()
-
-
-def _field(page, label):
-    """A settings field by its label (Gradio puts the help text into the name too)."""
-    return page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
-
-
-def _set(page, label, value):
-    box = _field(page, label)
-    box.fill(str(value))
-    box.press("Tab")
 
 
 def test_train_from_the_page_then_chat(page, live_app, tiny_model_dir, tmp_path):

@@ -3,20 +3,14 @@ simultaneous starts make one run, rename and delete stay inside the runs folder.
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from gradio_client import Client
 
 from sft_ui.runs import NAME_MAX, RunError, RunManager, latest_checkpoint
-from tests.conftest import free_port, wait_for
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import serve, wait_for
 
 
 def fake_train(cfg, run_dir, sink, resume_from=None):
@@ -48,29 +42,6 @@ def _done_run(manager, steps=3):
 
 
 # ---- restart after a crash ---------------------------------------------------------
-@contextmanager
-def serve(runs: Path, log: Path):
-    """The app as its own process (`python -m sft_ui serve`) on a free port."""
-    port = free_port()
-    env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False"}
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",
-                                 "--port", str(port)], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        def connect():
-            assert proc.poll() is None, f"the app exited; see {log}"
-            try:
-                return Client(f"http://127.0.0.1:{port}/", verbose=False)
-            except Exception:
-                return None
-        yield proc, wait_for(connect, timeout=120, interval=0.5)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-
-
 def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg):
     runs, log = tmp_path / "runs", tmp_path / "app.log"
     cfg = {**tiny_cfg, "max_steps": 30, "save_steps": 1, "sample_steps": 5}
@@ -307,7 +278,7 @@ def test_rename_and_delete_through_the_api(client, live_app):
 def test_runs_tab_in_a_browser(live_app, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.test_browser import ARGS, CHROMIUM
+    from tests.conftest import ARGS, CHROMIUM
     url, manager = live_app
     helper = RunManager(manager.root, trainer=fake_train, preflight=lambda cfg: None)
     first, second = _done_run(helper, steps=5), _done_run(helper, steps=3)
