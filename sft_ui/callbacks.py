@@ -7,8 +7,10 @@ against sampling a step twice, eval mode and no_grad, train mode restored.
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
+from pathlib import Path
 from typing import Protocol
 
 import torch
@@ -54,8 +56,10 @@ class StudioCallback(TrainerCallback):
     """Progress, log records, stop requests and periodic sample generations."""
 
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
-                 max_new_tokens: int, log: logging.Logger | None = None):
+                 max_new_tokens: int, log: logging.Logger | None = None,
+                 base_answers: Path | None = None):
         self.sink, self.tokenizer = sink, tokenizer
+        self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = [p for p in prompts if p.strip()]
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
         self.log = log or logging.getLogger("sft_ui.train")
@@ -69,10 +73,31 @@ class StudioCallback(TrainerCallback):
             return
         self._sampled_steps.add(step)
         start = time.time()
-        answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens)
+        answers = self._answers(model, step)
         self._paused += time.time() - start
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                            for p, a in zip(self.prompts, answers)])
+
+    def _answers(self, model, step: int) -> list[str]:
+        """Greedy answers to the prompts. Those before training (step 0) are the base
+        model's, the same for every run of that model, prompts and length: an earlier
+        run's copy in `base_answers` is used instead of generating them again."""
+        cache = self.base_answers if step == 0 else None
+        try:
+            saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
+        except (OSError, ValueError):
+            saved = None
+        if isinstance(saved, dict) and saved.get("prompts") == self.prompts:
+            return saved["answers"]
+        answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens)
+        if cache is not None:
+            try:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                cache.write_text(json.dumps({"prompts": self.prompts, "answers": answers}),
+                                 encoding="utf-8")
+            except OSError:  # a cache only: a read-only disk costs a generation next time
+                pass
+        return answers
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)

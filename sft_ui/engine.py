@@ -16,7 +16,7 @@ from .config import RunConfig
 from .data import DataError, TrainData, check_dataset, load_data
 from .formats import is_chat
 from .hardware import detect
-from .models import load_model_and_tokenizer, resolve_model
+from .models import cache_dir, load_model_and_tokenizer, resolve_model
 
 MODEL_SUBDIR = "model"
 _TRL_IMPORT = threading.Lock()
@@ -127,6 +127,20 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
     return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]
 
 
+def base_answers_file(model_path, cfg: RunConfig, bf16: bool) -> Path:
+    """Where the base model's answers to the sample prompts are kept between runs: one
+    file per model (its files' names, sizes and times), prompts, length, precision and
+    device."""
+    import hashlib
+    import json
+    folder = Path(model_path)
+    files = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime))
+                   for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    key = json.dumps([str(folder.resolve()), files, cfg.sample_prompts,
+                      cfg.sample_max_new_tokens, bool(bf16), detect().device])
+    return cache_dir() / "base-answers" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
+
+
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
@@ -146,9 +160,10 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  data.source.label, len(data.train), len(data.eval or []), data.format,
                  " ".join(data.notes))
         train_set, eval_set = data.datasets()
-        callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
-                                  cfg.sample_max_new_tokens, log)
         args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
+        callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
+                                  cfg.sample_max_new_tokens, log,
+                                  base_answers_file(model_path, cfg, args.bf16))
         trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                              eval_dataset=eval_set, processing_class=tokenizer,
                              peft_config=peft_config(cfg), callbacks=[callback])

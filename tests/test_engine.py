@@ -159,3 +159,32 @@ def test_epochs_packing_eval_and_checkpoint_limit(tmp_path, tiny_cfg):
     assert "Eval: 12 rows held out" in log
     for m in train:
         assert f"step {m['step']}: loss" in log
+
+
+def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg,
+                                                              monkeypatch):
+    """Greedy answers of the same base model are the same every run: the second run
+    takes them from the cache instead of generating them at step 0."""
+    from sft_ui import callbacks
+    monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
+    calls = []
+    original = callbacks.generate_batch
+
+    def counted(model, tokenizer, prompts, max_new_tokens):
+        calls.append(model.training)
+        return original(model, tokenizer, prompts, max_new_tokens)
+    monkeypatch.setattr(callbacks, "generate_batch", counted)
+    manager = RunManager(tmp_path / "runs")
+    cfg = {**tiny_cfg, "sample_steps": 1000}  # only the answers before and after training
+    samples = []
+    for _ in range(2):
+        run_id = manager.start(cfg)
+        wait_for(lambda: manager.get(run_id).state == "done")
+        samples.append(manager.get(run_id).samples)
+    assert len(calls) == 3  # before + after in the first run, after only in the second
+    first, second = ([r for r in s if r["step"] == 0] for s in samples)
+    assert first == second and len(first) == 3
+    # Other prompts are other answers: generated again.
+    run_id = manager.start({**cfg, "sample_prompts": ["Say hi."]})
+    wait_for(lambda: manager.get(run_id).state == "done")
+    assert len(calls) == 5
