@@ -158,8 +158,8 @@ class Access:
         others = (root / "uploads").resolve()
         for label, value in paths.items():
             text = str(value or "").strip()
-            if not text or text == "demo" or not _is_local(text):
-                continue
+            if not text or text == "demo" or "\x00" in text or not _is_local(text):
+                continue  # (a NUL names no file: the settings check refuses it)
             path = Path(text).expanduser().resolve()
             if path.is_relative_to(uploads) or any(map(path.is_relative_to, self.shared_paths)) \
                     or (path.is_relative_to(root.resolve()) and not path.is_relative_to(others)):
@@ -181,7 +181,7 @@ class Access:
 def _is_local(text: str) -> bool:
     """A path that names something on this server (a Hub id never starts with / . or ~
     and never exists as a folder here)."""
-    return text.startswith(("/", ".", "~", "\\")) or Path(text).expanduser().exists()
+    return text.startswith(("/", ".", "~", "\\")) or os.path.exists(Path(text).expanduser())
 
 
 def _digest(text: str) -> bytes:

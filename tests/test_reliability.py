@@ -219,6 +219,19 @@ def test_bad_input_through_the_api(client, intact, done_run, tiny_cfg, bad_files
     intact(client)
 
 
+@pytest.mark.parametrize("value", ["/data\x00.jsonl", "rows\x00.jsonl", "m" * 300,
+                                   "/" + "m" * 300, ["a list"], 42])
+def test_the_shared_server_path_check_takes_any_setting(tmp_path, value):
+    """With logins on, local paths in the settings are checked before anything else:
+    that check says yes or refuses with its message, whatever it is given."""
+    from sft_ui.access import Access, AccessError, Who
+    access = Access(users={"ann": "pw"})
+    try:
+        access.check_config(tmp_path, Who("session", "ann"), {"dataset_name": value})
+    except AccessError as e:
+        assert_readable(str(e), r"on a shared server files come from your own uploads")
+
+
 # ---- the same through the page -----------------------------------------------------
 def _start(page):
     page.get_by_role("button", name="Start").click()
