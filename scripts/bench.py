@@ -93,15 +93,18 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
         finally:
             sampled.append(time.perf_counter() - start)
     callbacks.generate_batch = timed
-    manager = RunManager(root)
+    manager = RunManager(root, main_thread=True)
     app = build_app(manager)
     _, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=7999,
                                    prevent_thread_lock=True, quiet=True)
     start = time.time()
+    # As `python -m sft_ui serve` does: the run trains in this (main) thread.
     run_id = manager.start(cfg.to_dict())
-    poller = subprocess.run([sys.executable, "-c", POLLER, url, run_id], text=True,
-                            capture_output=True, check=True)
-    polled = json.loads(poller.stdout.strip().splitlines()[-1])
+    poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id], text=True,
+                              stdout=subprocess.PIPE)
+    manager.work_here(until=lambda: manager.get(run_id).state not in
+                      ("queued", "running", "stopping"))
+    polled = json.loads(poller.communicate()[0].strip().splitlines()[-1])
     wall = time.time() - start
     app.close()
     callbacks.generate_batch = original

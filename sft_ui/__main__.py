@@ -47,12 +47,21 @@ def main(argv=None) -> None:
         sys.exit(train_from_file(args.config, args.runs_dir))
     else:
         from .access import Access
+        from .runs import RunManager
         from .ui import build_app
         users = _users(args.auth)
+        manager = RunManager(main_thread=True)
         # With --private the whole page needs gradio's login; else only the actions do.
-        app = build_app(access=Access.from_env(users))
+        app = build_app(manager, Access.from_env(users))
         app.queue().launch(server_name=args.host, server_port=args.port,
-                           auth=list(users.items()) if args.private and users else None)
+                           auth=list(users.items()) if args.private and users else None,
+                           prevent_thread_lock=True)
+        try:
+            manager.work_here()  # runs train in this (main) thread: faster on a CPU
+        except KeyboardInterrupt:
+            pass
+        finally:
+            app.close()
 
 
 if __name__ == "__main__":
