@@ -130,12 +130,15 @@ def matmul_flops() -> float:
     return n * 2 * 2048 ** 3 / (time.perf_counter() - start)
 
 
-# Peak RSS is sampled in the child: getrusage's ru_maxrss would start from the (large)
-# parent's size at fork, since Linux keeps it across exec.
+# One training in a child process: its peak memory (on a CPU the resident memory, sampled
+# there: getrusage's ru_maxrss would start from the large parent's size at fork, since Linux
+# keeps it across exec; on CUDA the allocator's peak plus what the process holds besides,
+# the CUDA context) and its training tokens/s (the median of the logged rates, which leave
+# out sampling; the first two logs hold the warm-up).
 MEASURE = """
-import json, sys, tempfile, threading, time
+import json, statistics, sys, tempfile, threading, time
 from pathlib import Path
-import psutil
+import psutil, torch
 sys.path.insert(0, {root!r})
 peak, done = [0], threading.Event()
 def sample():
@@ -147,27 +150,42 @@ threading.Thread(target=sample, daemon=True).start()
 from sft_ui.config import RunConfig
 from sft_ui.engine import train
 from sft_ui.cli import NullSink
+class Rates(NullSink):
+    rates = []
+    def add_metrics(self, record):
+        if "tokens_per_second" in record:
+            self.rates.append(record["tokens_per_second"])
 cfg = RunConfig.from_dict(json.loads({cfg!r}))
-train(cfg, Path(tempfile.mkdtemp()), NullSink())
+train(cfg, Path(tempfile.mkdtemp()), Rates())
 done.set()
-print(json.dumps({{"peak": peak[0]}}))
+if torch.cuda.is_available():
+    free, total = torch.cuda.mem_get_info()
+    outside = total - free - torch.cuda.memory_reserved()
+    peak[0] = torch.cuda.max_memory_reserved() + outside
+rates = Rates.rates[2:] or Rates.rates
+print(json.dumps({{"peak": peak[0], "tokens_per_second": statistics.median(rates)}}))
 """
 
 
+def measure(cfg: RunConfig) -> dict:
+    """{"peak": bytes, "tokens_per_second": ...} of cfg's training in a child process."""
+    code = MEASURE.format(root=str(Path(__file__).resolve().parents[1]),
+                          cfg=json.dumps(cfg.to_dict()))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def memory_rows() -> list[tuple]:
-    """(config, estimate, measured peak RSS) for each memory configuration."""
+    """(config, estimate, measured peak) for each memory configuration."""
     from sft_ui.planner import plan
     rows = []
     demo_long = _long_rows_file()
     for extra in MEMORY_CONFIGS:
         cfg = RunConfig.from_dict({"max_steps": 2, "sample_steps": 0, "dataset_name": demo_long,
                                    "gradient_accumulation_steps": 1, **extra})
-        estimate = plan(cfg)["memory"]["total"]
-        code = MEASURE.format(root=str(Path(__file__).resolve().parents[1]),
-                              cfg=json.dumps(cfg.to_dict()))
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout.strip().splitlines()[-1]
-        rows.append((extra, estimate, json.loads(out)["peak"]))
+        rows.append((extra, plan(cfg)["memory"]["total"], measure(cfg)["peak"]))
     return rows
 
 
@@ -180,7 +198,8 @@ def _long_rows_file() -> str:
 
 
 def print_memory(mem: list[tuple]) -> None:
-    print("\n| memory config | estimate | measured peak RSS | error |\n|---|---|---|---|")
+    what = "peak GPU memory" if detect().device == "cuda" else "peak RSS"
+    print(f"\n| memory config | estimate | measured {what} | error |\n|---|---|---|---|")
     for extra, estimate, measured in mem:
         name = (f"batch {extra['per_device_train_batch_size']}, max_length "
                 f"{extra['max_length']}, {'LoRA' if extra['use_peft'] else 'full'}")
@@ -191,6 +210,9 @@ def print_memory(mem: list[tuple]) -> None:
 def main() -> None:
     if os.environ.get("BENCH_ONLY") == "memory":  # figure 4 alone
         return print_memory(memory_rows())
+    if os.environ.get("BENCH_ONLY") == "gpu":  # the CUDA speed-ups alone
+        from bench_gpu import speedups
+        return speedups(measure, _long_rows_file())
     hw = detect()
     cfg = RunConfig(max_steps=STEPS)
     work = Path(tempfile.mkdtemp(prefix="sft-bench-"))

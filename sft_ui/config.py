@@ -188,9 +188,16 @@ class RunConfig:
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
         "hardware", label="bf16")
+    fp16: typing.Optional[bool] = _f(
+        None, "float16 mixed precision with loss scaling, for CUDA GPUs without bf16 (such as "
+        "a T4). Blank: on only on such a GPU.", "hardware", label="fp16")
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
         "hardware", label="Activation checkpointing")
+    use_liger_kernel: bool = _f(
+        False, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
+        "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package.",
+        "hardware", label="Liger kernels")
     # LoRA (TRL's ModelConfig names)
     use_peft: bool = _f(
         False, "LoRA (low-rank adaptation): freeze the model and train small extra "
@@ -206,6 +213,11 @@ class RunConfig:
     lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
                              minimum=0.0, maximum=0.99, label="LoRA dropout")
     lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora", label="LoRA target modules")
+    load_in_4bit: bool = _f(
+        False, "QLoRA: keep the frozen base model in 4 bits (NF4, bitsandbytes) under the "
+        "LoRA adapter: about a quarter of the weights' memory, a little slower per step. "
+        "Needs LoRA, a CUDA GPU and the bitsandbytes package.", "lora",
+        label="Load the base in 4 bits (QLoRA)")
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -287,6 +299,12 @@ class RunConfig:
         if self.save_strategy == "steps" and self.save_total_limit and not self.save_steps:
             errors.append("Keep at most N checkpoints is set but no checkpoints are saved: "
                           "set Save every N steps (save_steps) above 0.")
+        if self.bf16 and self.fp16:
+            errors.append("bf16 and fp16 are both on: choose one mixed precision (or leave "
+                          "both on auto).")
+        if self.load_in_4bit and not self.use_peft:
+            errors.append("Load the base in 4 bits (QLoRA) trains a LoRA adapter on the "
+                          "frozen 4-bit model: turn on Use LoRA too.")
         if self.use_peft and not self.lora_target_modules.strip():
             errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
                           "module names such as q_proj,v_proj.")
@@ -317,6 +335,7 @@ def _from_trl(values: dict) -> dict:
                       ("dataset_config", ""), ("dataset_test_split", "")):
         if name in values and values[name] is None:
             values[name] = off
+    values.pop("use_cpu", None)  # the studio picks the device itself
     if isinstance(values.get("lora_target_modules"), (list, tuple)):
         values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))
     if isinstance(values.get("report_to"), (list, tuple)):

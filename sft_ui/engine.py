@@ -1,8 +1,10 @@
 """Build and run TRL's SFTTrainer from a RunConfig: the only module importing trl.
 
 Owns the translation RunConfig -> SFTConfig with hardware-aware defaults
-(bf16 only where native, activation checkpointing only when asked, fused
-AdamW only on CUDA). Knows nothing of Gradio; reports through a RunSink.
+(bf16 only where native, fp16 on a GPU without it, activation checkpointing
+only when asked, fused AdamW only on CUDA) and how the model is loaded for
+the run (fp32; a LoRA base in bf16 on a GPU; 4 bits for QLoRA). Knows nothing
+of Gradio; reports through a RunSink.
 """
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ from pathlib import Path
 
 from . import runlog
 from .callbacks import RunSink, StudioCallback
-from .config import RunConfig
+from .config import ConfigError, RunConfig
 from .data import DataError, TrainData, check_dataset, load_data
 from .formats import is_chat
-from .hardware import detect
+from .hardware import detect, precision, unsupported
 from .models import cache_dir, load_model_and_tokenizer, resolve_model
 
 MODEL_SUBDIR = "model"
@@ -34,7 +36,7 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
     """SFTConfig for cfg on this machine (TRL's defaults are wrong for a CPU)."""
     SFTConfig, _ = _trl()
     hw = detect()
-    bf16 = hw.bf16 if cfg.bf16 is None else cfg.bf16
+    mixed = precision(cfg.bf16, cfg.fp16, hw)
     save_strategy = cfg.save_strategy
     if save_strategy == "steps" and not cfg.save_steps:
         save_strategy = "no"  # Stop still writes a checkpoint
@@ -63,8 +65,10 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
         eval_steps=cfg.eval_steps,
         per_device_eval_batch_size=cfg.per_device_train_batch_size,
         seed=cfg.seed,
-        bf16=bf16,
+        bf16=mixed == "bf16",
+        fp16=mixed == "fp16",
         activation_checkpointing=cfg.activation_checkpointing,
+        use_liger_kernel=cfg.use_liger_kernel,
         use_cpu=hw.device == "cpu",
         optim="adamw_torch_fused" if hw.device == "cuda" else "adamw_torch",
         report_to=[r.strip() for r in cfg.report_to.split(",") if r.strip()] or "none",
@@ -84,8 +88,30 @@ def peft_config(cfg: RunConfig):
                       target_modules=targets, task_type="CAUSAL_LM")
 
 
+def load_options(cfg: RunConfig) -> dict:
+    """How from_pretrained loads cfg's model on this machine. Trained weights stay fp32
+    (autocast computes in half precision); a frozen LoRA base on a GPU is kept in its
+    half precision, or in 4 bits for QLoRA, on this process's GPU."""
+    import torch
+    hw = detect()
+    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16, hw))
+    if not (cfg.use_peft and hw.device == "cuda" and half is not None):
+        return {}
+    options = {"dtype": half, "device_map": {"": int(os.environ.get("LOCAL_RANK", "0"))}}
+    if cfg.load_in_4bit:
+        from transformers import BitsAndBytesConfig
+        options["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=half,
+            bnb_4bit_use_double_quant=True)
+    return options
+
+
 def preflight(cfg: RunConfig) -> None:
-    """Fail fast, before a run folder exists, on a model or dataset that cannot work."""
+    """Fail fast, before a run folder exists, on a model or dataset that cannot work, or on
+    settings this machine cannot run."""
+    problems = unsupported(cfg)
+    if problems:
+        raise ConfigError(problems)
     resolve_model(cfg.model_name_or_path)
     check_dataset(cfg)
 
@@ -127,7 +153,7 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
     return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]
 
 
-def base_answers_file(model_path, cfg: RunConfig, bf16: bool) -> Path:
+def base_answers_file(model_path, cfg: RunConfig, args) -> Path:
     """Where the base model's answers to the sample prompts are kept between runs: one
     file per model (its files' names, sizes and times), prompts, length, precision and
     device."""
@@ -137,7 +163,8 @@ def base_answers_file(model_path, cfg: RunConfig, bf16: bool) -> Path:
     files = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime))
                    for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     key = json.dumps([str(folder.resolve()), files, cfg.sample_prompts,
-                      cfg.sample_max_new_tokens, bool(bf16), detect().device])
+                      cfg.sample_max_new_tokens, bool(args.bf16), bool(args.fp16),
+                      cfg.load_in_4bit, detect().device])
     return cache_dir() / "base-answers" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
 
 
@@ -154,7 +181,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if cfg.trust_remote_code:
             log.warning("trust_remote_code is on: the model's own Python code runs in this "
                         "process")
-        model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code)
+        model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code,
+                                                    **load_options(cfg))
         data = load_training_data(cfg, tokenizer)
         log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
                  data.source.label, len(data.train), len(data.eval or []), data.format,
@@ -163,7 +191,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
         callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
-                                  base_answers_file(model_path, cfg, args.bf16))
+                                  base_answers_file(model_path, cfg, args))
         trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                              eval_dataset=eval_set, processing_class=tokenizer,
                              peft_config=peft_config(cfg), callbacks=[callback])
@@ -172,8 +200,12 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         log.info("Training: effective batch %d on %d process%s, %s, %s%s",
                  cfg.effective_batch(processes), processes, "es" if processes > 1 else "",
                  f"{cfg.max_steps} steps" if cfg.train_by == "steps"
-                 else f"{cfg.num_train_epochs:g} epochs", "bf16" if args.bf16 else "fp32",
-                 ", LoRA" if cfg.use_peft else ", full fine-tuning")
+                 else f"{cfg.num_train_epochs:g} epochs",
+                 "bf16" if args.bf16 else "fp16" if args.fp16 else "fp32",
+                 (", QLoRA (4-bit base)" if cfg.load_in_4bit else ", LoRA") if cfg.use_peft
+                 else ", full fine-tuning")
+        if cfg.use_liger_kernel:
+            log.info("Liger kernels on")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         out = run_dir / MODEL_SUBDIR
         trainer.save_model(str(out))  # the main process writes, the others wait

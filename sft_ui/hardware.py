@@ -1,12 +1,15 @@
-"""What this machine can do: device, native bf16, memory.
+"""What this machine can do: device, native bf16, memory, optional speed-ups.
 
 Owns the hardware-aware defaults (bf16 only where it is native: on a CPU
-without avx512_bf16/amx it is emulated and 10-125x slower). Knows nothing of
+without avx512_bf16/amx it is emulated and 10-125x slower; fp16 on a CUDA GPU
+without bf16) and which settings this machine cannot run. Knows nothing of
 runs or the UI.
 """
 from __future__ import annotations
 
 import functools
+import gc
+import importlib.util
 import os
 from dataclasses import dataclass
 
@@ -24,7 +27,8 @@ class Hardware:
 
     def describe(self) -> str:
         gib = self.memory_bytes / 2**30
-        precision = "bf16 mixed precision" if self.bf16 else "fp32 (no native bf16)"
+        precision = "bf16 mixed precision" if self.bf16 else \
+            "fp16 mixed precision (no bf16)" if self.device == "cuda" else "fp32 (no native bf16)"
         return f"{self.name}, {gib:.0f} GiB, {precision}"
 
 
@@ -60,3 +64,52 @@ def memory_in_use() -> int:
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         used += torch.cuda.memory_reserved()
     return used
+
+
+def precision(bf16: bool | None, fp16: bool | None, hw: Hardware | None = None) -> str:
+    """"bf16", "fp16" or "fp32": the mixed precision a run trains in. Auto (None) picks
+    bf16 where the hardware has it natively, fp16 on a CUDA GPU without it, else fp32."""
+    hw = hw or detect()
+    if bf16 or (bf16 is None and not fp16 and hw.bf16):
+        return "bf16"
+    if fp16 or (fp16 is None and hw.device == "cuda" and not hw.bf16):
+        return "fp16"
+    return "fp32"
+
+
+def installed(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
+
+
+def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
+    """Why this machine cannot run cfg's precision and speed-up settings (empty: it can)."""
+    hw = hw or detect()
+    problems = []
+    if cfg.fp16 and hw.device != "cuda":
+        problems.append("fp16 mixed precision needs a CUDA GPU, and this machine has none: "
+                        "set fp16 to auto.")
+    if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
+        problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
+                        "in fp16 here.")
+    if cfg.load_in_4bit and hw.device != "cuda":
+        problems.append("Load the base in 4 bits (QLoRA) needs a CUDA GPU (bitsandbytes), "
+                        "and this machine has none: train LoRA without it.")
+    elif cfg.load_in_4bit and not installed("bitsandbytes"):
+        problems.append("Load the base in 4 bits (QLoRA) needs the bitsandbytes package: "
+                        "pip install bitsandbytes (or requirements-gpu.txt), then restart.")
+    if cfg.use_liger_kernel and hw.device != "cuda":
+        problems.append("Liger kernels run on a CUDA GPU, and this machine has none: "
+                        "turn them off.")
+    elif cfg.use_liger_kernel and not installed("liger_kernel"):
+        problems.append("Liger kernels need the liger-kernel package: pip install "
+                        "liger-kernel (or requirements-gpu.txt), then restart.")
+    return problems
+
+
+def release_memory() -> None:
+    """Give back what a finished or failed run held: objects in reference cycles, and the
+    GPU memory PyTorch's allocator keeps cached."""
+    gc.collect()
+    import torch
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()

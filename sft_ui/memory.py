@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 
 from .config import RunConfig
-from .hardware import Hardware, detect
+from .hardware import Hardware, detect, precision
 from .models import ModelError, resolve_model
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
@@ -32,13 +32,31 @@ from .models import ModelError, resolve_model
 # Python with torch, transformers, trl, datasets and peft imported holds 430 MB;
 # the tokenizer, data and thread pools of a run bring it to about 512 MiB.
 RUNTIME_BYTES = 512 * 2**20
-CUDA_CONTEXT_BYTES = 512 * 2**20  # a typical CUDA context and kernels (not measured here)
-# Vocabulary-sized fp32 values per token: the logits, their log-softmax, both gradients,
-# and TRL's token accuracy and entropy metrics (4.5 fits the measurements above).
-LOGIT_COPIES = 4.5
-# LoRA keeps about 1.5 copies (with dropout masks) of each adapted layer's input per token,
-# and activation checkpointing does not remove them (measured above).
-LORA_INPUT_COPIES = 1.5
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """What a device adds to the sizes of the parts, as measured there."""
+    runtime: int              # bytes the process holds besides the parts
+    activation_scale: float   # measured activations over the per-block count below
+    logit_copies: float       # vocabulary-sized fp32 values kept per token
+    lora_input_copies: float  # copies (with dropout masks) of each adapted layer's input
+
+
+# CPU (the measurements above): the logits, their log-softmax, both gradients and TRL's
+# token accuracy and entropy metrics make 4.5 copies; LoRA keeps about 1.5 copies of each
+# adapted layer's input, and activation checkpointing does not remove them.
+CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5)
+# CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
+# SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,
+# LoRA, QLoRA; scripts/bench_gpu.py), worst error 6%: the context and kernels' workspace
+# take about 1.25 GiB, TRL's fused LM head (Triton) keeps about half a copy of the logits,
+# and LoRA's input copies vanish in the activations that are kept anyway.
+CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0)
+# Liger's fused RMSNorm, RoPE and SwiGLU kept 0.78 of the activations there (16 x 512 tokens).
+LIGER_ACTIVATIONS = 0.8
+# NF4 with nested quantization: 4 bits a weight plus about 0.127 bits of scales.
+NF4_BYTES = (4 + 0.127) / 8
 TIGHT = 0.8  # above this share of the available memory a run is "tight"
 GUARD = 0.9  # above it a run on a CPU is refused: running out of RAM kills the app
 UNGATED = {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi",
@@ -125,11 +143,27 @@ def model_shape(name: str) -> ModelShape:
 
 
 # ---- memory ------------------------------------------------------------------
-def uses_bf16(cfg: RunConfig, hw: Hardware) -> bool:
-    return hw.bf16 if cfg.bf16 is None else cfg.bf16
+def half_precision(cfg: RunConfig, hw: Hardware) -> bool:
+    """True when cfg trains in bf16 or fp16 mixed precision on this hardware."""
+    return precision(cfg.bf16, cfg.fp16, hw) != "fp32"
 
 
-def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
+def weight_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+    """The model's weights as engine.load_options loads them: fp32 (plus the half-precision
+    copies autocast makes); a frozen LoRA base on a GPU in half precision, or its linear
+    layers in 4 bits for QLoRA; the adapter in fp32."""
+    params, half = shape.params(), half_precision(cfg, hw)
+    adapter = trainable_params(cfg, shape) if cfg.use_peft else 0
+    if not (cfg.use_peft and half and hw.device == "cuda"):
+        return 4 * (params + adapter) + (2 * params if half else 0)
+    if not cfg.load_in_4bit:
+        return 2 * params + 4 * adapter
+    linear = shape.layers * sum(a * b for a, b in shape.linears().values())
+    return round(NF4_BYTES * linear) + 2 * (params - linear) + 4 * adapter
+
+
+def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int,
+                     lora_input_copies: float = CPU.lora_input_copies) -> int:
     """Bytes the backward pass keeps per token. Per block: the norms, attention inputs
     and outputs and the linear layers' inputs (~16 x hidden), the MLP's intermediate
     values (4 or 2 x intermediate). Checkpointing keeps each block's input plus one
@@ -139,7 +173,7 @@ def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
         else shape.layers * block
     if cfg.use_peft:
         inputs = sum(a for a, _ in shape.adapted(cfg.lora_target_modules).values())
-        kept += round(LORA_INPUT_COPIES * (value + 1) * inputs * shape.layers)
+        kept += round(lora_input_copies * (value + 1) * inputs * shape.layers)
     return kept
 
 
@@ -151,17 +185,19 @@ def trainable_params(cfg: RunConfig, shape: ModelShape) -> int:
 
 def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, int]:
     """Peak memory of a training step by part, in bytes (with every sequence at max_length).
-    The engine keeps fp32 weights; bf16 autocast adds bf16 copies and halves activations."""
-    bf16 = uses_bf16(cfg, hw)
-    params, trainable = shape.params(), trainable_params(cfg, shape)
-    adapter = trainable if cfg.use_peft else 0
+    Mixed precision (bf16 or fp16) halves the activations."""
+    half = half_precision(cfg, hw)
+    trainable = trainable_params(cfg, shape)
     tokens = cfg.per_device_train_batch_size * cfg.max_length
-    return {"weights": 4 * (params + adapter) + (2 * params if bf16 else 0),
+    device = CUDA if hw.device == "cuda" else CPU
+    activations = activation_bytes(cfg, shape, 2 if half else 4, device.lora_input_copies) * \
+        device.activation_scale * (LIGER_ACTIVATIONS if cfg.use_liger_kernel else 1)
+    return {"weights": weight_bytes(cfg, shape, hw),
             "gradients": 4 * trainable,
             "optimizer": 8 * trainable,  # AdamW: two fp32 moments
-            "activations": tokens * activation_bytes(cfg, shape, 2 if bf16 else 4),
-            "logits": int(tokens * shape.vocab * 4 * LOGIT_COPIES),
-            "runtime": CUDA_CONTEXT_BYTES if hw.device == "cuda" else RUNTIME_BYTES}
+            "activations": round(tokens * activations),
+            "logits": int(tokens * shape.vocab * 4 * device.logit_copies),
+            "runtime": device.runtime}
 
 
 def available_memory(hw: Hardware) -> int:
@@ -227,9 +263,10 @@ def out_of_memory_advice(cfg: RunConfig, hw: Hardware | None = None) -> tuple[st
     if not cfg.use_peft:
         fixes.append(("train a LoRA adapter instead of every weight (no gradients or "
                       "optimizer state for the base model)", {"use_peft": True}))
-    if hw.device == "cuda":
+    if hw.device == "cuda" and not cfg.load_in_4bit:
         fixes.append(("load the base model in 4 bits under the LoRA adapter (QLoRA, "
-                      "bitsandbytes): a quarter of the weights' memory", {}))
+                      "bitsandbytes): a quarter of the weights' memory",
+                      {"use_peft": True, "load_in_4bit": True}))
     steps = "; ".join(f"{n}. {text}" for n, (text, _) in enumerate(fixes, 1))
     suggestion = next((changes for _, changes in fixes if changes), {})
     return f"Try, in this order: {steps}. Apply suggestion fills in the first.", suggestion

@@ -11,7 +11,7 @@ from .runs import Run
 SETTINGS = ("per_device_train_batch_size", "gradient_accumulation_steps", "train_by",
             "max_steps", "num_train_epochs", "learning_rate", "lr_scheduler_type",
             "warmup_steps", "weight_decay", "max_length", "packing", "use_peft", "lora_r",
-            "lora_alpha", "lora_dropout", "lora_target_modules", "seed")
+            "lora_alpha", "lora_dropout", "lora_target_modules", "load_in_4bit", "seed")
 
 
 def loss_figures(run: Run) -> dict:

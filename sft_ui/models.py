@@ -144,16 +144,19 @@ def load_tokenizer(path: str, trust_remote_code: bool = False):
     return tokenizer
 
 
-def load_model_and_tokenizer(path: str, trust_remote_code: bool = False):
-    """fp32 model and tokenizer from a resolved path; a LoRA adapter folder loads on its base."""
+def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **options):
+    """Model and tokenizer from a resolved path; a LoRA adapter folder loads on its base.
+    fp32 unless `options` (from_pretrained's dtype, quantization_config, device_map) say
+    otherwise."""
     import torch
     from transformers import AutoModelForCausalLM
     tokenizer = load_tokenizer(path, trust_remote_code)
+    options = {"dtype": torch.float32, **options}
     if (Path(path) / "adapter_config.json").exists():
         from peft import AutoPeftModelForCausalLM
-        model = AutoPeftModelForCausalLM.from_pretrained(path, dtype=torch.float32,
-                                                         trust_remote_code=trust_remote_code)
+        model = AutoPeftModelForCausalLM.from_pretrained(
+            path, trust_remote_code=trust_remote_code, **options)
     else:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32,
-                                                     trust_remote_code=trust_remote_code)
+        model = AutoModelForCausalLM.from_pretrained(
+            path, trust_remote_code=trust_remote_code, **options)
     return model, tokenizer

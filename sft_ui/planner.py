@@ -19,9 +19,9 @@ from pathlib import Path
 from .config import DEMO_DATASET, ConfigError, RunConfig
 from .data import folder_files
 from .formats import DataError
-from .hardware import Hardware, detect
+from .hardware import Hardware, detect, precision, unsupported
 from .memory import (TIGHT, available_memory, fit_mark, memory_problem, model_shape,
-                     peak_memory, size_text, trainable_params, uses_bf16)
+                     peak_memory, size_text, trainable_params)
 from .models import ModelError, cache_dir, load_tokenizer, resolve_model
 
 DATA_SAMPLE_ROWS = 1000
@@ -127,7 +127,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
-            "precision": "bf16" if uses_bf16(cfg, hw) else "fp32",
+            "precision": precision(cfg.bf16, cfg.fp16, hw),
             "params": shape.params(), "trainable_params": trainable_params(cfg, shape),
             "effective_batch": effective, "tokens_per_step": per_step,
             "tokens_per_step_typical": typical, "steps": steps,
@@ -186,10 +186,11 @@ def speed_file() -> Path:
 
 def speed_key(cfg: RunConfig, hw: Hardware) -> str:
     """Throughput depends on the model, the device, the precision and what trains."""
-    mode = ("lora" if cfg.use_peft else "full") + \
-        (" + checkpointing" if cfg.activation_checkpointing else "")
+    mode = ("qlora" if cfg.use_peft and cfg.load_in_4bit else "lora" if cfg.use_peft
+            else "full") + (" + checkpointing" if cfg.activation_checkpointing else "") + \
+        (" + liger" if cfg.use_liger_kernel else "")
     return f"{cfg.model_name_or_path.strip()} | {hw.name} | " \
-           f"{'bf16' if uses_bf16(cfg, hw) else 'fp32'} | {mode}"
+           f"{precision(cfg.bf16, cfg.fp16, hw)} | {mode}"
 
 
 def _speeds() -> dict:
@@ -210,14 +211,18 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch
 
-    from .engine import peft_config
+    from .engine import load_options, peft_config
     from .models import load_model_and_tokenizer
     hw = detect()
-    problem = memory_problem(cfg, hw)
-    if problem:
-        raise ConfigError([problem])
+    problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
+    if problems:
+        raise ConfigError(problems)
+    options = load_options(cfg)
     model, _ = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
-                                        cfg.trust_remote_code)
+                                        cfg.trust_remote_code, **options)
+    if cfg.use_liger_kernel:  # as transformers' Trainer applies them
+        from transformers.integrations.liger import apply_liger_kernel
+        apply_liger_kernel(model, {"fused_linear_cross_entropy": False})  # as TRL does
     if cfg.activation_checkpointing:
         model.gradient_checkpointing_enable()
     if cfg.use_peft:
@@ -225,14 +230,17 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
         if cfg.activation_checkpointing:
             model.enable_input_require_grads()  # a frozen base passes no gradient otherwise
         model = get_peft_model(model, peft_config(cfg))
-    model.to(hw.device).train()
+    if "device_map" not in options:  # else already on its GPU (and 4 bits cannot move)
+        model.to(hw.device)
+    model.train()
+    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16, hw))
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-6)
     ids = torch.randint(0, model.config.vocab_size,
                         (cfg.per_device_train_batch_size, cfg.max_length), device=hw.device)
     times = []
     for _ in range(max(steps, 2)):
         start = time.perf_counter()
-        with torch.autocast(hw.device, dtype=torch.bfloat16, enabled=uses_bf16(cfg, hw)):
+        with torch.autocast(hw.device, dtype=half or torch.float32, enabled=half is not None):
             loss = model(input_ids=ids, labels=ids).loss
         loss.backward()
         optimizer.step()

@@ -25,19 +25,24 @@ TRL_FIELDS = (
     "num_train_epochs", "max_length", "packing", "packing_strategy", "learning_rate",
     "weight_decay", "warmup_steps", "lr_scheduler_type", "neftune_noise_alpha", "seed",
     "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
-    "eval_strategy", "eval_steps", "bf16", "activation_checkpointing", "report_to",
-    "use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules")
+    "eval_strategy", "eval_steps", "bf16", "fp16", "activation_checkpointing",
+    "use_liger_kernel", "report_to", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
+    "lora_target_modules", "load_in_4bit")
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
 
 
 def trl_values(cfg: RunConfig) -> dict:
     """The TRL-known settings with TRL's conventions (max_steps -1 when training for
-    epochs, null for 'off', eval only with an eval split, bf16 as this machine runs it)."""
+    epochs, null for 'off', eval only with an eval split, precision as this machine runs
+    it)."""
+    from .hardware import detect, precision
     values = {name: getattr(cfg, name) for name in TRL_FIELDS}
-    if cfg.bf16 is None:  # "auto" resolved on this machine: TRL's own default is bf16 on
-        from .hardware import detect
-        values["bf16"] = detect().bf16
+    # "auto" resolved on this machine: TRL's own default is bf16 on, whatever the hardware.
+    mixed = precision(cfg.bf16, cfg.fp16)
+    values["bf16"], values["fp16"] = mixed == "bf16", mixed == "fp16"
+    if mixed == "bf16" and detect().device == "cpu":
+        values["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
     if cfg.train_by == "epochs":
         values["max_steps"] = -1
     if cfg.save_strategy == "steps" and not cfg.save_steps:
@@ -173,7 +178,7 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
     args = {k: v for k, v in values.items() if k not in (
         "model_name_or_path", "trust_remote_code", "dataset_name", "dataset_config",
         "dataset_train_split", "dataset_test_split", "use_peft", "lora_r", "lora_alpha",
-        "lora_dropout", "lora_target_modules")}
+        "lora_dropout", "lora_target_modules", "load_in_4bit")}
     args["eval_strategy"] = cfg.eval_strategy if has_eval else "no"
     if fmt == "template":
         args["dataset_text_field"] = "text"
@@ -193,8 +198,7 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
         f"model_id = {cfg.model_name_or_path!r}",
         f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
         f"trust_remote_code={cfg.trust_remote_code})",
-        f"model = AutoModelForCausalLM.from_pretrained(model_id, "
-        f"trust_remote_code={cfg.trust_remote_code})", "",
+        *_model_code(cfg, values), "",
         *data, "",
         f"args = SFTConfig(\n    output_dir={output_dir!r},\n{arg_lines}\n)", peft, "",
         "trainer = SFTTrainer(model=model, args=args, train_dataset=dataset,",
@@ -203,6 +207,20 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
         "trainer.train()",
         "trainer.save_model(args.output_dir)",
         "tokenizer.save_pretrained(args.output_dir)", ""])
+
+
+def _model_code(cfg: RunConfig, values: dict) -> list[str]:
+    """Loading the model as the run does: QLoRA keeps the base in 4 bits on the GPU."""
+    if not (cfg.use_peft and cfg.load_in_4bit):
+        return [f"model = AutoModelForCausalLM.from_pretrained(model_id, "
+                f"trust_remote_code={cfg.trust_remote_code})"]
+    half = "torch.float16" if values["fp16"] else "torch.bfloat16"
+    return ["import torch", "from transformers import BitsAndBytesConfig",
+            f"quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", "
+            f"bnb_4bit_compute_dtype={half}, bnb_4bit_use_double_quant=True)",
+            f"model = AutoModelForCausalLM.from_pretrained(model_id, dtype={half}, "
+            f"quantization_config=quantization, device_map={{\"\": 0}}, "
+            f"trust_remote_code={cfg.trust_remote_code})"]
 
 
 def _py(value) -> str:

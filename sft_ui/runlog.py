@@ -44,7 +44,9 @@ def capture(run_dir: Path):
     try:
         yield log
     except Exception as e:
-        log.error("%s: %s", type(e).__name__, e)
+        # The text, not the exception: a record kept by a handler would keep its frames
+        # (the model, its gradients) alive.
+        log.error("%s", f"{type(e).__name__}: {e}")
         raise
     finally:
         for lg in loggers:

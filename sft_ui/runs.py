@@ -24,6 +24,7 @@ from . import runlog
 from .access import AccessError
 from .config import ConfigError, RunConfig, shorten
 from .data import DataError
+from .hardware import release_memory
 from .hub import HubError
 from .models import ModelError
 from .memory import is_out_of_memory, memory_problem, out_of_memory_advice
@@ -332,7 +333,7 @@ class RunManager:
         `until()` is true. On a CPU, PyTorch trains about a quarter slower in a thread other than
         the process's main one (measured: fwd/bwd/step of the default model 2.7 s in the
         main thread, 3.6 s in another), so the served app trains in its main thread."""
-        assert self._jobs is not None, "RunManager(main_thread=True) trains in work_here"
+        assert self._jobs is not None  # only a RunManager(main_thread=True) queues runs
         while not until():
             try:
                 run, resume_from = self._jobs.get(timeout=0.2)
@@ -397,28 +398,37 @@ class RunManager:
             run.suggestion = {}
             run.set_state("running", "Training...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
+        except USER_ERRORS as e:
+            outcome = ("failed", "", str(e))
+        except Exception as e:  # keep the server alive and say what happened
+            outcome = ("failed", "", self._failure(run, e))
+        else:
             run.model_dir = str(model_dir)
             if run.stop_requested():
-                run.set_state("stopped", f"Stopped at step {run.step}; the model so far "
-                              f"is saved in {model_dir}, with a checkpoint to resume from.")
+                outcome = ("stopped", f"Stopped at step {run.step}; the model so far is "
+                           f"saved in {model_dir}, with a checkpoint to resume from.")
             else:
-                run.set_state("done", f"Finished {run.step} steps; the model is saved in "
-                              f"{model_dir}.")
-        except USER_ERRORS as e:
-            run.set_state("failed", "", str(e))
-        except Exception as e:  # keep the server alive and say what happened
-            removed = discard_partial_checkpoints(run.dir)
-            try:
-                (run.dir / "error.log").write_text(traceback.format_exc())
-            except OSError:
-                pass  # a full disk: the state below still says what happened
-            if is_disk_full(e):
-                run.set_state("failed", "", disk_full_message(run, removed))
-            elif is_out_of_memory(e):
-                advice, run.suggestion = out_of_memory_advice(run.config)
-                run.set_state("failed", "", f"Out of memory at step {run.step}. {advice}")
-            else:
-                run.set_state("failed", "", f"{type(e).__name__}: {e}")
+                outcome = ("done", f"Finished {run.step} steps; the model is saved in "
+                           f"{model_dir}.")
+        # Before the state says the run ended (and the next may start), with the error and
+        # its frames gone: the next run finds the GPU (or RAM) as this one found it.
+        release_memory()
+        run.set_state(*outcome)
+
+    @staticmethod
+    def _failure(run: Run, e: Exception) -> str:
+        """What a run that raised says; its log keeps the trace."""
+        removed = discard_partial_checkpoints(run.dir)
+        try:
+            (run.dir / "error.log").write_text(traceback.format_exc())
+        except OSError:
+            pass  # a full disk: the state still says what happened
+        if is_disk_full(e):
+            return disk_full_message(run, removed)
+        if is_out_of_memory(e):
+            advice, run.suggestion = out_of_memory_advice(run.config)
+            return f"Out of memory at step {run.step}. {advice}"
+        return f"{type(e).__name__}: {e}"
 
     def get(self, run_id: str) -> Run:
         run_id = str(run_id or "").strip()

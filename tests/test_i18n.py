@@ -40,7 +40,8 @@ bitsandbytes peft transformers accelerate launch trl sft config zip README requi
 tensorboard trackio wandb demo template text messages conversations prompt completion
 instruction output input role content from value auto linear cosine constant bfd wrapped
 none alpha NaN Top Duplicate this owner name your model my Hi What GiB MiB TiB MB RAM GPU CPU
-ETA bfloat fp bf true false list dict instruct RunConfig""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
+ETA bfloat fp bf true false list dict instruct RunConfig Liger Triton RMSNorm RoPE SwiGLU
+pip install bit""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
 
 
 # ---- the translator -------------------------------------------------------------------

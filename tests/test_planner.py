@@ -9,7 +9,7 @@ import torch
 
 from sft_ui import memory, planner
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.hardware import Hardware
+from sft_ui.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import wait_for
 
@@ -50,7 +50,7 @@ def test_memory_by_part(small_model):
     assert full == {"weights": 1992 * 4, "gradients": 1992 * 4, "optimizer": 1992 * 8,
                     # 2 layers x (16 x hidden + 4 x intermediate) fp32 values per token
                     "activations": tokens * 2 * 4 * (16 * 8 + 4 * 16),
-                    "logits": int(tokens * 100 * 4 * memory.LOGIT_COPIES),
+                    "logits": int(tokens * 100 * 4 * memory.CPU.logit_copies),
                     "runtime": memory.RUNTIME_BYTES}
     # Checkpointing keeps each layer's input and one layer's activations.
     ckpt = memory.peak_memory(config(small_model, activation_checkpointing=True), shape, CPU)
@@ -61,9 +61,20 @@ def test_memory_by_part(small_model):
         ((1992 + 512) * 4, 512 * 4, 512 * 8)
     assert lora["activations"] == tokens * round(2 * 4 * 192 + 2 * 1.5 * 5 * (6 * 8 + 16))
     # bf16 (native here, so "auto" takes it): bf16 weight copies, activations halved.
-    bf16 = memory.peak_memory(config(small_model), shape, Hardware("cuda", "GPU", 1, True, GIB, 2))
-    assert bf16["weights"] == 1992 * 6 and bf16["activations"] == full["activations"] // 2
-    assert bf16["runtime"] == memory.CUDA_CONTEXT_BYTES
+    gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
+    bf16 = memory.peak_memory(config(small_model), shape, gpu)
+    assert bf16["weights"] == 1992 * 6 and bf16["runtime"] == memory.CUDA.runtime
+    assert bf16["activations"] == round(full["activations"] // 2 * memory.CUDA.activation_scale)
+    # LoRA on a GPU keeps the frozen base in bf16; QLoRA its linear layers in 4 bits.
+    lora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2), shape, gpu)
+    assert lora["weights"] == 1992 * 2 + 512 * 4
+    qlora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2, load_in_4bit=True),
+                               shape, gpu)
+    linear = 2 * (64 + 32 + 32 + 64 + 3 * 128)
+    assert qlora["weights"] == round(memory.NF4_BYTES * linear) + 2 * (1992 - linear) + 512 * 4
+    # fp16 on a GPU without bf16 (auto): fp16 weight copies.
+    t4 = Hardware("cuda", "T4", 1, False, GIB, 2)
+    assert memory.peak_memory(config(small_model), shape, t4)["weights"] == 1992 * 6
 
 
 def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
@@ -202,3 +213,55 @@ def test_defaults_fit_the_free_cpu_space():
     # Fitting to that machine keeps the effective batch the defaults ask for.
     new, text = planner.fit_to_machine(RunConfig(), space, available=16 * 10**9 - 2 * GIB)
     assert new.per_device_train_batch_size * new.gradient_accumulation_steps == 8, text
+
+
+def test_precision_and_what_this_machine_cannot_run(tmp_path, tiny_cfg):
+    from sft_ui.hardware import precision, unsupported
+    h100, t4 = Hardware("cuda", "H100", 1, True, GIB, 2), Hardware("cuda", "T4", 1, False, GIB, 2)
+    bf16_cpu = Hardware("cpu", "CPU", 1, True, GIB, 2)
+    assert [precision(None, None, hw) for hw in (h100, t4, CPU, bf16_cpu)] == \
+        ["bf16", "fp16", "fp32", "bf16"]
+    assert precision(False, None, h100) == "fp32" and precision(None, True, h100) == "fp16"
+    assert precision(None, False, t4) == "fp32" and precision(True, None, CPU) == "bf16"
+    four_bit = RunConfig(use_peft=True, load_in_4bit=True)
+    assert "needs a CUDA GPU" in unsupported(four_bit, CPU)[0]
+    assert "has no bf16" in unsupported(RunConfig(bf16=True), t4)[0]
+    assert "fp16" in unsupported(RunConfig(fp16=True), CPU)[0]
+    assert "Liger" in unsupported(RunConfig(use_liger_kernel=True), CPU)[0]
+    assert unsupported(RunConfig(), CPU) == unsupported(RunConfig(bf16=True), h100) == []
+    assert "turn on Use LoRA" in " ".join(RunConfig(load_in_4bit=True).validate())
+    assert "both on" in " ".join(RunConfig(bf16=True, fp16=True).validate())
+    # Refused before a run folder exists, with the reason (this machine has no GPU).
+    if detect().device == "cpu":
+        manager = RunManager(tmp_path / "runs")
+        with pytest.raises(ConfigError, match="QLoRA. needs a CUDA GPU"):
+            manager.start({**tiny_cfg, "use_peft": True, "load_in_4bit": True})
+        assert not any((tmp_path / "runs").iterdir())
+
+
+def test_out_of_memory_raised_inside_training_fails_the_run_with_the_fixes(
+        tmp_path, tiny_cfg, monkeypatch):
+    """The real engine on the tiny model; a callback raises PyTorch's out-of-memory error
+    (what CUDA raises) at step 2: the run fails with the fixes, and the next one trains."""
+    from sft_ui.callbacks import StudioCallback
+    original = StudioCallback.on_step_end
+
+    def out_of_memory(self, args, state, control, **kwargs):
+        result = original(self, args, state, control, **kwargs)
+        if state.global_step == 2:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.00 GiB")
+        return result
+    monkeypatch.setattr(StudioCallback, "on_step_end", out_of_memory)
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "max_steps": 4, "sample_steps": 0})
+    snap = wait_for(lambda: (lambda s: s if s["state"] not in ("queued", "running") else None)(
+        manager.get(run_id).snapshot()), timeout=120)
+    assert snap["state"] == "failed" and snap["step"] == 2
+    assert snap["error"].startswith("Out of memory at step 2. Try, in this order: 1. halve")
+    assert snap["suggestion"] == {"per_device_train_batch_size": 1,
+                                  "gradient_accumulation_steps": 2}
+    assert "OutOfMemoryError" in (tmp_path / "runs" / run_id / "train.log").read_text()
+    monkeypatch.setattr(StudioCallback, "on_step_end", original)
+    run_id = manager.start({**tiny_cfg, **snap["suggestion"], "sample_steps": 0})
+    assert wait_for(lambda: manager.get(run_id).state in ("done", "failed")) and \
+        manager.get(run_id).state == "done"

@@ -13,6 +13,7 @@ import pytest
 from sft_ui import recipe
 from sft_ui.cli import train_from_file
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.hardware import detect
 from sft_ui.runs import RunManager
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +39,8 @@ def test_yaml_is_read_by_trls_own_parser_and_by_the_studio(tmp_path):
                     gradient_accumulation_steps=5, learning_rate=3e-5, packing=True,
                     neftune_noise_alpha=5, save_steps=20, save_total_limit=2, use_peft=True,
                     lora_r=8, lora_target_modules="q_proj,v_proj", dataset_test_split="test",
-                    eval_steps=7, warmup_steps=0.1, sample_prompts=["Hi"])
+                    eval_steps=7, warmup_steps=0.1, sample_prompts=["Hi"], load_in_4bit=True,
+                    use_liger_kernel=True)
     path = tmp_path / "sft.yaml"
     path.write_text(recipe.to_yaml(cfg))
     script, train, model, _ = make_parser().parse_args_and_config(
@@ -50,8 +52,10 @@ def test_yaml_is_read_by_trls_own_parser_and_by_the_studio(tmp_path):
             train.save_total_limit, train.eval_steps, train.warmup_steps) == \
         (True, 5, 20, 2, 7, 0.1)
     assert train.eval_strategy == "steps" and script.dataset_test_split == "test"
-    assert (model.use_peft, model.lora_r, model.lora_target_modules) == \
-        (True, 8, ["q_proj", "v_proj"])
+    assert (model.use_peft, model.lora_r, model.lora_target_modules, model.load_in_4bit) == \
+        (True, 8, ["q_proj", "v_proj"], True)
+    assert train.use_liger_kernel and train.bf16 == (detect().bf16)
+    assert "BitsAndBytesConfig(load_in_4bit=True" in recipe.python_script(cfg)
     assert script.dataset_name == "demo" and model.model_name_or_path == cfg.model_name_or_path
     # The command line form parses to the same settings.
     command = recipe.trl_command(cfg).split("\ntrl sft", 1)[1].replace("\\\n", " ")

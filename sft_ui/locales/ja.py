@@ -248,13 +248,30 @@ SETTINGS = {
     "Packing": "パッキング",
     "Packing strategy": "パッキングの方式",
     "bf16": "bf16",
+    "fp16": "fp16",
     "Activation checkpointing": "アクティベーション・チェックポインティング",
+    "Liger kernels": "Liger カーネル",
+    "Load the base in 4 bits (QLoRA)": "ベースを 4 ビットで読み込む（QLoRA）",
     "Use LoRA": "LoRA を使う",
     "LoRA r": "LoRA r（ランク）",
     "LoRA alpha": "LoRA alpha",
     "LoRA dropout": "LoRA ドロップアウト",
     "LoRA target modules": "LoRA の対象モジュール",
     # Help texts
+    "float16 mixed precision with loss scaling, for CUDA GPUs without bf16 (such as a T4). "
+    "Blank: on only on such a GPU.":
+        "損失スケーリング付きの float16 混合精度。bf16 を持たない CUDA GPU（T4 など）向け"
+        "です。空欄（auto）: そのような GPU でだけオンになります。",
+    "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): faster "
+    "steps and less memory on a CUDA GPU. Needs the liger-kernel package.":
+        "モデルの層（RMSNorm、RoPE、SwiGLU）を Liger の融合 Triton カーネルで計算します。"
+        "CUDA GPU でステップが速くなり、メモリも減ります。liger-kernel パッケージが必要です。",
+    "QLoRA: keep the frozen base model in 4 bits (NF4, bitsandbytes) under the LoRA "
+    "adapter: about a quarter of the weights' memory, a little slower per step. Needs LoRA, "
+    "a CUDA GPU and the bitsandbytes package.":
+        "QLoRA: 凍結したベースモデルを LoRA アダプタの下で 4 ビット（NF4、bitsandbytes）の"
+        "まま保持します。重みのメモリが約 4 分の 1 になり、1 ステップは少し遅くなります。"
+        "LoRA、CUDA GPU、bitsandbytes パッケージが必要です。",
     "A Hugging Face Hub id or a local folder. The default SmolLM2-135M-Instruct works "
     "offline from the copy installed with the app.":
         "Hugging Face Hub の ID（owner/name）か、ローカルのフォルダ。既定の "
@@ -955,6 +972,37 @@ MESSAGES = {
         "適用できる提案はありません。最後の実行はメモリ不足になっていません。",
     "Filled in the settings of run {name} with {changes}. Press Start.":
         "実行 {name} の設定を {changes} にして入力しました。「開始」を押してください。",
+    # Precision and speed-ups this machine cannot run
+    "bf16 and fp16 are both on: choose one mixed precision (or leave both on auto).":
+        "bf16 と fp16 が両方オンです。混合精度はどちらか一方にしてください（両方 auto の"
+        "ままでも構いません）。",
+    "Load the base in 4 bits (QLoRA) trains a LoRA adapter on the frozen 4-bit model: turn "
+    "on Use LoRA too.":
+        "ベースを 4 ビットで読み込む（QLoRA）は、凍結した 4 ビットのモデルの上で LoRA "
+        "アダプタを学習します。「LoRA を使う」もオンにしてください。",
+    "fp16 mixed precision needs a CUDA GPU, and this machine has none: set fp16 to auto.":
+        "fp16 混合精度には CUDA GPU が必要ですが、このマシンにはありません。fp16 を auto "
+        "にしてください。",
+    "This GPU ({name}) has no bf16: set bf16 to auto, which trains in fp16 here.":
+        "この GPU（{name}）は bf16 に対応していません。bf16 を auto にしてください。"
+        "ここでは fp16 で学習します。",
+    "Load the base in 4 bits (QLoRA) needs a CUDA GPU (bitsandbytes), and this machine has "
+    "none: train LoRA without it.":
+        "ベースを 4 ビットで読み込む（QLoRA）には CUDA GPU（bitsandbytes）が必要ですが、"
+        "このマシンにはありません。4 ビットなしの LoRA で学習してください。",
+    "Load the base in 4 bits (QLoRA) needs the bitsandbytes package: pip install "
+    "bitsandbytes (or requirements-gpu.txt), then restart.":
+        "ベースを 4 ビットで読み込む（QLoRA）には bitsandbytes パッケージが必要です。"
+        "pip install bitsandbytes（または requirements-gpu.txt）でインストールして、"
+        "再起動してください。",
+    "Liger kernels run on a CUDA GPU, and this machine has none: turn them off.":
+        "Liger カーネルは CUDA GPU で動きますが、このマシンにはありません。オフにして"
+        "ください。",
+    "Liger kernels need the liger-kernel package: pip install liger-kernel (or "
+    "requirements-gpu.txt), then restart.":
+        "Liger カーネルには liger-kernel パッケージが必要です。pip install liger-kernel"
+        "（または requirements-gpu.txt）でインストールして、再起動してください。",
+    "fp16 mixed precision (no bf16)": "fp16 混合精度（bf16 は非対応）",
     # API
     "No settings were sent: send a mapping of RunConfig fields, or {} to train with every "
     "default.":

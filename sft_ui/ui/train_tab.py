@@ -32,8 +32,10 @@ PANELS = [
 ]
 ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_fraction",
                            "eval_strategy", "eval_steps"]),
-            ("Precision and memory", ["bf16", "activation_checkpointing"]),
-            ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules"])]
+            ("Precision and memory", ["bf16", "fp16", "activation_checkpointing",
+                                      "use_liger_kernel"]),
+            ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules",
+                      "load_in_4bit"])]
 
 
 REMOTE_CODE_WARNING = (
