@@ -119,9 +119,11 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
             "first_loss": polled["first_loss"] - start}
 
 
-def matmul_flops() -> float:
+def matmul_flops(dtype=None) -> float:
+    """FLOP/s of a 2048-square matrix product on the CPU, in the run's precision."""
     import torch
-    a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+    dtype = dtype or torch.float32
+    a, b = torch.randn(2048, 2048, dtype=dtype), torch.randn(2048, 2048, dtype=dtype)
     for _ in range(3):
         a @ b
     start, n = time.perf_counter(), 20
@@ -234,7 +236,8 @@ def main() -> None:
                                use_cpu=hw.device == "cpu")
     from sft_ui.planner import plan
     params = plan(cfg)["params"]
-    peak = matmul_flops()
+    from sft_ui.engine import half_dtype
+    peak = matmul_flops(half_dtype(cfg))  # the precision the studio trains in here
     # Training steps only: the time inside generate_batch is figure 5.
     training = statistics.mean(run["tokens"] / (run["train_runtime"] - run["sample_seconds"])
                                for run in studios)
@@ -252,7 +255,8 @@ def main() -> None:
         ("2. studio defaults / TRL defaults speed", f"{training / trl_default:.1f}x",
          ">= 10x", f"TRL defaults: {trl_default:.1f} tokens/s over {trl_steps} steps"),
         ("3. model-FLOPs utilisation", f"{mfu:.2f}", ">= 0.5",
-         f"6 x {params / 1e6:.0f}M params x tokens/s over {peak / 1e9:.0f} GFLOP/s matmul"),
+         f"6 x {params / 1e6:.0f}M params x tokens/s over {peak / 1e9:.0f} GFLOP/s "
+         f"{plan(cfg)['precision']} matmul"),
         ("4. planner memory, worst error", f"{worst:.0%}", "<= 20%",
          f"{len(mem)} configurations (below)"),
         ("5. sample generation share of wall time",

@@ -35,16 +35,22 @@ def format_prompt(tokenizer, prompt: str) -> str:
 
 
 @torch.no_grad()
-def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int) -> list[str]:
-    """Greedy, KV-cached, batched answers to `prompts` (left padding)."""
+def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int,
+                   half: torch.dtype | None = None) -> list[str]:
+    """Greedy, KV-cached, batched answers to `prompts` (left padding); with `half` (the
+    run's mixed precision) computed under autocast as training is: about twice as fast
+    where bf16 is native (measured on a CPU with avx512_bf16: 2.8 s instead of 5.6-7.6 s
+    for the default prompts)."""
     was_training, side = model.training, tokenizer.padding_side
     model.eval()
     tokenizer.padding_side = "left"
     try:
         enc = tokenizer([format_prompt(tokenizer, p) for p in prompts], return_tensors="pt",
                         padding=True, add_special_tokens=False).to(model.device)
-        out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
-                             use_cache=True, pad_token_id=tokenizer.pad_token_id)
+        with torch.autocast(model.device.type, dtype=half or torch.float32,
+                            enabled=half is not None):
+            out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
+                                 use_cache=True, pad_token_id=tokenizer.pad_token_id)
         return tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
     finally:
         tokenizer.padding_side = side
@@ -57,8 +63,8 @@ class StudioCallback(TrainerCallback):
 
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
                  max_new_tokens: int, log: logging.Logger | None = None,
-                 base_answers: Path | None = None):
-        self.sink, self.tokenizer = sink, tokenizer
+                 base_answers: Path | None = None, half: torch.dtype | None = None):
+        self.sink, self.tokenizer, self.half = sink, tokenizer, half
         self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = [p for p in prompts if p.strip()]
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
@@ -89,7 +95,8 @@ class StudioCallback(TrainerCallback):
             saved = None
         if isinstance(saved, dict) and saved.get("prompts") == self.prompts:
             return saved["answers"]
-        answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens)
+        answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens,
+                                 self.half)
         if cache is not None:
             try:
                 cache.parent.mkdir(parents=True, exist_ok=True)

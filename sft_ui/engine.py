@@ -88,13 +88,17 @@ def peft_config(cfg: RunConfig):
                       target_modules=targets, task_type="CAUSAL_LM")
 
 
+def half_dtype(cfg: RunConfig):
+    """torch's dtype for cfg's mixed precision on this machine; None for fp32."""
+    import torch
+    return {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16))
+
+
 def load_options(cfg: RunConfig) -> dict:
     """How from_pretrained loads cfg's model on this machine. Trained weights stay fp32
     (autocast computes in half precision); a frozen LoRA base on a GPU is kept in its
     half precision, or in 4 bits for QLoRA, on this process's GPU."""
-    import torch
-    hw = detect()
-    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16, hw))
+    hw, half = detect(), half_dtype(cfg)
     if not (cfg.use_peft and hw.device == "cuda" and half is not None):
         return {}
     options = {"dtype": half, "device_map": {"": int(os.environ.get("LOCAL_RANK", "0"))}}
@@ -191,7 +195,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
         callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
-                                  base_answers_file(model_path, cfg, args))
+                                  base_answers_file(model_path, cfg, args), half_dtype(cfg))
         trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                              eval_dataset=eval_set, processing_class=tokenizer,
                              peft_config=peft_config(cfg), callbacks=[callback])

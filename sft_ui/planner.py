@@ -211,7 +211,7 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch
 
-    from .engine import load_options, peft_config
+    from .engine import half_dtype, load_options, peft_config
     from .models import load_model_and_tokenizer
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
@@ -233,7 +233,7 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     if "device_map" not in options:  # else already on its GPU (and 4 bits cannot move)
         model.to(hw.device)
     model.train()
-    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16, hw))
+    half = half_dtype(cfg)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-6)
     ids = torch.randint(0, model.config.vocab_size,
                         (cfg.per_device_train_batch_size, cfg.max_length), device=hw.device)

@@ -170,9 +170,9 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
     calls = []
     original = callbacks.generate_batch
 
-    def counted(model, tokenizer, prompts, max_new_tokens):
+    def counted(model, tokenizer, prompts, max_new_tokens, half=None):
         calls.append(model.training)
-        return original(model, tokenizer, prompts, max_new_tokens)
+        return original(model, tokenizer, prompts, max_new_tokens, half)
     monkeypatch.setattr(callbacks, "generate_batch", counted)
     manager = RunManager(tmp_path / "runs")
     cfg = {**tiny_cfg, "sample_steps": 1000}  # only the answers before and after training
