@@ -91,18 +91,15 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
-    if cfg.load_in_4bit and hw.device != "cuda":
-        problems.append("Load the base in 4 bits (QLoRA) needs a CUDA GPU (bitsandbytes), "
-                        "and this machine has none: train LoRA without it.")
-    elif cfg.load_in_4bit and not installed("bitsandbytes"):
-        problems.append("Load the base in 4 bits (QLoRA) needs the bitsandbytes package: "
-                        "pip install bitsandbytes (or requirements-gpu.txt), then restart.")
-    if cfg.use_liger_kernel and hw.device != "cuda":
-        problems.append("Liger kernels run on a CUDA GPU, and this machine has none: "
-                        "turn them off.")
-    elif cfg.use_liger_kernel and not installed("liger_kernel"):
-        problems.append("Liger kernels need the liger-kernel package: pip install "
-                        "liger-kernel (or requirements-gpu.txt), then restart.")
+    for label, on, module, package in (
+            ("Load the base in 4 bits (QLoRA)", cfg.load_in_4bit, "bitsandbytes", "bitsandbytes"),
+            ("Liger kernels", cfg.use_liger_kernel, "liger_kernel", "liger-kernel")):
+        if on and hw.device != "cuda":
+            problems.append(f"{label} needs a CUDA GPU, and this machine has none: turn it "
+                            "off.")
+        elif on and not installed(module):
+            problems.append(f"{label} needs the {package} package: pip install {package} (or "
+                            "requirements-gpu.txt), then restart.")
     return problems
 
 

@@ -413,11 +413,14 @@ class RunManager:
         # Before the state says the run ended (and the next may start), with the error and
         # its frames gone: the next run finds the GPU (or RAM) as this one found it.
         release_memory()
-        run.set_state(*outcome)
+        try:
+            run.set_state(*outcome)
+        except OSError:  # a full disk: the page shows the state, state.json keeps the last
+            pass         # one written; the server (whose main thread may be this) goes on
 
     @staticmethod
     def _failure(run: Run, e: Exception) -> str:
-        """What a run that raised says; its log keeps the trace."""
+        """What a run that raised says; its error.log keeps the trace."""
         removed = discard_partial_checkpoints(run.dir)
         try:
             (run.dir / "error.log").write_text(traceback.format_exc())

@@ -986,22 +986,12 @@ MESSAGES = {
     "This GPU ({name}) has no bf16: set bf16 to auto, which trains in fp16 here.":
         "この GPU（{name}）は bf16 に対応していません。bf16 を auto にしてください。"
         "ここでは fp16 で学習します。",
-    "Load the base in 4 bits (QLoRA) needs a CUDA GPU (bitsandbytes), and this machine has "
-    "none: train LoRA without it.":
-        "ベースを 4 ビットで読み込む（QLoRA）には CUDA GPU（bitsandbytes）が必要ですが、"
-        "このマシンにはありません。4 ビットなしの LoRA で学習してください。",
-    "Load the base in 4 bits (QLoRA) needs the bitsandbytes package: pip install "
-    "bitsandbytes (or requirements-gpu.txt), then restart.":
-        "ベースを 4 ビットで読み込む（QLoRA）には bitsandbytes パッケージが必要です。"
-        "pip install bitsandbytes（または requirements-gpu.txt）でインストールして、"
-        "再起動してください。",
-    "Liger kernels run on a CUDA GPU, and this machine has none: turn them off.":
-        "Liger カーネルは CUDA GPU で動きますが、このマシンにはありません。オフにして"
-        "ください。",
-    "Liger kernels need the liger-kernel package: pip install liger-kernel (or "
-    "requirements-gpu.txt), then restart.":
-        "Liger カーネルには liger-kernel パッケージが必要です。pip install liger-kernel"
-        "（または requirements-gpu.txt）でインストールして、再起動してください。",
+    "{label} needs a CUDA GPU, and this machine has none: turn it off.":
+        "{label} には CUDA GPU が必要ですが、このマシンにはありません。オフにしてください。",
+    "{label} needs the {package} package: pip install {package} (or requirements-gpu.txt), "
+    "then restart.":
+        "{label} には {package} パッケージが必要です。pip install {package}（または "
+        "requirements-gpu.txt）でインストールして、再起動してください。",
     "fp16 mixed precision (no bf16)": "fp16 混合精度（bf16 は非対応）",
     # API
     "No settings were sent: send a mapping of RunConfig fields, or {} to train with every "
