@@ -62,7 +62,6 @@ def test_auto_precision_on_this_gpu_trains_full_weights(tmp_path, tiny_cfg):
     assert (args.bf16, args.fp16) == (mixed == "bf16", mixed == "fp16")
     assert args.optim == "adamw_torch_fused" and not args.use_cpu
     assert len(_changed(tiny_cfg["model_name_or_path"], snap["model_dir"])) > 5
-    assert any(m.get("memory_bytes", 0) > 0 for m in snap["metrics"])
     log = (Path(snap["run_dir"]) / "train.log").read_text()
     assert f", {mixed}, full fine-tuning" in log
 
