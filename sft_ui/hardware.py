@@ -81,6 +81,21 @@ def installed(package: str) -> bool:
     return importlib.util.find_spec(package) is not None
 
 
+# The speed-ups that need a CUDA GPU and a package: (label, setting, module, pip package).
+OPTIONAL = (("Load the base in 4 bits (QLoRA)", "load_in_4bit", "bitsandbytes", "bitsandbytes"),
+            ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"))
+
+
+def speedups(hw: Hardware | None = None) -> list[str]:
+    """Which of the optional speed-ups this machine can run, a sentence each."""
+    hw = hw or detect()
+    if hw.device != "cuda":
+        return ["QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none."]
+    return [f"{label}: ready ({package} is installed)." if installed(module) else
+            f"{label}: needs the {package} package (pip install {package}, then restart)."
+            for label, _, module, package in OPTIONAL]
+
+
 def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     """Why this machine cannot run cfg's precision and speed-up settings (empty: it can)."""
     hw = hw or detect()
@@ -91,15 +106,14 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
-    for label, on, module, package in (
-            ("Load the base in 4 bits (QLoRA)", cfg.load_in_4bit, "bitsandbytes", "bitsandbytes"),
-            ("Liger kernels", cfg.use_liger_kernel, "liger_kernel", "liger-kernel")):
+    for label, setting, module, package in OPTIONAL:
+        on = getattr(cfg, setting)
         if on and hw.device != "cuda":
-            problems.append(f"{label} needs a CUDA GPU, and this machine has none: turn it "
-                            "off.")
+            problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
+                            "Turn it off.")
         elif on and not installed(module):
-            problems.append(f"{label} needs the {package} package: pip install {package} (or "
-                            "requirements-gpu.txt), then restart.")
+            problems.append(f"{label}: the {package} package is needed. pip install {package} "
+                            "(or requirements-gpu.txt), then restart.")
     return problems
 
 

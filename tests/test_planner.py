@@ -216,7 +216,7 @@ def test_defaults_fit_the_free_cpu_space():
 
 
 def test_precision_and_what_this_machine_cannot_run(tmp_path, tiny_cfg):
-    from sft_ui.hardware import precision, unsupported
+    from sft_ui.hardware import precision, speedups, unsupported
     h100, t4 = Hardware("cuda", "H100", 1, True, GIB, 2), Hardware("cuda", "T4", 1, False, GIB, 2)
     bf16_cpu = Hardware("cpu", "CPU", 1, True, GIB, 2)
     assert [precision(None, None, hw) for hw in (h100, t4, CPU, bf16_cpu)] == \
@@ -224,17 +224,22 @@ def test_precision_and_what_this_machine_cannot_run(tmp_path, tiny_cfg):
     assert precision(False, None, h100) == "fp32" and precision(None, True, h100) == "fp16"
     assert precision(None, False, t4) == "fp32" and precision(True, None, CPU) == "bf16"
     four_bit = RunConfig(use_peft=True, load_in_4bit=True)
-    assert "needs a CUDA GPU" in unsupported(four_bit, CPU)[0]
+    assert "a CUDA GPU is needed" in unsupported(four_bit, CPU)[0]
     assert "has no bf16" in unsupported(RunConfig(bf16=True), t4)[0]
     assert "fp16" in unsupported(RunConfig(fp16=True), CPU)[0]
     assert "Liger" in unsupported(RunConfig(use_liger_kernel=True), CPU)[0]
     assert unsupported(RunConfig(), CPU) == unsupported(RunConfig(bf16=True), h100) == []
+    # What the page says of the optional speed-ups here.
+    assert speedups(CPU) == ["QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this "
+                             "machine has none."]
+    assert [line.split(":")[0] for line in speedups(h100)] == \
+        ["Load the base in 4 bits (QLoRA)", "Liger kernels"]
     assert "turn on Use LoRA" in " ".join(RunConfig(load_in_4bit=True).validate())
     assert "both on" in " ".join(RunConfig(bf16=True, fp16=True).validate())
     # Refused before a run folder exists, with the reason (this machine has no GPU).
     if detect().device == "cpu":
         manager = RunManager(tmp_path / "runs")
-        with pytest.raises(ConfigError, match="QLoRA. needs a CUDA GPU"):
+        with pytest.raises(ConfigError, match="QLoRA.: a CUDA GPU is needed"):
             manager.start({**tiny_cfg, "use_peft": True, "load_in_4bit": True})
         assert not any((tmp_path / "runs").iterdir())
 

@@ -986,13 +986,20 @@ MESSAGES = {
     "This GPU ({name}) has no bf16: set bf16 to auto, which trains in fp16 here.":
         "この GPU（{name}）は bf16 に対応していません。bf16 を auto にしてください。"
         "ここでは fp16 で学習します。",
-    "{label} needs a CUDA GPU, and this machine has none: turn it off.":
-        "{label} には CUDA GPU が必要ですが、このマシンにはありません。オフにしてください。",
-    "{label} needs the {package} package: pip install {package} (or requirements-gpu.txt), "
-    "then restart.":
-        "{label} には {package} パッケージが必要です。pip install {package}（または "
+    "{label}: a CUDA GPU is needed, and this machine has none. Turn it off.":
+        "{label}: CUDA GPU が必要ですが、このマシンにはありません。オフにしてください。",
+    "{label}: the {package} package is needed. pip install {package} (or "
+    "requirements-gpu.txt), then restart.":
+        "{label}: {package} パッケージが必要です。pip install {package}（または "
         "requirements-gpu.txt）でインストールして、再起動してください。",
     "fp16 mixed precision (no bf16)": "fp16 混合精度（bf16 は非対応）",
+    "QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none.":
+        "QLoRA（4 ビットのベース）と Liger カーネルには CUDA GPU が必要ですが、このマシンには"
+        "ありません。",
+    "{label}: ready ({package} is installed).":
+        "{label}: 使えます（{package} はインストール済みです）。",
+    "{label}: needs the {package} package (pip install {package}, then restart).":
+        "{label}: {package} パッケージが必要です（pip install {package} のあと再起動）。",
     # API
     "No settings were sent: send a mapping of RunConfig fields, or {} to train with every "
     "default.":

@@ -9,7 +9,7 @@ import gradio as gr
 
 from ..access import Access
 from ..config import load_preset, preset_names
-from ..hardware import detect
+from ..hardware import detect, speedups
 from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
 from . import code_panel, data_panel, live_view, plan_panel
 from .access_panel import who
@@ -70,6 +70,9 @@ def build(manager: RunManager, access: Access) -> None:
                         with gr.Row():
                             for name in pair:
                                 widgets[name] = make_widget(name)
+                    if title == "Precision and memory":
+                        for sentence in speedups():
+                            gr.Markdown(T(sentence))
                     if title == "Model":
                         remote_warning = gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
                                                      elem_id="remote-code-warning")
