@@ -7,7 +7,7 @@ import os
 import time
 
 from sft_ui.config import RunConfig
-from sft_ui.hardware import detect, installed
+from sft_ui.hardware import detect, unsupported
 from sft_ui.planner import plan
 
 BATCH, LENGTH = int(os.environ.get("BENCH_BATCH", 16)), int(os.environ.get("BENCH_LENGTH", 512))
@@ -48,14 +48,14 @@ def speedups(measure, data_file: str) -> None:
           "\n|---|---|---|---|---|---|---|")
     base = None
     for name, extra in CONFIGS:
-        if extra.get("load_in_4bit") and not installed("bitsandbytes") or \
-                extra.get("use_liger_kernel") and not installed("liger_kernel"):
-            print(f"| {name} | not installed | | | | | |")
-            continue
         cfg = RunConfig.from_dict({"max_steps": 12, "sample_steps": 0, "logging_steps": 1,
                                    "dataset_name": data_file, "max_length": LENGTH,
                                    "per_device_train_batch_size": BATCH,
                                    "gradient_accumulation_steps": 1, **extra})
+        problems = unsupported(cfg, hw)  # a package missing, or no bf16 on this GPU
+        if problems:
+            print(f"| {name} | not run: {' '.join(problems)} | | | | | |")
+            continue
         estimate = plan(cfg)
         got = measure(cfg)
         speed = got["tokens_per_second"]
