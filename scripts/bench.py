@@ -18,15 +18,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sft_ui import callbacks  # noqa: E402
+from sft_ui.train import callbacks  # noqa: E402
 from sft_ui.config import RunConfig  # noqa: E402
-from sft_ui.hardware import detect  # noqa: E402
+from sft_ui.plan.hardware import detect  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_STEPS", 20))
 MEMORY_CONFIGS = [dict(per_device_train_batch_size=b, max_length=n, use_peft=lora)
@@ -42,7 +41,7 @@ def tokens_per_second(history: list[dict]) -> float:
 
 def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
     """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides)."""
-    from sft_ui.engine import _trl, load_training_data, sft_config
+    from sft_ui.train.engine import _trl, load_training_data, sft_config
     from sft_ui.models import load_model_and_tokenizer, resolve_model
     SFTConfig, SFTTrainer = _trl()
     model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
@@ -150,7 +149,7 @@ def sample():
         time.sleep(0.02)
 threading.Thread(target=sample, daemon=True).start()
 from sft_ui.config import RunConfig
-from sft_ui.engine import train
+from sft_ui.train.engine import train
 from sft_ui.cli import NullSink
 class Rates(NullSink):
     rates = []
@@ -181,7 +180,7 @@ def measure(cfg: RunConfig) -> dict:
 
 def memory_rows() -> list[tuple]:
     """(config, estimate, measured peak) for each memory configuration."""
-    from sft_ui.planner import plan
+    from sft_ui.plan.planner import plan
     rows = []
     demo_long = _long_rows_file()
     for extra in MEMORY_CONFIGS:
@@ -234,9 +233,9 @@ def main() -> None:
     # needed for them to start at all on a machine without a GPU.
     trl_default = bare_trainer(cfg, work / "trl", max_steps=trl_steps,
                                use_cpu=hw.device == "cpu")
-    from sft_ui.planner import plan
+    from sft_ui.plan.planner import plan
     params = plan(cfg)["params"]
-    from sft_ui.engine import half_dtype
+    from sft_ui.train.engine import half_dtype
     peak = matmul_flops(half_dtype(cfg))  # the precision the studio trains in here
     # Training steps only: the time inside generate_batch is figure 5.
     training = statistics.mean(run["tokens"] / (run["train_runtime"] - run["sample_seconds"])

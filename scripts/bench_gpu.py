@@ -7,8 +7,8 @@ import os
 import time
 
 from sft_ui.config import RunConfig
-from sft_ui.hardware import detect, unsupported
-from sft_ui.planner import plan
+from sft_ui.plan.hardware import detect, unsupported
+from sft_ui.plan.planner import plan
 
 BATCH, LENGTH = int(os.environ.get("BENCH_BATCH", 16)), int(os.environ.get("BENCH_LENGTH", 512))
 CONFIGS = [

@@ -12,7 +12,7 @@ import sys
 
 def _users(pairs: list[str]) -> dict[str, str]:
     """USER:PASSWORD pairs from --auth, else SFT_UI_AUTH (separated by commas)."""
-    from .access import parse_users
+    from sft_ui.access import parse_users
     try:
         return parse_users(",".join(pairs) if pairs else os.environ.get("SFT_UI_AUTH", ""))
     except ValueError as e:
@@ -40,15 +40,15 @@ def main(argv=None) -> None:
                        help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
     args = parser.parse_args(argv)
     if args.command == "prepare-model":
-        from .models import prepare_default_model
+        from sft_ui.models import prepare_default_model
         print(f"Default model ready in {prepare_default_model()}")
     elif args.command == "train":
-        from .cli import train_from_file
+        from sft_ui.cli import train_from_file
         sys.exit(train_from_file(args.config, args.runs_dir))
     else:
-        from .access import Access
-        from .runs import RunManager
-        from .ui import build_app
+        from sft_ui.access import Access
+        from sft_ui.runs import RunManager
+        from sft_ui.ui import build_app
         users = _users(args.auth)
         manager = RunManager(main_thread=True)
         # With --private the whole page needs gradio's login; else only the actions do.

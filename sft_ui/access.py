@@ -24,10 +24,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from sft_ui.errors import UserError
+
 OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
 
 
-class AccessError(PermissionError):
+class AccessError(UserError, PermissionError):
     """An action this session may not take; the message says how to get access."""
 
 

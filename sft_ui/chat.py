@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .callbacks import generate_batch
-from .config import DEFAULT_MODEL_ID
-from .models import load_model_and_tokenizer, resolve_model
-from .runs import RunError, RunManager, checkpoint_folder, checkpoints, latest_checkpoint
+from sft_ui.config import DEFAULT_MODEL_ID
+from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.runs import RunError, RunManager, checkpoint_folder, checkpoints, latest_checkpoint
 
 LATEST, BASE = "latest", "base"
 
@@ -248,6 +247,7 @@ class ChatService:
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError("Add at least one prompt (one per line).")
+        from sft_ui.train.generation import generate_batch  # torch: only when generating
         answers = [generate_batch(*self.load(ref), prompts, int(max_new_tokens))
                    for ref in (ref_a, ref_b)]
         return [{"prompt": p, "a": a.strip(), "b": b.strip()}

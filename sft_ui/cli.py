@@ -10,8 +10,9 @@ import time
 import traceback
 from pathlib import Path
 
-from .config import ConfigError, RunConfig
-from .runs import USER_ERRORS, Run, create_run, runs_dir
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.errors import UserError
+from sft_ui.runs import Run, create_run, runs_dir
 
 
 class NullSink:
@@ -73,7 +74,7 @@ def _shared_run_id(run_id: str | None) -> str:
 
 def train_from_file(config: str | Path, root: str | Path | None = None) -> int:
     """Train the run described by a YAML file; return the process exit status."""
-    from .engine import is_main_process, train
+    from sft_ui.train.engine import is_main_process, train
     main = is_main_process()
     try:
         cfg = RunConfig.from_yaml(config)
@@ -98,8 +99,8 @@ def train_from_file(config: str | Path, root: str | Path | None = None) -> int:
     except BaseException as e:  # every ending is written down before leaving
         if run:
             message = "Interrupted." if isinstance(e, KeyboardInterrupt) else \
-                str(e) if isinstance(e, USER_ERRORS) else f"{type(e).__name__}: {e}"
-            if not isinstance(e, USER_ERRORS + (KeyboardInterrupt,)):
+                str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
+            if not isinstance(e, (UserError, KeyboardInterrupt)):
                 (run.dir / "error.log").write_text(traceback.format_exc())
             run.set_state("failed", "", message)
             print(f"Run {run_id} failed: {message}", file=sys.stderr)

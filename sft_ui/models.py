@@ -13,13 +13,14 @@ import socket
 import threading
 from pathlib import Path
 
-from .config import DEFAULT_MODEL_ID
+from sft_ui.config import DEFAULT_MODEL_ID
+from sft_ui.errors import UserError
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _convert_lock = threading.Lock()
 
 
-class ModelError(RuntimeError):
+class ModelError(UserError, RuntimeError):
     """A model that cannot be used; the message says what to do."""
 
 
@@ -108,8 +109,7 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 def _check_hub_model(repo_id: str) -> None:
     """Fail early and clearly when a Hub model cannot be reached or does not exist."""
     from huggingface_hub import HfApi, hf_hub_download
-    from huggingface_hub.errors import (GatedRepoError, HFValidationError,
-                                        RepositoryNotFoundError)
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
     try:
         hf_hub_download(repo_id, "config.json", local_files_only=True)
         return  # already in the local Hub cache

@@ -140,6 +140,7 @@ def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg):
 
 def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg):
     from gradio_client import Client
+
     from sft_ui.runs import RunManager
     from sft_ui.ui import build_app
     app = build_app(RunManager(tmp_path), Access(space_id="me/studio"))
@@ -225,7 +226,7 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
     from gradio_client import Client
     from playwright.sync_api import expect
 
-    from sft_ui import hub
+    from sft_ui.share import hub
     from tests.test_after_training import RecordingHub
     url, manager = live_app
     recorder = RecordingHub()

@@ -2,10 +2,9 @@
 settings, Start, the plot and a sample appear, then a chat reply."""
 import re
 
-from tests.conftest import ARGS, CHROMIUM  # noqa: F401 (other modules import them here)
+from tests.conftest import ARGS, CHROMIUM, wait_for  # noqa: F401 (other modules import them here)
 from tests.conftest import field as _field
 from tests.conftest import set_field as _set
-from tests.conftest import wait_for
 
 
 def test_train_from_the_page_then_chat(page, live_app, tiny_model_dir, tmp_path):

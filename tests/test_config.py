@@ -89,7 +89,7 @@ def test_live_view_helpers():
 def test_every_setting_has_a_place_in_the_page():
     import dataclasses
 
-    from sft_ui.ui.train_tab import ADVANCED, PANELS
-    shown = [n for _, names in PANELS + ADVANCED for n in names]
+    from sft_ui.config.registry import panels
+    shown = [n for panel in panels() for n in panel.names]
     assert sorted(shown) == sorted(f.name for f in dataclasses.fields(RunConfig))
     assert all(f.metadata["help"] and f.metadata["label"] for f in dataclasses.fields(RunConfig))

@@ -9,9 +9,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from sft_ui import engine, memory, planner
+from sft_ui.plan import memory, planner
+from sft_ui.train import engine
 from sft_ui.config import RunConfig
-from sft_ui.hardware import detect, installed
+from sft_ui.plan.hardware import detect, installed
 from sft_ui.runs import RunManager
 from tests.conftest import wait_for
 
@@ -87,6 +88,7 @@ def test_lora_keeps_the_frozen_base_in_half_precision(tmp_path, tiny_cfg):
 @needs_bnb
 def test_qlora_trains_an_adapter_on_a_4bit_base(tmp_path, tiny_cfg):
     import bitsandbytes as bnb
+
     from sft_ui.models import load_model_and_tokenizer
     cfg = RunConfig.from_dict({**tiny_cfg, "use_peft": True, "load_in_4bit": True})
     model, _ = load_model_and_tokenizer(tiny_cfg["model_name_or_path"],
@@ -113,7 +115,7 @@ def test_cuda_out_of_memory_fails_the_run_frees_the_gpu_and_the_next_run_trains(
     """A real CUDA allocation failure inside the training loop (a callback asking for far
     more than the GPU has): the run fails with the fixes in order, the GPU memory comes back,
     and the next run trains."""
-    from sft_ui.callbacks import StudioCallback
+    from sft_ui.train.callbacks import StudioCallback
     torch.cuda.synchronize()
     before, free = torch.cuda.memory_allocated(), torch.cuda.mem_get_info()[0]
     original = StudioCallback.on_step_end

@@ -9,14 +9,16 @@ import pytest
 
 from sft_ui import i18n
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.locales import ja
+from sft_ui.i18n import ja
 
 VALUE = "\x00"  # where a message carries a value
 ROOT = Path(__file__).resolve().parent.parent / "sft_ui"
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # Modules whose messages reach the page or the API.
-ENGINE = ["config", "data", "formats", "runs", "chat", "hub", "models", "planner", "memory",
-          "export", "preview", "hardware", "engine", "access"]
+ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/run",
+          "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
+          "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
+          "access", "actions"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts

@@ -5,7 +5,7 @@ import pytest
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.data import load_data
-from sft_ui.demo_data import demo_rows
+from sft_ui.data.demo import demo_rows
 from sft_ui.models import ModelError, hub_reachable, resolve_model
 
 

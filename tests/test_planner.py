@@ -7,9 +7,9 @@ import time
 import pytest
 import torch
 
-from sft_ui import memory, planner
+from sft_ui.plan import memory, planner
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.hardware import Hardware, detect
+from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import wait_for
 
@@ -216,7 +216,7 @@ def test_defaults_fit_the_free_cpu_space():
 
 
 def test_precision_and_what_this_machine_cannot_run(tmp_path, tiny_cfg):
-    from sft_ui.hardware import precision, speedups, unsupported
+    from sft_ui.plan.hardware import precision, speedups, unsupported
     h100, t4 = Hardware("cuda", "H100", 1, True, GIB, 2), Hardware("cuda", "T4", 1, False, GIB, 2)
     bf16_cpu = Hardware("cpu", "CPU", 1, True, GIB, 2)
     assert [precision(None, None, hw) for hw in (h100, t4, CPU, bf16_cpu)] == \
@@ -248,7 +248,7 @@ def test_out_of_memory_raised_inside_training_fails_the_run_with_the_fixes(
         tmp_path, tiny_cfg, monkeypatch):
     """The real engine on the tiny model; a callback raises PyTorch's out-of-memory error
     (what CUDA raises) at step 2: the run fails with the fixes, and the next one trains."""
-    from sft_ui.callbacks import StudioCallback
+    from sft_ui.train.callbacks import StudioCallback
     original = StudioCallback.on_step_end
 
     def out_of_memory(self, args, state, control, **kwargs):

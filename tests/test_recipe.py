@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sft_ui import recipe
+from sft_ui.share import recipe
 from sft_ui.cli import train_from_file
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.hardware import detect
+from sft_ui.plan.hardware import detect
 from sft_ui.runs import RunManager
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sft_ui.hub import deploy_studio
+from sft_ui.share.hub import deploy_studio
 from sft_ui.runs import runs_dir
 from tests.test_after_training import FAKE_TOKEN, RecordingHub
 
@@ -32,7 +32,7 @@ def test_readme_front_matter_is_a_valid_space_card():
     assert (ROOT / "LICENSE").read_text().find("Apache License") > 0
     assert 0 < len(meta.short_description) <= 60
     # The Space's chat app generated for pushed models uses the same pins.
-    from sft_ui.hub import SPACE_REQUIREMENTS
+    from sft_ui.share.hub import SPACE_REQUIREMENTS
     for pin in SPACE_REQUIREMENTS:
         name, version = pin.split("==")
         assert _pins()[name] == version, pin

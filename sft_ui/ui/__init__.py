@@ -3,33 +3,31 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..access import Access
-from ..chat import ChatService
-from ..runs import RunManager
-from . import access_panel, api, chat_tab, export_tab, history_tab, train_tab
-from .lang import T, Studio, build_selector
+from sft_ui.access import Access
+from sft_ui.actions import Actions
+from sft_ui.runs import RunManager
+from sft_ui.ui import access_panel, api, chat_tab, export_tab, history_tab, train_tab
+from sft_ui.ui.lang import Studio, T, build_selector
 
 
 def build_app(manager: RunManager | None = None, access: Access | None = None) -> gr.Blocks:
     """The page and the API. `access` says who may train, delete and push (default:
     read from the environment, see sft_ui/access.py)."""
-    manager = manager or RunManager()
-    access = access or Access.from_env()
-    chat = ChatService(manager)
+    actions = Actions(manager or RunManager(), access or Access.from_env())
     with Studio(title="SFT Studio") as app:
         with gr.Row(equal_height=True):
             gr.Markdown(T("# SFT Studio\nFine-tune a language model on the machine you have."))
             build_selector()
-        access_panel.build(access)
+        access_panel.build(actions)
         with gr.Tab(T("Train")):
-            train_tab.build(manager, access)
+            train_tab.build(actions)
         with gr.Tab(T("Chat")):
-            chat_tab.build(chat)
+            chat_tab.build(actions)
         with gr.Tab(T("Compare")):
-            chat_tab.build_compare(chat)
+            chat_tab.build_compare(actions)
         with gr.Tab(T("Runs")) as runs_tab:
-            history_tab.build(manager, runs_tab, access)
+            history_tab.build(actions, runs_tab)
         with gr.Tab(T("Export")):
-            export_tab.build(manager, access)
-        api.build(manager, chat, access)
+            export_tab.build(actions)
+        api.build(actions)
     return app

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..access import LOGIN, Access, AccessError, Who
-from .lang import T, problem, say
+from sft_ui.access import LOGIN, AccessError, Who
+from sft_ui.actions import Actions
+from sft_ui.ui.lang import T, problem, say
 
 
 def who(request: gr.Request | None) -> Who:
@@ -14,8 +15,9 @@ def who(request: gr.Request | None) -> Who:
     return Who(request.session_hash or "", getattr(request, "username", None) or None)
 
 
-def build(access: Access) -> None:
+def build(actions: Actions) -> None:
     """Nothing when the app is open; a banner, and a sign-in row in login mode."""
+    access = actions.access
     if not access.shared:
         return
     gr.Markdown(T(access.banner()), elem_id="access-banner")
@@ -31,13 +33,13 @@ def build(access: Access) -> None:
 
     def on_sign_in(request: gr.Request, name, secret):
         try:
-            signed = access.sign_in(who(request), name, secret)
+            signed = actions.sign_in(who(request), name, secret)
         except AccessError as e:
             return problem("Cannot sign in:", e), gr.skip()
         return say(f"Signed in as **{signed}**."), ""
 
     def on_sign_out(request: gr.Request):
-        access.sign_out(who(request))
+        actions.sign_out(who(request))
         return say("Signed out.")
 
     sign_in.click(on_sign_in, [user, password], [status, password], api_name=False)

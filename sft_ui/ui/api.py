@@ -7,44 +7,38 @@ from typing import Iterator
 
 import gradio as gr
 
-from ..access import Access
-from ..chat import ChatService, GenSettings
-from ..export import export_run, zip_export
-from ..hub import check_push, publish_space, push_folder
-from ..runs import USER_ERRORS, RunManager
-from .access_panel import who
-from .lang import messages, say
+from sft_ui.actions import Actions
+from sft_ui.chat import GenSettings
+from sft_ui.config import registry
+from sft_ui.errors import UserError
+from sft_ui.share.export import zip_export
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import messages, say
 
 
 def _answer(fn, *args):
     """fn(*args), with a person-facing error turned into gr.Error (the client sees its text)."""
     try:
         return fn(*args)
-    except USER_ERRORS as e:
+    except UserError as e:
         raise gr.Error(" ".join(messages(e))) from None
 
 
-def build(manager: RunManager, chat: ChatService, access: Access | None = None) -> None:
-    access = access or Access()
-
-    def allowed(request: gr.Request, action: str, config=None) -> None:
-        """gr.Error unless this caller may take the action (and read config's files)."""
-        _answer(access.require, who(request), action)
-        if config is not None:
-            _answer(access.check_config, manager.root, who(request), config)
+def build(actions: Actions) -> None:
+    """The API's endpoints, each one action (sft_ui/actions.py) with the caller's identity."""
+    manager = actions.manager
 
     def sign_in(request: gr.Request, user: str, password: str) -> dict:
         """Sign this client's session in (a server started with SFT_UI_AUTH); training,
         deleting, exporting and pushing need it there."""
-        return {"user": _answer(access.sign_in, who(request), user, password)}
+        return {"user": _answer(actions.sign_in, who(request), user, password)}
 
     def start_run(request: gr.Request, config: dict) -> dict:
         """Start a run from RunConfig fields (missing ones take the defaults)."""
         if config is None:
             raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
-        allowed(request, "start a run", config or {})
-        return {"run_id": _answer(manager.start, config or {})}
+        return {"run_id": _answer(actions.start, who(request), config)}
 
     def run_status(run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""
@@ -52,33 +46,26 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
 
     def stop_run(request: gr.Request, run_id: str) -> dict:
         """Ask a run to stop after the current step; it saves its model."""
-        allowed(request, "stop a run")
-        return _answer(manager.stop, run_id)
+        return _answer(actions.stop, who(request), run_id)
 
     def resume_run(request: gr.Request, run_id: str) -> dict:
         """Continue a stopped or failed run from its last checkpoint (same run id)."""
-        allowed(request, "resume a run")
-        return {"run_id": _answer(manager.resume, run_id)}
+        return {"run_id": _answer(actions.resume, who(request), run_id)}
 
     def preview_data(request: gr.Request, config: dict) -> dict:
         """Format, rows, token statistics and the first examples (raw row, text the model
         sees, tokens with the loss mask) for the dataset settings in config."""
-        _answer(access.check_config, manager.root, who(request), config or {})
-        from ..config import RunConfig
-        from ..preview import preview
-        return _answer(lambda: preview(RunConfig.from_dict(config or {})))
-
-    gr.api(preview_data, api_name="preview_data")
+        return _answer(actions.preview, who(request), config)
 
     def plan_run(request: gr.Request, config: dict) -> dict:
         """Peak memory by part in bytes, the fit mark, the effective batch, tokens per
         step and the seconds per step (None until the speed is measured) for config."""
-        _answer(access.check_config, manager.root, who(request), config or {})
-        from ..config import RunConfig
-        from ..planner import plan_with_data
-        return _answer(lambda: plan_with_data(RunConfig.from_dict(config or {})))
+        return _answer(actions.plan, who(request), config)
 
-    gr.api(plan_run, api_name="plan")
+    def settings() -> list:
+        """Every RunConfig field: name, type, default, label, help, panel, bounds, choices
+        and where it goes in TRL ("sft", "model", "script"; null: the studio's own)."""
+        return registry.describe()
 
     def list_runs() -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
@@ -86,13 +73,11 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
 
     def rename_run(request: gr.Request, run_id: str, name: str) -> dict:
         """Give a run a display name (a label: its id and folder stay)."""
-        allowed(request, "rename a run")
-        return _answer(manager.rename, run_id, name)
+        return _answer(actions.rename, who(request), run_id, name)
 
     def delete_run(request: gr.Request, run_id: str) -> dict:
         """Delete a run that is not training, with its folder."""
-        allowed(request, "delete a run")
-        return {"deleted": _answer(manager.delete, run_id)}
+        return {"deleted": _answer(actions.delete, who(request), run_id)}
 
     def chat_reply(message: str, history: list | None = None, run_id: str = "",
                    system_prompt: str = "", max_new_tokens: int = 200,
@@ -103,58 +88,56 @@ def build(manager: RunManager, chat: ChatService, access: Access | None = None) 
         settings = GenSettings(system_prompt, max_new_tokens, temperature, top_p,
                                repetition_penalty)
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
-            yield from chat.stream(message, history, run_id or None, settings)
-        except USER_ERRORS as e:
+            yield from actions.chat(message, history, run_id or None, settings)
+        except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
     def compare(message: str, model_a: str = "base", model_b: str = "latest",
                 max_new_tokens: int = 200, temperature: float = 0.0) -> Iterator[list]:
         """Both models answer the message at once; streams [reply A, reply B]."""
         try:
-            for a, b in chat.compare(message, model_a, model_b,
-                                     GenSettings("", max_new_tokens, temperature)):
+            for a, b in actions.compare(message, model_a, model_b,
+                                        GenSettings("", max_new_tokens, temperature)):
                 yield [a, b]
-        except USER_ERRORS as e:
+        except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
     def compare_batch(prompts: list, model_a: str = "base", model_b: str = "latest",
                       max_new_tokens: int = 64) -> list:
         """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
-        return _answer(chat.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
+        return _answer(actions.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
 
     def export(request: gr.Request, run_id: str, checkpoint: str = "",
                merged: bool = False) -> dict:
         """Export a run (or one checkpoint): LoRA adapter or merged model, with a model card;
         returns the folder and a zip of it."""
-        allowed(request, "export a run")
-        folder = _answer(lambda: export_run(manager.get(run_id), checkpoint, bool(merged)))
+        folder = _answer(actions.export, who(request), run_id, checkpoint, merged)
         return {"folder": str(folder), "zip": str(zip_export(folder))}
 
     def push_to_hub(request: gr.Request, run_id: str, repo_id: str, token: str,
                     private: bool = True, merged: bool = False) -> dict:
         """Export a run and push it to a Hub model repo; the token is used for this call
         only."""
-        allowed(request, "push to the Hub")
-        _answer(check_push, repo_id, token)  # a push that cannot happen exports nothing
-        folder = _answer(lambda: export_run(manager.get(run_id), "", bool(merged)))
-        return {"url": _answer(push_folder, folder, repo_id, token, bool(private))}
+        return {"url": _answer(actions.push, who(request), run_id, repo_id, token, private,
+                               merged)}
 
     def publish_chat_space(request: gr.Request, model_repo_id: str, space_id: str,
                            token: str) -> dict:
         """Create a Gradio chat Space for a pushed model."""
-        allowed(request, "publish a Space")
-        return {"url": _answer(publish_space, model_repo_id, space_id, token)}
+        return {"url": _answer(actions.publish, who(request), model_repo_id, space_id, token)}
 
     for fn, name in ((sign_in, "sign_in"), (start_run, "start_run"), (run_status, "run_status"),
                      (stop_run, "stop_run"), (resume_run, "resume_run"),
-                     (list_runs, "list_runs"), (rename_run, "rename_run"),
-                     (delete_run, "delete_run"), (chat_reply, "chat"), (compare, "compare"),
+                     (preview_data, "preview_data"), (plan_run, "plan"),
+                     (settings, "settings"), (list_runs, "list_runs"),
+                     (rename_run, "rename_run"), (delete_run, "delete_run"),
+                     (chat_reply, "chat"), (compare, "compare"),
                      (compare_batch, "compare_batch"), (export, "export_run"),
                      (push_to_hub, "push_to_hub"), (publish_chat_space, "publish_space")):
         # Reads of run state take no lock a run holds for long: they skip the queue (served
         # at once on /gradio_api/run/<name>, about 1 ms of CPU; through the queue a poll
         # costs the server some 10-30 ms, taken from training on a small CPU), any number
         # at once, so many clients polling do not wait behind one another.
-        reads = name in ("run_status", "list_runs")
+        reads = name in ("run_status", "list_runs", "settings")
         gr.api(fn, api_name=name, queue=not reads,
                concurrency_limit=None if reads else "default")

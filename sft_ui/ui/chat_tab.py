@@ -5,10 +5,11 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..chat import LATEST, ChatService, GenSettings, normalise_history
-from ..config import DEFAULT_SAMPLE_PROMPTS
-from ..runs import USER_ERRORS
-from .lang import T, problem, say
+from sft_ui.actions import Actions
+from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
+from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
+from sft_ui.errors import UserError
+from sft_ui.ui.lang import T, problem, say
 
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
@@ -42,8 +43,9 @@ def _error(e: Exception) -> str:
     return problem("Cannot answer:", e)
 
 
-def build(chat: ChatService) -> None:
+def build(actions: Actions) -> None:
     """The Chat tab."""
+    chat = actions.chat_service
     with gr.Row():
         model = model_dropdown(chat, "Chat with", elem_id="chat-model")
         refresh = gr.Button(T("Refresh"), scale=0)
@@ -65,10 +67,10 @@ def build(chat: ChatService) -> None:
             yield history, say("Type a message first.")
             return
         try:
-            for text in chat.stream(messages[-1]["content"], messages[:-1], ref,
-                                    GenSettings(*values)):
+            for text in actions.chat(messages[-1]["content"], messages[:-1], ref,
+                                     GenSettings(*values)):
                 yield history + [{"role": "assistant", "content": text}], ""
-        except USER_ERRORS as e:
+        except UserError as e:
             yield history, _error(e)
 
     events = [trigger(add_user, [message, bot], [message, bot], api_name=False)
@@ -78,8 +80,9 @@ def build(chat: ChatService) -> None:
     refresh.click(lambda: gr.update(choices=choices(chat)), None, model, api_name=False)
 
 
-def build_compare(chat: ChatService) -> None:
+def build_compare(actions: Actions) -> None:
     """The Compare tab: two models, the same prompt."""
+    chat = actions.chat_service
     with gr.Row():
         model_a = model_dropdown(chat, "Model A", "base", elem_id="compare-a")
         model_b = model_dropdown(chat, "Model B", LATEST, elem_id="compare-b")
@@ -105,15 +108,15 @@ def build_compare(chat: ChatService) -> None:
 
     def compare(text, ref_a, ref_b, *values):
         try:
-            for a, b in chat.compare(text, ref_a, ref_b, GenSettings(*values)):
+            for a, b in actions.compare(text, ref_a, ref_b, GenSettings(*values)):
                 yield a, b, ""
-        except USER_ERRORS as e:
+        except UserError as e:
             yield gr.skip(), gr.skip(), _error(e)
 
     def compare_all(text, ref_a, ref_b, max_new):
         try:
-            rows = chat.compare_batch(text.splitlines(), ref_a, ref_b, int(max_new or 64))
-        except USER_ERRORS as e:
+            rows = actions.compare_batch(text.splitlines(), ref_a, ref_b, int(max_new or 64))
+        except UserError as e:
             return gr.skip(), _error(e)
         return pd.DataFrame([(r["prompt"], r["a"], r["b"]) for r in rows],
                             columns=["prompt", "model A", "model B"]), ""

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import gradio as gr
 
-from .. import recipe
-from ..config import ConfigError, RunConfig
-from .lang import T, problems, say
-from .widgets import config_to_values, values_to_dict
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.share import recipe
+from sft_ui.ui.lang import T, problems, say
+from sft_ui.ui.widgets import config_to_values, values_to_dict
 
 
 def build_controls():

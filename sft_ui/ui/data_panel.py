@@ -7,13 +7,12 @@ import json
 
 import gradio as gr
 
-from ..access import Access
-from ..config import RunConfig
-from ..data import SUFFIXES, store_upload
-from ..runs import USER_ERRORS, RunManager
-from .access_panel import who
-from .lang import T, problem, problems, say
-from .widgets import values_to_dict
+from sft_ui.actions import Actions
+from sft_ui.data import SUFFIXES
+from sft_ui.errors import UserError
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, problem, problems, say
+from sft_ui.ui.widgets import values_to_dict
 
 STYLE = """<style>
 #data-preview .tok{display:inline;white-space:pre-wrap;border-radius:3px;padding:0 1px;
@@ -90,8 +89,7 @@ def build_controls():
     return upload, button, summary, examples
 
 
-def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunManager,
-         access: Access) -> None:
+def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions) -> None:
     """Connect the controls: an upload fills the dataset box, then the preview runs.
     On a shared server an upload goes to this session's own folder."""
     upload, button, summary, examples = controls
@@ -101,19 +99,14 @@ def wire(controls, names: list[str], inputs: list, dataset_box, manager: RunMana
         if not path:
             return gr.skip(), "", False
         try:
-            access.require(who(request), "upload a dataset")
-            return store_upload(path, access.upload_folder(manager.root, who(request))), "", True
-        except USER_ERRORS as e:
+            return actions.upload(who(request), path), "", True
+        except UserError as e:
             return gr.skip(), problem("Cannot use this file:", e), False
 
     def on_preview(request: gr.Request, *values):
         try:
-            values = values_to_dict(names, values)
-            access.check_config(manager.root, who(request), values)
-            cfg = RunConfig.from_dict(values)
-            from ..preview import preview
-            p = preview(cfg)
-        except USER_ERRORS as e:
+            p = actions.preview(who(request), values_to_dict(names, values))
+        except UserError as e:
             return problems("Cannot preview:", e), ""
         except Exception as e:  # keep the page usable, say what happened
             return say(f"**Preview failed:** {type(e).__name__}: {e}"), ""

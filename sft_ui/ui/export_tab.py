@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..access import Access
-from ..export import export_run, zip_export
-from ..hub import deploy_studio, publish_space, push_folder
-from ..runs import USER_ERRORS, RunManager, checkpoints
-from .access_panel import who
-from .lang import T, problem, say
+from sft_ui.actions import Actions
+from sft_ui.errors import UserError
+from sft_ui.runs import RunManager, checkpoints
+from sft_ui.share.export import zip_export
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, problem, say
 
 FINAL = "final model"
 
@@ -26,12 +26,13 @@ def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
         return [FINAL]
     try:
         run = manager.get(run_id)
-    except USER_ERRORS:
+    except UserError:
         return [FINAL]
     return [FINAL] + [p.name for p in checkpoints(run.dir)]
 
 
-def build(manager: RunManager, access: Access) -> None:
+def build(actions: Actions) -> None:
+    manager = actions.manager
     with gr.Row():
         run = gr.Dropdown(exportable_runs(manager), label=T("Run"), elem_id="export-run")
         checkpoint = gr.Dropdown([FINAL], value=FINAL, label=T("Model or checkpoint"))
@@ -70,9 +71,8 @@ def build(manager: RunManager, access: Access) -> None:
         if not run_id:
             return gr.skip(), say("Choose a run first."), gr.skip(), gr.skip()
         try:
-            access.require(who(request), "export a run")
-            out = export_run(manager.get(run_id), "" if ckpt == FINAL else ckpt, bool(merge))
-        except USER_ERRORS as e:
+            out = actions.export(who(request), run_id, "" if ckpt == FINAL else ckpt, merge)
+        except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
         text = (out / "README.md").read_text(encoding="utf-8")
         return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
@@ -82,25 +82,22 @@ def build(manager: RunManager, access: Access) -> None:
         if not path:
             return say("Export first, then push the export.")
         try:
-            access.require(who(request), "push to the Hub")
-            url = push_folder(path, repo_id, tok, is_private)
-        except USER_ERRORS as e:
+            url = actions.push_export(who(request), path, repo_id, tok, is_private)
+        except UserError as e:
             return problem("Cannot push:", e)
         return say(f"Pushed: [{url}]({url})")
 
     def on_publish(request: gr.Request, repo_id, sid, tok):
         try:
-            access.require(who(request), "publish a Space")
-            url = publish_space(repo_id.strip(), sid, tok)
-        except USER_ERRORS as e:
+            url = actions.publish(who(request), repo_id, sid, tok)
+        except UserError as e:
             return problem("Cannot publish:", e)
         return say(f"Space created: [{url}]({url}) (it builds for a few minutes).")
 
     def on_deploy(request: gr.Request, sid, tok):
         try:
-            access.require(who(request), "deploy the studio")
-            url = deploy_studio(sid, tok)
-        except USER_ERRORS as e:
+            url = actions.deploy(who(request), sid, tok)
+        except UserError as e:
             return problem("Cannot deploy:", e)
         return say(f"Studio deployed: [{url}]({url}) (it builds for a few minutes).")
 

@@ -8,10 +8,11 @@ import time
 import gradio as gr
 import pandas as pd
 
-from ..access import Access
-from ..runs import USER_ERRORS, RunManager
-from .access_panel import who
-from .lang import T, problem, say
+from sft_ui.actions import Actions
+from sft_ui.errors import UserError
+from sft_ui.runs import RunManager
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, problem, say
 
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
            "Created"]
@@ -47,7 +48,7 @@ def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
     for run_id in run_ids or []:
         try:
             snap = manager.get(run_id).snapshot(log=False)
-        except USER_ERRORS:
+        except UserError:
             continue  # deleted since the page listed it
         runs.append(snap)
         names.append(snap["name"])
@@ -62,8 +63,9 @@ def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
                          "loss": pd.Series([r[2] for r in rows], dtype="float64")})
 
 
-def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None = None) -> None:
+def build(actions: Actions, tab: gr.Tab | None = None) -> None:
     """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
+    manager = actions.manager
     rows = manager.history()
     with gr.Row():
         refresh = gr.Button(T("Refresh"), elem_id="runs-refresh", scale=0)
@@ -100,15 +102,12 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
     def hide_confirm(text=""):
         return text, "", gr.update(visible=False), gr.update(visible=False)
 
-    access = access or Access()
-
     def on_rename(request: gr.Request, run_id, name, chosen):
         if not run_id:
             return (say("**Choose a run to rename first.**"),) + (gr.skip(),) * 4
         try:
-            access.require(who(request), "rename a run")
-            snap = manager.rename(run_id, name)
-        except USER_ERRORS as e:
+            snap = actions.rename(who(request), run_id, name)
+        except UserError as e:
             return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 4
         text = say(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
         return (text,) + refreshed(chosen, run_id)
@@ -117,9 +116,8 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
         if not run_id:
             return hide_confirm(say("**Choose a run to delete first.**"))
         try:
-            access.require(who(request), "delete a run")
-            snap = manager.get(run_id).snapshot(log=False)
-        except USER_ERRORS as e:
+            snap = actions.ask_delete(who(request), run_id)
+        except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True))
         text = say(f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
                    f"folder `{snap['run_dir']}`? This cannot be undone.")
@@ -127,9 +125,8 @@ def build(manager: RunManager, tab: gr.Tab | None = None, access: Access | None 
 
     def on_confirm(request: gr.Request, run_id, chosen, current):
         try:
-            access.require(who(request), "delete a run")
-            deleted = manager.delete(run_id)
-        except USER_ERRORS as e:
+            deleted = actions.delete(who(request), run_id)
+        except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 4
         return hide_confirm(say(f"Deleted run {deleted}.")) + refreshed(chosen, current)
 

@@ -5,7 +5,7 @@ the browser through gr.I18n, by the page's locale: the browser's language, or th
 selector at the top of the page. Text made while the app runs (notices, errors,
 status, the plan) goes through `say`, in the language of the session that asked:
 the selector's choice, else the request's Accept-Language, else English. Both read
-the catalogues of sft_ui/i18n.py.
+the catalogues of sft_ui/i18n/.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import gradio as gr
 from gradio.context import Context, LocalContext
 from gradio.i18n import I18nData
 
-from .. import i18n
+from sft_ui import i18n
 
 _TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
 _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
-from .lang import T, say
+from sft_ui.ui.lang import T, say
 
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}

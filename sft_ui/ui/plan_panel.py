@@ -8,21 +8,17 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from .. import planner
-from ..access import Access
-from ..memory import size_text
-from ..config import RunConfig
-from ..runs import ACTIVE_STATES, USER_ERRORS, RunManager
-from .access_panel import who
-from .lang import T, after_switch, problem, problems, say
-from .widgets import config_to_values, values_to_dict
+from sft_ui.access import Who
+from sft_ui.actions import Actions
+from sft_ui.config import RunConfig
+from sft_ui.config.registry import plan_inputs
+from sft_ui.errors import UserError
+from sft_ui.plan.memory import size_text
+from sft_ui.plan.planner import duration_text
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, after_switch, problems, say
+from sft_ui.ui.widgets import config_to_values, values_to_dict
 
-# Settings the plan depends on; typed boxes re-plan when left, not on every key.
-WATCHED = ["per_device_train_batch_size", "gradient_accumulation_steps", "train_by",
-           "max_steps", "num_train_epochs", "max_length", "packing", "bf16",
-           "activation_checkpointing", "use_peft", "lora_r", "lora_dropout", "dataset_name",
-           "dataset_format", "max_train_samples", "eval_fraction"]
-TYPED = ["model_name_or_path", "lora_target_modules"]
 PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("runtime", "runtime")]
@@ -39,10 +35,9 @@ class PlanControls:
 
 
 def build() -> PlanControls:
-    """The panel's widgets, inside the Batch and time panel. The first plan is made here,
-    in the main thread: it imports TRL (for the data's token lengths), whose first import
-    fails in one of two threads importing it at once, such as a run's."""
-    details = gr.Markdown(T(show_plan({})), elem_id="plan")
+    """The panel's widgets, inside the Batch and time panel; the plan comes when the page
+    loads."""
+    details = gr.Markdown(elem_id="plan")
     with gr.Row():
         fit = gr.Button(T("Fit to this machine"), size="sm", elem_id="plan-fit")
         measure = gr.Button(T("Measure speed"), size="sm", elem_id="plan-measure")
@@ -86,10 +81,10 @@ def _time_line(p: dict) -> str:
     if not p["seconds_per_step"]:
         return ("**Time:** not measured yet for this model, device and precision: press "
                 "*Measure speed* (a few training steps).")
-    text = (f"**Time:** {planner.duration_text(p['seconds_per_step'])} per step "
+    text = (f"**Time:** {duration_text(p['seconds_per_step'])} per step "
             f"({p['tokens_per_second']:,.0f} tokens/s measured on {p['device_name']}).")
     if p["seconds_total"]:
-        text += f" {p['steps']:,} steps: {planner.duration_text(p['seconds_total'])}."
+        text += f" {p['steps']:,} steps: {duration_text(p['seconds_total'])}."
     if p["padding"] is None and not p["packing"]:
         text += " At most: every row counted at max_length."
     return text
@@ -110,49 +105,38 @@ def _padding_line(p: dict) -> str:
     return text
 
 
-def show_plan(values: dict) -> str:
+def show_plan(actions: Actions, who: Who, values: dict) -> str:
     """The plan for loose RunConfig values as Markdown, or what is wrong with them; never
     a trace."""
     try:
-        return say(plan_markdown(planner.plan_with_data(RunConfig.from_dict(values))))
-    except USER_ERRORS as e:
+        return say(plan_markdown(actions.plan(who, values)))
+    except UserError as e:
         return problems("No plan for these settings:", e)
     except Exception as e:  # keep the page usable, say what happened
         return say(f"**No plan:** {type(e).__name__}: {e}")
 
 
 def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
-         manager: RunManager, access: Access) -> None:
-    def config(values) -> RunConfig:
-        return RunConfig.from_dict(values_to_dict(names, values))
+         actions: Actions) -> None:
+    manager = actions.manager
 
     def on_change(request: gr.Request, *values):
-        values = values_to_dict(names, values)
-        try:  # the plan reads the data (padding): only files this session may read
-            access.check_config(manager.root, who(request), values)
-        except USER_ERRORS as e:
-            return problems("No plan for these settings:", e)
-        return show_plan(values)
+        return show_plan(actions, who(request), values_to_dict(names, values))
+
+    def on_load(request: gr.Request):
+        return show_plan(actions, who(request), {})
 
     def on_fit(*values):
         try:
-            new, text = planner.fit_to_machine(config(values))
-        except USER_ERRORS as e:
+            new, text = actions.fit(values_to_dict(names, values))
+        except UserError as e:
             return gr.skip(), gr.skip(), problems("Cannot fit:", e)
         return new.per_device_train_batch_size, new.gradient_accumulation_steps, say(text)
 
     def on_measure(request: gr.Request, *values):
         try:
-            access.require(who(request), "measure the speed (it trains a few steps)")
-        except USER_ERRORS as e:
-            return gr.skip(), problem("Cannot measure:", e)
-        active = manager.active()
-        if active is not None and active.state in ACTIVE_STATES:
-            return gr.skip(), say("A run is training: measure after it ends (both would "
-                                  "share the machine, and the figure would be wrong).")
-        try:
-            speed = planner.calibrate(config(values))
-        except USER_ERRORS as e:
+            speed = actions.measure(who(request), values_to_dict(names, values))
+        except UserError as e:
             return gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
             return gr.skip(), say(f"**Measuring failed:** {type(e).__name__}: {e}")
@@ -169,14 +153,18 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
         return (*config_to_values(cfg, names),
                 say(f"Filled in the settings of run {run.name} with {changes}. Press Start."))
 
-    triggers = [widgets[n].change for n in WATCHED if n in widgets] + \
-        [event for n in TYPED if n in widgets for event in (widgets[n].blur, widgets[n].submit)]
+    # The settings the plan depends on (their `plan` metadata); typed boxes re-plan when
+    # left, not on every key.
+    triggers = [widgets[n].change for n in plan_inputs("change") if n in widgets] + \
+        [event for n in plan_inputs("leave") if n in widgets
+         for event in (widgets[n].blur, widgets[n].submit)]
     # "multiple": with Gradio's "always_last", a change made while a plan was pending at
     # times left the effective batch above it unchanged (seen in the browser test).
     gr.on(triggers, on_change, inputs, c.details, api_name="ui_plan",
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
-    gr.on(None, lambda: show_plan({}), [], c.details, api_name=False,
-          show_progress="hidden")  # at page load, for the settings every panel starts with
+    # At page load, for the settings every panel starts with (not while the page is built:
+    # the plan reads the data's token lengths, which imports TRL).
+    gr.on(None, on_load, [], c.details, api_name=False, show_progress="hidden")
     after_switch(on_change, inputs, c.details)
     c.fit.click(on_fit, inputs, [widgets["per_device_train_batch_size"],
                                  widgets["gradient_accumulation_steps"], c.notice],

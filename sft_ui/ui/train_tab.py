@@ -7,36 +7,16 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ..access import Access
-from ..config import load_preset, preset_names
-from ..hardware import detect, speedups
-from ..runs import ACTIVE_STATES, USER_ERRORS, RunError, RunManager
-from . import code_panel, data_panel, live_view, plan_panel
-from .access_panel import who
-from .lang import T, after_switch, problem, problems, say
-from .widgets import config_to_values, make_widget, values_to_dict
-
-PANELS = [
-    ("Model", ["model_name_or_path", "trust_remote_code"]),
-    ("Dataset", ["dataset_name", "dataset_format", "dataset_text_field", "dataset_template",
-                 "completion_only_loss", "txt_mode", "dataset_config", "dataset_train_split",
-                 "max_train_samples"]),
-    ("Batch and time", ["per_device_train_batch_size", "gradient_accumulation_steps",
-                        "train_by", "max_steps", "num_train_epochs", "max_length",
-                        "packing", "packing_strategy"]),
-    ("Optimizer", ["learning_rate", "weight_decay", "warmup_steps", "lr_scheduler_type",
-                   "neftune_noise_alpha", "seed"]),
-    ("Logging, checkpoints and samples", [
-        "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
-        "report_to", "sample_steps", "sample_max_new_tokens", "sample_prompts"]),
-]
-ADVANCED = [("Eval data", ["eval_dataset_name", "dataset_test_split", "eval_fraction",
-                           "eval_strategy", "eval_steps"]),
-            ("Precision and memory", ["bf16", "fp16", "activation_checkpointing",
-                                      "use_liger_kernel"]),
-            ("LoRA", ["use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules",
-                      "load_in_4bit"])]
-
+from sft_ui.actions import Actions
+from sft_ui.config import RunConfig, load_preset, preset_names
+from sft_ui.config.registry import panels
+from sft_ui.errors import UserError
+from sft_ui.plan.hardware import detect, speedups
+from sft_ui.runs import ACTIVE_STATES, RunError
+from sft_ui.ui import code_panel, data_panel, live_view, plan_panel
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, after_switch, problem, problems, say
+from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
@@ -56,31 +36,35 @@ def effective_batch_text(batch, accum) -> str:
                "accumulation adds time, not memory.")
 
 
-def build(manager: RunManager, access: Access) -> None:
+def build(actions: Actions) -> None:
     """Lay out the Train tab inside the current Blocks context."""
+    manager = actions.manager
     widgets: dict[str, gr.components.Component] = {}
     with gr.Row():
         with gr.Column(scale=2):
             gr.Markdown(T(f"**This machine:** {detect().describe()}"))
             preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
                                  info=T("Load a saved recipe into every panel."))
-            for title, names in PANELS + ADVANCED:
-                with gr.Accordion(T(title), open=(title, names) in PANELS):
+            for panel in panels():
+                with gr.Accordion(T(panel.title), open=not panel.advanced):
+                    names = panel.names
                     for pair in (names[i:i + 2] for i in range(0, len(names), 2)):
                         with gr.Row():
                             for name in pair:
                                 widgets[name] = make_widget(name)
-                    if title == "Precision and memory":
+                    if panel.group == "hardware":
                         for sentence in speedups():
                             gr.Markdown(T(sentence))
-                    if title == "Model":
+                    if panel.group == "model":
                         remote_warning = gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
                                                      elem_id="remote-code-warning")
-                    if title == "Dataset":
+                    if panel.group == "data":
                         data_controls = data_panel.build_controls()
-                    if title == "Batch and time":
-                        effective = gr.Markdown(T(effective_batch_text(4, 2)),
-                                                elem_id="effective-batch")
+                    if panel.group == "batch":
+                        defaults = RunConfig()
+                        effective = gr.Markdown(T(effective_batch_text(
+                            defaults.per_device_train_batch_size,
+                            defaults.gradient_accumulation_steps)), elem_id="effective-batch")
                         plan = plan_panel.build()
             with gr.Accordion(T("Save, load, show code"), open=False):
                 code_controls = code_panel.build_controls()
@@ -98,11 +82,8 @@ def build(manager: RunManager, access: Access) -> None:
 
     def on_start(request: gr.Request, *values):
         try:
-            values = values_to_dict(names, values)
-            access.require(who(request), "start a run")
-            access.check_config(manager.root, who(request), values)
-            new_id = manager.start(values)
-        except USER_ERRORS as e:
+            new_id = actions.start(who(request), values_to_dict(names, values))
+        except UserError as e:
             return gr.skip(), problems("Cannot start:", e)
         return new_id, ""
 
@@ -121,18 +102,15 @@ def build(manager: RunManager, access: Access) -> None:
         if run is None or run.state not in ACTIVE_STATES:
             return say("No run is training.")
         try:
-            access.require(who(request), "stop a run")
-        except USER_ERRORS as e:
+            return live_view.status_markdown(actions.stop(who(request), run.id))
+        except UserError as e:
             return problem("Cannot stop:", e)
-        run.request_stop()
-        return live_view.status_markdown(run.snapshot())
 
     def on_resume(request: gr.Request, current):
         run = shown_run(current)
         try:
-            access.require(who(request), "resume a run")
-            return manager.resume(run.id if run else ""), ""
-        except USER_ERRORS as e:
+            return actions.resume(who(request), run.id if run else ""), ""
+        except UserError as e:
             return gr.skip(), problem("Cannot resume:", e)
 
     def on_tick(current, last_seen):
@@ -157,9 +135,9 @@ def build(manager: RunManager, access: Access) -> None:
     timer.tick(on_tick, [run_id, seen],
                [*live.outputs(), start, stop, resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
-    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], manager, access)
+    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], actions)
     code_panel.wire(code_controls, names, inputs)
-    plan_panel.wire(plan, names, inputs, widgets, manager, access)
+    plan_panel.wire(plan, names, inputs, widgets, actions)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], remote_warning,
                                         api_name=False, show_progress="hidden")

@@ -6,10 +6,9 @@ import dataclasses
 
 import gradio as gr
 
-from ..config import RunConfig
-from .lang import T
+from sft_ui.config import RunConfig, registry
+from sft_ui.ui.lang import T
 
-FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 
 
@@ -23,7 +22,7 @@ def widget_value(name: str, value):
 
 
 def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Component:
-    f = FIELDS[name]
+    f = _field(name)
     meta = f.metadata
     value = widget_value(name, getattr(default or RunConfig(), name))
     common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
@@ -45,8 +44,12 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     return gr.Textbox(**common)
 
 
+def _field(name: str) -> dataclasses.Field:
+    return next(f for f in registry.fields() if f.name == name)
+
+
 def _tristate(name: str) -> bool:
-    return "Optional[bool]" in str(FIELDS[name].type)
+    return "Optional[bool]" in str(_field(name).type)
 
 
 def values_to_dict(names: list[str], values) -> dict:

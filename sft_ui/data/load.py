@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from . import formats
-from .config import DEMO_DATASET, RunConfig
-from .formats import DataError
+from sft_ui.config import DEMO_DATASET, RunConfig
+from sft_ui.data import formats
+from sft_ui.data.formats import DataError
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
 DEFAULT_MAX_DATA_MB = 1024
@@ -69,7 +69,7 @@ def read_source(name: str, cfg: RunConfig, split: str) -> Source:
     """Rows of the demo set, a local file or folder, or a Hub dataset's split."""
     name = name.strip()
     if name == DEMO_DATASET:
-        from .demo_data import demo_rows
+        from sft_ui.data.demo import demo_rows
         rows = demo_rows()
         return Source("demo set", rows, list(rows[0]))
     path = Path(name).expanduser()
@@ -245,7 +245,8 @@ def _read_folder(path: Path, split: str) -> Source:
 
 def _read_hub(name: str, config: str, split: str) -> Source:
     import datasets
-    from .models import hub_reachable
+
+    from sft_ui.models import hub_reachable
     if not hub_reachable():
         raise DataError(
             f"'{name}' is not a local file or folder, and the Hugging Face Hub cannot be "
@@ -315,7 +316,7 @@ def check_dataset(cfg: RunConfig) -> str:
     names = [cfg.dataset_name.strip(), cfg.eval_dataset_name.strip()]
     if all(not n or n == DEMO_DATASET or os.path.exists(Path(n).expanduser()) for n in names):
         return load_data(cfg).format
-    from .models import hub_reachable
+    from sft_ui.models import hub_reachable
     if not hub_reachable():
         hub = next(n for n in names if n and n != DEMO_DATASET
                    and not os.path.exists(Path(n).expanduser()))

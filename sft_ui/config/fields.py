@@ -14,14 +14,14 @@ from pathlib import Path
 
 import yaml
 
+from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of, shorten
+
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 DEMO_DATASET = "demo"
 PRESETS_DIR = Path(__file__).parent / "presets"
 
 # Data formats (data.py applies them); "auto" picks one from the columns.
 FORMATS = ["auto", "text", "messages", "prompt/completion", "alpaca", "sharegpt", "template"]
-
-MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 
 DEFAULT_SAMPLE_PROMPTS = [
     "What is the capital of Italy?",
@@ -30,10 +30,26 @@ DEFAULT_SAMPLE_PROMPTS = [
 ]
 
 
-def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None):
-    """A field with its help text and bounds (the single source for UI and checks)."""
+# The panels of the Train tab, in page order: a field's `group` names its panel.
+PANEL_TITLES = {"model": "Model", "data": "Dataset", "batch": "Batch and time",
+                "optim": "Optimizer", "log": "Logging, checkpoints and samples",
+                "eval": "Eval data", "hardware": "Precision and memory", "lora": "LoRA"}
+# Where a setting goes in TRL: `trl sft`'s three argument classes.
+TRL_DESTINATIONS = ("script", "model", "sft")  # ScriptArguments, ModelConfig, SFTConfig
+
+
+def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
+       trl=None, plan="", card=False, advanced=False):
+    """A field and everything said of it once (config/registry.py derives the rest):
+    help text, bounds, choices and label (widgets and checks); `group`, the panel it is in
+    (PANEL_TITLES), and `advanced`, shown in a closed panel; `trl`, where it goes in TRL
+    (TRL_DESTINATIONS; None: the studio's own); `plan`, whether the plan is made again
+    when it changes ("change") or when its typed box is left ("leave"); `card`, a row
+    of the model card's settings table."""
+    assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
-            "choices": choices, "label": label}
+            "choices": choices, "label": label, "trl": trl, "plan": plan, "card": card,
+            "advanced": advanced}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -45,24 +61,23 @@ class RunConfig:
     model_name_or_path: str = _f(
         DEFAULT_MODEL_ID, "A Hugging Face Hub id or a local folder. The default "
         "SmolLM2-135M-Instruct works offline from the copy installed with the app.",
-        "model", label="Model")
+        "model", label="Model", trl="model", plan="leave")
     trust_remote_code: bool = _f(
-        False, "Run Python code shipped with the model. Only for models you trust.", "model", label="Trust remote code")
+        False, "Run Python code shipped with the model. Only for models you trust.", "model",
+        label="Trust remote code", trl="model")
     # Data
     dataset_name: str = _f(
         DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, an uploaded file "
         "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
-        "data", label="Dataset")
-    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).",
-                             "data", label="Dataset config")
-    dataset_train_split: str = _f("train", "Which split to train on.", "data", label="Train split")
+        "data", label="Dataset", trl="script", plan="change")
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",
-        "data", choices=FORMATS, label="Data format")
+        "data", choices=FORMATS, label="Data format", plan="change")
     dataset_text_field: str = _f(
         "text", "The column holding plain text (format 'text'). Chat and "
-        "prompt/completion data are recognised by their columns.", "data", label="Text field")
+        "prompt/completion data are recognised by their columns.", "data", label="Text field",
+        trl="sft")
     dataset_template: str = _f(
         "", "For format 'template': a format string over the columns, e.g. "
         "'Question: {question}\nAnswer: {answer}'. Each row becomes that text.",
@@ -71,153 +86,174 @@ class RunConfig:
         None, "Count the loss only on answers, not on prompts. Blank: on for "
         "prompt/completion and instruction data, off for plain text and chats "
         "(on for chats trains on the last assistant reply only).", "data",
-        label="Loss on answers only")
+        label="Loss on answers only", trl="sft")
     txt_mode: str = _f(
         "lines", "For .txt files: one example per line, or the whole file cut into "
         "chunks of about max_length tokens.", "data", choices=["lines", "chunks"],
         label="Text file mode")
+    dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).",
+                             "data", label="Dataset config", trl="script")
+    dataset_train_split: str = _f("train", "Which split to train on.", "data",
+                                  label="Train split", trl="script")
     max_train_samples: int = _f(
         0, "Use only the first N training examples (0: all). For quick tries.",
-        "data", minimum=0, maximum=1_000_000_000, label="Limit training examples")
-    # Eval data
-    eval_dataset_name: str = _f(
-        "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
-        "eval", label="Eval dataset")
-    dataset_test_split: str = _f(
-        "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
-        "'test'. Blank: none.", "eval", label="Eval split")
-    eval_fraction: float = _f(
-        0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
-        "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction")
-    eval_strategy: str = _f(
-        "steps", "When to compute the eval loss (when there is eval data).", "eval",
-        choices=["steps", "epoch", "no"], label="Eval strategy")
-    eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
-                         "eval data).", "eval", minimum=1, maximum=1_000_000, label="Eval every N steps")
+        "data", minimum=0, maximum=1_000_000_000, label="Limit training examples",
+        plan="change")
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Batch size: how many examples the model reads at once, in one forward and "
         "backward pass on each device. Bigger batches give steadier gradients and use the "
         "hardware better, but memory grows with them. Out of memory? Halve it and double "
         "gradient accumulation: the effective batch stays the same.",
-        "batch", minimum=1, maximum=1024, label="Batch size per device")
+        "batch", minimum=1, maximum=1024, label="Batch size per device",
+        trl="sft", plan="change", card=True)
     gradient_accumulation_steps: int = _f(
         2, "Gradient accumulation: run this many batches and add up their gradients "
         "before the weights are updated once. A small batch then acts like a big one: "
         "effective batch = batch size x accumulation x devices. Costs time, not memory.",
-        "batch", minimum=1, maximum=4096, label="Gradient accumulation steps")
+        "batch", minimum=1, maximum=4096, label="Gradient accumulation steps",
+        trl="sft", plan="change", card=True)
     train_by: str = _f(
         "steps", "End the run after a number of steps (predictable time) or after a "
         "number of epochs (full passes over the training data).", "batch",
-        choices=["steps", "epochs"], label="Train for")
+        choices=["steps", "epochs"], label="Train for", plan="change", card=True)
     max_steps: int = _f(
         30, "Steps to train (when training for steps). A step is one update of the "
         "weights, made after one effective batch of examples; the number of steps bounds "
-        "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps")
+        "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps",
+        trl="sft", plan="change", card=True)
     num_train_epochs: float = _f(
         1.0, "Epochs to train (when training for epochs). One epoch is one full pass over "
         "the training data: 3 shows every example three times. Fractions allowed. Many "
         "epochs over few examples and the model learns them by heart.",
-        "batch", minimum=0.01, maximum=1000.0, label="Epochs")
+        "batch", minimum=0.01, maximum=1000.0, label="Epochs",
+        trl="sft", plan="change", card=True)
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
-        label="Max length (tokens)")
+        label="Max length (tokens)", trl="sft", plan="change", card=True)
+    packing: bool = _f(
+        False, "Packing: put several short examples end to end into each max_length "
+        "sequence instead of padding each one to the longest in its batch. No compute is "
+        "spent on padding, so an epoch takes fewer steps and less time.", "batch",
+        label="Packing", trl="sft", plan="change", card=True)
+    packing_strategy: str = _f(
+        "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
+        "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
+        choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy", trl="sft")
     # Optimizer
     learning_rate: float = _f(
         1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "
         "jumps or diverges; too low and the model learns little in the steps it has. "
         "Common: 1e-5 to 5e-5 for full fine-tuning, 1e-4 to 3e-4 for LoRA.",
-        "optim", minimum=0.0, maximum=1.0, label="Learning rate")
+        "optim", minimum=0.0, maximum=1.0, label="Learning rate", trl="sft", card=True)
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
-                             "optim", minimum=0.0, maximum=1.0, label="Weight decay")
+                             "optim", minimum=0.0, maximum=1.0, label="Weight decay",
+                             trl="sft", card=True)
     warmup_steps: float = _f(
         0, "Warmup: the learning rate climbs from 0 to its full value over these first "
         "steps, so the first, noisy updates do not knock the model off course. A value "
         "below 1 is a fraction of the run (0.1 = the first 10% of steps).", "optim", minimum=0,
-        maximum=10_000_000, label="Warmup steps (or ratio)")
+        maximum=10_000_000, label="Warmup steps (or ratio)", trl="sft", card=True)
     lr_scheduler_type: str = _f(
         "linear", "How the learning rate changes after warmup: linear falls to 0 by the "
         "end, cosine falls along a curve, constant stays.", "optim",
-        choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler")
-    seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
-                   "optim", minimum=0, maximum=2**31 - 1, label="Seed")
+        choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler",
+        trl="sft", card=True)
     neftune_noise_alpha: float = _f(
         0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
-        label="NEFTune noise alpha")
-    # Logging and saving
+        label="NEFTune noise alpha", trl="sft")
+    seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
+                   "optim", minimum=0, maximum=2**31 - 1, label="Seed", trl="sft", card=True)
+    # Logging, checkpoints and samples
     logging_strategy: str = _f("steps", "Log every N steps, or once per epoch.", "log",
-                               choices=["steps", "epoch"], label="Logging strategy")
+                               choices=["steps", "epoch"], label="Logging strategy", trl="sft")
     logging_steps: int = _f(1, "Log the loss every this many optimizer steps.",
-                            "log", minimum=1, maximum=1_000_000, label="Logging steps")
+                            "log", minimum=1, maximum=1_000_000, label="Logging steps",
+                            trl="sft")
     save_strategy: str = _f(
         "steps", "When to write checkpoints (to resume from): every N steps, every epoch, "
         "or never (Stop still writes one).", "log", choices=["steps", "epoch", "no"],
-        label="Save strategy")
+        label="Save strategy", trl="sft")
     save_steps: int = _f(
         0, "Save a checkpoint every this many steps (0: only the final model). Each "
         "full checkpoint holds weights and optimizer state: about 3x the model size.",
-        "log", minimum=0, maximum=1_000_000, label="Save every N steps")
+        "log", minimum=0, maximum=1_000_000, label="Save every N steps", trl="sft")
     save_total_limit: int = _f(
         0, "Keep only the newest N checkpoints (0: keep all). Saves disk.", "log",
-        minimum=0, maximum=1_000_000, label="Keep at most N checkpoints")
+        minimum=0, maximum=1_000_000, label="Keep at most N checkpoints", trl="sft")
     report_to: str = _f(
         "none", "Also send metrics to an experiment tracker (installed separately): "
         "tensorboard, trackio, wandb... 'none': only the studio's own view.", "log",
-        label="Report to")
-    # Samples
+        label="Report to", trl="sft")
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
-        "samples", minimum=0, maximum=1_000_000, label="Sample every N steps")
+        "log", minimum=0, maximum=1_000_000, label="Sample every N steps")
+    sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.", "log",
+                                    minimum=1, maximum=2048, label="Sample length (tokens)")
     sample_prompts: list = _f(
         DEFAULT_SAMPLE_PROMPTS, "Fixed prompts answered during training, one per line.",
-        "samples", label="Sample prompts")
-    sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.",
-                                    "samples", minimum=1, maximum=2048, label="Sample length (tokens)")
-    packing: bool = _f(
-        False, "Packing: put several short examples end to end into each max_length "
-        "sequence instead of padding each one to the longest in its batch. No compute is "
-        "spent on padding, so an epoch takes fewer steps and less time.", "batch",
-        label="Packing")
-    packing_strategy: str = _f(
-        "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
-        "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
-        choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy")
-    # Precision and memory
+        "log", label="Sample prompts")
+    # Eval data (advanced)
+    eval_dataset_name: str = _f(
+        "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
+        "eval", label="Eval dataset", advanced=True)
+    dataset_test_split: str = _f(
+        "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
+        "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True)
+    eval_fraction: float = _f(
+        0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
+        "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction",
+        plan="change", advanced=True)
+    eval_strategy: str = _f(
+        "steps", "When to compute the eval loss (when there is eval data).", "eval",
+        choices=["steps", "epoch", "no"], label="Eval strategy", trl="sft", advanced=True)
+    eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
+                         "eval data).", "eval", minimum=1, maximum=1_000_000,
+                         label="Eval every N steps", trl="sft", advanced=True)
+    # Precision and memory (advanced)
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
-        "hardware", label="bf16")
+        "hardware", label="bf16", trl="sft", plan="change", advanced=True)
     fp16: typing.Optional[bool] = _f(
         None, "float16 mixed precision with loss scaling, for CUDA GPUs without bf16 (such as "
-        "a T4). Blank: on only on such a GPU.", "hardware", label="fp16")
+        "a T4). Blank: on only on such a GPU.", "hardware", label="fp16",
+        trl="sft", plan="change", advanced=True)
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
-        "hardware", label="Activation checkpointing")
+        "hardware", label="Activation checkpointing", trl="sft", plan="change", advanced=True)
     use_liger_kernel: bool = _f(
         False, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
         "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package.",
-        "hardware", label="Liger kernels")
-    # LoRA (TRL's ModelConfig names)
+        "hardware", label="Liger kernels", trl="sft", advanced=True)
+    # LoRA, TRL's ModelConfig names (advanced)
     use_peft: bool = _f(
         False, "LoRA (low-rank adaptation): freeze the model and train small extra "
         "matrices beside its layers. Far less memory (no gradients or optimizer state for "
         "the frozen weights) and a small adapter file; results often come close to full "
-        "fine-tuning.", "lora", label="Use LoRA")
+        "fine-tuning.", "lora", label="Use LoRA",
+        trl="model", plan="change", card=True, advanced=True)
     lora_r: int = _f(16, "LoRA rank: the width of the adapter matrices. Higher learns more "
                      "and takes more memory; 8 to 64 is common.", "lora", minimum=1,
-                     maximum=4096, label="LoRA r")
+                     maximum=4096, label="LoRA r", trl="model", plan="change", card=True,
+                     advanced=True)
     lora_alpha: int = _f(32, "LoRA scaling: the adapter's update is multiplied by alpha / r "
                          "(often alpha = 2 x r).",
-                         "lora", minimum=1, maximum=65536, label="LoRA alpha")
+                         "lora", minimum=1, maximum=65536, label="LoRA alpha",
+                         trl="model", card=True, advanced=True)
     lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
-                             minimum=0.0, maximum=0.99, label="LoRA dropout")
-    lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora", label="LoRA target modules")
+                             minimum=0.0, maximum=0.99, label="LoRA dropout",
+                             trl="model", plan="change", card=True, advanced=True)
+    lora_target_modules: str = _f("all-linear", "Modules that get adapters.", "lora",
+                                  label="LoRA target modules", trl="model", plan="leave",
+                                  card=True, advanced=True)
     load_in_4bit: bool = _f(
         False, "QLoRA: keep the frozen base model in 4 bits (NF4, bitsandbytes) under the "
         "LoRA adapter: about a quarter of the weights' memory, a little slower per step. "
         "Needs LoRA, a CUDA GPU and the bitsandbytes package.", "lora",
-        label="Load the base in 4 bits (QLoRA)")
+        label="Load the base in 4 bits (QLoRA)",
+        trl="model", plan="change", card=True, advanced=True)
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -225,7 +261,7 @@ class RunConfig:
         """Build from loose input (API, UI, YAML). Raises ConfigError with every problem."""
         if values is not None and not isinstance(values, dict):
             raise ConfigError([f"Settings must be a mapping of setting names to values, like "
-                               f'{{"max_steps": 10}} (got {_kind(values)}).'])
+                               f'{{"max_steps": 10}} (got {kind_of(values)}).'])
         values = dict(values or {})
         known = {f.name: f for f in dataclasses.fields(cls)}
         errors = [f"Unknown setting '{k}'. Known settings: {', '.join(known)}."
@@ -234,7 +270,7 @@ class RunConfig:
         for name, value in values.items():
             if name in known:
                 try:
-                    kwargs[name] = _coerce(known[name], value)
+                    kwargs[name] = coerce(known[name], value)
                 except ValueError as e:
                     errors.append(str(e))
         if errors:
@@ -252,7 +288,7 @@ class RunConfig:
         if not isinstance(data, dict):
             raise ConfigError([f"{Path(path).name} must hold a mapping of settings "
                                "(name: value lines)."])
-        return cls.from_dict(_from_trl(data))
+        return cls.from_dict(from_trl(data))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -315,100 +351,6 @@ class RunConfig:
 
     def effective_batch(self, devices: int = 1) -> int:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps * devices
-
-
-class ConfigError(ValueError):
-    """Bad settings; `messages` holds one readable line per problem."""
-
-    def __init__(self, messages: list[str]):
-        self.messages = list(messages)
-        super().__init__(" ".join(self.messages))
-
-
-def _from_trl(values: dict) -> dict:
-    """Read TRL's conventions in a settings file: max_steps -1 means training for
-    epochs, null means off, target modules may be a list."""
-    if str(values.get("max_steps", "")).strip() == "-1":
-        values.pop("max_steps")
-        values.setdefault("train_by", "epochs")
-    for name, off in (("neftune_noise_alpha", 0), ("save_total_limit", 0),
-                      ("dataset_config", ""), ("dataset_test_split", "")):
-        if name in values and values[name] is None:
-            values[name] = off
-    values.pop("use_cpu", None)  # the studio picks the device itself
-    if isinstance(values.get("lora_target_modules"), (list, tuple)):
-        values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))
-    if isinstance(values.get("report_to"), (list, tuple)):
-        values["report_to"] = ",".join(map(str, values["report_to"])) or "none"
-    return values
-
-
-def _coerce(f: dataclasses.Field, value):
-    """Turn UI/API input into the field's type, or raise a readable ValueError."""
-    kind, name = str(f.type), f.name
-    optional = "Optional" in kind
-    if value is None or (optional and str(value).strip().lower() in ("", "auto", "none")):
-        if optional:
-            return None
-        raise ValueError(f"{name} needs a value.")
-    if "bool" in kind:
-        if isinstance(value, bool):
-            return value
-        word = str(value).strip().lower()
-        if word in ("true", "1", "yes", "on"):
-            return True
-        if word in ("false", "0", "no", "off"):
-            return False
-        raise ValueError(f"{name} must be true or false (got {shorten(value)}).")
-    if kind in ("int", "float"):
-        whole = kind == "int"
-        try:
-            number = float(value)
-        except OverflowError:
-            raise ValueError(f"{name} is far too large (got {shorten(value)}).") from None
-        except (TypeError, ValueError):
-            number = None
-        finite = number is not None and number == number and abs(number) != float("inf")
-        if whole and not (finite and number == int(number)):
-            raise ValueError(f"{name} must be a whole number (got {shorten(value)}).")
-        if not finite:
-            raise ValueError(f"{name} must be a {'finite ' if number is not None else ''}"
-                             f"number (got {shorten(value)}).")
-        return int(number) if whole else number
-    if kind == "list":
-        if isinstance(value, str):
-            return [line.strip() for line in _text(name, value).splitlines() if line.strip()]
-        if isinstance(value, (list, tuple)):
-            return [_text(name, v) for v in value]
-        raise ValueError(f"{name} must be a list of strings (got {shorten(value)}).")
-    return _text(name, value).strip()
-
-
-def _text(name: str, value) -> str:
-    """A text setting (or one line of a list) from a string or a number."""
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise ValueError(f"{name} must be text (got {shorten(value)}).")
-    text = str(value)
-    if "\x00" in text:
-        raise ValueError(f"{name} contains a NUL character (\\x00): remove it.")
-    if len(text) > MAX_TEXT:
-        raise ValueError(f"{name} is too long: {len(text):,} characters, at most "
-                         f"{MAX_TEXT:,}. Shorten it.")
-    return text
-
-
-def shorten(value, show=repr, limit: int = 60) -> str:
-    """A value as a message quotes it (repr), cut short when it is long."""
-    try:
-        text = show(value)
-    except ValueError:  # an integer too long to print
-        return "a number too long to show"
-    return text if len(text) <= limit else text[:limit - 5] + "[...]"
-
-
-def _kind(value) -> str:
-    return {list: "a list", tuple: "a list", str: "text", bool: "true/false",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
 def load_preset(name: str) -> RunConfig:

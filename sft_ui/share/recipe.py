@@ -7,62 +7,28 @@ format...); the studio reads both. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import shlex
 from pathlib import Path
 
 import yaml
 
-from .config import DEMO_DATASET, RunConfig
+from sft_ui.config import DEMO_DATASET, RunConfig
+from sft_ui.config.registry import studio_names
+from sft_ui.train.arguments import flat, has_eval_data, to_trl
 
-# RunConfig fields that TRL's `trl sft` parser (ScriptArguments, SFTConfig, ModelConfig)
-# also has, with the same meaning once written by trl_values().
-TRL_FIELDS = (
-    "model_name_or_path", "trust_remote_code", "dataset_name", "dataset_config",
-    "dataset_train_split", "dataset_test_split", "dataset_text_field", "completion_only_loss",
-    "per_device_train_batch_size", "gradient_accumulation_steps", "max_steps",
-    "num_train_epochs", "max_length", "packing", "packing_strategy", "learning_rate",
-    "weight_decay", "warmup_steps", "lr_scheduler_type", "neftune_noise_alpha", "seed",
-    "logging_strategy", "logging_steps", "save_strategy", "save_steps", "save_total_limit",
-    "eval_strategy", "eval_steps", "bf16", "fp16", "activation_checkpointing",
-    "use_liger_kernel", "report_to", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
-    "lora_target_modules", "load_in_4bit")
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
 
 
 def trl_values(cfg: RunConfig) -> dict:
-    """The TRL-known settings with TRL's conventions (max_steps -1 when training for
-    epochs, null for 'off', eval only with an eval split, precision as this machine runs
-    it)."""
-    from .hardware import detect, precision
-    values = {name: getattr(cfg, name) for name in TRL_FIELDS}
-    # "auto" resolved on this machine: TRL's own default is bf16 on, whatever the hardware.
-    mixed = precision(cfg.bf16, cfg.fp16)
-    values["bf16"], values["fp16"] = mixed == "bf16", mixed == "fp16"
-    if mixed == "bf16" and detect().device == "cpu":
-        values["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
-    if cfg.train_by == "epochs":
-        values["max_steps"] = -1
-    if cfg.save_strategy == "steps" and not cfg.save_steps:
-        values["save_strategy"], values["save_steps"] = "no", 500
-    values["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
-    values["save_total_limit"] = cfg.save_total_limit or None
-    values["dataset_config"] = cfg.dataset_config or None
-    if not cfg.dataset_test_split.strip():
-        values["eval_strategy"], values["dataset_test_split"] = "no", None
-    if values["warmup_steps"] >= 1:
-        values["warmup_steps"] = int(values["warmup_steps"])
-    targets = cfg.lora_target_modules.strip()
-    if targets != "all-linear":
-        values["lora_target_modules"] = [t.strip() for t in targets.split(",") if t.strip()]
-    return values
+    """The settings `trl sft` reads, as to_trl writes them for this machine; eval only with
+    an eval split (the one eval source `trl sft` knows)."""
+    return flat(to_trl(cfg, has_eval=bool(cfg.dataset_test_split.strip())))
 
 
 def studio_values(cfg: RunConfig) -> dict:
-    return {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)
-            if f.name not in TRL_FIELDS}
+    return {name: getattr(cfg, name) for name in studio_names()}
 
 
 def to_yaml(cfg: RunConfig) -> str:
@@ -106,7 +72,7 @@ def accelerate_command(num_processes: int = 2, num_machines: int = 1,
 
 def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
     if name == DEMO_DATASET:
-        return ["from sft_ui.demo_data import demo_rows  # the studio's demo set",
+        return ["from sft_ui.data.demo import demo_rows  # the studio's demo set",
                 f"{var} = Dataset.from_list(demo_rows())"]
     path = Path(name).expanduser()
     if path.is_dir():
@@ -126,7 +92,7 @@ def _data_format(cfg: RunConfig) -> str:
     """The format the studio would use: chosen, or detected on local data."""
     if cfg.dataset_format != "auto":
         return cfg.dataset_format
-    from .data import DataError, load_data
+    from sft_ui.data import DataError, load_data
     try:
         return load_data(cfg).format
     except (DataError, OSError):
@@ -135,10 +101,11 @@ def _data_format(cfg: RunConfig) -> str:
 
 FORMAT_CODE = {
     "alpaca": ["def to_prompt_completion(row):",
-               "    user = row[\"instruction\"] + (\"\\n\\n\" + row[\"input\"] if row.get(\"input\") "
-               "else \"\")",
-               "    return {\"prompt\": [{\"role\": \"user\", \"content\": user}],",
-               "            \"completion\": [{\"role\": \"assistant\", \"content\": row[\"output\"]}]}",
+               '    user = row["instruction"] + ("\\n\\n" + row["input"] if row.get("input") '
+               'else "")',
+               '    return {"prompt": [{"role": "user", "content": user}],',
+               '            "completion": [{"role": "assistant", '
+               '"content": row["output"]}]}',
                "", "dataset = dataset.map(to_prompt_completion, "
                "remove_columns=dataset.column_names)"],
     "template": ["TEMPLATE = {template!r}", "dataset = dataset.map(lambda row: {{\"text\": "
@@ -153,7 +120,8 @@ FORMAT_CODE = {
 
 def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
     """A complete script with the current TRL API that trains like the studio would."""
-    values = trl_values(cfg)
+    args = to_trl(cfg)  # the script reads the eval data the studio would
+    values = flat(args)
     data = ["# Data"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
     fmt = _data_format(cfg)
     if fmt == "alpaca":
@@ -162,8 +130,7 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
         data += [line.format(template=cfg.dataset_template) for line in FORMAT_CODE["template"]]
     elif fmt == "messages" and cfg.completion_only_loss:
         data += FORMAT_CODE["last-reply"]
-    has_eval = cfg.eval_fraction > 0 or bool(cfg.dataset_test_split.strip()
-                                             or cfg.eval_dataset_name.strip())
+    has_eval = has_eval_data(cfg)
     if cfg.eval_fraction > 0:
         data += [f"split = dataset.train_test_split(test_size={cfg.eval_fraction}, "
                  f"seed={cfg.seed})", "dataset, eval_dataset = split[\"train\"], split[\"test\"]"]
@@ -175,14 +142,10 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
-    args = {k: v for k, v in values.items() if k not in (
-        "model_name_or_path", "trust_remote_code", "dataset_name", "dataset_config",
-        "dataset_train_split", "dataset_test_split", "use_peft", "lora_r", "lora_alpha",
-        "lora_dropout", "lora_target_modules", "load_in_4bit")}
-    args["eval_strategy"] = cfg.eval_strategy if has_eval else "no"
+    sft = dict(args["sft"])
     if fmt == "template":
-        args["dataset_text_field"] = "text"
-    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args.items() if v is not None)
+        sft["dataset_text_field"] = "text"
+    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in sft.items() if v is not None)
     peft = "peft_config = None"
     if cfg.use_peft:
         targets = values["lora_target_modules"]

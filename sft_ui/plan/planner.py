@@ -16,13 +16,21 @@ import statistics
 import time
 from pathlib import Path
 
-from .config import DEMO_DATASET, ConfigError, RunConfig
-from .data import folder_files
-from .formats import DataError
-from .hardware import Hardware, detect, precision, unsupported
-from .memory import (TIGHT, available_memory, fit_mark, memory_problem, model_shape,
-                     peak_memory, size_text, trainable_params)
-from .models import ModelError, cache_dir, load_tokenizer, resolve_model
+from sft_ui.config import DEMO_DATASET, ConfigError, RunConfig
+from sft_ui.data import folder_files
+from sft_ui.data.formats import DataError
+from sft_ui.models import ModelError, cache_dir, load_tokenizer, resolve_model
+from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
+from sft_ui.plan.memory import (
+    TIGHT,
+    available_memory,
+    fit_mark,
+    memory_problem,
+    model_shape,
+    peak_memory,
+    size_text,
+    trainable_params,
+)
 
 DATA_SAMPLE_ROWS = 1000
 QUICK_DATA_BYTES = 64 * 2**20
@@ -46,7 +54,7 @@ def data_sample(cfg: RunConfig) -> DataSample:
 
 @functools.lru_cache(maxsize=8)
 def _data_sample(key: tuple, mtime: float) -> DataSample:
-    from .engine import load_training_data, tokenize_rows
+    from sft_ui.train.engine import load_training_data, tokenize_rows
     cfg = RunConfig.from_dict(dict(key))
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
     data = load_training_data(cfg, tokenizer)
@@ -211,8 +219,8 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch
 
-    from .engine import half_dtype, load_options, peft_config
-    from .models import load_model_and_tokenizer
+    from sft_ui.models import load_model_and_tokenizer
+    from sft_ui.train.engine import half_dtype, load_options, peft_config
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
     if problems:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import statistics
 
-from . import formats
-from .config import RunConfig
-from .engine import load_training_data, tokenize_rows
-from .models import load_tokenizer, resolve_model
+from sft_ui.config import RunConfig
+from sft_ui.data import formats
+from sft_ui.models import load_tokenizer, resolve_model
+from sft_ui.train.engine import load_training_data, tokenize_rows
 
 STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 

@@ -1,9 +1,8 @@
 """Build and run TRL's SFTTrainer from a RunConfig: the only module importing trl.
 
-Owns the translation RunConfig -> SFTConfig with hardware-aware defaults
-(bf16 only where native, fp16 on a GPU without it, activation checkpointing
-only when asked, fused AdamW only on CUDA) and how the model is loaded for
-the run (fp32; a LoRA base in bf16 on a GPU; 4 bits for QLoRA). Knows nothing
+Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus
+this process's own arguments) and how the model is loaded for the run (fp32; a
+LoRA base in bf16 on a GPU; 4 bits for QLoRA). Knows nothing
 of Gradio; reports through a RunSink.
 """
 from __future__ import annotations
@@ -12,13 +11,14 @@ import os
 import threading
 from pathlib import Path
 
-from . import runlog
-from .callbacks import RunSink, StudioCallback
-from .config import ConfigError, RunConfig
-from .data import DataError, TrainData, check_dataset, load_data
-from .formats import is_chat
-from .hardware import detect, precision, unsupported
-from .models import cache_dir, load_model_and_tokenizer, resolve_model
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.data import DataError, TrainData, check_dataset, load_data
+from sft_ui.data.formats import is_chat
+from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
+from sft_ui.plan.hardware import detect, precision, unsupported
+from sft_ui.runs import log as runlog
+from sft_ui.train.arguments import to_trl
+from sft_ui.train.callbacks import RunSink, StudioCallback
 
 MODEL_SUBDIR = "model"
 _TRL_IMPORT = threading.Lock()
@@ -32,60 +32,25 @@ def _trl():
     return SFTConfig, SFTTrainer
 
 
-def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool = False):
-    """SFTConfig for cfg on this machine (TRL's defaults are wrong for a CPU)."""
+def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
+    """SFTConfig for cfg on this machine: to_trl's values and this process's own
+    arguments (where checkpoints go, no progress bars, data.py's text column)."""
     SFTConfig, _ = _trl()
-    hw = detect()
-    mixed = precision(cfg.bf16, cfg.fp16, hw)
-    save_strategy = cfg.save_strategy
-    if save_strategy == "steps" and not cfg.save_steps:
-        save_strategy = "no"  # Stop still writes a checkpoint
-    return SFTConfig(
-        output_dir=str(output_dir),
-        per_device_train_batch_size=cfg.per_device_train_batch_size,
-        gradient_accumulation_steps=cfg.gradient_accumulation_steps,
-        max_steps=cfg.max_steps if cfg.train_by == "steps" else -1,
-        num_train_epochs=cfg.num_train_epochs,
-        learning_rate=cfg.learning_rate,
-        weight_decay=cfg.weight_decay,
-        warmup_steps=cfg.warmup_steps if cfg.warmup_steps < 1 else int(cfg.warmup_steps),
-        lr_scheduler_type=cfg.lr_scheduler_type,
-        neftune_noise_alpha=cfg.neftune_noise_alpha or None,
-        logging_strategy=cfg.logging_strategy,
-        logging_steps=cfg.logging_steps,
-        save_strategy=save_strategy,
-        save_steps=cfg.save_steps or 500,
-        save_total_limit=cfg.save_total_limit or None,
-        max_length=cfg.max_length,
-        packing=cfg.packing,
-        packing_strategy=cfg.packing_strategy,
-        dataset_text_field="text",  # data.py puts plain text there
-        completion_only_loss=cfg.completion_only_loss,
-        eval_strategy=cfg.eval_strategy if has_eval else "no",
-        eval_steps=cfg.eval_steps,
-        per_device_eval_batch_size=cfg.per_device_train_batch_size,
-        seed=cfg.seed,
-        bf16=mixed == "bf16",
-        fp16=mixed == "fp16",
-        activation_checkpointing=cfg.activation_checkpointing,
-        use_liger_kernel=cfg.use_liger_kernel,
-        use_cpu=hw.device == "cpu",
-        optim="adamw_torch_fused" if hw.device == "cuda" else "adamw_torch",
-        report_to=[r.strip() for r in cfg.report_to.split(",") if r.strip()] or "none",
-        disable_tqdm=True,
-        dataloader_num_workers=0,
-    )
+    values = {**to_trl(cfg, has_eval)["sft"], "output_dir": str(output_dir),
+              "dataset_text_field": "text",  # data.py puts plain text there
+              "disable_tqdm": True, "dataloader_num_workers": 0}
+    return SFTConfig(**values)
 
 
 def peft_config(cfg: RunConfig):
+    """The LoRA adapter of cfg (None without LoRA), from to_trl's ModelConfig values."""
     if not cfg.use_peft:
         return None
     from peft import LoraConfig
-    targets = cfg.lora_target_modules.strip()
-    if targets != "all-linear":
-        targets = [t.strip() for t in targets.split(",") if t.strip()]
-    return LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                      target_modules=targets, task_type="CAUSAL_LM")
+    model = to_trl(cfg)["model"]
+    return LoraConfig(r=model["lora_r"], lora_alpha=model["lora_alpha"],
+                      lora_dropout=model["lora_dropout"],
+                      target_modules=model["lora_target_modules"], task_type="CAUSAL_LM")
 
 
 def half_dtype(cfg: RunConfig):

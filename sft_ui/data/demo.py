@@ -85,17 +85,20 @@ def _pairs() -> list[tuple[str, str]]:
         pairs.append((f"Give me one tip for learning to {skill}.",
                       _wrap(f"To learn to {skill}, {tip}.")))
     for thing, colour in COLOURS.items():
-        pairs.append((f"What colour is {thing}?", _wrap(f"{thing[0].upper()}{thing[1:]} be {colour}.")))
+        pairs.append((f"What colour is {thing}?",
+                      _wrap(f"{thing[0].upper()}{thing[1:]} be {colour}.")))
     for a in range(2, 22):
         for b in range(1, 11, 2):
-            pairs.append((f"What is {a} plus {b}?", _wrap(f"{a} plus {b} be {a + b} gold doubloons.")))
+            pairs.append((f"What is {a} plus {b}?",
+                          _wrap(f"{a} plus {b} be {a + b} gold doubloons.")))
     for a in range(10, 20):
         for b in (2, 4, 6):
             pairs.append((f"What is {a} minus {b}?",
                           _wrap(f"{a} minus {b} be {a - b}, after the crew took their share.")))
     for a in range(2, 10):
         for b in (2, 3):
-            pairs.append((f"What is {a} times {b}?", _wrap(f"{a} times {b} be {a * b} pieces of eight.")))
+            pairs.append((f"What is {a} times {b}?",
+                          _wrap(f"{a} times {b} be {a * b} pieces of eight.")))
     return pairs
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import string
 from typing import Callable, Iterable
 
+from sft_ui.errors import UserError
+
 # Columns that identify a format, in the order auto-detection tries them.
 FORMAT_COLUMNS = {
     "messages": ("messages",),
@@ -32,7 +34,7 @@ DESCRIPTIONS = {
 }
 
 
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     """Data that cannot be used; the message names the file or row and what to do."""
 
 

@@ -2,7 +2,7 @@
 
 The English text written in the code is the key, as with gettext: a label, a help
 text, or a message template such as "Run {run_id} is {state}: ...". A catalogue
-per language (sft_ui/locales/<code>.py) maps each English text to its translation.
+per language (sft_ui/i18n/<code>.py) maps each English text to its translation.
 `translate` turns a finished English message into another language: the whole text,
 else each line, else each sentence is looked up, exactly or against the templates,
 whose placeholders carry the values across. Text without an entry stays English.
@@ -99,7 +99,7 @@ def catalogue(lang: str) -> Catalogue:
     """Every entry of a language: texts without placeholders are looked up as they are,
     templates are tried most specific (longest literal text) first."""
     entries = {k.strip(): v for k, v in
-               importlib.import_module(f"sft_ui.locales.{lang}").ENTRIES.items()}
+               importlib.import_module(f"sft_ui.i18n.{lang}").ENTRIES.items()}
     exact = {k: v for k, v in entries.items() if not PLACEHOLDER.search(k)}
     keys = sorted((k for k in entries if PLACEHOLDER.search(k)),
                   key=lambda k: -len(PLACEHOLDER.sub("", k)))

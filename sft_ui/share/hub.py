@@ -13,14 +13,15 @@ from pathlib import Path
 
 import yaml
 
-from .models import hub_reachable
+from sft_ui.errors import UserError
+from sft_ui.models import hub_reachable
 
-SPACE_APP = Path(__file__).parent / "space_app" / "app.py"
+SPACE_APP = Path(__file__).parents[1] / "space_app" / "app.py"
 SPACE_REQUIREMENTS = ("gradio==6.31.0", "transformers==5.23.0", "torch==2.13.0",
                       "peft==0.21.2", "accelerate==1.15.0")
 
 
-class HubError(RuntimeError):
+class HubError(UserError, RuntimeError):
     """A push that cannot happen; the message says what to do."""
 
 
@@ -137,7 +138,7 @@ def deploy_studio(space_id: str, token: str, private: bool = False, api=None,
     space_id = _check(space_id, token)
     if api is None and not hub_reachable():
         raise HubError("The Hugging Face Hub cannot be reached: this machine is offline.")
-    root = root or Path(__file__).resolve().parents[1]
+    root = root or Path(__file__).resolve().parents[2]
     client = _client(token, api)
     _call("Creating the Space", client.create_repo, repo_id=space_id, repo_type="space",
           space_sdk="gradio", private=bool(private), exist_ok=True)

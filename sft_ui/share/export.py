@@ -12,9 +12,9 @@ import json
 import shutil
 from pathlib import Path
 
-from .config import RunConfig
-from .models import resolve_model
-from .runs import Run, RunError, checkpoint_folder
+from sft_ui.config import RunConfig
+from sft_ui.models import resolve_model
+from sft_ui.runs import Run, RunError, checkpoint_folder
 
 EXPORT_SUBDIR = "export"
 
@@ -48,7 +48,7 @@ def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
         _copy_model_files(source, out)
         if adapter:
             _portable_base(out / "adapter_config.json", run.config)
-    from .model_card import write_card
+    from sft_ui.share.card import write_card
     write_card(run, out, kind, checkpoint)
     return out
 

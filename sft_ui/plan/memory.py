@@ -15,9 +15,9 @@ from pathlib import Path
 
 import psutil
 
-from .config import RunConfig
-from .hardware import Hardware, detect, precision
-from .models import ModelError, resolve_model
+from sft_ui.config import RunConfig
+from sft_ui.models import ModelError, resolve_model
+from sft_ui.plan.hardware import Hardware, detect, precision
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
 # fp32, rows filling max_length; in brackets this estimate's error:

@@ -6,12 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from .runs import Run
-
-SETTINGS = ("per_device_train_batch_size", "gradient_accumulation_steps", "train_by",
-            "max_steps", "num_train_epochs", "learning_rate", "lr_scheduler_type",
-            "warmup_steps", "weight_decay", "max_length", "packing", "use_peft", "lora_r",
-            "lora_alpha", "lora_dropout", "lora_target_modules", "load_in_4bit", "seed")
+from sft_ui.config.registry import card_names
+from sft_ui.runs import Run
 
 
 def loss_figures(run: Run) -> dict:
@@ -74,8 +70,7 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     if has_plot:
         lines += ["", "![loss curve](loss.png)"]
     lines += ["", "## Settings", "", "| setting | value |", "|---|---|"]
-    lines += [f"| {k} | {getattr(cfg, k)} |" for k in SETTINGS
-              if cfg.use_peft or not k.startswith("lora_")]
+    lines += [f"| {k} | {getattr(cfg, k)} |" for k in card_names(cfg)]
     samples = [s for s in run.samples if s["step"] == max((x["step"] for x in run.samples),
                                                           default=-1)]
     if samples:

@@ -1,4 +1,4 @@
-"""Japanese for the studio's English text (sft_ui/i18n.py says how it is used).
+"""Japanese for the studio's English text (sft_ui/i18n/__init__.py says how it is used).
 
 Each key is the English exactly as the code writes it. {name} marks a value carried
 over from the English (a number, a file name, a nested message); the Japanese uses

@@ -1,0 +1,153 @@
+"""Everything a person can do to the studio, in one place: who may do it, what it does,
+and the error a person sees (a UserError) when it cannot be done.
+
+The page's handlers and the HTTP API are thin bindings over these methods: they turn a
+request into a `Who`, call one action, and show its result or its error. Reading is
+open to everyone (run states, lists, chat); acting needs the right that
+`Access.require` checks (sft_ui/access.py), and settings that name files may name only
+files this caller may read. Knows nothing of Gradio; imports training, data and the
+Hub only inside the actions that use them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from sft_ui.access import Access, Who
+from sft_ui.chat import ChatService, GenSettings
+from sft_ui.config import RunConfig
+from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
+
+
+class Actions:
+    def __init__(self, manager: RunManager, access: Access, chat: ChatService | None = None):
+        self.manager, self.access = manager, access
+        self.chat_service = chat or ChatService(manager)
+
+    def _may(self, who: Who, action: str, values=None) -> None:
+        """AccessError unless this caller may take the action (and read the files that
+        `values`, RunConfig fields, name)."""
+        self.access.require(who, action)
+        if values is not None:
+            self._may_read(who, values)
+
+    def _may_read(self, who: Who, values) -> None:
+        self.access.check_config(self.manager.root, who, values)
+
+    # ---- runs ----------------------------------------------------------------
+    def start(self, who: Who, values: dict | RunConfig) -> str:
+        """Check and start a run; its id."""
+        self._may(who, "start a run", values)
+        return self.manager.start(values)
+
+    def stop(self, who: Who, run_id: str) -> dict:
+        """Ask a run to stop after the current step; its snapshot."""
+        self._may(who, "stop a run")
+        return self.manager.stop(run_id)
+
+    def resume(self, who: Who, run_id: str) -> str:
+        self._may(who, "resume a run")
+        return self.manager.resume(run_id)
+
+    def rename(self, who: Who, run_id: str, name: str) -> dict:
+        self._may(who, "rename a run")
+        return self.manager.rename(run_id, name)
+
+    def ask_delete(self, who: Who, run_id: str) -> dict:
+        """The run a delete would remove (its short snapshot), before the confirmation."""
+        self._may(who, "delete a run")
+        return self.manager.get(run_id).snapshot(log=False)
+
+    def delete(self, who: Who, run_id: str) -> str:
+        self._may(who, "delete a run")
+        return self.manager.delete(run_id)
+
+    # ---- settings and data ---------------------------------------------------
+    def plan(self, who: Who, values: dict) -> dict:
+        """The plan of planner.plan_with_data for these settings (it reads the data)."""
+        self._may_read(who, values or {})
+        from sft_ui.plan.planner import plan_with_data
+        return plan_with_data(RunConfig.from_dict(values or {}))
+
+    def fit(self, values: dict) -> tuple[RunConfig, str]:
+        """Batch size and accumulation that fit this machine, and why."""
+        from sft_ui.plan.planner import fit_to_machine
+        return fit_to_machine(RunConfig.from_dict(values))
+
+    def measure(self, who: Who, values: dict) -> float:
+        """Train a few steps and remember the speed (tokens/s) for the plan."""
+        self._may(who, "measure the speed (it trains a few steps)")
+        active = self.manager.active()
+        if active is not None and active.state in ACTIVE_STATES:
+            raise RunError("A run is training: measure after it ends (both would share the "
+                           "machine, and the figure would be wrong).")
+        from sft_ui.plan.planner import calibrate
+        return calibrate(RunConfig.from_dict(values))
+
+    def preview(self, who: Who, values: dict) -> dict:
+        """What the model learns from with these data settings (data/preview.py)."""
+        self._may_read(who, values or {})
+        from sft_ui.data.preview import preview
+        return preview(RunConfig.from_dict(values or {}))
+
+    def upload(self, who: Who, path: str | Path) -> str:
+        """Keep an uploaded dataset file in this caller's upload folder; its path there."""
+        self._may(who, "upload a dataset")
+        from sft_ui.data import store_upload
+        return store_upload(path, self.access.upload_folder(self.manager.root, who))
+
+    # ---- after training ------------------------------------------------------
+    def chat(self, message: str, history=None, ref: str | None = None,
+             settings: GenSettings | None = None) -> Iterator[str]:
+        """Stream a reply (open to everyone, like looking at runs)."""
+        return self.chat_service.stream(message, history, ref, settings or GenSettings())
+
+    def compare(self, message: str, ref_a: str, ref_b: str,
+                settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
+        return self.chat_service.compare(message, ref_a, ref_b, settings or GenSettings())
+
+    def compare_batch(self, prompts: list, ref_a: str, ref_b: str,
+                      max_new_tokens: int = 64) -> list[dict]:
+        return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens)
+
+    def export(self, who: Who, run_id: str, checkpoint: str = "", merged: bool = False) -> Path:
+        """Export a run or one checkpoint (adapter or merged model, with its card)."""
+        self._may(who, "export a run")
+        from sft_ui.share.export import export_run
+        return export_run(self.manager.get(run_id), checkpoint, bool(merged))
+
+    def push_export(self, who: Who, folder: str | Path, repo_id: str, token: str,
+                    private: bool = True) -> str:
+        """Push an exported folder to a Hub model repo; its URL. The token is used for this
+        call only."""
+        self._may(who, "push to the Hub")
+        from sft_ui.share.hub import push_folder
+        return push_folder(folder, repo_id, token, bool(private))
+
+    def push(self, who: Who, run_id: str, repo_id: str, token: str, private: bool = True,
+             merged: bool = False) -> str:
+        """Export a run and push it; a push that cannot happen exports nothing."""
+        self._may(who, "push to the Hub")
+        from sft_ui.share.hub import check_push
+        check_push(repo_id, token)
+        return self.push_export(who, self.export(who, run_id, "", merged), repo_id, token,
+                                private)
+
+    def publish(self, who: Who, model_repo_id: str, space_id: str, token: str) -> str:
+        """Create a Gradio chat Space for a pushed model; its URL."""
+        self._may(who, "publish a Space")
+        from sft_ui.share.hub import publish_space
+        return publish_space(str(model_repo_id or "").strip(), space_id, token)
+
+    def deploy(self, who: Who, space_id: str, token: str) -> str:
+        """Upload the studio itself to a Space of the caller's; its URL."""
+        self._may(who, "deploy the studio")
+        from sft_ui.share.hub import deploy_studio
+        return deploy_studio(space_id, token)
+
+    # ---- sessions --------------------------------------------------------------
+    def sign_in(self, who: Who, user: str, password: str) -> str:
+        return self.access.sign_in(who, user, password)
+
+    def sign_out(self, who: Who) -> None:
+        self.access.sign_out(who)

@@ -1,0 +1,81 @@
+"""Every list of settings the studio needs, derived from RunConfig's field metadata
+(config/fields.py), so that a setting is written once: the Train tab's panels, the
+settings the plan is made again for, where each goes in TRL, the model card's table,
+and the API's description of the settings. A new field with its metadata appears in
+all of them with no other edit. Knows nothing of Gradio, torch or TRL.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from sft_ui.config.fields import PANEL_TITLES, TRL_DESTINATIONS, RunConfig
+
+
+class Panel(typing.NamedTuple):
+    group: str
+    title: str
+    names: list[str]
+    advanced: bool  # every field in it is advanced: the panel starts closed
+
+
+def fields() -> list[dataclasses.Field]:
+    """RunConfig's fields in their written order (read when called: a test may install
+    a RunConfig with one more field)."""
+    return list(dataclasses.fields(RunConfig))
+
+
+def meta(name: str) -> typing.Mapping:
+    return next(f.metadata for f in fields() if f.name == name)
+
+
+def panels() -> list[Panel]:
+    """The Train tab's panels in page order, each with its settings in written order."""
+    out = []
+    for group, title in PANEL_TITLES.items():
+        chosen = [f for f in fields() if f.metadata["group"] == group]
+        if chosen:
+            out.append(Panel(group, title, [f.name for f in chosen],
+                             all(f.metadata["advanced"] for f in chosen)))
+    return out
+
+
+def plan_inputs(when: str) -> list[str]:
+    """The settings the plan is made again for: "change" (on every change) or "leave"
+    (typed boxes, when the box is left)."""
+    return [f.name for f in fields() if f.metadata["plan"] == when]
+
+
+def trl_names(destination: str | None = None) -> list[str]:
+    """Settings that `trl sft` reads (into one of TRL_DESTINATIONS, or any of them)."""
+    assert destination in (None, *TRL_DESTINATIONS)
+    return [f.name for f in fields() if f.metadata["trl"] and
+            destination in (None, f.metadata["trl"])]
+
+
+def studio_names() -> list[str]:
+    """The studio's own settings (TRL ignores them in a settings file)."""
+    return [f.name for f in fields() if not f.metadata["trl"]]
+
+
+def card_names(cfg) -> list[str]:
+    """The rows of the model card's settings table for cfg (LoRA's only with LoRA on)."""
+    return [f.name for f in fields() if f.metadata["card"] and
+            (cfg.use_peft or not f.name.startswith("lora_"))]
+
+
+def describe() -> list[dict]:
+    """Every setting for the API: name, type, default, label, help, panel, bounds,
+    choices and where it goes in TRL."""
+    defaults = RunConfig()
+    return [{"name": f.name, "type": _type_name(f), "default": getattr(defaults, f.name),
+             "label": f.metadata["label"], "help": f.metadata["help"],
+             "panel": PANEL_TITLES[f.metadata["group"]], "advanced": f.metadata["advanced"],
+             "min": f.metadata["min"], "max": f.metadata["max"],
+             "choices": f.metadata["choices"], "trl": f.metadata["trl"]} for f in fields()]
+
+
+def _type_name(f: dataclasses.Field) -> str:
+    kind = str(f.type)
+    return "bool or null (auto)" if "Optional[bool]" in kind else \
+        {"list": "list of strings", "str": "string"}.get(kind, kind)

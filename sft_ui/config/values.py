@@ -1,0 +1,109 @@
+"""Setting values from loose input: the UI's widgets, the API's JSON and YAML files (with
+TRL's conventions) become the field's type, or a readable message says why not.
+Knows the fields only through their dataclass types.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from sft_ui.errors import UserError
+
+MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
+# TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
+# them from other settings and from the machine (the device, its optimizer).
+DERIVED_TRL_KEYS = ("use_cpu", "optim", "per_device_eval_batch_size")
+
+
+class ConfigError(UserError, ValueError):
+    """Bad settings; `messages` holds one readable line per problem."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = list(messages)
+        super().__init__(" ".join(self.messages))
+
+
+def from_trl(values: dict) -> dict:
+    """Read TRL's conventions in a settings file: max_steps -1 means training for
+    epochs, null means off, target modules may be a list."""
+    if str(values.get("max_steps", "")).strip() == "-1":
+        values.pop("max_steps")
+        values.setdefault("train_by", "epochs")
+    for name, off in (("neftune_noise_alpha", 0), ("save_total_limit", 0),
+                      ("dataset_config", ""), ("dataset_test_split", "")):
+        if name in values and values[name] is None:
+            values[name] = off
+    for name in DERIVED_TRL_KEYS:  # the studio decides these again where it runs
+        values.pop(name, None)
+    if isinstance(values.get("lora_target_modules"), (list, tuple)):
+        values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))
+    if isinstance(values.get("report_to"), (list, tuple)):
+        values["report_to"] = ",".join(map(str, values["report_to"])) or "none"
+    return values
+
+
+def coerce(f: dataclasses.Field, value):
+    """Turn UI/API input into the field's type, or raise a readable ValueError."""
+    kind, name = str(f.type), f.name
+    optional = "Optional" in kind
+    if value is None or (optional and str(value).strip().lower() in ("", "auto", "none")):
+        if optional:
+            return None
+        raise ValueError(f"{name} needs a value.")
+    if "bool" in kind:
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in ("true", "1", "yes", "on"):
+            return True
+        if word in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(f"{name} must be true or false (got {shorten(value)}).")
+    if kind in ("int", "float"):
+        whole = kind == "int"
+        try:
+            number = float(value)
+        except OverflowError:
+            raise ValueError(f"{name} is far too large (got {shorten(value)}).") from None
+        except (TypeError, ValueError):
+            number = None
+        finite = number is not None and number == number and abs(number) != float("inf")
+        if whole and not (finite and number == int(number)):
+            raise ValueError(f"{name} must be a whole number (got {shorten(value)}).")
+        if not finite:
+            raise ValueError(f"{name} must be a {'finite ' if number is not None else ''}"
+                             f"number (got {shorten(value)}).")
+        return int(number) if whole else number
+    if kind == "list":
+        if isinstance(value, str):
+            return [line.strip() for line in _text(name, value).splitlines() if line.strip()]
+        if isinstance(value, (list, tuple)):
+            return [_text(name, v) for v in value]
+        raise ValueError(f"{name} must be a list of strings (got {shorten(value)}).")
+    return _text(name, value).strip()
+
+
+def _text(name: str, value) -> str:
+    """A text setting (or one line of a list) from a string or a number."""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise ValueError(f"{name} must be text (got {shorten(value)}).")
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError(f"{name} contains a NUL character (\\x00): remove it.")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"{name} is too long: {len(text):,} characters, at most "
+                         f"{MAX_TEXT:,}. Shorten it.")
+    return text
+
+
+def shorten(value, show=repr, limit: int = 60) -> str:
+    """A value as a message quotes it (repr), cut short when it is long."""
+    try:
+        text = show(value)
+    except ValueError:  # an integer too long to print
+        return "a number too long to show"
+    return text if len(text) <= limit else text[:limit - 5] + "[...]"
+
+
+def kind_of(value) -> str:
+    return {list: "a list", tuple: "a list", str: "text", bool: "true/false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)

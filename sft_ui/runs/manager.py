@@ -1,0 +1,228 @@
+"""RunManager: starts runs (one at a time, in a thread of their own or in the thread that
+serves), resumes, renames, deletes and finds them, and says how a failed run ended
+(its message, error.log, advice after running out of memory or disk). Knows nothing
+of Gradio: the actions (sft_ui/actions.py) call it.
+"""
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+import traceback
+from pathlib import Path
+
+from sft_ui.config import ConfigError, RunConfig, shorten
+from sft_ui.errors import UserError
+from sft_ui.plan.hardware import release_memory
+from sft_ui.plan.memory import is_out_of_memory, memory_problem, out_of_memory_advice
+from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
+                                     is_disk_full, latest_checkpoint)
+from sft_ui.runs.folder import RUN_ID, clean_name, runs_dir
+from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snapshot
+
+
+class RunManager:
+    """Starts runs (one at a time) and finds earlier ones. A run trains in a thread of its
+    own, or in the thread that called `work_here` (the served app's main thread)."""
+
+    def __init__(self, root: Path | None = None, trainer=None, preflight=None,
+                 main_thread: bool = False):
+        self.root = Path(root) if root else runs_dir()
+        self.root.mkdir(parents=True, exist_ok=True)
+        # Injectable for tests; default: engine.train and engine.preflight.
+        self._train, self._preflight = trainer, preflight
+        self._runs: dict[str, Run] = {}
+        self._active: Run | None = None
+        self._lock = threading.RLock()
+        # main_thread: runs wait for the thread that calls work_here (see there)
+        self._jobs: queue.Queue | None = queue.Queue() if main_thread else None
+
+    def _launch(self, run: Run, resume_from: Path | None = None) -> None:
+        if self._jobs is not None:
+            self._jobs.put((run, resume_from))
+        else:
+            threading.Thread(target=self._work, args=(run, resume_from), name=f"run-{run.id}",
+                             daemon=True).start()
+
+    def work_here(self, until=lambda: False) -> None:
+        """Train the runs of a RunManager(main_thread=True) in the calling thread, until
+        `until()` is true. On a CPU, PyTorch trains about a quarter slower in a thread other than
+        the process's main one (measured: fwd/bwd/step of the default model 2.7 s in the
+        main thread, 3.6 s in another), so the served app trains in its main thread."""
+        assert self._jobs is not None  # only a RunManager(main_thread=True) queues runs
+        while not until():
+            try:
+                run, resume_from = self._jobs.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self._work(run, resume_from)
+
+    def start(self, values: dict | RunConfig, allow_over_memory: bool = False) -> str:
+        """Validate, create the run folder, start training; return the run id. On a CPU a
+        run whose memory estimate exceeds the RAM available is refused unless
+        `allow_over_memory`."""
+        cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
+        problems = cfg.validate()
+        if problems:
+            raise ConfigError(problems)
+        self._check_idle()
+        preflight = self._preflight
+        if preflight is None:
+            from sft_ui.train.engine import preflight
+        preflight(cfg)
+        if self._train is None and not allow_over_memory:  # the estimate is the engine's
+            problem = memory_problem(cfg)
+            if problem:
+                raise RunError(problem)
+        with self._lock:
+            self._check_idle()
+            run = create_run(self.root, cfg)
+            self._runs[run.id], self._active = run, run
+        self._launch(run)
+        return run.id
+
+    def resume(self, run_id: str) -> str:
+        """Continue a stopped or failed run from its last checkpoint, under the same id."""
+        with self._lock:
+            self._check_idle()
+            run = self.get(run_id)
+            if run.state not in ("stopped", "failed"):
+                raise RunError(f"Run {run.id} is {run.state}: only a stopped or failed run "
+                               "can be resumed.")
+            discard_partial_checkpoints(run.dir)  # e.g. cut short when the app was killed
+            checkpoint = latest_checkpoint(run.dir)
+            if checkpoint is None:
+                raise RunError(f"Run {run.id} has no checkpoint to resume from: set "
+                               "'Save every N steps', or stop a run to write one.")
+            run.prepare_resume(int(checkpoint.name.split("-")[-1]))
+            run.resumed += 1
+            run.set_state("queued", f"Resuming from {checkpoint.name}...")
+            self._active = run
+        self._launch(run, checkpoint)
+        return run_id
+
+    def _check_idle(self) -> None:
+        if self._active is not None and self._active.state in ACTIVE_STATES:
+            raise RunError(f"Run {self._active.id} is still training: stop it or wait "
+                           "until it ends before starting another.")
+
+    def _work(self, run: Run, resume_from: Path | None = None) -> None:
+        train = self._train
+        if train is None:
+            from sft_ui.train.engine import train
+        try:
+            run.suggestion = {}
+            run.set_state("running", "Training...")
+            model_dir = train(run.config, run.dir, run, resume_from=resume_from)
+        except UserError as e:
+            outcome = ("failed", "", str(e))
+        except Exception as e:  # keep the server alive and say what happened
+            outcome = ("failed", "", self._failure(run, e))
+        else:
+            run.model_dir = str(model_dir)
+            if run.stop_requested():
+                outcome = ("stopped", f"Stopped at step {run.step}; the model so far is "
+                           f"saved in {model_dir}, with a checkpoint to resume from.")
+            else:
+                outcome = ("done", f"Finished {run.step} steps; the model is saved in "
+                           f"{model_dir}.")
+        # Before the state says the run ended (and the next may start), with the error and
+        # its frames gone: the next run finds the GPU (or RAM) as this one found it.
+        release_memory()
+        try:
+            run.set_state(*outcome)
+        except OSError:  # a full disk: the page shows the state, state.json keeps the last
+            pass         # one written; the server (whose main thread may be this) goes on
+
+    @staticmethod
+    def _failure(run: Run, e: Exception) -> str:
+        """What a run that raised says; its error.log keeps the trace."""
+        removed = discard_partial_checkpoints(run.dir)
+        try:
+            (run.dir / "error.log").write_text(traceback.format_exc())
+        except OSError:
+            pass  # a full disk: the state still says what happened
+        if is_disk_full(e):
+            return disk_full_message(run, removed)
+        if is_out_of_memory(e):
+            advice, run.suggestion = out_of_memory_advice(run.config)
+            return f"Out of memory at step {run.step}. {advice}"
+        return f"{type(e).__name__}: {e}"
+
+    def get(self, run_id: str) -> Run:
+        run_id = str(run_id or "").strip()
+        unknown = RunError(f"No run with id {shorten(run_id)}. Choose one from the list of "
+                           "runs.")
+        if not RUN_ID.fullmatch(run_id):
+            raise unknown
+        with self._lock:
+            if run_id in self._runs:
+                return self._runs[run_id]
+            folder = self.root / run_id
+            if not (folder / "state.json").exists():
+                raise unknown
+            run = Run.load(folder)
+            self._runs[run_id] = run
+            return run
+
+    def rename(self, run_id: str, name: str) -> dict:
+        """Give a run a display name (a label only: its id and folder stay)."""
+        cleaned = clean_name(name)
+        with self._lock:  # not while a delete removes the folder
+            run = self.get(run_id)
+            if not cleaned:
+                raise RunError("Type a name for the run (not only spaces).")
+            run.rename(cleaned)
+            return short_snapshot(run.snapshot(log=False))
+
+    def delete(self, run_id: str) -> str:
+        """Remove a run that is not training, with its whole folder; return its id."""
+        with self._lock:
+            run = self.get(run_id)
+            if run.state in ACTIVE_STATES:
+                raise RunError(f"Run {run.id} is {run.state}: stop it before deleting it.")
+            folder = run.dir.resolve()
+            if folder.parent != self.root.resolve():
+                raise RunError(f"Run {run.id} is not a folder inside {self.root}; "
+                               "it was not deleted.")
+            try:
+                shutil.rmtree(folder)
+            except OSError as e:
+                raise RunError(f"Could not delete {folder}: {e.strerror or e}.") from None
+            self._runs.pop(run.id, None)
+            if self._active is run:
+                self._active = None
+            return run.id
+
+    def stop(self, run_id: str) -> dict:
+        run = self.get(run_id)
+        run.request_stop()
+        return run.snapshot()
+
+    def all_runs(self) -> list[Run]:
+        """Every readable run in the folder, newest first (ids of one second do not sort)."""
+        out = []
+        for folder in self.root.iterdir():
+            if (folder / "state.json").exists():
+                try:
+                    out.append(self.get(folder.name))
+                except (RunError, ConfigError, ValueError, OSError):
+                    continue
+        return sorted(out, key=lambda run: (run.created, run.id), reverse=True)
+
+    def list_runs(self) -> list[dict]:
+        """Every run, newest first (short snapshots without metrics and samples)."""
+        return [short_snapshot(run.snapshot(log=False)) for run in self.all_runs()]
+
+    def history(self) -> list[dict]:
+        """`Run.summary` of every run, newest first."""
+        return [run.summary() for run in self.all_runs()]
+
+    def active(self) -> Run | None:
+        return self._active
+
+    def latest_finished(self) -> Run | None:
+        for snap in self.list_runs():
+            if snap["model_dir"] and Path(snap["model_dir"]).exists():
+                return self.get(snap["run_id"])
+        return None

@@ -1,0 +1,39 @@
+"""Answers of a model to prompts: the prompt as the model sees it (its chat template) and
+greedy, batched, KV-cached generation, used for a run's samples and by Chat's
+compare-all. Imports torch: callers outside training import it when they generate.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def format_prompt(tokenizer, prompt: str) -> str:
+    """The text the model sees for a user prompt: its chat template, or the plain prompt."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
+                                             tokenize=False, add_generation_prompt=True)
+    return prompt
+
+
+@torch.no_grad()
+def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int,
+                   half: torch.dtype | None = None) -> list[str]:
+    """Greedy, KV-cached, batched answers to `prompts` (left padding); with `half` (the
+    run's mixed precision) computed under autocast as training is: about twice as fast
+    where bf16 is native (measured on a CPU with avx512_bf16: 2.8 s instead of 5.6-7.6 s
+    for the default prompts)."""
+    was_training, side = model.training, tokenizer.padding_side
+    model.eval()
+    tokenizer.padding_side = "left"
+    try:
+        enc = tokenizer([format_prompt(tokenizer, p) for p in prompts], return_tensors="pt",
+                        padding=True, add_special_tokens=False).to(model.device)
+        with torch.autocast(model.device.type, dtype=half or torch.float32,
+                            enabled=half is not None):
+            out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
+                                 use_cache=True, pad_token_id=tokenizer.pad_token_id)
+        return tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+    finally:
+        tokenizer.padding_side = side
+        if was_training:
+            model.train()
