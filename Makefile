@@ -1,5 +1,5 @@
 # make run: install everything, prepare the offline default model, serve the app.
-# make test: install test tools (pytest, Playwright, Debian's Chromium), run every test.
+# make test: install test tools (pytest, ruff, Playwright, Debian's Chromium), lint, run every test.
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
@@ -31,6 +31,7 @@ test-deps: install $(TEST_STAMP)
 	bash scripts/install_chromium.sh
 
 test: test-deps
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q tests
 
 # Speed and memory figures on this machine (run it when the machine is otherwise idle).

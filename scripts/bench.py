@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sft_ui.train import callbacks  # noqa: E402
 from sft_ui.config import RunConfig  # noqa: E402
 from sft_ui.plan.hardware import detect  # noqa: E402
+from sft_ui.train import callbacks  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_STEPS", 20))
 MEMORY_CONFIGS = [dict(per_device_train_batch_size=b, max_length=n, use_peft=lora)
@@ -41,8 +41,8 @@ def tokens_per_second(history: list[dict]) -> float:
 
 def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
     """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides)."""
-    from sft_ui.train.engine import _trl, load_training_data, sft_config
     from sft_ui.models import load_model_and_tokenizer, resolve_model
+    from sft_ui.train.engine import _trl, load_training_data, sft_config
     SFTConfig, SFTTrainer = _trl()
     model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
     train_set, _ = load_training_data(cfg, tokenizer).datasets()

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from sft_ui.chat import ChatService, GenSettings
+from sft_ui.runs import RunError, RunManager
 from sft_ui.share.export import export_run, zip_export
 from sft_ui.share.hub import HubError, publish_space, push_folder, write_space
-from sft_ui.runs import RunError, RunManager
 from tests.conftest import free_port, wait_for
 
 FAKE_TOKEN = "hf_FakeToken0123456789abcdefXYZ"

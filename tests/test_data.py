@@ -6,9 +6,9 @@ import pytest
 
 from sft_ui.config import RunConfig
 from sft_ui.data import DataError, load_data, store_upload
-from sft_ui.train.engine import train
-from sft_ui.models import hub_reachable, load_tokenizer
 from sft_ui.data.preview import preview
+from sft_ui.models import hub_reachable, load_tokenizer
+from sft_ui.train.engine import train
 
 QA = [("What is two plus two?", "Four."), ("Name a colour.", "Blue."),
       ("Say hello.", "Hello!"), ("Count to three.", "One, two, three.")]

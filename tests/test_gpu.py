@@ -9,11 +9,11 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from sft_ui.plan import memory, planner
-from sft_ui.train import engine
 from sft_ui.config import RunConfig
+from sft_ui.plan import memory, planner
 from sft_ui.plan.hardware import detect, installed
 from sft_ui.runs import RunManager
+from sft_ui.train import engine
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),

@@ -7,8 +7,8 @@ import time
 import pytest
 import torch
 
-from sft_ui.plan import memory, planner
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.plan import memory, planner
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import wait_for

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sft_ui.share import recipe
 from sft_ui.cli import train_from_file
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.plan.hardware import detect
 from sft_ui.runs import RunManager
+from sft_ui.share import recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 PC_ROWS = [{"prompt": f"Question {i}: what is {i} plus {i}?", "completion": f" {2 * i}."}

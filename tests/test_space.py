@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sft_ui.share.hub import deploy_studio
 from sft_ui.runs import runs_dir
+from sft_ui.share.hub import deploy_studio
 from tests.test_after_training import FAKE_TOKEN, RecordingHub
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,8 +66,8 @@ def test_deploy_studio_uploads_the_app_and_no_token(tmp_path):
     assert upload["repo_type"] == "space" and "app.py" in upload["allow_patterns"]
     # What those patterns select from this checkout: the app, never runs, venvs or tests.
     chosen = set(hub.files)
-    assert {"app.py", "requirements.txt", "README.md", "sft_ui/config.py",
-            "sft_ui/presets/default.yaml", "sft_ui/space_app/app.py"} <= chosen
+    assert {"app.py", "requirements.txt", "README.md", "sft_ui/config/fields.py",
+            "sft_ui/config/presets/default.yaml", "sft_ui/space_app/app.py"} <= chosen
     assert not [f for f in chosen if f.startswith(("runs/", ".venv/", "tests/"))]
     for data in hub.files.values():
         assert FAKE_TOKEN.encode() not in data

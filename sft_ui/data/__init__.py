@@ -2,8 +2,14 @@
 trains on (formats.py), the built-in demo set (demo.py), and the preview of what the
 model learns from (preview.py, which imports the tokenizer: import it where used)."""
 from sft_ui.data.formats import DataError
-from sft_ui.data.load import (SUFFIXES, TrainData, check_dataset, folder_files, load_data,
-                              store_upload)
+from sft_ui.data.load import (
+                              SUFFIXES,
+                              TrainData,
+                              check_dataset,
+                              folder_files,
+                              load_data,
+                              store_upload,
+)
 
 __all__ = ["DataError", "SUFFIXES", "TrainData", "check_dataset", "folder_files",
            "load_data", "store_upload"]

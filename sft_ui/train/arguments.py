@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from sft_ui.config import RunConfig
 from sft_ui.config.fields import TRL_DESTINATIONS
-from sft_ui.config.values import DERIVED_TRL_KEYS
 from sft_ui.config.registry import meta, trl_names
+from sft_ui.config.values import DERIVED_TRL_KEYS
 
 
 def has_eval_data(cfg: RunConfig) -> bool:

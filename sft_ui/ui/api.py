@@ -24,62 +24,85 @@ def _answer(fn, *args):
         raise gr.Error(" ".join(messages(e))) from None
 
 
+# The endpoints, each an Api method of the same name.
+ENDPOINTS = ("sign_in", "start_run", "run_status", "stop_run", "resume_run", "preview_data",
+             "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
+             "compare_batch", "export_run", "push_to_hub", "publish_space")
+READS = ("run_status", "list_runs", "settings")
+
+
 def build(actions: Actions) -> None:
     """The API's endpoints, each one action (sft_ui/actions.py) with the caller's identity."""
-    manager = actions.manager
+    Api(actions).register()
 
-    def sign_in(request: gr.Request, user: str, password: str) -> dict:
+
+class Api:
+    def __init__(self, actions: Actions):
+        self.actions = actions
+
+    def register(self) -> None:
+        for name in ENDPOINTS:
+            # Reads of run state take no lock a run holds for long: they skip the queue
+            # (served at once on /gradio_api/run/<name>, about 1 ms of CPU; through the
+            # queue a poll costs the server some 10-30 ms, taken from training on a small
+            # CPU), any number at once, so many clients polling do not wait behind one
+            # another.
+            reads = name in READS
+            gr.api(getattr(self, name), api_name=name, queue=not reads,
+                   concurrency_limit=None if reads else "default")
+
+    def sign_in(self, request: gr.Request, user: str, password: str) -> dict:
         """Sign this client's session in (a server started with SFT_UI_AUTH); training,
         deleting, exporting and pushing need it there."""
-        return {"user": _answer(actions.sign_in, who(request), user, password)}
+        return {"user": _answer(self.actions.sign_in, who(request), user, password)}
 
-    def start_run(request: gr.Request, config: dict) -> dict:
+    def start_run(self, request: gr.Request, config: dict) -> dict:
         """Start a run from RunConfig fields (missing ones take the defaults)."""
         if config is None:
             raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
-        return {"run_id": _answer(actions.start, who(request), config)}
+        return {"run_id": _answer(self.actions.start, who(request), config)}
 
-    def run_status(run_id: str) -> dict:
+    def run_status(self, run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""
-        return _answer(manager.get, run_id).snapshot()
+        return _answer(self.actions.manager.get, run_id).snapshot()
 
-    def stop_run(request: gr.Request, run_id: str) -> dict:
+    def stop_run(self, request: gr.Request, run_id: str) -> dict:
         """Ask a run to stop after the current step; it saves its model."""
-        return _answer(actions.stop, who(request), run_id)
+        return _answer(self.actions.stop, who(request), run_id)
 
-    def resume_run(request: gr.Request, run_id: str) -> dict:
+    def resume_run(self, request: gr.Request, run_id: str) -> dict:
         """Continue a stopped or failed run from its last checkpoint (same run id)."""
-        return {"run_id": _answer(actions.resume, who(request), run_id)}
+        return {"run_id": _answer(self.actions.resume, who(request), run_id)}
 
-    def preview_data(request: gr.Request, config: dict) -> dict:
+    def preview_data(self, request: gr.Request, config: dict) -> dict:
         """Format, rows, token statistics and the first examples (raw row, text the model
         sees, tokens with the loss mask) for the dataset settings in config."""
-        return _answer(actions.preview, who(request), config)
+        return _answer(self.actions.preview, who(request), config)
 
-    def plan_run(request: gr.Request, config: dict) -> dict:
+    def plan(self, request: gr.Request, config: dict) -> dict:
         """Peak memory by part in bytes, the fit mark, the effective batch, tokens per
         step and the seconds per step (None until the speed is measured) for config."""
-        return _answer(actions.plan, who(request), config)
+        return _answer(self.actions.plan, who(request), config)
 
-    def settings() -> list:
+    def settings(self) -> list:
         """Every RunConfig field: name, type, default, label, help, panel, bounds, choices
         and where it goes in TRL ("sft", "model", "script"; null: the studio's own)."""
         return registry.describe()
 
-    def list_runs() -> list:
+    def list_runs(self) -> list:
         """Every run in the runs folder, newest first (without metrics and samples)."""
-        return manager.list_runs()
+        return self.actions.manager.list_runs()
 
-    def rename_run(request: gr.Request, run_id: str, name: str) -> dict:
+    def rename_run(self, request: gr.Request, run_id: str, name: str) -> dict:
         """Give a run a display name (a label: its id and folder stay)."""
-        return _answer(actions.rename, who(request), run_id, name)
+        return _answer(self.actions.rename, who(request), run_id, name)
 
-    def delete_run(request: gr.Request, run_id: str) -> dict:
+    def delete_run(self, request: gr.Request, run_id: str) -> dict:
         """Delete a run that is not training, with its folder."""
-        return {"deleted": _answer(actions.delete, who(request), run_id)}
+        return {"deleted": _answer(self.actions.delete, who(request), run_id)}
 
-    def chat_reply(message: str, history: list | None = None, run_id: str = "",
+    def chat(self, message: str, history: list | None = None, run_id: str = "",
                    system_prompt: str = "", max_new_tokens: int = 200,
                    temperature: float = 0.0, top_p: float = 1.0,
                    repetition_penalty: float = 1.0) -> Iterator[str]:
@@ -88,56 +111,40 @@ def build(actions: Actions) -> None:
         settings = GenSettings(system_prompt, max_new_tokens, temperature, top_p,
                                repetition_penalty)
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
-            yield from actions.chat(message, history, run_id or None, settings)
+            yield from self.actions.chat(message, history, run_id or None, settings)
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
-    def compare(message: str, model_a: str = "base", model_b: str = "latest",
+    def compare(self, message: str, model_a: str = "base", model_b: str = "latest",
                 max_new_tokens: int = 200, temperature: float = 0.0) -> Iterator[list]:
         """Both models answer the message at once; streams [reply A, reply B]."""
         try:
-            for a, b in actions.compare(message, model_a, model_b,
+            for a, b in self.actions.compare(message, model_a, model_b,
                                         GenSettings("", max_new_tokens, temperature)):
                 yield [a, b]
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
-    def compare_batch(prompts: list, model_a: str = "base", model_b: str = "latest",
+    def compare_batch(self, prompts: list, model_a: str = "base", model_b: str = "latest",
                       max_new_tokens: int = 64) -> list:
         """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
-        return _answer(actions.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
+        return _answer(self.actions.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
 
-    def export(request: gr.Request, run_id: str, checkpoint: str = "",
+    def export_run(self, request: gr.Request, run_id: str, checkpoint: str = "",
                merged: bool = False) -> dict:
         """Export a run (or one checkpoint): LoRA adapter or merged model, with a model card;
         returns the folder and a zip of it."""
-        folder = _answer(actions.export, who(request), run_id, checkpoint, merged)
+        folder = _answer(self.actions.export, who(request), run_id, checkpoint, merged)
         return {"folder": str(folder), "zip": str(zip_export(folder))}
 
-    def push_to_hub(request: gr.Request, run_id: str, repo_id: str, token: str,
+    def push_to_hub(self, request: gr.Request, run_id: str, repo_id: str, token: str,
                     private: bool = True, merged: bool = False) -> dict:
         """Export a run and push it to a Hub model repo; the token is used for this call
         only."""
-        return {"url": _answer(actions.push, who(request), run_id, repo_id, token, private,
+        return {"url": _answer(self.actions.push, who(request), run_id, repo_id, token, private,
                                merged)}
 
-    def publish_chat_space(request: gr.Request, model_repo_id: str, space_id: str,
+    def publish_space(self, request: gr.Request, model_repo_id: str, space_id: str,
                            token: str) -> dict:
         """Create a Gradio chat Space for a pushed model."""
-        return {"url": _answer(actions.publish, who(request), model_repo_id, space_id, token)}
-
-    for fn, name in ((sign_in, "sign_in"), (start_run, "start_run"), (run_status, "run_status"),
-                     (stop_run, "stop_run"), (resume_run, "resume_run"),
-                     (preview_data, "preview_data"), (plan_run, "plan"),
-                     (settings, "settings"), (list_runs, "list_runs"),
-                     (rename_run, "rename_run"), (delete_run, "delete_run"),
-                     (chat_reply, "chat"), (compare, "compare"),
-                     (compare_batch, "compare_batch"), (export, "export_run"),
-                     (push_to_hub, "push_to_hub"), (publish_chat_space, "publish_space")):
-        # Reads of run state take no lock a run holds for long: they skip the queue (served
-        # at once on /gradio_api/run/<name>, about 1 ms of CPU; through the queue a poll
-        # costs the server some 10-30 ms, taken from training on a small CPU), any number
-        # at once, so many clients polling do not wait behind one another.
-        reads = name in ("run_status", "list_runs", "settings")
-        gr.api(fn, api_name=name, queue=not reads,
-               concurrency_limit=None if reads else "default")
+        return {"url": _answer(self.actions.publish, who(request), model_repo_id, space_id, token)}

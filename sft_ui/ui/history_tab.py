@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import time
+from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
@@ -63,9 +64,27 @@ def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
                          "loss": pd.Series([r[2] for r in rows], dtype="float64")})
 
 
+@dataclass
+class RunsView:
+    refresh: gr.Button
+    notice: gr.Markdown
+    table: gr.Dataframe
+    compare: gr.Dropdown
+    plot: gr.LinePlot
+    target: gr.Dropdown
+    new_name: gr.Textbox
+    rename: gr.Button
+    delete: gr.Button
+    confirm: gr.Button
+    cancel: gr.Button
+
+
 def build(actions: Actions, tab: gr.Tab | None = None) -> None:
     """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
-    manager = actions.manager
+    wire(layout(actions.manager), actions, tab)
+
+
+def layout(manager: RunManager) -> RunsView:
     rows = manager.history()
     with gr.Row():
         refresh = gr.Button(T("Refresh"), elem_id="runs-refresh", scale=0)
@@ -88,6 +107,13 @@ def build(actions: Actions, tab: gr.Tab | None = None) -> None:
         confirm = gr.Button(T("Yes, delete the run and its folder"), variant="stop",
                             visible=False, elem_id="runs-delete-confirm")
         cancel = gr.Button(T("Cancel"), visible=False, elem_id="runs-delete-cancel")
+    return RunsView(refresh, notice, table, compare, plot, target, new_name, rename, delete,
+                    confirm, cancel)
+
+
+def wire(v: RunsView, actions: Actions, tab: gr.Tab | None) -> None:
+    """Refresh, compare, rename and delete (with its confirmation step)."""
+    manager = actions.manager
     pending = gr.State("")  # the run the confirmation step is about
 
     def refreshed(chosen, current):
@@ -135,24 +161,24 @@ def build(actions: Actions, tab: gr.Tab | None = None) -> None:
         (colour domain) of the first frame the page drew, so new runs stay invisible."""
         return gr.update(colors_in_legend=list(curves_frame(manager, chosen)["run"].unique()))
 
-    views = [table, compare, target, plot]
-    confirm_step = [notice, pending, confirm, cancel]
-    refresh_triggers = [refresh.click] + ([tab.select] if tab is not None else [])
+    views = [v.table, v.compare, v.target, v.plot]
+    confirm_step = [v.notice, pending, v.confirm, v.cancel]
+    refresh_triggers = [v.refresh.click] + ([tab.select] if tab is not None else [])
     plot_changes = [
-        gr.on(refresh_triggers, refreshed, [compare, target], views,
+        gr.on(refresh_triggers, refreshed, [v.compare, v.target], views,
               api_name="ui_runs_refresh", api_visibility="undocumented",
               show_progress="hidden"),
-        compare.input(lambda chosen: curves_frame(manager, chosen), compare, plot,
-                      api_name=False, show_progress="hidden"),
-        rename.click(on_rename, [target, new_name, compare], [notice] + views,
-                     api_name="ui_rename", api_visibility="undocumented"),
-        confirm.click(on_confirm, [pending, compare, target], confirm_step + views,
-                      api_name="ui_delete", api_visibility="undocumented"),
+        v.compare.input(lambda chosen: curves_frame(manager, chosen), v.compare, v.plot,
+                        api_name=False, show_progress="hidden"),
+        v.rename.click(on_rename, [v.target, v.new_name, v.compare], [v.notice] + views,
+                       api_name="ui_rename", api_visibility="undocumented"),
+        v.confirm.click(on_confirm, [pending, v.compare, v.target], confirm_step + views,
+                        api_name="ui_delete", api_visibility="undocumented"),
     ]
     for event in plot_changes:
-        event.then(redraw, compare, plot, api_name=False, show_progress="hidden")
-    delete.click(on_delete, target, confirm_step, api_name="ui_delete_ask",
-                 api_visibility="undocumented")
-    cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
-                 api_name=False)
-    target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
+        event.then(redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
+    v.delete.click(on_delete, v.target, confirm_step, api_name="ui_delete_ask",
+                   api_visibility="undocumented")
+    v.cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
+                   api_name=False)
+    v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")

@@ -5,6 +5,8 @@ held open for a run), so a reload or a second tab shows the run as it is.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gradio as gr
 
 from sft_ui.actions import Actions
@@ -36,53 +38,120 @@ def effective_batch_text(batch, accum) -> str:
                "accumulation adds time, not memory.")
 
 
+@dataclass
+class Settings:
+    """The settings column: a widget per RunConfig field and the panels' extras."""
+    widgets: dict
+    preset: gr.Dropdown
+    remote_warning: gr.Markdown
+    effective: gr.Markdown
+    data: tuple
+    plan: plan_panel.PlanControls
+    code: tuple
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.widgets)
+
+    @property
+    def inputs(self) -> list:
+        return list(self.widgets.values())
+
+
+@dataclass
+class RunControls:
+    start: gr.Button
+    stop: gr.Button
+    resume: gr.Button
+    notice: gr.Markdown
+    live: live_view.LiveView
+
+
 def build(actions: Actions) -> None:
-    """Lay out the Train tab inside the current Blocks context."""
-    manager = actions.manager
-    widgets: dict[str, gr.components.Component] = {}
+    """Lay out the Train tab inside the current Blocks context and wire it."""
     with gr.Row():
         with gr.Column(scale=2):
-            gr.Markdown(T(f"**This machine:** {detect().describe()}"))
-            preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
-                                 info=T("Load a saved recipe into every panel."))
-            for panel in panels():
-                with gr.Accordion(T(panel.title), open=not panel.advanced):
-                    names = panel.names
-                    for pair in (names[i:i + 2] for i in range(0, len(names), 2)):
-                        with gr.Row():
-                            for name in pair:
-                                widgets[name] = make_widget(name)
-                    if panel.group == "hardware":
-                        for sentence in speedups():
-                            gr.Markdown(T(sentence))
-                    if panel.group == "model":
-                        remote_warning = gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
-                                                     elem_id="remote-code-warning")
-                    if panel.group == "data":
-                        data_controls = data_panel.build_controls()
-                    if panel.group == "batch":
-                        defaults = RunConfig()
-                        effective = gr.Markdown(T(effective_batch_text(
-                            defaults.per_device_train_batch_size,
-                            defaults.gradient_accumulation_steps)), elem_id="effective-batch")
-                        plan = plan_panel.build()
-            with gr.Accordion(T("Save, load, show code"), open=False):
-                code_controls = code_panel.build_controls()
+            settings = build_settings()
         with gr.Column(scale=3):
-            with gr.Row():
-                start = gr.Button(T("Start"), variant="primary")
-                stop = gr.Button(T("Stop"), variant="stop", interactive=False)
-                resume = gr.Button(T("Resume"), interactive=False)
-            notice = gr.Markdown(elem_id="start-notice")
-            live = live_view.build()
-    names = list(widgets)
-    inputs = [widgets[n] for n in names]
+            controls = build_run_controls()
+    wire_settings(settings, actions)
+    wire_run_controls(controls, settings, actions)
+
+
+def build_settings() -> Settings:
+    """This machine, the preset, a panel per settings group (config/registry.py), each
+    field's widget, and what belongs to a panel (data preview, plan, code)."""
+    gr.Markdown(T(f"**This machine:** {detect().describe()}"))
+    preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
+                         info=T("Load a saved recipe into every panel."))
+    widgets, extras = {}, {}
+    for panel in panels():
+        with gr.Accordion(T(panel.title), open=not panel.advanced):
+            for pair in (panel.names[i:i + 2] for i in range(0, len(panel.names), 2)):
+                with gr.Row():
+                    for name in pair:
+                        widgets[name] = make_widget(name)
+            extras.update(_panel_extras(panel.group))
+    with gr.Accordion(T("Save, load, show code"), open=False):
+        code = code_panel.build_controls()
+    return Settings(widgets, preset, code=code, **extras)
+
+
+def _panel_extras(group: str) -> dict:
+    """What a panel shows besides its settings."""
+    if group == "model":
+        return {"remote_warning": gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
+                                              elem_id="remote-code-warning")}
+    if group == "data":
+        return {"data": data_panel.build_controls()}
+    if group == "batch":
+        defaults = RunConfig()
+        effective = gr.Markdown(T(effective_batch_text(
+            defaults.per_device_train_batch_size, defaults.gradient_accumulation_steps)),
+            elem_id="effective-batch")
+        return {"effective": effective, "plan": plan_panel.build()}
+    if group == "hardware":
+        for sentence in speedups():
+            gr.Markdown(T(sentence))
+    return {}
+
+
+def build_run_controls() -> RunControls:
+    with gr.Row():
+        start = gr.Button(T("Start"), variant="primary")
+        stop = gr.Button(T("Stop"), variant="stop", interactive=False)
+        resume = gr.Button(T("Resume"), interactive=False)
+    notice = gr.Markdown(elem_id="start-notice")
+    return RunControls(start, stop, resume, notice, live_view.build())
+
+
+def wire_settings(s: Settings, actions: Actions) -> None:
+    """The preset, the panels' helpers and the remote-code warning."""
+    names, inputs, widgets = s.names, s.inputs, s.widgets
+    data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
+    code_panel.wire(s.code, names, inputs)
+    plan_panel.wire(s.plan, names, inputs, widgets, actions)
+    widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
+                                        widgets["trust_remote_code"], s.remote_warning,
+                                        api_name=False, show_progress="hidden")
+    s.preset.change(lambda name: config_to_values(load_preset(name), names), s.preset,
+                    inputs, api_name="ui_preset", api_visibility="undocumented")
+    batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
+    for w in (batch, accum):
+        w.change(effective_batch_text, [batch, accum], s.effective, api_name=False,
+                 show_progress="hidden")
+    after_switch(effective_batch_text, [batch, accum], s.effective)
+
+
+def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
+    """Start, Stop, Resume and the live view's timer."""
+    manager, live = actions.manager, c.live
     run_id = gr.State("")
     seen = gr.State(None)
 
     def on_start(request: gr.Request, *values):
         try:
-            new_id = actions.start(who(request), values_to_dict(names, values))
+            new_id = actions.start(who(request), values_to_dict(s.names, values))
         except UserError as e:
             return gr.skip(), problems("Cannot start:", e)
         return new_id, ""
@@ -123,27 +192,12 @@ def build(actions: Actions) -> None:
         return (*values, gr.update(interactive=not active), gr.update(interactive=active),
                 gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
 
-    def on_preset(name):
-        return config_to_values(load_preset(name), names)
-
-    start.click(on_start, inputs, [run_id, notice], api_name="ui_start",
-                api_visibility="undocumented")
-    stop.click(on_stop, run_id, live.status, api_name="ui_stop", api_visibility="undocumented")
-    resume.click(on_resume, run_id, [run_id, notice], api_name="ui_resume",
+    c.start.click(on_start, s.inputs, [run_id, c.notice], api_name="ui_start",
+                  api_visibility="undocumented")
+    c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")
+    c.resume.click(on_resume, run_id, [run_id, c.notice], api_name="ui_resume",
+                   api_visibility="undocumented")
     timer = gr.Timer(1.0)
-    timer.tick(on_tick, [run_id, seen],
-               [*live.outputs(), start, stop, resume, seen],
+    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
-    data_panel.wire(data_controls, names, inputs, widgets["dataset_name"], actions)
-    code_panel.wire(code_controls, names, inputs)
-    plan_panel.wire(plan, names, inputs, widgets, actions)
-    widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
-                                        widgets["trust_remote_code"], remote_warning,
-                                        api_name=False, show_progress="hidden")
-    preset.change(on_preset, preset, inputs, api_name="ui_preset", api_visibility="undocumented")
-    batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
-    for w in (batch, accum):
-        w.change(effective_batch_text, [batch, accum], effective, api_name=False,
-                 show_progress="hidden")
-    after_switch(effective_batch_text, [batch, accum], effective)
