@@ -135,37 +135,119 @@ def test_stop_then_resume_matches_an_uninterrupted_run(tmp_path, tiny_cfg, monke
         assert abs(a - b) < 1e-4, (step, a, b)
 
 
-def test_epochs_packing_eval_and_checkpoint_limit(tmp_path, tiny_cfg):
+def test_epochs_packing_eval_and_checkpoint_limit(tmp_path, tiny_cfg, monkeypatch):
     """Train by epochs with packing, NEFTune, a warmup ratio, held-out eval data and at
-    most one checkpoint kept; the log panel's file names every step."""
+    most one checkpoint kept: the trainer itself runs with those settings (its SFTConfig,
+    its packed dataset, its step count, a NEFTune hook adding noise to the embeddings);
+    the log panel's file names every step."""
+    import math
+    import re
+
+    from sft_ui.train import callbacks
+    seen = {}
+    original = callbacks.StudioCallback.on_train_begin
+
+    def spy(self, args, state, control, model=None, train_dataloader=None, **kwargs):
+        emb = model.get_input_embeddings()
+        ids = torch.arange(8, device=emb.weight.device).unsqueeze(0)
+        with torch.random.fork_rng(), torch.no_grad():  # the run's randomness stays as is
+            was_training = emb.training
+            emb.train()  # NEFTune adds noise in training mode only
+            noise = emb(ids) - emb.weight[ids]
+            emb.train(was_training)
+        dataset = train_dataloader.dataset
+        packed = "seq_lengths" in dataset.column_names  # TRL's packing adds it
+        seen.update(args=args, max_steps=state.max_steps, batches=len(train_dataloader),
+                    sequences=len(dataset),
+                    seq_lengths=list(dataset["seq_lengths"]) if packed else [],
+                    lengths=[len(r) for r in dataset["input_ids"]],
+                    hooks=[h.__name__ for h in emb._forward_hooks.values()],
+                    noise=noise.abs().max().item(), width=emb.weight.shape[1])
+        return original(self, args, state, control, model=model,
+                        train_dataloader=train_dataloader, **kwargs)
+    monkeypatch.setattr(callbacks.StudioCallback, "on_train_begin", spy)
     manager = RunManager(tmp_path)
+    # 236 rows of 53-74 tokens: at max_length 64 none share a sequence, at 192 two or three do.
     run_id = manager.start({**tiny_cfg, "train_by": "epochs", "num_train_epochs": 0.05,
-                            "per_device_train_batch_size": 4, "packing": True,
-                            "neftune_noise_alpha": 5, "warmup_steps": 0.25,
-                            "eval_fraction": 0.05, "eval_steps": 2, "save_steps": 1,
-                            "save_total_limit": 1, "sample_steps": 0})
+                            "per_device_train_batch_size": 2, "packing": True,
+                            "max_length": 192, "neftune_noise_alpha": 5,
+                            "warmup_steps": 0.25, "eval_fraction": 0.05, "eval_steps": 2,
+                            "save_steps": 1, "save_total_limit": 1, "sample_steps": 0})
     snap = wait_for(lambda: _finished(manager, run_id))
     assert snap["state"] == "done", snap["error"]
+    log = (tmp_path / run_id / "train.log").read_text()
+    rows = int(re.search(r"Data: .*?, (\d+) training rows", log).group(1))
+    assert "Eval: 12 rows held out" in log
+
+    args = seen["args"]  # the SFTConfig the trainer ran with
+    assert args.packing is True and args.max_length == 192
+    assert args.neftune_noise_alpha == 5
+    assert args.num_train_epochs == 0.05 and args.max_steps == -1  # epochs, not steps
+    # Packing: fewer sequences than rows, several rows in one, none over max_length, and
+    # the rows' lengths in each sequence add up to its length.
+    assert seen["sequences"] < rows
+    assert seen["seq_lengths"] and max(len(s) for s in seen["seq_lengths"]) > 1
+    assert all(n <= 192 for n in seen["lengths"])
+    assert sum(seen["lengths"]) == sum(map(sum, seen["seq_lengths"]))
+    # transformers' Trainer.set_initial_training_values, one process, drop_last off:
+    #   batches = ceil(sequences / per_device_batch)
+    #   update steps per epoch = max(ceil(batches / gradient_accumulation), 1)
+    #   max_steps = ceil(num_train_epochs * update steps per epoch)
+    batch, accumulation = 2, tiny_cfg["gradient_accumulation_steps"]
+    assert seen["batches"] == math.ceil(seen["sequences"] / batch)
+    expected = math.ceil(0.05 * max(math.ceil(seen["batches"] / accumulation), 1))
+    unpacked = math.ceil(0.05 * max(math.ceil(math.ceil(rows / batch) / accumulation), 1))
+    assert seen["max_steps"] == expected != unpacked  # packing changed the step count
+    # NEFTune: its hook is on the input embeddings and adds noise of at most
+    # alpha / sqrt(sequence length * width) to each value.
+    assert "neftune_post_forward_hook" in seen["hooks"]
+    assert 0 < seen["noise"] <= 5 / math.sqrt(8 * seen["width"]) + 1e-6
+
     train = [m for m in snap["metrics"] if "loss" in m]
-    # 248 demo rows less 12 held out, packed into 64-token rows: max_steps follows.
-    assert snap["max_steps"] == snap["step"] == len(train) >= 2
+    assert snap["max_steps"] == snap["step"] == len(train) == expected >= 2
     assert [m for m in snap["metrics"] if "eval_loss" in m]
     assert all(m["memory_bytes"] > 0 for m in train)
     assert [m for m in train if m.get("tokens_per_second", 0) > 0]
     assert train[0]["learning_rate"] < max(m["learning_rate"] for m in train)  # warmup
     checkpoints = list((tmp_path / run_id / "checkpoints").glob("checkpoint-*"))
     assert len(checkpoints) == 1
-    log = (tmp_path / run_id / "train.log").read_text()
-    assert "Eval: 12 rows held out" in log
     for m in train:
         assert f"step {m['step']}: loss" in log
+
+
+def test_lora_training_changes_the_logits_and_disabling_it_gives_the_base(tmp_path,
+                                                                          tiny_cfg):
+    """The saved adapter on its base model answers a fixed input with other logits than
+    the base alone; the same model with the adapter disabled gives the base's logits."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    manager = RunManager(tmp_path)
+    run_id = manager.start({**tiny_cfg, "use_peft": True, "lora_r": 4, "lora_alpha": 8,
+                            "learning_rate": 1e-2, "max_steps": 3, "sample_steps": 0})
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "done", snap["error"]
+    adapter = Path(snap["model_dir"])
+    assert (adapter / "adapter_config.json").exists()
+
+    base_dir = tiny_cfg["model_name_or_path"]
+    ids = AutoTokenizer.from_pretrained(base_dir)("Ahoy, where is the treasure?",
+                                                  return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        base = AutoModelForCausalLM.from_pretrained(base_dir, dtype=torch.float32).eval()
+        base_logits = base(ids).logits.clone()
+        tuned = PeftModel.from_pretrained(base, str(adapter)).eval()
+        tuned_logits = tuned(ids).logits
+        with tuned.disable_adapter():
+            disabled_logits = tuned(ids).logits
+    assert (tuned_logits - base_logits).abs().max().item() > 1e-3, "the adapter is a no-op"
+    assert (disabled_logits - base_logits).abs().max().item() < 1e-5
 
 
 def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg,
                                                               monkeypatch):
     """Greedy answers of the same base model are the same every run: the second run
     takes them from the cache instead of generating them at step 0."""
-    from sft_ui import callbacks
+    from sft_ui.train import callbacks
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = callbacks.generate_batch
