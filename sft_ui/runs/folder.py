@@ -1,0 +1,43 @@
+"""Where runs live and what their files hold: the runs folder, run display names, and
+the JSON-lines records (metrics, samples) a run appends. Knows nothing of training."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from pathlib import Path
+
+# A run id is a plain folder name: no separators, no leading dot, no control characters.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+NAME_MAX = 80
+
+
+def runs_dir() -> Path:
+    """SFT_UI_RUNS_DIR; on a Hugging Face Space with persistent storage /data/runs;
+    else ./runs."""
+    if os.environ.get("SFT_UI_RUNS_DIR"):
+        return Path(os.environ["SFT_UI_RUNS_DIR"]).expanduser().resolve()
+    data = Path("/data")
+    if os.environ.get("SPACE_ID") and data.is_dir() and os.access(data, os.W_OK):
+        return data / "runs"
+    return Path("runs").resolve()
+
+
+def clean_name(name) -> str:
+    """A display name: whitespace collapsed, control characters dropped, at most 80 chars."""
+    text = " ".join(str(name or "").split())
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    return text[:NAME_MAX].strip()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass  # a line cut short by a crash
+    return rows

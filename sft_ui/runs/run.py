@@ -1,0 +1,179 @@
+"""One run: its live state, the sink its training callbacks feed, its snapshot for the
+page, and its state.json (with config.yaml, metrics.jsonl and samples.jsonl, what a
+restart rebuilds it from). Knows nothing of the trainer or of Gradio."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from sft_ui.config import RunConfig
+from sft_ui.errors import UserError
+from sft_ui.runs import log as runlog
+from sft_ui.runs.folder import clean_name, read_jsonl
+
+ACTIVE_STATES = ("queued", "running", "stopping")
+STATES = ACTIVE_STATES + ("stopped", "done", "failed")
+# What state.json keeps of a run (besides config.yaml and the jsonl files).
+STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created",
+              "train_started", "finished", "model_dir", "resumed", "suggestion")
+
+
+class RunError(UserError, RuntimeError):
+    """A request about runs that cannot be honoured; the message says why."""
+
+
+class Run:
+    """One run: its folder, live state, and the sink the training callbacks feed."""
+
+    def __init__(self, run_id: str, folder: Path, config: RunConfig):
+        self.id, self.dir, self.config = run_id, folder, config
+        self.name = run_id  # a label the person may change; the id and folder never do
+        self.state, self.step, self.max_steps = "queued", 0, config.max_steps
+        self.error = self.message = ""
+        self.metrics: list[dict] = []
+        self.samples: list[dict] = []
+        self.created = time.time()
+        self.resumed = 0
+        self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
+        self.train_started: float | None = None
+        self.finished: float | None = None
+        self.model_dir: str = ""
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # ---- the sink used by callbacks (training thread) -------------------
+    def progress(self, step: int, max_steps: int) -> None:
+        with self._lock:
+            if self.train_started is None:
+                self.train_started = time.time()
+            self.step, self.max_steps = step, max_steps or self.max_steps
+        self._save_state()
+
+    def add_metrics(self, record: dict) -> None:
+        with self._lock:
+            self.metrics.append(record)
+        self._append("metrics.jsonl", record)
+
+    def add_samples(self, rows: list[dict]) -> None:
+        with self._lock:
+            self.samples.extend(rows)
+        for row in rows:
+            self._append("samples.jsonl", row)
+
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    # ---- lifecycle ---------------------------------------------------------
+    def prepare_resume(self, step: int) -> None:
+        """Forget records past the checkpoint step (they will be made again) and rearm."""
+        with self._lock:
+            self.metrics = [m for m in self.metrics if m.get("step", 0) <= step]
+            self.samples = [r for r in self.samples if r.get("step", 0) <= step]
+            self.error, self.finished, self.train_started = "", None, None
+            self.step = step
+            self._stop.clear()
+            for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
+                (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def request_stop(self) -> None:
+        # Check and change under one lock: a run ending right now must not turn back into
+        # "stopping" (it would look active forever and block the next start).
+        with self._lock:
+            if self.state not in ACTIVE_STATES:
+                return
+            self._stop.set()
+            self.state, self.message = "stopping", "Stopping after the current step..."
+        self._save_state()
+
+    def set_state(self, state: str, message: str = "", error: str = "") -> None:
+        assert state in STATES
+        with self._lock:
+            self.state, self.message, self.error = state, message, error
+            if state not in ACTIVE_STATES:
+                self.finished = time.time()
+        self._save_state()
+
+    def rename(self, name: str) -> None:
+        with self._lock:
+            self.name = name
+        self._save_state()
+
+    def eta_seconds(self) -> float | None:
+        if not self.train_started or self.step <= 0 or self.state not in ACTIVE_STATES:
+            return None
+        per_step = (time.time() - self.train_started) / self.step
+        return per_step * max(self.max_steps - self.step, 0)
+
+    def snapshot(self, log: bool = True) -> dict:
+        """The run as the page and the API show it; `log` adds the log's last lines
+        (read after the lock is released, so training never waits on that file)."""
+        with self._lock:
+            snap = {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
+                    "max_steps": self.max_steps, "metrics": list(self.metrics),
+                    "samples": list(self.samples), "error": self.error,
+                    "message": self.message, "eta_seconds": self.eta_seconds(),
+                    "elapsed_seconds": (self.finished or time.time()) - self.created,
+                    "model_dir": self.model_dir, "run_dir": str(self.dir),
+                    "suggestion": dict(self.suggestion),
+                    "config": self.config.to_dict()}
+        if log:
+            snap["log"] = runlog.tail(self.dir)
+        return snap
+
+    def summary(self) -> dict:
+        """One row of the run history: what ran, how far, how it ended."""
+        snap = self.snapshot(log=False)
+        losses = [m["loss"] for m in snap["metrics"] if "loss" in m]
+        return {"name": snap["name"], "run_id": self.id,
+                "model": self.config.model_name_or_path, "dataset": self.config.dataset_name,
+                "state": snap["state"], "step": snap["step"], "max_steps": snap["max_steps"],
+                "final_loss": losses[-1] if losses else None,
+                "duration_seconds": snap["elapsed_seconds"], "created": self.created}
+
+    # ---- files -------------------------------------------------------------
+    def _append(self, name: str, record: dict) -> None:
+        with open(self.dir / name, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def _save_state(self) -> None:
+        tmp = self.dir / "state.json.tmp"
+        with self._lock:  # read and write together: a rename cannot be overwritten by a stale copy
+            data = {k: getattr(self, k) for k in STATE_KEYS}
+            tmp.write_text(json.dumps(data))
+            tmp.replace(self.dir / "state.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> "Run":
+        """Rebuild a run from its folder (after a restart); a run cut off mid-way is failed."""
+        config = RunConfig.from_yaml(folder / "config.yaml")
+        run = cls(folder.name, folder, config)
+        state = json.loads((folder / "state.json").read_text())
+        for key in STATE_KEYS:
+            if key in state:
+                setattr(run, key, state[key])
+        run.metrics = read_jsonl(folder / "metrics.jsonl")
+        run.samples = read_jsonl(folder / "samples.jsonl")
+        run.name = clean_name(run.name) or run.id
+        if run.state in ACTIVE_STATES:
+            run.state, run.error = "failed", "The app stopped while this run was training."
+            run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
+        return run
+
+
+def short_snapshot(snap: dict) -> dict:
+    """A snapshot without its metrics, samples and log."""
+    return {k: v for k, v in snap.items() if k not in ("metrics", "samples", "log")}
+
+
+def create_run(root: Path, cfg: RunConfig) -> Run:
+    """A new run folder with its settings."""
+    run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+    run = Run(run_id, folder, cfg)
+    run.set_state("queued", "Loading the model and the dataset...")
+    return run
