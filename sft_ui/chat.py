@@ -21,7 +21,14 @@ from typing import Iterator
 
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.models import load_model_and_tokenizer, resolve_model
-from sft_ui.runs import RunError, RunManager, checkpoint_folder, checkpoints, latest_checkpoint
+from sft_ui.runs import (
+    RunError,
+    RunManager,
+    checkpoint_folder,
+    checkpoints,
+    display_name,
+    latest_checkpoint,
+)
 
 LATEST, BASE = "latest", "base"
 
@@ -117,7 +124,7 @@ class ChatService:
         """(label, reference) of everything one can chat with, newest runs first."""
         out = [("latest finished run", LATEST), (f"base: {DEFAULT_MODEL_ID}", BASE)]
         for run in self.manager.all_runs():
-            name = run.name if getattr(run, "name", "") and run.name != run.id else run.id
+            name = display_name(run)
             if run.model_dir and Path(run.model_dir).exists():
                 out.append((f"{name} (final model)", run.id))
             for ckpt in checkpoints(run.dir):
@@ -125,6 +132,12 @@ class ChatService:
             out.append((f"{name} / base model ({run.config.model_name_or_path})",
                         f"{run.id}/{BASE}"))
         return out
+
+    def latest_text(self) -> str:
+        """Which run "latest finished run" is now."""
+        latest = self.manager.latest_finished()
+        return (f"Latest finished run: {display_name(latest)}" if latest else
+                "Latest finished run: none yet.")
 
     def model_path(self, ref: str | None) -> Path:
         """The folder a reference loads from, or RunError saying what is missing."""

@@ -134,9 +134,24 @@ def page(live_app):
         browser.close()
 
 
+def open_panels(page):
+    """Open the Train tab's closed settings panels (the page opens only the first)."""
+    closed = page.locator(".gr-accordion.settings > button.label-wrap:not(.open)")
+    for _ in range(50):
+        if not closed.count():
+            return
+        closed.first.click()
+
+
 def field(page, label):
-    """A settings field by its label (Gradio puts the help text into the name too)."""
-    return page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
+    """A settings field by its label (Gradio puts the help text into the name too), its
+    panel opened first."""
+    found = page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
+    try:
+        found.first.wait_for(state="attached", timeout=3000)  # the page may still load
+    except Exception:  # playwright's TimeoutError: not in the page, or in a closed panel
+        open_panels(page)
+    return found
 
 
 def set_field(page, label, value):

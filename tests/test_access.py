@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sft_ui.access import LOGIN, OPEN, VIEW_ONLY, Access, AccessError, Who, parse_users
-from tests.conftest import free_port, wait_for
+from tests.conftest import free_port, open_panels, wait_for
 
 USERS = {"ann": "pw-ann", "bob": "pw-bob"}
 FAKE_TOKEN = "hf_FakeSessionToken0123456789abcdef"
@@ -291,6 +291,7 @@ def test_trust_remote_code_is_off_and_warns_when_turned_on(browser, live_app):
     from sft_ui.config import RunConfig
     assert RunConfig().trust_remote_code is False
     page = _open(browser, live_app[0])
+    open_panels(page)
     warning = page.locator("#remote-code-warning")
     expect(warning).to_be_hidden()
     page.get_by_label("Trust remote code").check()

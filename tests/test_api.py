@@ -64,7 +64,7 @@ def test_stop_a_longer_run(client, tiny_cfg):
     ({"model_name_or_path": "./missing/model"}, "neither an existing local folder"),
     ({"per_device_train_batch_size": 0}, "per_device_train_batch_size) must be at least 1"),
     ({"max_steps": -1}, "max_steps) must be at least 1"),
-    ({"max_steps": "lots"}, "max_steps must be a whole number"),
+    ({"max_steps": "lots"}, "max_steps) must be a whole number"),
 ])
 def test_bad_input_gets_a_clear_message_and_the_server_stays_up(client, tiny_cfg, change,
                                                                  needle):

@@ -14,7 +14,7 @@ def test_defaults_are_valid_and_effective_batch():
 @pytest.mark.parametrize("values, needle", [
     ({"per_device_train_batch_size": 0}, "per_device_train_batch_size"),
     ({"max_steps": -1}, "max_steps"),
-    ({"learning_rate": 0}, "learning_rate must be greater than 0"),
+    ({"learning_rate": 0}, "learning_rate) must be greater than 0 (got 0.0)"),
     ({"lr_scheduler_type": "zigzag"}, "must be one of"),
     ({"model_name_or_path": "  "}, "Model is empty"),
     ({"sample_steps": 5, "sample_prompts": []}, "no sample prompts"),
@@ -46,9 +46,9 @@ def test_from_dict_coerces_ui_values_and_rejects_bad_ones():
     with pytest.raises(ConfigError) as e:
         RunConfig.from_dict({"max_steps": "ten", "batch": 3, "learning_rate": "nan"})
     text = " ".join(e.value.messages)
-    assert "max_steps must be a whole number" in text
+    assert "Max steps (max_steps) must be a whole number" in text
     assert "Unknown setting 'batch'" in text
-    assert "learning_rate must be a finite number" in text
+    assert "Learning rate (learning_rate) must be a finite number" in text
 
 
 def test_yaml_round_trip_and_presets(tmp_path):

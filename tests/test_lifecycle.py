@@ -294,7 +294,10 @@ def test_runs_tab_in_a_browser(live_app, tmp_path):
             expect(table).to_contain_text("alpha")
             expect(table).to_contain_text(second)
 
-            for label in ("alpha", second):
+            # Lists name a run by its name and date, or (never renamed) its model and data.
+            labels = {r["run_id"]: r["label"] for r in manager.history()}
+            assert labels[first].startswith("alpha · ") and second not in labels[second]
+            for label in (labels[first], labels[second]):
                 page.get_by_label("Compare loss curves").click()
                 page.locator("#runs-compare").get_by_role("option", name=label).click()
             page.keyboard.press("Escape")
@@ -304,7 +307,7 @@ def test_runs_tab_in_a_browser(live_app, tmp_path):
             page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
 
             page.get_by_label("Run to rename or delete").click()
-            page.locator("#runs-target").get_by_role("option", name=second).click()
+            page.locator("#runs-target").get_by_role("option", name=labels[second]).click()
             page.get_by_label("New name").fill("beta <b>bold</b>")
             page.locator("#runs-rename").click()
             expect(page.locator("#runs-notice")).to_contain_text("is now called")

@@ -74,7 +74,7 @@ def test_unknown_and_invalid_fields_give_readable_messages(tmp_path):
     with pytest.raises(ConfigError) as e:
         RunConfig.from_yaml(path)
     text = " ".join(e.value.messages)
-    assert "Unknown setting 'batch'" in text and "max_steps must be a whole number" in text
+    assert "Unknown setting 'batch'" in text and "max_steps) must be a whole number" in text
     path.write_text("- just\n- a list\n")
     with pytest.raises(ConfigError, match="must hold a mapping"):
         RunConfig.from_yaml(path)

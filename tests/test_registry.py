@@ -45,7 +45,7 @@ def test_a_new_field_reaches_page_yaml_trainer_and_card(monkeypatch, tmp_path, t
     app = build_app(manager, Access())
     (widget,) = [b for b in app.blocks.values()
                  if getattr(b, "elem_id", None) == "cfg-max_grad_norm"]
-    assert widget.value == 1.0 and "max_grad_norm" in str(widget.info)
+    assert float(widget.value) == 1.0 and "max_grad_norm" in str(widget.info)
     assert "max_grad_norm" in next(p for p in registry.panels() if p.group == "optim").names
     (described,) = [d for d in registry.describe() if d["name"] == "max_grad_norm"]
     assert described["trl"] == "sft" and described["panel"] == "Optimizer"

@@ -18,7 +18,7 @@ import pytest
 from gradio_client import Client
 
 from sft_ui.runs import RunManager, is_complete, latest_checkpoint
-from tests.conftest import field, serve, set_field, wait_for
+from tests.conftest import field, open_panels, serve, set_field, wait_for
 
 FINAL = ("done", "stopped", "failed")
 
@@ -92,9 +92,9 @@ def bad_files(tmp_path_factory):
 CFG, RUN, FILES = "{cfg}", "{run}", "{files}"
 API_CASES = [
     ("lr-text", "/start_run", [{CFG: {"learning_rate": "abc"}}],
-     r"learning_rate must be a number \(got 'abc'\)"),
+     r"Learning rate \(learning_rate\) must be a number \(got 'abc'\)"),
     ("lr-negative", "/start_run", [{CFG: {"learning_rate": -1}}],
-     r"learning_rate\) must be at least 0"),
+     r"learning_rate\) must be greater than 0 \(got -1\.0\)"),
     ("lr-huge", "/start_run", [{CFG: {"learning_rate": 1e9}}],
      r"learning_rate\) must be at most 1"),
     ("batch-huge", "/start_run", [{CFG: {"per_device_train_batch_size": 10**12}}],
@@ -104,22 +104,23 @@ API_CASES = [
     ("batch-fraction", "/start_run", [{CFG: {"per_device_train_batch_size": 2.5}}],
      r"must be a whole number \(got 2.5\)"),
     ("batch-overflow", "/start_run", [{CFG: {"per_device_train_batch_size": 10**400}}],
-     r"per_device_train_batch_size is far too large"),
+     r"per_device_train_batch_size\) is far too large"),
     ("max-length-huge", "/start_run", [{CFG: {"max_length": 10**9}}],
      r"max_length\) must be at most 131072"),
     ("max-steps-negative", "/start_run", [{CFG: {"max_steps": -5}}],
      r"max_steps\) must be at least 1"),
     ("epochs-nan", "/start_run", [{CFG: {"num_train_epochs": "nan"}}],
-     r"num_train_epochs must be a finite number"),
+     r"num_train_epochs\) must be a finite number"),
     ("unknown-choice", "/start_run", [{CFG: {"lr_scheduler_type": "zigzag"}}],
      r"must be one of linear, cosine"),
     ("unknown-key", "/start_run", [{CFG: {"learning_rat": 1e-4}}],
      r"Unknown setting 'learning_rat'\. Known settings: "),
-    ("bool-word", "/start_run", [{CFG: {"use_peft": "maybe"}}], r"use_peft must be true or false"),
+    ("bool-word", "/start_run", [{CFG: {"use_peft": "maybe"}}],
+     r"use_peft\) must be true or false"),
     ("text-is-dict", "/start_run", [{CFG: {"model_name_or_path": {"a": 1}}}],
-     r"model_name_or_path must be text"),
+     r"model_name_or_path\) must be text"),
     ("prompt-is-null", "/start_run", [{CFG: {"sample_prompts": [None]}}],
-     r"sample_prompts must be text \(got None\)"),
+     r"sample_prompts\) must be text \(got None\)"),
     ("config-list", "/start_run", [[1, 2]], r"Settings must be a mapping .*\(got a list\)"),
     ("config-text", "/start_run", ["max_steps=3"], r"Settings must be a mapping .*\(got text\)"),
     ("config-null", "/start_run", [None],
@@ -143,7 +144,7 @@ API_CASES = [
     ("data-empty-folder", "/start_run", [{CFG: {"dataset_name": FILES + "/empty-folder"}}],
      r"empty-folder is not a dataset"),
     ("data-nul", "/start_run", [{CFG: {"dataset_name": "rows\x00.jsonl"}}],
-     r"dataset_name contains a NUL character"),
+     r"dataset_name\) contains a NUL character"),
     ("model-dotdot", "/start_run", [{CFG: {"model_name_or_path": "../../../../../etc"}}],
      r"holds no config\.json: it is not a Hugging Face model folder"),
     ("model-missing-folder", "/start_run", [{CFG: {"model_name_or_path": "/no/such/model"}}],
@@ -153,7 +154,7 @@ API_CASES = [
     ("model-hub-offline", "/start_run", [{CFG: {"model_name_or_path": "nobody/no-model"}}],
      r"Cannot reach the Hugging Face Hub to load nobody/no-model|No model nobody/no-model "),
     ("model-very-long", "/start_run", [{CFG: {"model_name_or_path": "m" * 5000}}],
-     r"model_name_or_path is too long: 5,000 characters"),
+     r"model_name_or_path\) is too long: 5,000 characters"),
     ("preview-config-list", "/preview_data", [[1]], r"Settings must be a mapping"),
     ("plan-config-text", "/plan", ["abc"], r"Settings must be a mapping"),
     ("status-dotdot", "/run_status", ["../x"], r"No run with id '\.\./x'"),
@@ -242,6 +243,7 @@ def _set_and_start(boxes=(), **labels):
     boxes = dict(boxes)
 
     def act(page, files):
+        open_panels(page)
         for label, value in labels.items():
             set_field(page, label, str(value).replace(FILES, str(files)))
         for name, value in boxes.items():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of, shorten
+from sft_ui.config.values import ConfigError, coerce, field_label, from_trl, kind_of, shorten
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 DEMO_DATASET = "demo"
@@ -30,26 +30,29 @@ DEFAULT_SAMPLE_PROMPTS = [
 ]
 
 
-# The panels of the Train tab, in page order: a field's `group` names its panel.
-PANEL_TITLES = {"model": "Model", "data": "Dataset", "batch": "Batch and time",
-                "optim": "Optimizer", "log": "Logging, checkpoints and samples",
-                "eval": "Eval data", "hardware": "Precision and memory", "lora": "LoRA"}
+# The panels of the Train tab, in page order (the first open): a field's `group` names its
+# panel.
+PANEL_TITLES = {"start": "Model and data", "model": "Model", "data": "Dataset",
+                "batch": "Batch and time", "optim": "Optimizer",
+                "log": "Logging, checkpoints and samples", "eval": "Eval data",
+                "hardware": "Precision and memory", "lora": "LoRA"}
 # Where a setting goes in TRL: `trl sft`'s three argument classes.
 TRL_DESTINATIONS = ("script", "model", "sft")  # ScriptArguments, ModelConfig, SFTConfig
 
 
 def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
-       trl=None, plan="", card=False, advanced=False):
+       trl=None, plan="", card=False, advanced=False, min_exclusive=False):
     """A field and everything said of it once (config/registry.py derives the rest):
-    help text, bounds, choices and label (widgets and checks); `group`, the panel it is in
+    help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
+    must be greater than `minimum`, not equal to it); `group`, the panel it is in
     (PANEL_TITLES), and `advanced`, shown in a closed panel; `trl`, where it goes in TRL
     (TRL_DESTINATIONS; None: the studio's own); `plan`, whether the plan is made again
     when it changes ("change") or when its typed box is left ("leave"); `card`, a row
     of the model card's settings table."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
-            "choices": choices, "label": label, "trl": trl, "plan": plan, "card": card,
-            "advanced": advanced}
+            "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
+            "plan": plan, "card": card, "advanced": advanced}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -61,7 +64,7 @@ class RunConfig:
     model_name_or_path: str = _f(
         DEFAULT_MODEL_ID, "A Hugging Face Hub id or a local folder. The default "
         "SmolLM2-135M-Instruct works offline from the copy installed with the app.",
-        "model", label="Model", trl="model", plan="leave")
+        "start", label="Model", trl="model", plan="leave")
     trust_remote_code: bool = _f(
         False, "Run Python code shipped with the model. Only for models you trust.", "model",
         label="Trust remote code", trl="model")
@@ -69,7 +72,7 @@ class RunConfig:
     dataset_name: str = _f(
         DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, an uploaded file "
         "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
-        "data", label="Dataset", trl="script", plan="change")
+        "start", label="Dataset", trl="script", plan="change")
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",
@@ -146,7 +149,8 @@ class RunConfig:
         1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "
         "jumps or diverges; too low and the model learns little in the steps it has. "
         "Common: 1e-5 to 5e-5 for full fine-tuning, 1e-4 to 3e-4 for LoRA.",
-        "optim", minimum=0.0, maximum=1.0, label="Learning rate", trl="sft", card=True)
+        "optim", minimum=0, min_exclusive=True, maximum=1.0, label="Learning rate", trl="sft",
+        card=True)
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
                              "optim", minimum=0.0, maximum=1.0, label="Weight decay",
                              trl="sft", card=True)
@@ -302,16 +306,16 @@ class RunConfig:
         errors = []
         for f in dataclasses.fields(self):
             value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
-            label = f"{f.metadata['label']} ({f.name})" if f.metadata["label"] else f.name
-            if lo is not None and value < lo:
+            label = field_label(f)
+            if lo is not None and f.metadata["min_exclusive"] and value <= lo:
+                errors.append(f"{label} must be greater than {lo} (got {shorten(value, str)}).")
+            elif lo is not None and value < lo:
                 errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
             if hi is not None and value > hi:
                 errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
             if f.metadata["choices"] and value not in f.metadata["choices"]:
                 errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
                               f"(got {shorten(value)}).")
-        if self.learning_rate <= 0:
-            errors.append("learning_rate must be greater than 0.")
         if not self.model_name_or_path.strip():
             errors.append("Model is empty: enter a Hub id or a local folder.")
         if not self.dataset_name.strip():

@@ -16,7 +16,7 @@ class Panel(typing.NamedTuple):
     group: str
     title: str
     names: list[str]
-    advanced: bool  # every field in it is advanced: the panel starts closed
+    advanced: bool  # every field in it is advanced
 
 
 def fields() -> list[dataclasses.Field]:
@@ -65,14 +65,15 @@ def card_names(cfg) -> list[str]:
 
 
 def describe() -> list[dict]:
-    """Every setting for the API: name, type, default, label, help, panel, bounds,
-    choices and where it goes in TRL."""
+    """Every setting for the API: name, type, default, label, help, panel, bounds (with
+    min_exclusive: the value must be above min), choices and where it goes in TRL."""
     defaults = RunConfig()
     return [{"name": f.name, "type": _type_name(f), "default": getattr(defaults, f.name),
              "label": f.metadata["label"], "help": f.metadata["help"],
              "panel": PANEL_TITLES[f.metadata["group"]], "advanced": f.metadata["advanced"],
-             "min": f.metadata["min"], "max": f.metadata["max"],
-             "choices": f.metadata["choices"], "trl": f.metadata["trl"]} for f in fields()]
+             "min": f.metadata["min"], "min_exclusive": f.metadata["min_exclusive"],
+             "max": f.metadata["max"], "choices": f.metadata["choices"],
+             "trl": f.metadata["trl"]} for f in fields()]
 
 
 def _type_name(f: dataclasses.Field) -> str:

@@ -1,6 +1,6 @@
 """Setting values from loose input: the UI's widgets, the API's JSON and YAML files (with
 TRL's conventions) become the field's type, or a readable message says why not.
-Knows the fields only through their dataclass types.
+Knows the fields only through their dataclass types and labels.
 """
 from __future__ import annotations
 
@@ -41,14 +41,21 @@ def from_trl(values: dict) -> dict:
     return values
 
 
+def field_label(f: dataclasses.Field) -> str:
+    """How a message names a setting: its label, then its name ("Max steps (max_steps)")."""
+    label = f.metadata.get("label")
+    return f"{label} ({f.name})" if label else f.name
+
+
 def coerce(f: dataclasses.Field, value):
-    """Turn UI/API input into the field's type, or raise a readable ValueError."""
-    kind, name = str(f.type), f.name
+    """Turn UI/API input into the field's type, or raise a readable ValueError that names
+    the setting as `RunConfig.validate` does."""
+    kind, label = str(f.type), field_label(f)
     optional = "Optional" in kind
     if value is None or (optional and str(value).strip().lower() in ("", "auto", "none")):
         if optional:
             return None
-        raise ValueError(f"{name} needs a value.")
+        raise ValueError(f"{label} needs a value.")
     if "bool" in kind:
         if isinstance(value, bool):
             return value
@@ -57,40 +64,40 @@ def coerce(f: dataclasses.Field, value):
             return True
         if word in ("false", "0", "no", "off"):
             return False
-        raise ValueError(f"{name} must be true or false (got {shorten(value)}).")
+        raise ValueError(f"{label} must be true or false (got {shorten(value)}).")
     if kind in ("int", "float"):
         whole = kind == "int"
         try:
             number = float(value)
         except OverflowError:
-            raise ValueError(f"{name} is far too large (got {shorten(value)}).") from None
+            raise ValueError(f"{label} is far too large (got {shorten(value)}).") from None
         except (TypeError, ValueError):
             number = None
         finite = number is not None and number == number and abs(number) != float("inf")
         if whole and not (finite and number == int(number)):
-            raise ValueError(f"{name} must be a whole number (got {shorten(value)}).")
+            raise ValueError(f"{label} must be a whole number (got {shorten(value)}).")
         if not finite:
-            raise ValueError(f"{name} must be a {'finite ' if number is not None else ''}"
+            raise ValueError(f"{label} must be a {'finite ' if number is not None else ''}"
                              f"number (got {shorten(value)}).")
         return int(number) if whole else number
     if kind == "list":
         if isinstance(value, str):
-            return [line.strip() for line in _text(name, value).splitlines() if line.strip()]
+            return [line.strip() for line in _text(label, value).splitlines() if line.strip()]
         if isinstance(value, (list, tuple)):
-            return [_text(name, v) for v in value]
-        raise ValueError(f"{name} must be a list of strings (got {shorten(value)}).")
-    return _text(name, value).strip()
+            return [_text(label, v) for v in value]
+        raise ValueError(f"{label} must be a list of strings (got {shorten(value)}).")
+    return _text(label, value).strip()
 
 
-def _text(name: str, value) -> str:
+def _text(label: str, value) -> str:
     """A text setting (or one line of a list) from a string or a number."""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise ValueError(f"{name} must be text (got {shorten(value)}).")
+        raise ValueError(f"{label} must be text (got {shorten(value)}).")
     text = str(value)
     if "\x00" in text:
-        raise ValueError(f"{name} contains a NUL character (\\x00): remove it.")
+        raise ValueError(f"{label} contains a NUL character (\\x00): remove it.")
     if len(text) > MAX_TEXT:
-        raise ValueError(f"{name} is too long: {len(text):,} characters, at most "
+        raise ValueError(f"{label} is too long: {len(text):,} characters, at most "
                          f"{MAX_TEXT:,}. Shorten it.")
     return text
 

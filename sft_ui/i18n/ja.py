@@ -98,6 +98,19 @@ PAGE = {
     "Prompts (one per line)": "プロンプト（1 行に 1 つ）",
     "Compare all": "すべて比較",
     "latest finished run": "最後に完了した実行",
+    "Latest finished run: {name}": "最後に完了した実行: {name}",
+    "Latest finished run: none yet.": "最後に完了した実行: まだありません。",
+    "The dataset is back to {name}.": "データセットは {name} に戻りました。",
+    "Choose a run first: the Run list holds every run with a final model or a checkpoint. "
+    "None there yet? Train one on the Train tab.":
+        "先に実行を選んでください。「実行」の一覧には、最終モデルかチェックポイントのある実行が"
+        "並びます。まだ無い場合は「学習」タブで学習してください。",
+    "step": "ステップ",
+    "loss": "損失",
+    "learning rate": "学習率",
+    "grad norm": "勾配ノルム",
+    "Model and data": "モデルとデータ",
+    "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",
     "base: {model}": "ベース: {model}",
     "{name} (final model)": "{name}（最終モデル）",
     "{name} / base model ({model})": "{name} / ベースモデル（{model}）",
@@ -500,18 +513,17 @@ MESSAGES = {
     # config.py
     "Unknown setting '{name}'. Known settings: {names}.":
         "'{name}' という設定はありません。使える設定: {names}。",
-    "{name} needs a value.": "{name} に値が必要です。",
-    "{name} must be true or false (got {value}).":
-        "{name} は true か false にしてください（入力: {value}）。",
-    "{name} must be a list of strings (got {value}).":
-        "{name} は文字列のリストにしてください（入力: {value}）。",
-    "{name} must be text (got {value}).": "{name} は文字列にしてください（入力: {value}）。",
-    "{name} contains a NUL character (\\x00): remove it.":
-        "{name} に NUL 文字（\\x00）が含まれています。取り除いてください。",
-    "{name} is too long: {count} characters, at most {limit}. Shorten it.":
-        "{name} が長すぎます: {count} 文字あります（上限 {limit} 文字）。短くしてください。",
+    "{label} needs a value.": "{label} に値が必要です。",
+    "{label} must be true or false (got {value}).":
+        "{label} は true か false にしてください（入力: {value}）。",
+    "{label} must be a list of strings (got {value}).":
+        "{label} は文字列のリストにしてください（入力: {value}）。",
+    "{label} must be text (got {value}).": "{label} は文字列にしてください（入力: {value}）。",
+    "{label} contains a NUL character (\\x00): remove it.":
+        "{label} に NUL 文字（\\x00）が含まれています。取り除いてください。",
+    "{label} is too long: {count} characters, at most {limit}. Shorten it.":
+        "{label} が長すぎます: {count} 文字あります（上限 {limit} 文字）。短くしてください。",
     "a number too long to show": "表示できないほど長い数",
-    "learning_rate must be greater than 0.": "learning_rate は 0 より大きくしてください。",
     "Model is empty: enter a Hub id or a local folder.":
         "モデルが空欄です。Hub の ID かローカルのフォルダを入力してください。",
     "Dataset is empty: enter 'demo', a Hub id or a file path.":
@@ -541,11 +553,11 @@ MESSAGES = {
         "のようなモジュール名を入れてください。",
     "Text field is empty: name the column that holds the text (usually 'text').":
         "テキスト列が空欄です。テキストが入っている列の名前を入れてください（ふつうは 'text'）。",
-    "{name} must be a whole number (got {value}).": "{name} は整数にしてください（入力: {value}）。",
-    "{name} must be a finite number (got {value}).":
-        "{name} は有限の数にしてください（入力: {value}）。",
-    "{name} must be a number (got {value}).": "{name} は数にしてください（入力: {value}）。",
-    "{name} is far too large (got {value}).": "{name} が大きすぎます（入力: {value}）。",
+    "{label} must be a whole number (got {value}).": "{label} は整数にしてください（入力: {value}）。",
+    "{label} must be a finite number (got {value}).":
+        "{label} は有限の数にしてください（入力: {value}）。",
+    "{label} must be a number (got {value}).": "{label} は数にしてください（入力: {value}）。",
+    "{label} is far too large (got {value}).": "{label} が大きすぎます（入力: {value}）。",
     'Settings must be a mapping of setting names to values, like {"max_steps": 10} (got '
     '{kind}).':
         '設定は、{"max_steps": 10} のような設定名と値の対応表にしてください（入力: {kind}）。',
@@ -558,6 +570,8 @@ MESSAGES = {
     "{file} is not valid YAML: {error}": "{file} は正しい YAML ではありません: {error}",
     "{label} must be at least {low} (got {value}).":
         "{label} は {low} 以上にしてください（入力: {value}）。",
+    "{label} must be greater than {low} (got {value}).":
+        "{label} は {low} より大きくしてください（入力: {value}）。",
     "{label} must be at most {high} (got {value}).":
         "{label} は {high} 以下にしてください（入力: {value}）。",
     "{label} must be one of {choices} (got {value}).":

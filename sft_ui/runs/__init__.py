@@ -3,10 +3,10 @@ state and snapshot (run.py), the thread that trains it and the manager of all ru
 (manager.py), and its log (log.py)."""
 from sft_ui.runs.checkpoints import (checkpoint_folder, checkpoints, is_complete,
                                      latest_checkpoint)
-from sft_ui.runs.folder import NAME_MAX, runs_dir
+from sft_ui.runs.folder import NAME_MAX, display_name, runs_dir
 from sft_ui.runs.manager import RunManager
 from sft_ui.runs.run import ACTIVE_STATES, STATES, Run, RunError, create_run
 
 __all__ = ["checkpoint_folder", "checkpoints", "is_complete", "latest_checkpoint", "NAME_MAX",
-           "runs_dir", "RunManager", "ACTIVE_STATES", "STATES", "Run", "RunError",
+           "display_name", "runs_dir", "RunManager", "ACTIVE_STATES", "STATES", "Run", "RunError",
            "create_run"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import unicodedata
 from pathlib import Path
 
@@ -41,3 +42,14 @@ def read_jsonl(path: Path) -> list[dict]:
         except json.JSONDecodeError:
             pass  # a line cut short by a crash
     return rows
+
+
+def display_name(run) -> str:
+    """How lists name a run, in no language: its name and when it started; a run never
+    renamed (its name is its id) by its model and data instead."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created))
+    if run.name and run.name != run.id:
+        return f"{run.name} · {when}"
+    model = Path(run.config.model_name_or_path.rstrip("/\\")).name
+    data = Path(run.config.dataset_name.rstrip("/\\")).name
+    return f"{model} · {data} · {when}"

@@ -17,7 +17,7 @@ from sft_ui.plan.hardware import release_memory
 from sft_ui.plan.memory import is_out_of_memory, memory_problem, out_of_memory_advice
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
-from sft_ui.runs.folder import RUN_ID, clean_name, runs_dir
+from sft_ui.runs.folder import RUN_ID, clean_name, display_name, runs_dir
 from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snapshot
 
 
@@ -215,8 +215,8 @@ class RunManager:
         return [short_snapshot(run.snapshot(log=False)) for run in self.all_runs()]
 
     def history(self) -> list[dict]:
-        """`Run.summary` of every run, newest first."""
-        return [run.summary() for run in self.all_runs()]
+        """`Run.summary` of every run with its display name (`label`), newest first."""
+        return [{**run.summary(), "label": display_name(run)} for run in self.all_runs()]
 
     def active(self) -> Run | None:
         return self._active

@@ -41,14 +41,19 @@ class Run:
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
+        self._pace: _Pace | None = None  # this (re)start's steps and times, for the ETA
         self._stop = threading.Event()
         self._lock = threading.Lock()
 
     # ---- the sink used by callbacks (training thread) -------------------
     def progress(self, step: int, max_steps: int) -> None:
+        now = time.time()
         with self._lock:
             if self.train_started is None:
-                self.train_started = time.time()
+                self.train_started = now
+            if self._pace is None:
+                self._pace = _Pace(step)
+            self._pace.reached(step, now)
             self.step, self.max_steps = step, max_steps or self.max_steps
         self._save_state()
 
@@ -73,7 +78,7 @@ class Run:
             self.metrics = [m for m in self.metrics if m.get("step", 0) <= step]
             self.samples = [r for r in self.samples if r.get("step", 0) <= step]
             self.error, self.finished, self.train_started = "", None, None
-            self.step = step
+            self.step, self._pace = step, None
             self._stop.clear()
             for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
                 (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -102,10 +107,11 @@ class Run:
         self._save_state()
 
     def eta_seconds(self) -> float | None:
-        if not self.train_started or self.step <= 0 or self.state not in ACTIVE_STATES:
+        """Seconds until the last step, from the pace of the steps trained since this
+        (re)start; None until two of them have ended."""
+        if self._pace is None or self.state not in ACTIVE_STATES:
             return None
-        per_step = (time.time() - self.train_started) / self.step
-        return per_step * max(self.max_steps - self.step, 0)
+        return self._pace.eta(self.max_steps, time.time())
 
     def snapshot(self, log: bool = True) -> dict:
         """The run as the page and the API show it; `log` adds the log's last lines
@@ -161,6 +167,34 @@ class Run:
             run.state, run.error = "failed", "The app stopped while this run was training."
             run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
         return run
+
+
+class _Pace:
+    """The steps of one (re)start of training and when they ended: a resumed run counts
+    only the steps it trains now (its step starts at the checkpoint's), and the pace is
+    measured from the end of the first step, so loading the model and the data, the
+    answers before training and the first step's warm-up do not count."""
+
+    def __init__(self, start_step: int):
+        self.start_step = start_step
+        self.first: tuple[int, float] | None = None  # (step, time) at the first step's end
+        self.last: tuple[int, float] | None = None  # the latest step's end
+
+    def reached(self, step: int, now: float) -> None:
+        if step <= self.start_step:  # the (re)start itself, before any step
+            return
+        if self.first is None:
+            self.first = (step, now)
+        self.last = (step, now)
+
+    def eta(self, max_steps: int, now: float) -> float | None:
+        if self.first is None or self.last is None or self.last[0] <= self.first[0]:
+            return None
+        (first_step, first_time), (step, then) = self.first, self.last
+        per_step = (then - first_time) / (step - first_step)
+        left = max(max_steps - step, 0)
+        # Count down through the step under way, but not below the steps after it.
+        return max(per_step * left - (now - then), per_step * (left - 1), 0.0)
 
 
 def short_snapshot(snap: dict) -> dict:

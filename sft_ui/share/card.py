@@ -1,7 +1,11 @@
 """The model card (README.md) of an export: base model, data, settings, the run's
-real losses, its loss curve as an image, sample answers, and how to load it."""
+real losses, its loss curve as an image, sample answers, and how to load it; and the
+card as a page shows it (`card_for_page`)."""
 from __future__ import annotations
 
+import base64
+import mimetypes
+import re
 from pathlib import Path
 
 import yaml
@@ -93,3 +97,31 @@ def load_code(kind: str, cfg) -> list[str]:
     return ["from transformers import AutoModelForCausalLM, AutoTokenizer", "",
             'model = AutoModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
             'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")']
+
+
+# A Markdown image whose target is a plain relative path: ![alt](loss.png)
+_RELATIVE_IMAGE = re.compile(r"!\[([^\]]*)\]\((?![a-zA-Z][\w+.-]*:|/|#)([^)\s]+)\)")
+
+
+def card_for_page(text: str, folder: Path) -> str:
+    """The card's body (without its YAML front matter) for a Markdown component in the
+    page: a page cannot resolve the card's relative image links (`loss.png`, right on the
+    Hub, where the file sits next to README.md), so each becomes a data URI of the file in
+    `folder`; a link to a missing file leaves its alt text."""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end != -1:
+            text = text[end + len("\n---\n"):]
+    root = Path(folder).resolve()
+
+    def inline(match: re.Match) -> str:
+        alt, target = match.group(1), match.group(2)
+        path = (root / target).resolve()
+        kind = mimetypes.guess_type(path.name)[0] or ""
+        if not (path.is_relative_to(root) and path.is_file() and kind.startswith("image/")):
+            return alt
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        return f"![{alt}](data:{kind};base64,{data})"
+
+    return _RELATIVE_IMAGE.sub(inline, text)
+

@@ -33,8 +33,19 @@ def is_adapter(folder: Path) -> bool:
     return (folder / "adapter_config.json").exists()
 
 
+def is_lora_run(run: Run) -> bool:
+    """Whether the run trains a LoRA adapter, so that merging it into the base model means
+    something: its settings say so, or its saved model is an adapter. (export_run with
+    merged=True on a full fine-tune exports the full model.)"""
+    if run.config.use_peft:
+        return True
+    return bool(run.model_dir) and is_adapter(Path(run.model_dir))
+
+
 def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
-    """Write the export folder for a run (replacing an earlier one) and return it."""
+    """Write the export folder for a run (replacing an earlier one) and return it. `merged`
+    merges a LoRA adapter into its base; a full fine-tune has none, and exports its
+    model as it is."""
     source = source_folder(run, checkpoint)
     adapter = is_adapter(source)
     kind = "merged" if adapter and merged else ("adapter" if adapter else "full")

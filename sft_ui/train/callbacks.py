@@ -41,6 +41,9 @@ class StudioCallback(TrainerCallback):
         self._sampled_steps: set[int] = set()
         self._last_tokens: tuple[float, float] | None = None  # (time, tokens seen)
         self._paused = 0.0  # seconds spent sampling or evaluating since the last log
+        self._start_step = 0  # the step this (re)start began at
+        self._saved_step = -1  # the step of the latest checkpoint saved
+        self._stop_logged = False
 
     def _sample(self, step: int, model, state) -> None:
         if not self.sample_steps or not self.prompts or step in self._sampled_steps \
@@ -75,7 +78,28 @@ class StudioCallback(TrainerCallback):
                 pass
         return answers
 
+    def _stop_here(self, state, control) -> bool:
+        """End training at this step's end when a stop was requested, with a full checkpoint
+        (model, optimizer, scheduler, RNG) so the run can resume. Called at the step's end
+        and in each event the trainer runs after it (sampling, logging, evaluating,
+        saving) before it decides whether to train the next step: a stop that arrives during
+        that work ends the run at this step, not after one more.
+
+        Not from on_step_begin or on_substep_end: the trainer tests should_training_stop
+        after every micro-batch, so setting it there would end a step half done (gradients
+        accumulated, no optimizer step); a stop requested during a step ends at its end."""
+        if not self.sink.stop_requested() or state.global_step <= self._start_step:
+            return False  # before the first step: its end checks again
+        control.should_training_stop = True
+        if self._saved_step != state.global_step:
+            control.should_save = True
+        if not self._stop_logged:
+            self._stop_logged = True
+            self.log.info("Stop requested: saving a checkpoint at step %d", state.global_step)
+        return True
+
     def on_train_begin(self, args, state, control, model=None, **kwargs):
+        self._start_step, self._stop_logged = state.global_step, False
         self.sink.progress(state.global_step, state.max_steps)
         self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
@@ -83,13 +107,11 @@ class StudioCallback(TrainerCallback):
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
-        if self.sink.stop_requested():
-            # A full checkpoint (model, optimizer, scheduler, RNG) so the run can resume.
-            control.should_training_stop = control.should_save = True
-            self.log.info("Stop requested: saving a checkpoint at step %d", state.global_step)
+        if self._stop_here(state, control):
             return
         if self.sample_steps and state.global_step % self.sample_steps == 0:
             self._sample(state.global_step, model, state)
+            self._stop_here(state, control)  # asked while the answers were generated
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         record = {"step": state.global_step}
@@ -105,12 +127,16 @@ class StudioCallback(TrainerCallback):
         self.sink.add_metrics(record)
         self.log.info("step %d: %s", state.global_step, ", ".join(
             f"{k} {_short(v)}" for k, v in record.items() if k not in ("step", "memory_bytes")))
+        self._stop_here(state, control)
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
         self._paused += (metrics or {}).get("eval_runtime", 0.0)
+        self._stop_here(state, control)
 
     def on_save(self, args, state, control, **kwargs):
+        self._saved_step = state.global_step
         self.log.info("Saved checkpoint-%d", state.global_step)
+        self._stop_here(state, control)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
         self._sample(state.global_step, model, state)  # the answers the saved model gives

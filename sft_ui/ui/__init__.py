@@ -8,6 +8,7 @@ from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
 from sft_ui.ui import access_panel, api, chat_tab, export_tab, history_tab, train_tab
 from sft_ui.ui.lang import Studio, T, build_selector
+from sft_ui.ui.lists import Lists
 
 
 def build_app(manager: RunManager | None = None, access: Access | None = None) -> gr.Blocks:
@@ -19,15 +20,17 @@ def build_app(manager: RunManager | None = None, access: Access | None = None) -
             gr.Markdown(T("# SFT Studio\nFine-tune a language model on the machine you have."))
             build_selector()
         access_panel.build(actions)
+        lists = Lists(actions.manager)
         with gr.Tab(T("Train")):
             train_tab.build(actions)
         with gr.Tab(T("Chat")):
-            chat_tab.build(actions)
+            chat_tab.build(actions, lists)
         with gr.Tab(T("Compare")):
-            chat_tab.build_compare(actions)
+            chat_tab.build_compare(actions, lists)
         with gr.Tab(T("Runs")) as runs_tab:
-            history_tab.build(actions, runs_tab)
+            history_tab.build(actions, runs_tab, lists)
         with gr.Tab(T("Export")):
-            export_tab.build(actions)
+            export_tab.build(actions, lists)
+        lists.wire()
         api.build(actions)
     return app

@@ -10,6 +10,7 @@ from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
 from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lists import Lists
 
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
@@ -43,12 +44,13 @@ def _error(e: Exception) -> str:
     return problem("Cannot answer:", e)
 
 
-def build(actions: Actions) -> None:
-    """The Chat tab."""
+def build(actions: Actions, lists: Lists | None = None) -> None:
+    """The Chat tab; its model list keeps itself current through `lists`."""
     chat = actions.chat_service
     with gr.Row():
         model = model_dropdown(chat, "Chat with", elem_id="chat-model")
         refresh = gr.Button(T("Refresh"), scale=0)
+    latest = gr.Markdown(elem_id="chat-latest")
     settings = settings_widgets()
     bot = gr.Chatbot(label=T("Chat"), height=420)
     with gr.Row():
@@ -77,10 +79,15 @@ def build(actions: Actions) -> None:
               .then(reply, [bot, model, *settings], [bot, error], api_name=False)
               for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_name=False)
-    refresh.click(lambda: gr.update(choices=choices(chat)), None, model, api_name=False)
+    def listed():
+        return gr.update(choices=choices(chat)), say(chat.latest_text())
+
+    refresh.click(listed, None, [model, latest], api_name=False)
+    if lists is not None:
+        lists.add(listed, [], [model, latest])
 
 
-def build_compare(actions: Actions) -> None:
+def build_compare(actions: Actions, lists: Lists | None = None) -> None:
     """The Compare tab: two models, the same prompt."""
     chat = actions.chat_service
     with gr.Row():
@@ -128,3 +135,5 @@ def build_compare(actions: Actions) -> None:
                    api_name=False)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
                   api_name=False)
+    if lists is not None:
+        lists.add(lambda: [gr.update(choices=choices(chat))] * 2, [], [model_a, model_b])

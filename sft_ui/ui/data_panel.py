@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 
 import gradio as gr
 
 from sft_ui.actions import Actions
-from sft_ui.data import SUFFIXES
 from sft_ui.errors import UserError
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, problems, say
@@ -81,8 +81,8 @@ def _token_span(t: dict) -> str:
 
 def build_controls():
     """Upload, preview button and outputs, inside the Dataset panel; returns them."""
-    upload = gr.File(label=T("Upload a dataset file"), file_types=list(SUFFIXES),
-                     elem_id="data-upload", height=90)
+    # Any file type: the server says why a file cannot be used, in the page.
+    upload = gr.File(label=T("Upload a dataset file"), elem_id="data-upload", height=120)
     button = gr.Button(T("Preview data"), size="sm", elem_id="preview-data")
     summary = gr.Markdown(elem_id="data-summary")
     examples = gr.HTML(elem_id="data-examples")
@@ -94,14 +94,21 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
     On a shared server an upload goes to this session's own folder."""
     upload, button, summary, examples = controls
 
-    def on_upload(request: gr.Request, path):
-        """(dataset box, notice, whether to preview)."""
-        if not path:
-            return gr.skip(), "", False
+    def on_upload(request: gr.Request, path, current, before):
+        """(dataset box, summary, examples, whether to preview, the value to go back to).
+        A file that cannot be used says why in the summary (not in a passing toast), and
+        the dataset box goes back to what it held before any upload."""
+        if not before or not _is_upload(before):
+            before = current if current and not _is_upload(current) else "demo"
         try:
-            return actions.upload(who(request), path), "", True
+            return actions.upload(who(request), path), gr.skip(), gr.skip(), True, before
         except UserError as e:
-            return gr.skip(), problem("Cannot use this file:", e), False
+            return (before, problem("Cannot use this file:", e) + "\n\n" +
+                    say(f"The dataset is back to {before}."), "", False, before)
+
+    def on_clear(before):
+        """The upload was removed: the dataset box goes back, the preview goes."""
+        return before or "demo", "", ""
 
     def on_preview(request: gr.Request, *values):
         try:
@@ -115,8 +122,15 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
     def after_upload(request: gr.Request, ok, *values):
         return on_preview(request, *values) if ok else (gr.skip(), gr.skip())
 
-    stored = gr.State(False)
-    upload.upload(on_upload, upload, [dataset_box, summary, stored], api_name=False).then(
+    stored, before = gr.State(False), gr.State("")
+    upload.upload(on_upload, [upload, dataset_box, before],
+                  [dataset_box, summary, examples, stored, before], api_name=False).then(
         after_upload, [stored, *inputs], [summary, examples], api_name=False)
+    upload.clear(on_clear, before, [dataset_box, summary, examples], api_name=False)
     button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")
+
+
+def _is_upload(value: str) -> bool:
+    """Whether a dataset value is a file an upload stored (in an uploads folder)."""
+    return "uploads" in Path(str(value)).parts

@@ -7,17 +7,21 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
-from sft_ui.runs import RunManager, checkpoints
-from sft_ui.share.export import zip_export
+from sft_ui.runs import RunManager, checkpoints, display_name
+from sft_ui.share.card import card_for_page
+from sft_ui.share.export import is_lora_run, zip_export
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lists import Lists
 
 FINAL = "final model"
+NO_RUN_CHOSEN = ("Choose a run first: the Run list holds every run with a final model or a "
+                 "checkpoint. None there yet? Train one on the Train tab.")
 
 
 def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
-    return [(f"{r.name} ({r.state})" if r.name != r.id else f"{r.id} ({r.state})", r.id)
-            for r in manager.all_runs()
+    """(label, run id) of every run with a final model or a checkpoint, newest first."""
+    return [(f"{display_name(r)} ({say(r.state)})", r.id) for r in manager.all_runs()
             if r.model_dir or checkpoints(r.dir)]
 
 
@@ -31,13 +35,14 @@ def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
     return [FINAL] + [p.name for p in checkpoints(run.dir)]
 
 
-def build(actions: Actions) -> None:
+def build(actions: Actions, lists: Lists | None = None) -> None:
+    """The Export tab; its run list keeps itself current through `lists`."""
     manager = actions.manager
     with gr.Row():
         run = gr.Dropdown(exportable_runs(manager), label=T("Run"), elem_id="export-run")
         checkpoint = gr.Dropdown([FINAL], value=FINAL, label=T("Model or checkpoint"))
         refresh = gr.Button(T("Refresh"), scale=0)
-    merged = gr.Checkbox(label=T("Merge the LoRA adapter into the base model"),
+    merged = gr.Checkbox(label=T("Merge the LoRA adapter into the base model"), visible=False,
                          info=T("Off: export the small adapter (loads with peft on the base). "
                                 "On: one standalone model (loads with transformers alone)."))
     export = gr.Button(T("Export"), variant="primary")
@@ -69,14 +74,14 @@ def build(actions: Actions) -> None:
 
     def on_export(request: gr.Request, run_id, ckpt, merge):
         if not run_id:
-            return gr.skip(), say("Choose a run first."), gr.skip(), gr.skip()
+            return gr.skip(), say(NO_RUN_CHOSEN), gr.skip(), gr.skip()
         try:
             out = actions.export(who(request), run_id, "" if ckpt == FINAL else ckpt, merge)
         except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
-        text = (out / "README.md").read_text(encoding="utf-8")
+        text = (out / "README.md").read_text(encoding="utf-8").split("---", 2)[-1]
         return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
-                text.split("---", 2)[-1])
+                card_for_page(text, out))
 
     def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
@@ -106,7 +111,17 @@ def build(actions: Actions) -> None:
                  api_name=False)
     push.click(on_push, [folder, repo, token, private], hub_notice, api_name=False)
     publish.click(on_publish, [repo, space_id, token], hub_notice, api_name=False)
-    run.change(lambda r: gr.update(choices=checkpoint_choices(manager, r), value=FINAL), run,
-               checkpoint, api_name=False)
+    def on_run(run_id):
+        """Its checkpoints; the merge choice only for a LoRA run."""
+        try:
+            lora = bool(run_id) and is_lora_run(manager.get(run_id))
+        except UserError:
+            lora = False
+        return (gr.update(choices=checkpoint_choices(manager, run_id), value=FINAL),
+                gr.update(visible=lora, value=False if not lora else gr.skip()))
+
+    run.change(on_run, run, [checkpoint, merged], api_name=False)
     refresh.click(lambda: gr.update(choices=exportable_runs(manager)), None, run,
                   api_name=False)
+    if lists is not None:
+        lists.add(lambda: gr.update(choices=exportable_runs(manager)), [], [run])

@@ -14,6 +14,7 @@ from sft_ui.errors import UserError
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lists import Lists
 
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
            "Created"]
@@ -29,7 +30,8 @@ def duration_text(seconds) -> str:
 
 def table_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([[
-        r["name"], r["run_id"], r["model"], r["dataset"], say(r["state"]),
+        r["name"] if r["name"] != r["run_id"] else "--", r["run_id"], r["model"],
+        r["dataset"], say(r["state"]),
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
         duration_text(r["duration_seconds"]),
@@ -38,9 +40,8 @@ def table_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
-    """(label, run id) pairs; the label shows the name and, when it differs, the id."""
-    return [(r["run_id"] if r["name"] == r["run_id"] else f"{r['name']} ({r['run_id']})",
-             r["run_id"]) for r in rows]
+    """(label, run id) pairs: the run's name (or model and data) and date."""
+    return [(r["label"], r["run_id"]) for r in rows]
 
 
 def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
@@ -79,9 +80,14 @@ class RunsView:
     cancel: gr.Button
 
 
-def build(actions: Actions, tab: gr.Tab | None = None) -> None:
-    """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected."""
-    wire(layout(actions.manager), actions, tab)
+def build(actions: Actions, tab: gr.Tab | None = None, lists: Lists | None = None) -> None:
+    """Lay out the Runs tab inside the current Blocks context; refresh when `tab` is selected
+    and (through `lists`) when the runs change."""
+    view = layout(actions.manager)
+    refreshed = wire(view, actions, tab)
+    if lists is not None:
+        lists.add(lambda chosen, current: refreshed(chosen, current)[:3],
+                  [view.compare, view.target], [view.table, view.compare, view.target])
 
 
 def layout(manager: RunManager) -> RunsView:
@@ -111,8 +117,9 @@ def layout(manager: RunManager) -> RunsView:
                     confirm, cancel)
 
 
-def wire(v: RunsView, actions: Actions, tab: gr.Tab | None) -> None:
-    """Refresh, compare, rename and delete (with its confirmation step)."""
+def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
+    """Refresh, compare, rename and delete (with its confirmation step); returns the
+    function that gives the table, the pickers and the plot their new values."""
     manager = actions.manager
     pending = gr.State("")  # the run the confirmation step is about
 
@@ -182,3 +189,4 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None) -> None:
     v.cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
                    api_name=False)
     v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
+    return refreshed

@@ -131,7 +131,12 @@ def after_switch(fn, inputs, outputs) -> None:
 
 
 class Studio(gr.Blocks):
-    """Blocks that launch with the page's translations (gr.I18n) unless given others."""
+    """Blocks that launch with the page's translations (gr.I18n) and style (style.py)
+    unless given others."""
 
-    def launch(self, *args, i18n: gr.I18n | None = None, **kwargs):
-        return super().launch(*args, i18n=i18n or gr.I18n(**translations()), **kwargs)
+    def launch(self, *args, i18n: gr.I18n | None = None, css: str | None = None,
+               head: str | None = None, **kwargs):
+        from sft_ui.ui.style import CSS, HEAD_JS
+        return super().launch(*args, i18n=i18n or gr.I18n(**translations()),
+                              css=CSS if css is None else css,
+                              head=HEAD_JS if head is None else head, **kwargs)

@@ -17,6 +17,15 @@ from sft_ui.ui.lang import T, say
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
+# The log shows its newest lines: scrolled to the end whenever its text grew (a person
+# who scrolled up to read keeps their place until new lines come).
+SCROLL_LOG_JS = """() => {
+  const box = document.querySelector('#run-log textarea');
+  if (box && box.value.length !== Number(box.dataset.seen || -1)) {
+    box.dataset.seen = box.value.length;
+    box.scrollTop = box.scrollHeight;
+  }
+}"""
 
 
 @dataclass
@@ -34,23 +43,34 @@ class LiveView:
                 self.log]
 
 
-def build() -> LiveView:
+def build_progress() -> gr.HTML:
+    return gr.HTML(_no_run(T("No run yet.")))
+
+
+def build(progress: gr.HTML) -> LiveView:
+    """The live view below `progress` (built where the page pins it)."""
     status = gr.Markdown(T(status_markdown(None)), elem_id="run-status")
-    progress = gr.HTML(_no_run(T("No run yet.")))
     loss = gr.LinePlot(None, x="step", y="value", color="series", color_map=LOSS_COLOURS,
                        label=T("Loss (train, smoothed, eval)"), height=280,
-                       elem_id="loss-plot")
+                       elem_id="loss-plot", **_axes("loss"))
     with gr.Row():
-        lr = gr.LinePlot(None, x="step", y="value",
-                         label=T("Learning rate"), height=180)
-        grad = gr.LinePlot(None, x="step", y="value",
-                           label=T("Grad norm"), height=180)
+        lr = gr.LinePlot(None, x="step", y="value", label=T("Learning rate"), height=180,
+                         **_axes("learning rate"))
+        grad = gr.LinePlot(None, x="step", y="value", label=T("Grad norm"), height=180,
+                           **_axes("grad norm"))
     samples = gr.Dataframe(samples_frame(None), label=T("Samples (newest first)"), wrap=True,
                            interactive=False, elem_id="samples",
                            column_widths=["10%", "30%", "60%"])
     log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
                      interactive=False, elem_id="run-log")
     return LiveView(status, progress, loss, lr, grad, samples, log)
+
+
+def _axes(y_title: str) -> dict:
+    """Axis titles in the page's language, whole-number steps, and no legend title (its
+    room goes to the series' names)."""
+    return {"x_title": T("step"), "y_title": T(y_title), "color_title": "",
+            "x_axis_format": "d"}
 
 
 def update(snap: dict, last_seen) -> tuple[list, tuple]:

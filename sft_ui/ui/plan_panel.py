@@ -105,19 +105,35 @@ def _padding_line(p: dict) -> str:
     return text
 
 
-def show_plan(actions: Actions, who: Who, values: dict) -> str:
-    """The plan for loose RunConfig values as Markdown, or what is wrong with them; never
-    a trace."""
+def plan_line(p: dict) -> str:
+    """The plan in one line, beside Start."""
+    parts = [f"effective batch {p['effective_batch']}",
+             f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
+             f"peak memory about {size_text(p['memory']['total'])} of "
+             f"{size_text(p['available_bytes'])}: **{p['fit']}**"]
+    if p["seconds_total"]:
+        parts.append(f"about {duration_text(p['seconds_total'])}")
+    return "**Plan:** " + " · ".join(parts)
+
+
+def show_plan(actions: Actions, who: Who, values: dict) -> tuple[str, str]:
+    """The plan for loose RunConfig values as Markdown (in full, and in one line), or what
+    is wrong with them; never a trace."""
     try:
-        return say(plan_markdown(actions.plan(who, values)))
+        p = actions.plan(who, values)
     except UserError as e:
-        return problems("No plan for these settings:", e)
+        text = problems("No plan for these settings:", e)
+        return text, text
     except Exception as e:  # keep the page usable, say what happened
-        return say(f"**No plan:** {type(e).__name__}: {e}")
+        text = say(f"**No plan:** {type(e).__name__}: {e}")
+        return text, text
+    return say(plan_markdown(p)), say(plan_line(p))
 
 
-def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
+def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, widgets: dict,
          actions: Actions) -> None:
+    """Re-plan on the settings the plan depends on, into the panel and the one-line plan
+    `line`; Fit, Measure speed and Apply suggestion."""
     manager = actions.manager
 
     def on_change(request: gr.Request, *values):
@@ -137,10 +153,10 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
         try:
             speed = actions.measure(who(request), values_to_dict(names, values))
         except UserError as e:
-            return gr.skip(), problems("Cannot measure:", e)
+            return gr.skip(), gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
-            return gr.skip(), say(f"**Measuring failed:** {type(e).__name__}: {e}")
-        return on_change(request, *values), say(f"Measured {speed:,.0f} tokens/s.")
+            return gr.skip(), gr.skip(), say(f"**Measuring failed:** {type(e).__name__}: {e}")
+        return (*on_change(request, *values), say(f"Measured {speed:,.0f} tokens/s."))
 
     def on_apply():
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
@@ -160,16 +176,16 @@ def wire(c: PlanControls, names: list[str], inputs: list, widgets: dict,
          for event in (widgets[n].blur, widgets[n].submit)]
     # "multiple": with Gradio's "always_last", a change made while a plan was pending at
     # times left the effective batch above it unchanged (seen in the browser test).
-    gr.on(triggers, on_change, inputs, c.details, api_name="ui_plan",
+    gr.on(triggers, on_change, inputs, [c.details, line], api_name="ui_plan",
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     # At page load, for the settings every panel starts with (not while the page is built:
     # the plan reads the data's token lengths, which imports TRL).
-    gr.on(None, on_load, [], c.details, api_name=False, show_progress="hidden")
-    after_switch(on_change, inputs, c.details)
+    gr.on(None, on_load, [], [c.details, line], api_name=False, show_progress="hidden")
+    after_switch(on_change, inputs, [c.details, line])
     c.fit.click(on_fit, inputs, [widgets["per_device_train_batch_size"],
                                  widgets["gradient_accumulation_steps"], c.notice],
                 api_name="ui_fit", api_visibility="undocumented")
-    c.measure.click(on_measure, inputs, [c.details, c.notice], api_name="ui_measure_speed",
-                    api_visibility="undocumented")
+    c.measure.click(on_measure, inputs, [c.details, line, c.notice],
+                    api_name="ui_measure_speed", api_visibility="undocumented")
     c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
                   api_visibility="undocumented")

@@ -64,6 +64,7 @@ class RunControls:
     stop: gr.Button
     resume: gr.Button
     notice: gr.Markdown
+    plan_line: gr.Markdown
     live: live_view.LiveView
 
 
@@ -72,9 +73,9 @@ def build(actions: Actions) -> None:
     with gr.Row():
         with gr.Column(scale=2):
             settings = build_settings()
-        with gr.Column(scale=3):
+        with gr.Column(scale=3, elem_id="live-column"):
             controls = build_run_controls()
-    wire_settings(settings, actions)
+    wire_settings(settings, controls, actions)
     wire_run_controls(controls, settings, actions)
 
 
@@ -82,11 +83,14 @@ def build_settings() -> Settings:
     """This machine, the preset, a panel per settings group (config/registry.py), each
     field's widget, and what belongs to a panel (data preview, plan, code)."""
     gr.Markdown(T(f"**This machine:** {detect().describe()}"))
-    preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
-                         info=T("Load a saved recipe into every panel."))
+    with gr.Group(elem_classes=["settings"]):
+        preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
+                             info=T("Load a saved recipe into every panel."))
     widgets, extras = {}, {}
-    for panel in panels():
-        with gr.Accordion(T(panel.title), open=not panel.advanced):
+    for n, panel in enumerate(panels()):
+        if n == 1:
+            gr.Markdown(T("**All settings** (each overrides the choices above)"))
+        with gr.Accordion(T(panel.title), open=n == 0, elem_classes=["settings"]):
             for pair in (panel.names[i:i + 2] for i in range(0, len(panel.names), 2)):
                 with gr.Row():
                     for name in pair:
@@ -102,7 +106,7 @@ def _panel_extras(group: str) -> dict:
     if group == "model":
         return {"remote_warning": gr.Markdown(T(REMOTE_CODE_WARNING), visible=False,
                                               elem_id="remote-code-warning")}
-    if group == "data":
+    if group == "start":
         return {"data": data_panel.build_controls()}
     if group == "batch":
         defaults = RunConfig()
@@ -117,20 +121,25 @@ def _panel_extras(group: str) -> dict:
 
 
 def build_run_controls() -> RunControls:
-    with gr.Row():
-        start = gr.Button(T("Start"), variant="primary")
-        stop = gr.Button(T("Stop"), variant="stop", interactive=False)
-        resume = gr.Button(T("Resume"), interactive=False)
+    """Start, Stop, Resume and the progress bar (pinned to a phone's screen), the plan in
+    one line, then the live view."""
+    with gr.Column(elem_id="run-bar"):
+        with gr.Row():
+            start = gr.Button(T("Start"), variant="primary", min_width=80)
+            stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
+            resume = gr.Button(T("Resume"), interactive=False, min_width=80)
+        progress = live_view.build_progress()
     notice = gr.Markdown(elem_id="start-notice")
-    return RunControls(start, stop, resume, notice, live_view.build())
+    plan_line = gr.Markdown(elem_id="plan-summary")
+    return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress))
 
 
-def wire_settings(s: Settings, actions: Actions) -> None:
+def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     """The preset, the panels' helpers and the remote-code warning."""
     names, inputs, widgets = s.names, s.inputs, s.widgets
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
     code_panel.wire(s.code, names, inputs)
-    plan_panel.wire(s.plan, names, inputs, widgets, actions)
+    plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], s.remote_warning,
                                         api_name=False, show_progress="hidden")
@@ -200,4 +209,5 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
                    api_visibility="undocumented")
     timer = gr.Timer(1.0)
     timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen],
-               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden"
+               ).then(None, js=live_view.SCROLL_LOG_JS)

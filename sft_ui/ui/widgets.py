@@ -10,6 +10,7 @@ from sft_ui.config import RunConfig, registry
 from sft_ui.ui.lang import T
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
+MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
 
 
 def widget_value(name: str, value):
@@ -18,6 +19,8 @@ def widget_value(name: str, value):
         return "auto" if value is None else ("on" if value else "off")
     if name == "sample_prompts":
         return "\n".join(value)
+    if "float" in str(_field(name).type) and isinstance(value, (int, float)):
+        return f"{value:g}"
     return value
 
 
@@ -37,11 +40,13 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     # Bounds are checked by RunConfig.validate(), which explains them in the page.
     if kind == "int":
         return gr.Number(precision=0, **common)
-    if kind == "float":
-        return gr.Number(**common)
+    if kind == "float":  # a text box: "2e-5" reads as typed, and text gets a message
+        return gr.Textbox(**common)
     if kind == "list":
         return gr.Textbox(lines=3, **common)
-    return gr.Textbox(**common)
+    if name in MULTILINE:
+        return gr.Textbox(lines=2, **common)
+    return gr.Textbox(max_lines=1, **common)  # a long path scrolls on one line
 
 
 def _field(name: str) -> dataclasses.Field:

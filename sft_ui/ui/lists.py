@@ -1,0 +1,49 @@
+"""Lists of runs that keep themselves current (Chat, Compare, Export, Runs): one timer
+for the page looks at the runs every few seconds and, when one started, ended, was
+renamed or deleted, or wrote a checkpoint, sends each registered list its new choices.
+No Refresh needed (the buttons stay)."""
+from __future__ import annotations
+
+import gradio as gr
+
+from sft_ui.runs import RunManager, checkpoints
+
+EVERY_SECONDS = 3.0
+
+
+def fingerprint(manager: RunManager) -> tuple:
+    """What the lists show of the runs: ids, states, names, final models, and the
+    checkpoints of the run training now. Cheap: runs are cached, one folder is read."""
+    runs = tuple((r.id, r.state, r.name, bool(r.model_dir)) for r in manager.all_runs())
+    active = manager.active()
+    return runs, len(checkpoints(active.dir)) if active is not None else 0
+
+
+class Lists:
+    def __init__(self, manager: RunManager):
+        self.manager = manager
+        self._lists: list[tuple] = []  # (fn, inputs, outputs)
+
+    def add(self, fn, inputs: list, outputs: list) -> None:
+        """fn(*inputs) returns new values for outputs when the runs changed."""
+        self._lists.append((fn, list(inputs), list(outputs)))
+
+    def wire(self) -> None:
+        """The timer, once every list is added (inside the Blocks being built)."""
+        seen = gr.State(None)
+        inputs = [i for _, ins, _ in self._lists for i in ins]
+        outputs = [o for _, _, outs in self._lists for o in outs]
+
+        def tick(last, *values):
+            key = fingerprint(self.manager)
+            if key == last:
+                return (gr.skip(),) * (len(outputs) + 1)
+            new, at = [], 0
+            for fn, ins, outs in self._lists:
+                result = fn(*values[at:at + len(ins)])
+                at += len(ins)
+                new += list(result) if len(outs) > 1 else [result]
+            return (key, *new)
+
+        gr.Timer(EVERY_SECONDS).tick(tick, [seen, *inputs], [seen, *outputs], api_name=False,
+                                     show_progress="hidden")

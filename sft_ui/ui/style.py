@@ -1,0 +1,50 @@
+"""The page's CSS and a script for its <head>: the live view stays in sight while the
+settings scroll (a sticky column on wide screens; Start and the progress bar pinned to
+the bottom on a phone), help texts one line long with the rest behind them, a disabled
+Stop that looks disabled, and plots and an upload box that show all they hold."""
+
+CSS = """
+/* Wide screens: the run column stays in view while the settings scroll. (The page's
+   container clips instead of hiding its overflow: "hidden" would make it the scroll
+   container that a sticky column sticks to, and it never scrolls.) */
+.gradio-container { overflow: clip !important; }
+@media (min-width: 769px) {
+  #live-column { position: sticky; top: 8px; align-self: flex-start;
+                 max-height: calc(100vh - 16px); overflow-y: auto; }
+}
+/* Phones: Start, Stop, Resume and the progress bar pinned to the bottom. */
+@media (max-width: 768px) {
+  #run-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 50; margin: 0;
+             padding: 6px 10px; background: var(--background-fill-primary);
+             box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15); }
+  body { padding-bottom: 140px; }
+}
+#run-bar #run-progress { font-size: var(--text-sm); }
+/* Help: one line; the whole text in its tooltip, or in place once the line is clicked
+   (HEAD_JS). Nothing opens by itself: a text growing under the pointer would move the
+   button being clicked. */
+.settings .info-text { display: -webkit-box; -webkit-box-orient: vertical;
+                       -webkit-line-clamp: 1; overflow: hidden; cursor: help; }
+.settings .info-text.open { -webkit-line-clamp: unset; }
+/* A disabled button looks disabled, whatever its variant. */
+button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
+                                    cursor: not-allowed; }
+/* Plots with a legend below the chart: it shows below the block (the block's height
+   holds the chart alone, and cut the legend off). */
+#loss-plot, #runs-plot { overflow: visible !important; margin-bottom: 36px; }
+#data-upload { min-height: 120px; }
+#data-examples { max-height: 480px; overflow-y: auto; }
+"""
+
+# A help line shows its whole text as a tooltip (in the language shown now), and opens
+# in place when clicked (a phone has no hover).
+HEAD_JS = """<script>
+document.addEventListener('mouseover', (e) => {
+  const help = e.target.closest && e.target.closest('.info-text');
+  if (help) help.title = help.textContent.trim();
+});
+document.addEventListener('click', (e) => {
+  const help = e.target.closest && e.target.closest('.settings .info-text');
+  if (help) help.classList.toggle('open');
+});
+</script>"""

@@ -1,0 +1,306 @@
+"""The page as a first-time user meets it, in a real browser: the Train tab in about two
+screens with Start and the live view always in sight (desktop and phone); lists that
+keep themselves current; the loss plot's legend and axes; the log at its newest line;
+Stop within a step; the Export tab's card image and merge choice; a bad upload after a
+good one; and the buttons that only unit tests covered (Fit, Measure speed, Apply
+suggestion, YAML save and load, Compare and Compare all). Figures are printed."""
+import json
+import re
+import time
+
+import pytest
+
+from tests.conftest import ARGS, CHROMIUM, open_panels, set_field, wait_for
+
+DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 420, "height": 900}
+# The ancestors whose overflow would hide part of an element (empty: all of it shows).
+CLIPPED_BY = """(el) => {
+  const box = el.getBoundingClientRect(), out = [];
+  for (let a = el.parentElement; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+    const r = a.getBoundingClientRect();
+    if (box.left < r.left - 1 || box.right > r.right + 1 || box.top < r.top - 1 ||
+        box.bottom > r.bottom + 1) out.push(a.tagName + '#' + a.id + '.' + a.className);
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, url, viewport=DESKTOP):
+    page = browser.new_page(viewport=viewport)
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.locator("#plan-summary").get_by_text("Plan:").wait_for()  # loaded, plan made
+    return page
+
+
+def _in_view(page, locator) -> bool:
+    box = locator.bounding_box()
+    view = page.viewport_size
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view["height"]
+
+
+def _finished(manager, run_id):
+    run = manager.get(run_id)
+    return run if run.state in ("done", "stopped", "failed") else None
+
+
+def test_train_tab_fits_two_screens_and_start_stays_in_sight(browser, live_app):
+    for viewport, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page = _open(browser, live_app[0], viewport)
+        start = page.get_by_role("button", name="Start")
+        height = page.evaluate("document.documentElement.scrollHeight")
+        print(f"\nTrain tab at {viewport['width']}x{viewport['height']}: {height} px "
+              f"({height / viewport['height']:.1f} screens)")
+        if name == "desktop":
+            assert height <= 2 * viewport["height"], height
+        for y in range(0, height, 300):
+            page.evaluate(f"window.scrollTo(0, {y})")
+            page.wait_for_timeout(50)
+            assert _in_view(page, start), (name, y)
+            assert _in_view(page, page.locator("#run-progress")), (name, y)
+        page.close()
+
+
+def test_help_is_one_line_with_the_rest_behind_it(browser, live_app):
+    """One line of help per field; hovering it gives the whole text as its tooltip,
+    clicking it opens it in place; focusing a field moves nothing."""
+    page = _open(browser, live_app[0])
+    open_panels(page)
+    info = page.locator("#cfg-learning_rate .info-text")
+    line = float(info.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
+    assert info.bounding_box()["height"] <= line * 1.5  # one line
+    page.locator("#cfg-learning_rate input, #cfg-learning_rate textarea").first.focus()
+    assert info.bounding_box()["height"] <= line * 1.5
+    info.hover()
+    assert "how far each step moves the weights" in info.get_attribute("title")
+    info.click()
+    assert info.bounding_box()["height"] > line * 1.5  # the whole text
+    page.close()
+
+
+def test_lists_keep_themselves_current(browser, live_app, tiny_cfg):
+    """A run that ends, is renamed or deleted shows in Chat, Compare, Export and Runs
+    without Refresh."""
+    url, manager = live_app
+    page = _open(browser, url)
+    run_id = manager.start({**tiny_cfg, "sample_steps": 0})
+    wait_for(lambda: _finished(manager, run_id))
+    manager.rename(run_id, "listed by itself")
+    started = time.time()
+    page.get_by_role("tab", name="Chat").click()
+    page.locator("#chat-model input").click()
+    option = page.locator("#chat-model").get_by_role(
+        "option", name=re.compile("listed by itself .*final model"))
+    option.first.wait_for(timeout=20_000)
+    print(f"\nChat's list had the renamed run {time.time() - started:.1f} s later")
+    page.keyboard.press("Escape")
+    from playwright.sync_api import expect
+    expect(page.locator("#chat-latest")).to_contain_text("listed by itself")
+    page.get_by_role("tab", name="Export").click()
+    page.locator("#export-run input").click()
+    page.locator("#export-run").get_by_role(
+        "option", name=re.compile("listed by itself")).first.wait_for()
+    page.keyboard.press("Escape")
+    page.get_by_role("tab", name="Runs").click()
+    table = page.locator("#runs-table")
+    expect(table).to_contain_text("listed by itself")
+    manager.delete(run_id)
+    expect(table).not_to_contain_text("listed by itself", timeout=20_000)
+    page.close()
+
+
+def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg,
+                                                     monkeypatch):
+    """Trained from the page with slow steps: the loss plot's legend entries are visible
+    and its axes named with whole-number steps; the log shows its newest line; Stop
+    ends the run at most one step after the step it was clicked in."""
+    from playwright.sync_api import expect
+
+    from sft_ui.train.callbacks import StudioCallback
+    url, manager = live_app
+    original = StudioCallback.on_step_end
+
+    def slow(self, args, state, control, **kwargs):
+        time.sleep(0.4)
+        return original(self, args, state, control, **kwargs)
+    monkeypatch.setattr(StudioCallback, "on_step_end", slow)
+    page = _open(browser, url)
+    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    for label, value in (("Max steps", 200), ("Batch size per device", 2),
+                         ("Gradient accumulation steps", 1), ("Max length (tokens)", 64),
+                         ("Sample every N steps", 0)):
+        set_field(page, label, value)
+    page.get_by_role("button", name="Start").click()
+    run = wait_for(lambda: manager.active() if manager.active().step >= 8 else None)
+    clicked_at = run.step
+    page.get_by_role("button", name="Stop").click()
+    expect(page.locator("#run-status")).to_contain_text("stopped", timeout=60_000)
+    print(f"\nStop clicked at step {clicked_at}, the run ended at step {run.step}")
+    assert run.step <= clicked_at + 1
+    # The legend's entries are drawn inside the page, not cut off.
+    legend = page.locator("#loss-plot .role-legend-label")
+    expect(legend.first).to_be_visible()
+    for n in range(legend.count()):  # inside every box that could clip it
+        clipped = legend.nth(n).evaluate(CLIPPED_BY)
+        assert clipped == [], (legend.nth(n).text_content(), clipped)
+    assert {legend.nth(n).text_content() for n in range(legend.count())} >= {
+        "train", "train (smoothed)"}
+    text = page.locator("#loss-plot").inner_text()
+    assert "step" in text and "loss" in text and "value" not in text
+    ticks = page.locator("#loss-plot").evaluate("""(plot) => {
+      for (const axis of plot.querySelectorAll('.role-axis')) {
+        const title = axis.querySelector('.role-axis-title');
+        if (title && title.textContent.trim() === 'step')
+          return Array.from(axis.querySelectorAll('.role-axis-label text'),
+                            (t) => t.textContent);
+      }
+      return null;
+    }""")
+    assert ticks and all(re.fullmatch(r"\d+", t) for t in ticks), ticks  # whole steps
+    log = page.locator("#run-log textarea")
+    page.wait_for_timeout(2500)  # the live view's last ticks
+    at_end = log.evaluate("t => t.scrollHeight - t.scrollTop - t.clientHeight")
+    assert at_end <= 2, at_end
+    page.close()
+
+
+def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app, tiny_cfg):
+    from playwright.sync_api import expect
+    url, manager = live_app
+    full = manager.start({**tiny_cfg, "sample_steps": 0})
+    wait_for(lambda: _finished(manager, full))
+    manager.rename(full, "full fine-tune")
+    lora = manager.start({**tiny_cfg, "sample_steps": 0, "use_peft": True})
+    wait_for(lambda: _finished(manager, lora))
+    manager.rename(lora, "lora run")
+    page = _open(browser, url)
+    page.get_by_role("tab", name="Export").click()
+    merge = page.get_by_label("Merge the LoRA adapter into the base model")
+    for name, merge_shown in (("full fine-tune", False), ("lora run", True)):
+        page.locator("#export-run input").click()
+        page.locator("#export-run").get_by_role("option", name=re.compile(name)).first.click()
+        if merge_shown:
+            expect(merge).to_be_visible()
+        else:
+            expect(merge).to_be_hidden()
+    page.get_by_role("button", name="Export", exact=True).click()
+    expect(page.locator("#export-notice")).to_contain_text("Exported to", timeout=60_000)
+    page.get_by_role("button", name=re.compile(r"^Model card")).click()
+    image = page.locator("#export-card img").first
+    expect(image).to_be_visible()
+    assert image.get_attribute("src").startswith("data:image/png;base64,")
+    assert image.evaluate("i => i.complete && i.naturalWidth > 0"), "a broken image"
+    page.close()
+
+
+def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tmp_path):
+    from playwright.sync_api import expect
+    page = _open(browser, live_app[0])
+    good = tmp_path / "qa.jsonl"
+    good.write_text('{"prompt": "Say hi.", "completion": " Hi!"}\n' * 3)
+    upload = page.locator("#data-upload input[type=file]")
+    dataset = page.locator("#cfg-dataset_name").get_by_role("textbox")
+    upload.set_input_files(str(good))
+    expect(dataset).to_have_value(re.compile(r"qa\.jsonl$"), timeout=60_000)
+    summary = page.locator("#data-summary")
+    expect(summary).to_contain_text("3 to train on")
+    box = dataset.bounding_box()
+    assert box["height"] < 60, "the path runs over several lines"
+    picture = tmp_path / "photo.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    page.locator("#data-upload button[aria-label*='Clear'], #data-upload .label-clear-button"
+                 ).first.click()
+    expect(dataset).to_have_value("demo")  # a cleared upload leaves no path behind
+    upload = page.locator("#data-upload input[type=file]")
+    upload.set_input_files(str(picture))
+    expect(summary).to_contain_text("Cannot use this file", timeout=30_000)
+    expect(summary).to_contain_text("photo.png: unsupported file type '.png'")
+    expect(summary).not_to_contain_text("3 to train on")
+    expect(dataset).to_have_value("demo")
+    expect(page.locator("#data-examples")).not_to_contain_text("Say hi.")
+    page.wait_for_timeout(16_000)  # not a toast: still there after a toast would be gone
+    expect(summary).to_contain_text("photo.png")
+    page.close()
+
+
+def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg):
+    from playwright.sync_api import expect
+
+    from sft_ui.config import RunConfig
+    url, manager = live_app
+    page = _open(browser, url)
+    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    set_field(page, "Max length (tokens)", 64)
+    set_field(page, "Batch size per device", 64)
+    page.locator("#plan-fit").click()
+    notice = page.locator("#plan-notice")
+    expect(notice).not_to_be_empty(timeout=60_000)
+    batch = page.locator("#cfg-per_device_train_batch_size input")
+    assert 1 <= int(batch.input_value()) and notice.inner_text().strip()
+    page.locator("#plan-measure").click()
+    expect(notice).to_contain_text("tokens/s", timeout=120_000)
+    expect(page.locator("#plan")).to_contain_text("measured on")
+    # A run that ran out of memory leaves a suggestion; Apply fills it into the page.
+    helper_run = manager.start({**tiny_cfg, "max_steps": 1, "sample_steps": 0})
+    run = wait_for(lambda: _finished(manager, helper_run))
+    run.state, run.suggestion = "failed", {"per_device_train_batch_size": 1,
+                                           "gradient_accumulation_steps": 8}
+    page.locator("#plan-apply").click()
+    expect(notice).to_contain_text("Press Start")
+    assert batch.input_value() == "1"
+    assert page.locator("#cfg-gradient_accumulation_steps input").input_value() == "8"
+    run.state = "done"
+    assert RunConfig().per_device_train_batch_size != 1  # the page changed, not the default
+    page.close()
+
+
+def test_yaml_save_then_load_in_the_page(browser, live_app, tmp_path):
+    from playwright.sync_api import expect
+    page = _open(browser, live_app[0])
+    set_field(page, "Max steps", 17)
+    page.get_by_text("Save, load, show code").click()
+    page.get_by_role("button", name="Save settings as YAML").click()
+    link = page.locator("a[download='sft.yaml']")
+    link.wait_for()
+    with page.expect_download() as download:
+        link.click()
+    saved = tmp_path / "saved.yaml"
+    download.value.save_as(saved)
+    assert "max_steps: 17" in saved.read_text()
+    saved.write_text(saved.read_text().replace("max_steps: 17", "max_steps: 23"))
+    set_field(page, "Max steps", 5)
+    page.locator("#load-yaml input[type=file]").set_input_files(str(saved))
+    expect(page.locator("#code-notice")).to_contain_text("Loaded saved.yaml")
+    expect(page.locator("#cfg-max_steps input")).to_have_value("23")
+    page.close()
+
+
+def test_compare_and_compare_all(browser, live_app, tiny_cfg):
+    from playwright.sync_api import expect
+    url, manager = live_app
+    run_id = manager.start({**tiny_cfg, "sample_steps": 0})
+    wait_for(lambda: _finished(manager, run_id))
+    page = _open(browser, url)
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("#compare-a input").click()
+    page.locator("#compare-a").get_by_role("option", name=re.compile(r"base model")).first.click()
+    page.get_by_label("Prompt", exact=True).fill("Say hi.")
+    page.get_by_role("button", name="Compare", exact=True).click()
+    for side in ("#answer-a", "#answer-b"):
+        expect(page.locator(f"{side} textarea")).not_to_have_value("", timeout=60_000)
+    page.get_by_role("button", name="Compare all").click()
+    table = page.locator("#compare-table")
+    expect(table).to_contain_text("What is the capital of Italy?", timeout=120_000)
+    assert json.dumps(table.inner_text())  # rows with both answers
+    page.close()
