@@ -136,6 +136,7 @@ def page(live_app):
 
 def open_panels(page):
     """Open the Train tab's closed settings panels (the page opens only the first)."""
+    page.locator(".gr-accordion.settings").first.wait_for(state="attached")  # page loaded
     closed = page.locator(".gr-accordion.settings > button.label-wrap:not(.open)")
     for _ in range(50):
         if not closed.count():

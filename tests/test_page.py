@@ -142,7 +142,10 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
                          ("Sample every N steps", 0)):
         set_field(page, label, value)
     page.get_by_role("button", name="Start").click()
-    run = wait_for(lambda: manager.active() if manager.active().step >= 8 else None)
+    def training_at_8():
+        run = manager.active()
+        return run if run and run.state == "running" and run.step >= 8 else None
+    run = wait_for(training_at_8)
     clicked_at = run.step
     page.get_by_role("button", name="Stop").click()
     expect(page.locator("#run-status")).to_contain_text("stopped", timeout=60_000)
@@ -234,10 +237,13 @@ def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tm
     page.close()
 
 
-def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg):
+def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg, monkeypatch,
+                                                 tmp_path):
     from playwright.sync_api import expect
 
     from sft_ui.config import RunConfig
+    from sft_ui.plan import planner
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")  # no trace
     url, manager = live_app
     page = _open(browser, url)
     set_field(page, "Model", tiny_cfg["model_name_or_path"])

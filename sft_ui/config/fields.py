@@ -73,6 +73,13 @@ class RunConfig:
         DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, an uploaded file "
         "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
         "start", label="Dataset", trl="script", plan="change")
+    time_budget_minutes: float = _f(
+        0.0, "How long the run may take, from Start to the saved model (loading and samples "
+        "counted). The studio turns it into steps from the measured speed (measuring it "
+        "first if needed) and, for the settings left at their defaults, picks LoRA or full "
+        "fine-tuning, a learning rate, loss on answers only and whole epochs on small data; "
+        "the plan says what it chose. 0: off (train for Max steps or Epochs as set).",
+        "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change")
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",

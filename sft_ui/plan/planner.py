@@ -20,6 +20,7 @@ from sft_ui.config import DEMO_DATASET, ConfigError, RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError, cache_dir, load_tokenizer, resolve_model
+from sft_ui.plan import budget
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
 from sft_ui.plan.memory import (
     TIGHT,
@@ -34,8 +35,10 @@ from sft_ui.plan.memory import (
 
 DATA_SAMPLE_ROWS = 1000
 QUICK_DATA_BYTES = 64 * 2**20
+# The settings the data sample depends on: the panels of the model and the data.
 DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
-               if f.metadata["group"] in ("model", "data", "eval")] + ["seed", "max_length"]
+               if f.metadata["group"] in ("start", "model", "data", "eval")] + \
+    ["seed", "max_length"]
 
 
 # ---- data ----------------------------------------------------------------------
@@ -43,6 +46,7 @@ DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
 class DataSample:
     lengths: tuple[int, ...]  # token lengths of the first rows, before truncation
     rows: int                 # training rows in all
+    format: str = "text"      # the data format the rows were read in
 
 
 def data_sample(cfg: RunConfig) -> DataSample:
@@ -59,7 +63,7 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
-    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train))
+    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format)
 
 
 def quick_data_sample(cfg: RunConfig) -> DataSample | None:
@@ -113,7 +117,11 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None) -> dict:
         note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
-    return {**plan(cfg, hw, data), "data_note": note}
+    _check(cfg)
+    choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
+    return {**plan(choice.config, hw, data), "data_note": note,
+            "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
+            "budget_needs_speed": choice.needs_speed}
 
 
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,

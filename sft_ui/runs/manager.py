@@ -8,6 +8,7 @@ from __future__ import annotations
 import queue
 import shutil
 import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -111,7 +112,12 @@ class RunManager:
         if train is None:
             from sft_ui.train.engine import train
         try:
-            run.suggestion = {}
+            run.suggestion, run.started_at = {}, time.time()
+            if resume_from is None and run.config.time_budget_minutes:
+                run.set_state("running", "Choosing settings for the time budget...")
+                from sft_ui.plan.budget import resolve
+                choice = resolve(run.config)  # may measure the speed first
+                run.choose_settings(choice.config, choice.reasons)
             run.set_state("running", "Training...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
         except UserError as e:

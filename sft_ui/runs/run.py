@@ -17,7 +17,7 @@ from sft_ui.runs.folder import clean_name, read_jsonl
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
 # What state.json keeps of a run (besides config.yaml and the jsonl files).
-STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created",
+STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created", "budget",
               "train_started", "finished", "model_dir", "resumed", "suggestion")
 
 
@@ -38,6 +38,8 @@ class Run:
         self.created = time.time()
         self.resumed = 0
         self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
+        self.budget: list[str] = []  # what a time budget chose, a sentence a setting
+        self.started_at: float | None = None  # when this (re)start began (time budget)
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -101,6 +103,14 @@ class Run:
                 self.finished = time.time()
         self._save_state()
 
+    def choose_settings(self, config: RunConfig, reasons: list[str]) -> None:
+        """The settings a time budget chose replace the run's (config.yaml too)."""
+        with self._lock:
+            self.config, self.budget = config, list(reasons)
+            self.max_steps = config.max_steps
+        (self.dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+        self._save_state()
+
     def rename(self, name: str) -> None:
         with self._lock:
             self.name = name
@@ -123,7 +133,7 @@ class Run:
                     "message": self.message, "eta_seconds": self.eta_seconds(),
                     "elapsed_seconds": (self.finished or time.time()) - self.created,
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
-                    "suggestion": dict(self.suggestion),
+                    "suggestion": dict(self.suggestion), "budget": list(self.budget),
                     "config": self.config.to_dict()}
         if log:
             snap["log"] = runlog.tail(self.dir)

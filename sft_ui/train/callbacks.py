@@ -19,6 +19,8 @@ from transformers import TrainerCallback
 from sft_ui.plan.hardware import memory_in_use
 from sft_ui.train.generation import generate_batch
 
+SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
+
 
 class RunSink(Protocol):
     def progress(self, step: int, max_steps: int) -> None: ...
@@ -32,8 +34,11 @@ class StudioCallback(TrainerCallback):
 
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
                  max_new_tokens: int, log: logging.Logger | None = None,
-                 base_answers: Path | None = None, half: torch.dtype | None = None):
+                 base_answers: Path | None = None, half: torch.dtype | None = None,
+                 deadline: float | None = None):
         self.sink, self.tokenizer, self.half = sink, tokenizer, half
+        self.deadline = deadline  # time.time() by which a time-budgeted run has its model
+        self._step_ended: float | None = None  # when the latest step ended
         self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = [p for p in prompts if p.strip()]
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
@@ -100,6 +105,7 @@ class StudioCallback(TrainerCallback):
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self._start_step, self._stop_logged = state.global_step, False
+        self._step_ended = time.time()
         self.sink.progress(state.global_step, state.max_steps)
         self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
@@ -112,6 +118,19 @@ class StudioCallback(TrainerCallback):
         if self.sample_steps and state.global_step % self.sample_steps == 0:
             self._sample(state.global_step, model, state)
             self._stop_here(state, control)  # asked while the answers were generated
+        self._out_of_time(state, control)
+
+    def _out_of_time(self, state, control) -> None:
+        """End a time-budgeted run when one more step (as long as the last, sampling
+        included, with room to save the model) would not end before its deadline."""
+        now, last = time.time(), self._step_ended
+        self._step_ended = now
+        if self.deadline is None or last is None:
+            return
+        if now + 1.5 * (now - last) + SAVE_SECONDS > self.deadline:
+            control.should_training_stop = True
+            self.log.info("Time budget: step %d is the last that ends in time",
+                          state.global_step)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         record = {"step": state.global_step}

@@ -137,6 +137,18 @@ def base_answers_file(model_path, cfg: RunConfig, args) -> Path:
     return cache_dir() / "base-answers" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
 
 
+def _deadline(cfg: RunConfig, sink: RunSink, log) -> float | None:
+    """When a time-budgeted run must have its model: the budget from the moment this
+    (re)start began (the sink's started_at, before the model loaded), else from now."""
+    if not cfg.time_budget_minutes:
+        return None
+    import time
+    start = getattr(sink, "started_at", None) or time.time()
+    log.info("Time budget %g min: training ends by %s", cfg.time_budget_minutes,
+             time.strftime("%H:%M:%S", time.localtime(start + cfg.time_budget_minutes * 60)))
+    return start + cfg.time_budget_minutes * 60
+
+
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
@@ -160,7 +172,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
         callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
-                                  base_answers_file(model_path, cfg, args), half_dtype(cfg))
+                                  base_answers_file(model_path, cfg, args), half_dtype(cfg),
+                                  deadline=_deadline(cfg, sink, log))
         trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                              eval_dataset=eval_set, processing_class=tokenizer,
                              peft_config=peft_config(cfg), callbacks=[callback])

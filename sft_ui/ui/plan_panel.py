@@ -46,9 +46,24 @@ def build() -> PlanControls:
     return PlanControls(details, fit, measure, apply, notice)
 
 
+def budget_markdown(p: dict) -> str:
+    """What the time budget chose (nothing without a budget)."""
+    if not p.get("budget_minutes"):
+        return ""
+    lines = [say(f"**Time budget, {p['budget_minutes']:g} min,** chose:")]
+    lines += [f"- {say(reason)}" for reason in p["budget"]] or \
+        [f"- {say('nothing: every setting it would choose is set')}"]
+    if p["budget_needs_speed"]:
+        lines.append(say("The speed of these settings is not measured yet: Start measures it "
+                         "first (a few steps, counted in the budget), then sets the number "
+                         "of steps."))
+    return "\n".join(lines)
+
+
 def plan_markdown(p: dict) -> str:
     m, pad = p["memory"], p["padding"]
-    lines = [f"**Tokens per optimizer step:** at most {p['tokens_per_step']:,} (effective "
+    lines = [budget_markdown(p),
+             f"**Tokens per optimizer step:** at most {p['tokens_per_step']:,} (effective "
              "batch x max_length; shorter rows are padded only to the longest in their batch)"
              + (f", about {p['tokens_per_step_typical']:,} with this data."
                 if pad and p["tokens_per_step_typical"] != p["tokens_per_step"] else ".")]
@@ -107,7 +122,8 @@ def _padding_line(p: dict) -> str:
 
 def plan_line(p: dict) -> str:
     """The plan in one line, beside Start."""
-    parts = [f"effective batch {p['effective_batch']}",
+    parts = [f"time budget {p['budget_minutes']:g} min"] if p.get("budget_minutes") else []
+    parts += [f"effective batch {p['effective_batch']}",
              f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
              f"peak memory about {size_text(p['memory']['total'])} of "
              f"{size_text(p['available_bytes'])}: **{p['fit']}**"]

@@ -1,7 +1,9 @@
 """The Train tab: settings panels, Start/Stop, and the live view of a run.
 
-The live view pulls `RunManager` snapshots on a gr.Timer (never a generator
-held open for a run), so a reload or a second tab shows the run as it is.
+The first panel (model, data, time budget) is open, the others closed under "All
+settings"; the run column beside them stays in view (ui/style.py). The live view pulls
+`RunManager` snapshots on a gr.Timer (never a generator held open for a run), so a
+reload or a second tab shows the run as it is.
 """
 from __future__ import annotations
 

@@ -1,0 +1,122 @@
+"""A time budget turned into settings: the quick path's "how long".
+
+For a run with `time_budget_minutes`, `choose` picks, among the settings still at their
+defaults (a setting the person changed always wins): LoRA with a higher learning rate on
+small data or a model of a billion parameters or more (it learns the task with less
+memorising of the training rows; measured on a 400-row chat file teaching JSON
+extraction: 17/20 held-out answers right against 14/20 for a full fine-tune), loss on
+the answers only for chat and prompt/completion data, and the length of the run: whole
+epochs (at most MAX_EPOCHS) when the budget holds one or more, else the steps that fit.
+Steps come from the measured speed (planner's tokens/s for this model, device and
+precision); without one, the run measures it first. The engine also stops a run whose
+time is up (train/callbacks.py), so a budget holds whatever the estimate said.
+Knows nothing of the trainer or the UI.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from sft_ui.config import RunConfig
+from sft_ui.plan.hardware import Hardware, detect
+
+OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
+MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
+MAX_EPOCHS = 3
+SMALL_DATA_ROWS = 5000
+BIG_MODEL_PARAMS = 1e9
+LORA_LEARNING_RATE = 5e-4
+FULL_LEARNING_RATE = 5e-5
+CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "alpaca")
+
+
+@dataclasses.dataclass
+class Choice:
+    config: RunConfig          # the settings the run trains with
+    reasons: list[str]         # one sentence per setting the budget chose
+    needs_speed: bool = False  # the steps wait for a measured speed
+
+
+def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
+           hw: Hardware | None = None) -> Choice:
+    """The settings a run of cfg's time budget trains with. `data` is the planner's
+    DataSample (rows, token lengths, format) or None when unknown; `params` the model's
+    parameter count; `speed(cfg)` the measured tokens/s of settings, or None (default:
+    what the planner remembers)."""
+    if not cfg.time_budget_minutes:
+        return Choice(cfg, [])
+    defaults, changes, reasons = RunConfig(), {}, []
+
+    def pick(name: str, value, why: str) -> None:
+        if getattr(cfg, name) == getattr(defaults, name) and getattr(cfg, name) != value:
+            changes[name] = value
+            reasons.append(why)
+
+    small = data is not None and data.rows <= SMALL_DATA_ROWS
+    big = params is not None and params >= BIG_MODEL_PARAMS
+    if small or big:
+        pick("use_peft", True, "LoRA: " + ("a model of a billion parameters or more trains "
+             "in far less memory" if big else f"{data.rows:,} rows are few: an adapter "
+             "learns the task with less memorising of them"))
+        if changes.get("use_peft", cfg.use_peft):
+            pick("learning_rate", LORA_LEARNING_RATE,
+                 f"learning rate {LORA_LEARNING_RATE:g}, as LoRA adapters want")
+    elif data is not None:
+        pick("learning_rate", FULL_LEARNING_RATE,
+             f"learning rate {FULL_LEARNING_RATE:g} for a full fine-tune on "
+             f"{data.rows:,} rows")
+    if data is not None and data.format in CHAT_FORMATS:
+        pick("completion_only_loss", True, "loss on the answers only: the prompts are "
+             "given, the answers are what to learn")
+    chosen = dataclasses.replace(cfg, **changes)
+    hw = hw or detect()
+    if speed is None:
+        from sft_ui.plan.planner import measured_speed
+
+        def speed(c):
+            return measured_speed(c, hw)
+    return _length(chosen, data, speed(chosen), hw, reasons)
+
+
+def resolve(cfg: RunConfig) -> Choice:
+    """choose() for a run about to start: with its data, and a measured speed (a few
+    training steps first, counted in the budget, when none is known for its settings)."""
+    from sft_ui.plan import planner
+    from sft_ui.plan.memory import model_shape
+    data = planner.quick_data_sample(cfg)
+    params = model_shape(cfg.model_name_or_path).params()
+    choice = choose(cfg, data, params)
+    if choice.needs_speed:
+        planner.calibrate(choice.config)
+        choice = choose(cfg, data, params)
+    return choice
+
+
+def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
+            reasons: list[str]) -> Choice:
+    """Whole epochs, or the steps that fit the budget, at the measured speed."""
+    defaults = RunConfig()
+    if (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
+            (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
+        return Choice(cfg, reasons)  # the person set the length: the budget only stops it
+    if not tokens_per_second:
+        return Choice(cfg, reasons, needs_speed=True)
+    from sft_ui.plan.planner import padding, run_steps
+    tokens = cfg.effective_batch(hw.devices) * cfg.max_length
+    if data is not None and data.lengths and not cfg.packing:
+        pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length)
+        tokens = cfg.effective_batch(hw.devices) * pad["padded_tokens"] / pad["rows"]
+    seconds_per_step = tokens / tokens_per_second
+    seconds = (cfg.time_budget_minutes * 60 - OVERHEAD_SECONDS) * MARGIN
+    steps = max(1, math.floor(seconds / seconds_per_step))
+    epoch = run_steps(dataclasses.replace(cfg, train_by="epochs", num_train_epochs=1.0),
+                      hw.devices, data) if data is not None else None
+    minutes = f"{cfg.time_budget_minutes:g} min"
+    if epoch and steps >= epoch:
+        epochs = min(steps // epoch, MAX_EPOCHS)
+        reasons.append(f"whole epochs: {epochs} ({epochs * epoch:,} steps of about "
+                       f"{seconds_per_step:.1f} s): the data fits {minutes}")
+        return Choice(dataclasses.replace(cfg, train_by="epochs",
+                                          num_train_epochs=float(epochs)), reasons)
+    reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes}")
+    return Choice(dataclasses.replace(cfg, max_steps=steps), reasons)

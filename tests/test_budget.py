@@ -1,0 +1,116 @@
+"""The quick path's time budget: what it chooses for the data, the model and the
+measured speed (never over a setting the person changed), what the plan says, and a
+budgeted run on the tiny model that ends within its budget, model load included."""
+import json
+
+import pytest
+
+from sft_ui.config import RunConfig
+from sft_ui.plan import budget, planner
+from sft_ui.plan.hardware import Hardware
+from sft_ui.plan.planner import DataSample
+from sft_ui.runs import RunManager
+from tests.conftest import wait_for
+
+CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
+CHAT = DataSample(lengths=(60,) * 64, rows=400, format="messages")
+
+
+def _speed(tokens_per_second):
+    return lambda cfg: tokens_per_second
+
+
+def test_small_chat_data_gets_lora_answers_only_and_whole_epochs():
+    cfg = RunConfig(time_budget_minutes=5)
+    choice = budget.choose(cfg, CHAT, params=135_000_000, speed=_speed(400.0), hw=CPU)
+    c = choice.config
+    assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (True, 5e-4, True)
+    # 400 rows / effective batch 8 = 50 steps an epoch of 8 x 60 tokens at 400 tokens/s
+    # (1.2 s): (300 s - 20 s) x 0.85 / 1.2 s = 198 steps, so 3 whole epochs (the most).
+    assert (c.train_by, c.num_train_epochs) == ("epochs", 3.0)
+    assert len(choice.reasons) == 4 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
+    assert not choice.needs_speed and cfg.use_peft is False  # cfg itself is unchanged
+
+
+def test_the_budget_never_overrides_a_setting_the_person_changed():
+    cfg = RunConfig(time_budget_minutes=5, learning_rate=1e-5, completion_only_loss=False,
+                    max_steps=12)
+    c = budget.choose(cfg, CHAT, params=135_000_000, speed=_speed(400.0), hw=CPU).config
+    assert (c.use_peft, c.learning_rate, c.completion_only_loss, c.max_steps,
+            c.train_by) == (True, 1e-5, False, 12, "steps")
+
+
+def test_large_data_full_fine_tune_and_steps_that_fit():
+    big = DataSample(lengths=(60,) * 64, rows=50_000, format="text")
+    choice = budget.choose(RunConfig(time_budget_minutes=2), big, params=135_000_000,
+                           speed=_speed(400.0), hw=CPU)
+    c = choice.config
+    assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (False, 5e-5, None)
+    # (120 s - 20 s) x 0.85 / 1.2 s a step = 70 steps, far less than an epoch.
+    assert (c.train_by, c.max_steps) == ("steps", 70)
+    big_model = budget.choose(RunConfig(time_budget_minutes=2), big, params=8_000_000_000,
+                              speed=_speed(400.0), hw=CPU).config
+    assert big_model.use_peft  # a billion parameters or more: LoRA whatever the data
+
+
+def test_without_a_measured_speed_the_steps_wait_and_the_plan_says_so(monkeypatch,
+                                                                       tmp_path):
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    choice = budget.choose(RunConfig(time_budget_minutes=5), CHAT, params=135_000_000,
+                           hw=CPU)
+    assert choice.needs_speed and choice.config.max_steps == RunConfig().max_steps
+    from sft_ui.ui.plan_panel import budget_markdown, plan_line
+    p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
+    assert p["budget_needs_speed"] and p["budget"]
+    assert "Start measures it first" in budget_markdown(p)
+    assert plan_line(p).startswith("**Plan:** time budget 5 min")
+    assert budget_markdown(planner.plan_with_data(RunConfig())) == ""
+
+
+def test_the_plan_reads_the_chosen_dataset(tmp_path):
+    """The plan's data sample follows the Dataset field (which sits in the first panel)."""
+    path = tmp_path / "few.jsonl"
+    path.write_text("".join(json.dumps({"text": f"row {i}"}) + "\n" for i in range(7)))
+    assert planner.plan_with_data(RunConfig(dataset_name=str(path)))["data_rows"] == 7
+    assert planner.plan_with_data(RunConfig())["data_rows"] == 248  # the demo set
+
+
+def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, tiny_cfg,
+                                                                      monkeypatch):
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    manager = RunManager(tmp_path / "runs")
+    # The length left to the budget: no speed known, so the run measures it first.
+    run_id = manager.start({**tiny_cfg, "max_steps": 30, "time_budget_minutes": 0.4,
+                            "sample_steps": 0})
+    run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
+                   in ("done", "failed") else None, timeout=120)
+    assert run.state == "done", run.error
+    took = run.finished - run.created
+    print(f"\nbudget 24 s: the run took {took:.1f} s, {run.step} steps; chose {run.budget}")
+    assert took <= 24 + 1.0
+    assert run.budget and run.config.use_peft and run.config.completion_only_loss
+    saved = RunConfig.from_yaml(run.dir / "config.yaml")
+    assert saved.use_peft and saved.time_budget_minutes == 0.4  # the run folder says so
+    assert planner.measured_speed(run.config) is not None  # measured for the plan too
+
+
+def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_cfg):
+    """The person set the length (many steps): the budget cannot shorten it beforehand,
+    so the run ends when one more step would not end in time, and keeps its model."""
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
+                            "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4})
+    run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
+                   in ("done", "failed") else None, timeout=120)
+    assert run.state == "done", run.error
+    took = run.finished - run.created
+    print(f"\nbudget 15 s: the run took {took:.1f} s and ended at step {run.step}")
+    assert took <= 15 + 1.0 and 1 <= run.step < 100_000
+    assert (run.dir / "model").is_dir()
+    assert "Time budget: step" in (run.dir / "train.log").read_text()
+
+
+@pytest.mark.parametrize("minutes", [0.0])
+def test_no_budget_changes_nothing(minutes):
+    cfg = RunConfig(time_budget_minutes=minutes)
+    assert budget.choose(cfg, CHAT, params=135_000_000, hw=CPU).config is cfg
