@@ -310,3 +310,32 @@ def test_compare_and_compare_all(browser, live_app, tiny_cfg):
     expect(table).to_contain_text("What is the capital of Italy?", timeout=120_000)
     assert json.dumps(table.inner_text())  # rows with both answers
     page.close()
+
+
+def test_small_findings_in_the_page(browser, live_app):
+    """A learning rate typed as text stays in its box and the message names the field;
+    the disabled Stop looks disabled; the empty upload box shows its whole text."""
+    from playwright.sync_api import expect
+    page = _open(browser, live_app[0])
+    set_field(page, "Learning rate", "fast")
+    page.get_by_role("button", name="Start").click()
+    notice = page.locator("#start-notice")
+    expect(notice).to_contain_text("Learning rate (learning_rate) must be a number")
+    assert page.locator("#cfg-learning_rate").get_by_role("textbox").input_value() == "fast"
+    stop = page.get_by_role("button", name="Stop")
+    assert stop.is_disabled()
+    assert float(stop.evaluate("b => getComputedStyle(b).opacity")) < 0.6
+    # The text's own box (a range over its characters) lies inside the upload block.
+    inside = page.locator("#data-upload").evaluate("""(block) => {
+      const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent.includes('Click to Upload')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect(), b = block.getBoundingClientRect();
+        return r.height > 0 && r.top >= b.top && r.bottom <= b.bottom;
+      }
+      return false;
+    }""")
+    assert inside, "'Click to Upload' is cut off"
+    page.close()

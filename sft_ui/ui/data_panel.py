@@ -82,7 +82,7 @@ def _token_span(t: dict) -> str:
 def build_controls():
     """Upload, preview button and outputs, inside the Dataset panel; returns them."""
     # Any file type: the server says why a file cannot be used, in the page.
-    upload = gr.File(label=T("Upload a dataset file"), elem_id="data-upload", height=120)
+    upload = gr.File(label=T("Upload a dataset file"), elem_id="data-upload", height=150)
     button = gr.Button(T("Preview data"), size="sm", elem_id="preview-data")
     summary = gr.Markdown(elem_id="data-summary")
     examples = gr.HTML(elem_id="data-examples")
