@@ -1,11 +1,13 @@
 """The page in Japanese in a real browser: a Japanese locale gets Japanese labels and
 help, the glyphs really render (not as empty boxes), an error made in Python comes
 out in Japanese, and the selector switches the page and its messages to English.
-The API answers in the client's Accept-Language."""
+A short run in the Japanese page draws its plot legend, tables, durations and model
+card in Japanese. The API answers in the client's Accept-Language."""
 import re
 
 import pytest
 
+from tests.conftest import set_field
 from tests.test_browser import ARGS, CHROMIUM, _field, _set
 
 # Draw each character alone on a canvas in the label's font: real glyphs differ from
@@ -107,3 +109,54 @@ def test_the_api_answers_in_the_clients_language(live_app):
         client = Client(url, verbose=False, headers=headers)
         with pytest.raises(Exception, match=re.escape(needle)):
             client.predict({"learning_rate": -1}, api_name="/start_run")
+
+
+def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir, tmp_path):
+    """After a short run: the loss plot's legend (in its colours), the samples table's
+    headers, the progress's durations, the Runs table and the model card are Japanese."""
+    from playwright.sync_api import expect
+    page = ja_page
+    page.locator("#language input").click()  # whatever the tests before left it at
+    page.get_by_role("option", name="日本語").click()
+    page.get_by_role("tab", name="学習").click()
+    samples = page.locator("#samples")
+    expect(samples.locator("thead")).to_contain_text("プロンプト")  # before any run too
+    for label, value in (("モデル", tiny_model_dir), ("最大ステップ数", 4), ("学習率", 0.001),
+                         ("デバイスあたりのバッチサイズ", 2), ("勾配累積ステップ数", 1),
+                         ("最大長（トークン）", 64), ("サンプル生成の間隔（ステップ）", 2),
+                         ("サンプルの長さ（トークン）", 8)):
+        set_field(page, label, value)
+    page.get_by_role("button", name="開始").click()
+    status = page.locator("#run-status")
+    expect(status).to_contain_text("実行", timeout=30_000)
+    expect(status).to_contain_text("完了", timeout=120_000)
+    legend = page.locator("#loss-plot .role-legend-label")
+    expect(legend).to_have_text(["学習", "学習（平滑化）"])
+    strokes = page.locator("#loss-plot").evaluate(
+        "(p) => Array.from(p.querySelectorAll('.mark-line path'), (e) => e.getAttribute('stroke'))")
+    assert strokes == ["#93c5fd", "#1d4ed8"], strokes  # each series in its own colour
+    headers = samples.locator("thead th")
+    expect(headers).to_have_text([re.compile(rf"^\s*{h}\s*⋮?\s*$")  # ⋮: the column menu
+                                  for h in ("ステップ", "プロンプト", "回答")])
+    expect(samples).to_contain_text("What is the capital of Italy?")  # the data as it is
+    expect(page.locator("#run-progress")).to_contain_text(re.compile(r"経過 \d+秒"))
+    page.screenshot(path=str(tmp_path / "run-ja.png"), full_page=True)
+
+    page.get_by_role("tab", name="実行履歴").click()
+    table = page.locator("#runs-table")
+    expect(table.locator("thead")).to_contain_text("所要時間")
+    expect(table).to_contain_text("完了")
+    expect(table).to_contain_text(re.compile(r"\d+秒"))
+
+    page.get_by_role("tab", name="エクスポート").click()
+    page.locator("#export-run input").click()
+    page.locator("#export-run").get_by_role("option", name=re.compile("完了")).first.click()
+    page.get_by_role("button", name="エクスポート", exact=True).click()
+    expect(page.locator("#export-notice")).to_contain_text("にエクスポートしました",
+                                                           timeout=60_000)
+    page.get_by_role("button", name=re.compile("^モデルカード")).click()
+    card = page.locator("#export-card")
+    expect(card).to_contain_text("読み込み方")
+    expect(card).to_contain_text("フルファインチューニングです")
+    expect(card.locator("th").first).to_have_text("項目")
+    expect(card).not_to_contain_text("How to load it")

@@ -80,9 +80,28 @@ def test_translate_fills_templates_and_keeps_what_it_does_not_know():
 
 
 def test_every_entry_keeps_the_placeholders_of_its_english():
-    for english, japanese in ja.ENTRIES.items():
+    for english, japanese in {**ja.ENTRIES, **ja.FORMATS}.items():
         assert i18n.placeholders(english) == i18n.placeholders(japanese), english
         assert not english_left(japanese), (english, english_left(japanese))
+
+
+def test_the_reading_that_translates_most_wins():
+    """A value that is not a message (a file name, a number) holds neither a heading nor a
+    line break: the template that translates the most of a text is the one read."""
+    # Not the file name "The data could not be measured: empty.jsonl" of "{file} is empty".
+    text = i18n.translate("The data could not be measured: empty.jsonl is empty: it has no "
+                          "rows to train on.", "ja")
+    assert text == "データを測れませんでした: empty.jsonl は空です。学習に使える行がありません。"
+    # A heading and its list as one text: not the file name "**Cannot preview:**\n\n- x".
+    text = i18n.translate("**Cannot preview:**\n\n- x.csv is empty: it has no rows to train "
+                          "on.", "ja")
+    assert text == "**プレビューできません:**\n\n- x.csv は空です。学習に使える行がありません。"
+    # A path in code marks is a value whatever it holds ("J. Smith" ends no sentence there).
+    assert i18n.translate("Exported to `C:\\Users\\J. Smith\\runs\\r1\\export\\adapter`.",
+                          "ja").endswith("` にエクスポートしました。")
+    # Durations are figures, written in each language's own form.
+    assert i18n.formatted("{minutes}m {seconds}s", "ja", minutes=1, seconds="05") == "1分05秒"
+    assert i18n.formatted("{hours}h {minutes}m", "en", hours=2, minutes="03") == "2h 03m"
 
 
 def test_the_parts_of_the_catalogue_do_not_disagree():
@@ -247,6 +266,20 @@ def test_every_text_of_the_page_has_japanese(tmp_path):
     assert tables["ja"][lang.T("Batch size per device").key] == "デバイスあたりのバッチサイズ"
 
 
+def test_every_column_and_series_name_has_japanese():
+    """The English names of table columns and plot series (the UI modules' *COLUMNS and
+    *COLOURS) that the page writes in its language at run time."""
+    import importlib
+    missing = []
+    for path in sorted((ROOT / "ui").glob("*.py")):
+        module = importlib.import_module(f"sft_ui.ui.{path.stem}")
+        for name, value in vars(module).items():
+            if name.isupper() and name.endswith(("COLUMNS", "COLOURS")):
+                missing += [f"ui/{path.name}: {name} {text!r}" for text in value
+                            if not i18n.has_entry(text, "ja")]
+    assert not missing, f"add to sft_ui/i18n/ja.py: {missing}"
+
+
 def test_no_component_text_bypasses_the_catalogue():
     """Labels, help, placeholders, buttons, tabs, accordions and Markdown in the UI are
     marked with T, errors and notices pass through say (a plain string would stay
@@ -301,3 +334,108 @@ def test_a_request_is_answered_in_its_language():
     finally:
         LocalContext.request.reset(token)
     assert lang._remember("xx", FakeRequest(session="s2", accept="ja")) == "ja"
+
+
+# ---- what the page draws at run time -------------------------------------------------
+TAG = re.compile(r"<[^>]+>")
+
+
+def _in_japanese(fn):
+    from gradio.context import LocalContext
+    token = LocalContext.request.set(FakeRequest(accept="ja-JP,ja;q=0.9"))
+    try:
+        return fn()
+    finally:
+        LocalContext.request.reset(token)
+
+
+def test_the_live_view_and_the_tables_come_out_in_japanese():
+    """Status, progress (durations too), the loss plot's series and colours, and the
+    headers and cells of the samples, Compare and Runs tables, made for a Japanese
+    request: no English word left."""
+    from sft_ui.ui import chat_tab, history_tab, live_view
+    snap = {"run_id": "r1", "state": "running", "message": "Training...", "error": "",
+            "step": 3, "max_steps": 10, "elapsed_seconds": 65, "eta_seconds": 200, "log": "",
+            "metrics": [{"step": 1, "loss": 2.0, "epoch": 0.1, "tokens_per_second": 1234.0,
+                         "memory_bytes": 2**31, "learning_rate": 1e-4, "grad_norm": 1.0},
+                        {"step": 2, "loss": 1.5, "eval_loss": 1.7}],
+            "samples": [{"step": 2, "prompt": "p", "completion": "c"}]}
+    row = {"name": "r1", "run_id": "r1", "model": "m", "dataset": "demo", "state": "done",
+           "step": 10, "max_steps": 10, "final_loss": 1.25, "duration_seconds": 7380,
+           "created": 0}
+
+    def made():
+        frame = live_view.loss_frame(snap)
+        series = list(dict.fromkeys(frame["series"]))
+        runs = history_tab.table_frame([row])
+        return {"status": live_view.status_markdown(snap),
+                "progress": TAG.sub(" ", live_view.progress_html(snap)),
+                "series": series, "coloured": list(live_view.loss_colours(set(series))),
+                "samples": list(live_view.samples_frame(snap).columns),
+                "empty samples": list(live_view.samples_frame(None).columns),
+                "compare": list(chat_tab.compare_frame([("p", "a", "b")]).columns),
+                "runs": list(runs.columns) + [str(c) for c in runs.iloc[0]],
+                "durations": [history_tab.duration_text(s) for s in (5, 65, 7380)]}
+    shown = _in_japanese(made)
+    left = {what: english_left(" ".join(texts) if isinstance(texts, list) else texts)
+            for what, texts in shown.items()}
+    assert not any(left.values()), (left, shown)
+    assert shown["series"] == ["学習", "学習（平滑化）", "評価"]
+    assert shown["coloured"] == shown["series"]  # every series shown has its colour
+    assert "経過 1分05秒" in shown["progress"] and "残り 3分20秒" in shown["progress"]
+    assert shown["durations"] == ["5秒", "1分05秒", "2時間03分"]
+    assert shown["samples"] == ["ステップ", "プロンプト", "回答"]
+    assert "完了" in shown["runs"]
+    # Outside a request (and for an English one) all of it stays English.
+    assert list(live_view.loss_colours()) == ["train", "train (smoothed)", "eval"]
+    assert history_tab.duration_text(65) == "1m 05s"
+    assert "elapsed 1m 05s" in live_view.progress_html(snap)
+
+
+def test_the_model_card_in_the_page_is_japanese_and_the_file_english(tmp_path):
+    """The Export tab shows the card's headings, sentences, figure names and table
+    headers in Japanese; the run's name, setting names and values, the samples and the
+    code stay as they are, and README.md (for the Hub) stays English."""
+    from sft_ui.runs.run import create_run
+    from sft_ui.share.card import write_card
+    from sft_ui.ui import export_tab
+    run = create_run(tmp_path / "runs", RunConfig(use_peft=True))
+    for step, loss in enumerate((2.5, 2.1, 1.8), start=1):
+        run.add_metrics({"step": step, "loss": loss})
+    run.add_metrics({"step": 3, "eval_loss": 2.0})
+    run.add_samples([{"step": 3, "prompt": "Start", "completion": "Stop"}])
+    run.step = 3
+    out = tmp_path / "export"
+    out.mkdir()
+    english = write_card(run, out, "adapter", "checkpoint-3").read_text(encoding="utf-8")
+    shown = _in_japanese(lambda: export_tab.card_view(str(out)))
+    assert (out / "README.md").read_text(encoding="utf-8") == english  # the file is kept
+    assert "![損失曲線](data:image/png;base64," in shown  # the curve, inlined
+    page = _in_japanese(lambda: export_tab.card_in_language(english.split("---", 2)[-1]))
+    assert "## Results" in english and "## 結果" in page and "## 設定" in page
+    assert "LoRA アダプタです" in page and "（3 ステップ、checkpoint-3）" in page
+    kept, lines, section, code = [], [], "", False
+    for line in page.split("\n"):
+        code = code != line.startswith("```")
+        section = line if line.startswith("## ") else section
+        if (code and not line.startswith("# ")) or line.startswith("```") or (
+                section.startswith(("## 設定", "## サンプル")) and not line.startswith("## ")
+                and not line.startswith("| 設定 |")):
+            kept.append(line)  # setting names and values, the samples, the code
+        else:
+            lines.append(line)
+    assert not english_left("\n".join(lines).replace(f"# {run.name}", "")), lines
+    assert "**Start**" in kept and "> Stop" in kept  # a sample is not translated
+    assert _in_japanese(lambda: export_tab.card_in_language("# Start")) == "# Start"
+
+
+def test_the_data_preview_comes_out_in_japanese():
+    """The preview's summary (the demo set's name too) and its legend and headings."""
+    from sft_ui.data.preview import preview
+    from sft_ui.ui.data_panel import examples_html, summary_markdown
+    shown = preview(RunConfig.from_dict({"dataset_name": "demo", "max_length": 32}))
+    summary = _in_japanese(lambda: summary_markdown(shown))
+    page = _in_japanese(lambda: examples_html(shown))
+    legend = TAG.sub(" ", page.split("</style>")[1].split("<pre")[0])
+    assert "デモデータ" in summary and not english_left(summary), summary
+    assert not english_left(legend), legend

@@ -5,7 +5,11 @@ text, or a message template such as "Run {run_id} is {state}: ...". A catalogue
 per language (sft_ui/i18n/<code>.py) maps each English text to its translation.
 `translate` turns a finished English message into another language: the whole text,
 else each line, else each sentence is looked up, exactly or against the templates,
-whose placeholders carry the values across. Text without an entry stays English.
+whose placeholders carry the values across. Where several templates fit, the one that
+translates the most of the text wins (so "The data could not be measured: {error}" is
+read as a heading and a nested message, not as a file name "The data could ...: x.csv"
+in front of a message about x.csv). Text without an entry stays English. Figures such
+as durations are written by `formatted` from a language's FORMATS.
 Static labels reach the browser through gr.I18n (sft_ui/ui/lang.py builds it from
 the same catalogue). Knows nothing of Gradio.
 """
@@ -26,10 +30,12 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 NESTED = frozenset({"message", "error", "state", "label", "what", "advice", "steps", "text",
                     "same", "room", "kind", "where", "action", "reason", "fit",
                     "description", "device", "duration"})
-# Placeholders that may hold several sentences; any other value ends within its sentence,
-# so "{text} The effective batch stays {n}." is not read as one sentence's long ending.
+# Placeholders that may hold several sentences; any other value ends within its sentence
+# (and its line), so "{text} The effective batch stays {n}." is not read as one sentence's
+# long ending, nor "**Cannot preview:**\n\n- x.csv is empty: ..." as a file name
+# "**Cannot preview:**\n\n- x.csv".
 SENTENCES = frozenset({"text", "advice", "error", "message", "reason"})
-_ONE_SENTENCE = r"(?:(?!\.\s+[A-Z]).)*?"
+_ONE_SENTENCE = r"(?:(?!\.\s+[A-Z])[^\n])*?"
 _PREFIX = re.compile(r"^(\s*(?:[-*] |#{1,6} |> )?)(.*?)(\s*)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _LABELLED = re.compile(r"^(.+) \((\w+)\)$")  # "Batch size per device (per_device_...)"
@@ -43,6 +49,7 @@ class _Template:
     pattern: re.Pattern
     translation: str
     literal: str  # the longest literal part: a cheap test before the pattern
+    names: tuple  # its placeholders in order, each time it appears
 
 
 @dataclass(frozen=True)
@@ -88,10 +95,12 @@ def _compile(template: str, translation: str) -> _Template:
             regex.append(re.escape(part))
         else:
             inner = ".*?" if _base(part) in SENTENCES else _ONE_SENTENCE
+            if parts[n - 1].endswith("`") and parts[n + 1].startswith("`"):
+                inner = "[^`]*"  # `{folder}`: a path or name in code marks, whatever it holds
             regex.append(f"(?P={part})" if part in seen else f"(?P<{part}>{inner})")
             seen.add(part)
     return _Template(re.compile("".join(regex), re.S), translation,
-                     max(parts[::2], key=len))
+                     max(parts[::2], key=len), tuple(parts[1::2]))
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,60 +115,105 @@ def catalogue(lang: str) -> Catalogue:
     return Catalogue(exact, tuple(_compile(k, entries[k]) for k in keys))
 
 
-def _fill(template: _Template, match: re.Match, lang: str, depth: int) -> str:
+def _fill(template: _Template, match: re.Match, lang: str, depth: int) -> tuple[str, int]:
+    """The template's translation with the match's values, and how many characters of
+    the English it translated (all but the values carried over as they are)."""
+    values = match.groupdict()
+    nested = {name: _value(found, lang, depth + 1) for name, found in values.items()
+              if found is not None and _base(name) in NESTED and depth < 4}
+    kept = sum(len(values[name] or "") - (nested[name][1] if name in nested else 0)
+               for name in template.names)
+
     def value(m: re.Match) -> str:
         name = m.group(1)
-        found = match.groupdict().get(name)
-        if found is None:
+        if values.get(name) is None:
             return m.group(0)
-        if _base(name) in NESTED and depth < 4:
-            return _value(found, lang, depth + 1)
-        return found
-    return PLACEHOLDER.sub(value, template.translation)
+        return nested[name][0] if name in nested else values[name]
+    return PLACEHOLDER.sub(value, template.translation), len(match.group(0)) - kept
 
 
 def _phrase(text: str, lang: str, depth: int = 0) -> str | None:
     """The translation of one whole message, or None when the catalogue has none."""
+    found = _best(text, lang, depth)
+    return None if found is None else found[0]
+
+
+def _best(text: str, lang: str, depth: int = 0) -> tuple[str, int] | None:
+    """(translation, characters translated) of one whole message: its exact entry, else
+    the template that translates the most of it (the most specific first among equals),
+    else None."""
     book = catalogue(lang)
     key = text.strip()
     if key in book.exact:
-        return book.exact[key]
+        return book.exact[key], len(key)
+    best = None
     for template in book.templates:
         if template.literal in key:
             match = template.pattern.fullmatch(key)
             if match:
-                return _fill(template, match, lang, depth)
+                found = _fill(template, match, lang, depth)
+                if best is None or found[1] > best[1]:
+                    best = found
+                if best[1] >= len(key):
+                    break
+    if best is not None:
+        return best
     bold = _BOLD.fullmatch(key)
     if bold:
-        inner = _phrase(bold.group(1), lang, depth)
-        return None if inner is None else f"**{inner}**"
+        inner = _best(bold.group(1), lang, depth)
+        return None if inner is None else (f"**{inner[0]}**", inner[1] + 4)
     return None
 
 
-def _value(text: str, lang: str, depth: int) -> str:
-    """A placeholder's value: a message of its own, a list of them, or a field's label."""
-    found = _phrase(text, lang, depth)
+def _value(text: str, lang: str, depth: int) -> tuple[str, int]:
+    """A placeholder's value (a message of its own, a list of them, or a field's label)
+    translated, and how many of its characters were."""
+    found = _best(text, lang, depth)
     if found is not None:
         return found
     if "; " in text:
-        return "; ".join(_value(part, lang, depth) for part in text.split("; "))
+        parts = [_value(part, lang, depth) for part in text.split("; ")]
+        return "; ".join(p[0] for p in parts), sum(p[1] for p in parts)
     numbered = _NUMBERED.match(text)
     if numbered:
-        return numbered.group(1) + _value(numbered.group(2), lang, depth)
+        inner = _value(numbered.group(2), lang, depth)
+        return numbered.group(1) + inner[0], len(numbered.group(1)) + inner[1]
     labelled = _LABELLED.match(text)
     if labelled and labelled.group(1) in catalogue(lang).exact:
-        return f"{catalogue(lang).exact[labelled.group(1)]} ({labelled.group(2)})"
-    return _sentences(text, lang) if _SENTENCE.search(text) else text
+        return (f"{catalogue(lang).exact[labelled.group(1)]} ({labelled.group(2)})",
+                len(text))
+    if "\n" in text:
+        return _lines(text, lang)
+    if _SENTENCE.search(text):
+        return _sentences(text, lang, with_count=True)
+    return text, 0
 
 
-def _sentences(text: str, lang: str) -> str:
-    out = []
+def _sentences(text: str, lang: str, with_count: bool = False):
+    """Each sentence of `text` translated where the catalogue knows it (and, with
+    `with_count`, how many characters were)."""
+    out, count = [], 0
     for sentence in _SENTENCE.split(text):
-        found = _phrase(sentence, lang)
-        piece = sentence if found is None else found
+        found = _best(sentence, lang)
+        piece = sentence if found is None else found[0]
+        count += 0 if found is None else found[1]
         gap = "" if not out or out[-1].endswith(_FULL_STOPS) else " "
         out.append(gap + piece)
-    return "".join(out)
+    return ("".join(out), count) if with_count else "".join(out)
+
+
+def _lines(text: str, lang: str) -> tuple[str, int]:
+    """Each Markdown line of `text` translated (list marks and heading marks kept), else
+    its sentences; and how many characters were."""
+    lines, count = [], 0
+    for line in text.split("\n"):
+        head, body, tail = _PREFIX.match(line).groups()
+        found = _best(body, lang) if body else (body, 0)
+        if found is None:
+            found = _sentences(body, lang, with_count=True)
+        lines.append(head + found[0] + tail)
+        count += found[1]
+    return "\n".join(lines), count
 
 
 def translate(text: str, lang: str | None) -> str:
@@ -171,14 +225,24 @@ def translate(text: str, lang: str | None) -> str:
     whole = _phrase(text, lang)
     if whole is not None:
         return whole
-    lines = []
-    for line in text.split("\n"):
-        head, body, tail = _PREFIX.match(line).groups()
-        found = _phrase(body, lang) if body else body
-        lines.append(head + (found if found is not None else _sentences(body, lang)) + tail)
-    return "\n".join(lines)
+    return _lines(text, lang)[0]
 
 
 def has_entry(text: str, lang: str) -> bool:
     """Whether the catalogue translates `text` as a whole (exactly or by a template)."""
     return _phrase(text, lang) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def formats(lang: str) -> dict:
+    """A language's forms of figures (FORMATS: English form -> its own), if it has any."""
+    if lang == DEFAULT:
+        return {}
+    return dict(getattr(importlib.import_module(f"sft_ui.i18n.{lang}"), "FORMATS", {}))
+
+
+def formatted(form: str, lang: str | None, **values) -> str:
+    """A figure such as a duration, written by `form` ("{minutes}m {seconds}s", its values
+    given already formatted) or by `lang`'s form of it ("{minutes}分{seconds}秒")."""
+    lang = language(lang) or DEFAULT
+    return formats(lang).get(form, form).format(**values)

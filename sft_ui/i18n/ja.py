@@ -4,7 +4,8 @@ Each key is the English exactly as the code writes it. {name} marks a value carr
 over from the English (a number, a file name, a nested message); the Japanese uses
 the same placeholders, in its own order. Three parts: the page (labels, buttons,
 headings), the settings (label and help of each RunConfig field), and the messages
-made while the app runs (errors, notices, the plan, the run's status).
+made while the app runs (errors, notices, the plan, the run's status). FORMATS, apart
+from them, writes figures such as durations ("1分05秒").
 """
 
 PAGE = {
@@ -63,6 +64,14 @@ PAGE = {
     "Learning rate": "学習率",
     "Grad norm": "勾配ノルム",
     "Samples (newest first)": "サンプル（新しい順）",
+    # The loss plot's series, and the columns of the samples and Compare tables
+    "train": "学習",
+    "train (smoothed)": "学習（平滑化）",
+    "eval": "評価",
+    "prompt": "プロンプト",
+    "completion": "回答",
+    "model A": "モデル A",
+    "model B": "モデル B",
     "Log": "ログ",
     "Error:": "エラー:",
     "Step {step}/{total} ({percent}%)": "ステップ {step}/{total}（{percent}%）",
@@ -110,6 +119,37 @@ PAGE = {
     "learning rate": "学習率",
     "grad norm": "勾配ノルム",
     "Model and data": "モデルとデータ",
+    "Time budget (minutes)": "時間の予算（分）",
+    "How long the run may take, from Start to the saved model (loading and samples "
+    "counted). The studio turns it into steps from the measured speed (measuring it first "
+    "if needed) and, for the settings left at their defaults, picks LoRA or full "
+    "fine-tuning, a learning rate, loss on answers only and whole epochs on small data; "
+    "the plan says what it chose. 0: off (train for Max steps or Epochs as set).":
+        "開始から保存されたモデルまでに実行がかけてよい時間（読み込みとサンプルも含む）。"
+        "測った速度（無ければ先に測ります）からステップ数に直し、既定のままの設定については "
+        "LoRA かフル・ファインチューニングか、学習率、回答だけの損失、小さなデータなら"
+        "エポック単位の学習を選びます。何を選んだかはプランに出ます。0: 使わない"
+        "（最大ステップ数かエポック数のとおりに学習）。",
+    "Choosing settings for the time budget...": "時間の予算に合わせて設定を選んでいます...",
+    "**Time budget, {minutes} min,** chose:": "**時間の予算 {minutes} 分** で選んだ設定:",
+    "nothing: every setting it would choose is set": "なし（選ぶはずの設定はすべて指定済み）",
+    "The speed of these settings is not measured yet: Start measures it first (a few "
+    "steps, counted in the budget), then sets the number of steps.":
+        "この設定の速度はまだ測っていません。開始するとまず測り（数ステップ、予算に含む）、"
+        "それからステップ数を決めます。",
+    "LoRA: a model of a billion parameters or more trains in far less memory":
+        "LoRA: 10 億パラメータ以上のモデルをずっと少ないメモリで学習できます",
+    "LoRA: {rows} rows are few: an adapter learns the task with less memorising of them":
+        "LoRA: {rows} 行は少ないので、アダプタなら行の丸暗記を抑えてタスクを学べます",
+    "learning rate {lr}, as LoRA adapters want": "学習率 {lr}（LoRA アダプタ向け）",
+    "learning rate {lr} for a full fine-tune on {rows} rows":
+        "学習率 {lr}（{rows} 行のフル・ファインチューニング向け）",
+    "loss on the answers only: the prompts are given, the answers are what to learn":
+        "回答だけの損失: プロンプトは与えられるもの、学ぶのは回答です",
+    "whole epochs: {n} ({steps} steps of about {s} s): the data fits {minutes}":
+        "エポック単位: {n}（約 {s} 秒のステップを {steps} 回）: データが {minutes} に収まります",
+    "{steps} steps of about {s} s fit {minutes}": "約 {s} 秒のステップ {steps} 回が {minutes} に収まります",
+    "time budget {minutes} min": "時間の予算 {minutes} 分",
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",
     "base: {model}": "ベース: {model}",
     "{name} (final model)": "{name}（最終モデル）",
@@ -900,9 +940,10 @@ MESSAGES = {
     "**Preview failed:** {error_type}: {error}": "**プレビューに失敗しました:** {error_type}: {error}",
     "**Format: {format}** ({description}). Change it under *Data format* if this is wrong.":
         "**形式: {format}**（{description}）。違っていたら *データ形式* で変えてください。",
-    "**Rows:** {rows} to train on, {eval_rows} for eval &middot; source {source} &middot; "
+    # {where}: the source is translated too ("demo set"), a file name or Hub id kept
+    "**Rows:** {rows} to train on, {eval_rows} for eval &middot; source {where} &middot; "
     "columns: {columns}":
-        "**行数:** 学習用 {rows}、評価用 {eval_rows} &middot; 読み込み元 {source} &middot; "
+        "**行数:** 学習用 {rows}、評価用 {eval_rows} &middot; 読み込み元 {where} &middot; "
         "列: {columns}",
     "**Tokens per example:** min {low}, median {median}, max {high}. **{over}** of "
     "{measured} exceed max_length {max_length} and will be truncated.":
@@ -933,6 +974,32 @@ MESSAGES = {
     "Nothing was deleted.": "何も削除しませんでした。",
     "Choose a run first.": "先に実行を選んでください。",
     "Exported to `{folder}`.": "`{folder}` にエクスポートしました。",
+    # The model card as the Export tab shows it (the README.md itself stays English)
+    "This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT Studio on "
+    "`{data}` ({count} steps).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の SFTTrainer を使い、"
+        "`{data}` で学習しました（{count} ステップ）。",
+    "This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT Studio on "
+    "`{data}` ({count} steps, {checkpoint}).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の SFTTrainer を使い、"
+        "`{data}` で学習しました（{count} ステップ、{checkpoint}）。",
+    "a LoRA adapter": "LoRA アダプタ",
+    "a LoRA adapter merged into the base model": "ベースモデルにマージした LoRA アダプタ",
+    "a full fine-tune": "フルファインチューニング",
+    "Results": "結果",
+    "figure": "項目",
+    "value": "値",
+    "steps": "ステップ数",
+    "final loss": "最終損失",
+    "best loss": "最良損失",
+    "final eval loss": "最終評価損失",
+    "best eval loss": "最良評価損失",
+    "![loss curve](loss.png)": "![損失曲線](loss.png)",
+    "Settings": "設定",
+    "setting": "設定",
+    "Sample answers (step {step})": "サンプルの回答（ステップ {step}）",
+    "How to load it": "読み込み方",
+    "the base model ({model}) is loaded with it": "ベースモデル（{model}）も一緒に読み込まれます",
     "Export first, then push the export.": "先にエクスポートしてから、それをプッシュしてください。",
     "Pushed: [{url}]({link})": "プッシュしました: [{url}]({link})",
     "Space created: [{url}]({link}) (it builds for a few minutes).":
@@ -1019,6 +1086,14 @@ MESSAGES = {
     "default.":
         "設定が送られていません。RunConfig の項目の対応表を送るか、すべて既定値で学習するなら "
         "{} を送ってください。",
+}
+
+# Forms of figures (i18n.formatted), kept apart from the messages: as templates, "{seconds}s"
+# would match any text that ends in "s".
+FORMATS = {
+    "{seconds}s": "{seconds}秒",
+    "{minutes}m {seconds}s": "{minutes}分{seconds}秒",
+    "{hours}h {minutes}m": "{hours}時間{minutes}分",
 }
 
 ENTRIES = {**PAGE, **SETTINGS, **MESSAGES}

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import gradio as gr
 import pandas as pd
+from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, after_switch, problem, say
 from sft_ui.ui.lists import Lists
+
+COMPARE_COLUMNS = ["prompt", "model A", "model B"]  # English; headers in the page's language
 
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
@@ -42,6 +45,21 @@ def settings_widgets() -> list:
 
 def _error(e: Exception) -> str:
     return problem("Cannot answer:", e)
+
+
+def compare_frame(rows=()) -> pd.DataFrame:
+    """Compare all's rows (prompt, answer A, answer B) under headers in the request's
+    language."""
+    return pd.DataFrame([list(r) for r in rows], columns=[say(c) for c in COMPARE_COLUMNS])
+
+
+def relabel_compare(shown) -> pd.DataFrame:
+    """The table as it is, under headers in the request's language (it is built before
+    any request, and the page may switch language)."""
+    if shown is None or len(shown.columns) != len(COMPARE_COLUMNS):
+        return compare_frame()
+    rows = shown.fillna("").astype(str).values.tolist()
+    return compare_frame([r for r in rows if any(cell.strip() for cell in r)])
 
 
 def build(actions: Actions, lists: Lists | None = None) -> None:
@@ -83,6 +101,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         return gr.update(choices=choices(chat)), say(chat.latest_text())
 
     refresh.click(listed, None, [model, latest], api_name=False)
+    after_switch(listed, None, [model, latest])  # the labels in the new language
     if lists is not None:
         lists.add(listed, [], [model, latest])
 
@@ -110,8 +129,11 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
     prompts = gr.Textbox("\n".join(DEFAULT_SAMPLE_PROMPTS), label=T("Prompts (one per line)"),
                          lines=4)
     batch_go = gr.Button(T("Compare all"))
-    table = gr.Dataframe(pd.DataFrame(columns=["prompt", "model A", "model B"]), wrap=True,
-                         interactive=False, elem_id="compare-table")
+    table = gr.Dataframe(compare_frame(), wrap=True, interactive=False,
+                         elem_id="compare-table")
+    Context.root_block.load(relabel_compare, table, table, api_name=False,
+                            show_progress="hidden")
+    after_switch(relabel_compare, table, table)
 
     def compare(text, ref_a, ref_b, *values):
         try:
@@ -125,8 +147,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
             rows = actions.compare_batch(text.splitlines(), ref_a, ref_b, int(max_new or 64))
         except UserError as e:
             return gr.skip(), _error(e)
-        return pd.DataFrame([(r["prompt"], r["a"], r["b"]) for r in rows],
-                            columns=["prompt", "model A", "model B"]), ""
+        return compare_frame((r["prompt"], r["a"], r["b"]) for r in rows), ""
 
     events = [go.click(compare, [prompt, model_a, model_b, *settings],
                        [answer_a, answer_b, notice], api_name=False)]
@@ -135,5 +156,6 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
                    api_name=False)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
                   api_name=False)
+    after_switch(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b])
     if lists is not None:
         lists.add(lambda: [gr.update(choices=choices(chat))] * 2, [], [model_a, model_b])

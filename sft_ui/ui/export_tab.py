@@ -1,7 +1,10 @@
 """The Export tab: a run's model as a download (adapter or merged), its model card,
 a push to the Hub and a one-click chat Space. The token field belongs to this
-page only: it is sent with the push and kept nowhere."""
+page only: it is sent with the push and kept nowhere. The card's file stays English
+(it is the README.md of the Hub repo); the page shows it in the page's language."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import gradio as gr
 
@@ -11,7 +14,7 @@ from sft_ui.runs import RunManager, checkpoints, display_name
 from sft_ui.share.card import card_for_page
 from sft_ui.share.export import is_lora_run, zip_export
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, after_switch, problem, say
 from sft_ui.ui.lists import Lists
 
 FINAL = "final model"
@@ -23,6 +26,53 @@ def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
     """(label, run id) of every run with a final model or a checkpoint, newest first."""
     return [(f"{display_name(r)} ({say(r.state)})", r.id) for r in manager.all_runs()
             if r.model_dir or checkpoints(r.dir)]
+
+
+def card_in_language(text: str) -> str:
+    """A model card's Markdown (sft_ui/share/card.py) with its headings, sentences, figure
+    names and table headers in the request's language. The run's name (the title),
+    setting names and values, the prompts and answers of the samples, and the code stay
+    as they are; only the code's comments are translated."""
+    out, code, section, title = [], False, "", True
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            code = not code
+            out.append(line)
+        elif code:
+            out.append(say(line) if line.startswith("# ") else line)
+        elif line.startswith("# ") and title:  # the run's name
+            title = False
+            out.append(line)
+        elif line.startswith("## "):
+            section = line
+            out.append(say(line))
+        elif section.startswith("## Sample answers"):  # the prompts and the model's words
+            out.append(line)
+        elif line.startswith("|"):
+            out.append(_table_row(line, translate_first=section == "## Results"))
+        else:
+            out.append(say(line) if line.strip() else line)
+    return "\n".join(out)
+
+
+def _table_row(line: str, translate_first: bool) -> str:
+    """A Markdown table row: a header row's cells and (in Results) a figure's name in
+    the request's language; separators, setting names and values as they are."""
+    cells = line.strip().strip("|").split("|")
+    if all(set(c.strip()) <= set("-:") for c in cells):
+        return line
+    header = line.strip() in ("| figure | value |", "| setting | value |")
+    cells = [f" {say(c.strip())} " if header or (translate_first and n == 0) else c
+             for n, c in enumerate(cells)]
+    return "|" + "|".join(cells) + "|"
+
+
+def card_view(folder: str) -> str:
+    """The card of an export folder as the page shows it: in the page's language, its
+    images inlined."""
+    out = Path(folder)
+    text = (out / "README.md").read_text(encoding="utf-8").split("---", 2)[-1]
+    return card_for_page(card_in_language(text), out)
 
 
 def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
@@ -79,9 +129,8 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
             out = actions.export(who(request), run_id, "" if ckpt == FINAL else ckpt, merge)
         except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
-        text = (out / "README.md").read_text(encoding="utf-8").split("---", 2)[-1]
         return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
-                card_for_page(text, out))
+                card_view(str(out)))
 
     def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
@@ -123,5 +172,9 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     run.change(on_run, run, [checkpoint, merged], api_name=False)
     refresh.click(lambda: gr.update(choices=exportable_runs(manager)), None, run,
                   api_name=False)
+    # After a language switch: the run list's states and the card shown in the new one.
+    after_switch(lambda: gr.update(choices=exportable_runs(manager)), None, run)
+    after_switch(lambda path: card_view(path) if path and Path(path, "README.md").is_file()
+                 else gr.skip(), folder, card)
     if lists is not None:
         lists.add(lambda: gr.update(choices=exportable_runs(manager)), [], [run])

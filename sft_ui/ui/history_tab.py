@@ -9,23 +9,31 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
+from sft_ui import i18n
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, after_switch, current_language, problem, say
 from sft_ui.ui.lists import Lists
 
+# English; the table's headers, states and durations are in the request's language.
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
            "Created"]
 
 
 def duration_text(seconds) -> str:
+    """'2h 03m', '1m 05s' or '14s', in the request's language ('2時間03分')."""
     if seconds is None:
         return "--"
     minutes, s = divmod(int(seconds), 60)
     hours, m = divmod(minutes, 60)
-    return f"{hours}h {m:02d}m" if hours else f"{m}m {s:02d}s" if m else f"{s}s"
+    lang = current_language()
+    if hours:
+        return i18n.formatted("{hours}h {minutes}m", lang, hours=hours, minutes=f"{m:02d}")
+    if m:
+        return i18n.formatted("{minutes}m {seconds}s", lang, minutes=m, seconds=f"{s:02d}")
+    return i18n.formatted("{seconds}s", lang, seconds=s)
 
 
 def table_frame(rows: list[dict]) -> pd.DataFrame:
@@ -102,7 +110,8 @@ def layout(manager: RunManager) -> RunsView:
                           label=T("Compare loss curves"), elem_id="runs-compare",
                           info=T("Choose runs to overlay their training loss."))
     plot = gr.LinePlot(curves_frame(manager, []), x="step", y="loss", color="run",
-                       label=T("Training loss by run"), elem_id="runs-plot")
+                       label=T("Training loss by run"), elem_id="runs-plot",
+                       x_title=T("step"), y_title=T("loss"), color_title="")
     with gr.Row():
         target = gr.Dropdown(run_choices(rows), value=None, label=T("Run to rename or delete"),
                              elem_id="runs-target")
@@ -189,4 +198,6 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
     v.cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
                    api_name=False)
     v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
+    # The table's headers, states and durations in the language the page switched to.
+    after_switch(lambda: table_frame(manager.history()), None, v.table)
     return refreshed

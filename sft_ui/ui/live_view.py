@@ -2,7 +2,9 @@
 learning rate, grad norm, throughput and memory, samples and the run's log.
 
 Everything is drawn from a run snapshot (RunManager), so a reload or a second
-tab shows the same run; `update` only re-sends what changed.
+tab shows the same run; `update` only re-sends what changed (or everything, in the
+page's language, once the language changed). Series names, table headers and
+durations are written in the language of the request (say), as the static labels are.
 """
 from __future__ import annotations
 
@@ -11,10 +13,14 @@ from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
+from gradio.context import Context
 
-from sft_ui.ui.lang import T, say
+from sft_ui import i18n
+from sft_ui.ui.lang import T, after_switch, current_language, say
 
-SAMPLE_COLUMNS = ["step", "prompt", "completion"]
+SAMPLE_COLUMNS = ["step", "prompt", "completion"]  # English; headers in the page's language
+# The loss series by their English names; the plot gets them in the page's language, with
+# a colour map that follows (loss_colours).
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
 # The log shows its newest lines: scrolled to the end whenever its text grew (a person
@@ -50,7 +56,7 @@ def build_progress() -> gr.HTML:
 def build(progress: gr.HTML) -> LiveView:
     """The live view below `progress` (built where the page pins it)."""
     status = gr.Markdown(T(status_markdown(None)), elem_id="run-status")
-    loss = gr.LinePlot(None, x="step", y="value", color="series", color_map=LOSS_COLOURS,
+    loss = gr.LinePlot(None, x="step", y="value", color="series", color_map=_every_colour(),
                        label=T("Loss (train, smoothed, eval)"), height=280,
                        elem_id="loss-plot", **_axes("loss"))
     with gr.Row():
@@ -63,7 +69,40 @@ def build(progress: gr.HTML) -> LiveView:
                            column_widths=["10%", "30%", "60%"])
     log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
                      interactive=False, elem_id="run-log")
+    # The plot fixes its series and colours when its colour map changes, not when its data
+    # does: once new data is drawn, a new map (new series, or another language) redraws it.
+    # (Sent with the data, the map would be drawn with the data before it.)
+    loss.change(_recolour, loss, loss, api_name=False, show_progress="hidden")
+    # The samples table is built before any request: its headers are English until the
+    # page loads or switches language (a shown run's table is redrawn by `update`).
+    Context.root_block.load(_relabel_samples, samples, samples, api_name=False,
+                            show_progress="hidden")
+    after_switch(_relabel_samples, samples, samples)
     return LiveView(status, progress, loss, lr, grad, samples, log)
+
+
+def _every_colour() -> dict[str, str]:
+    """Each series' colour by its name in every language: the first frame a page draws is
+    in its colours whatever its language."""
+    return {i18n.translate(name, lang): colour for lang in i18n.LANGUAGES
+            for name, colour in LOSS_COLOURS.items()}
+
+
+def _recolour(shown):
+    """The loss plot's colour map for the series it shows now."""
+    if shown is None:
+        return gr.skip()
+    data = shown if isinstance(shown, dict) else shown.model_dump()
+    column = data["columns"].index("series")
+    return gr.update(color_map=loss_colours({row[column] for row in data["data"]}))
+
+
+def _relabel_samples(shown):
+    """An empty samples table with headers in the page's language (one with rows belongs
+    to a run, which `update` redraws)."""
+    if shown is not None and len(shown.replace("", pd.NA).dropna(how="all")):
+        return gr.skip()
+    return samples_frame(None)
 
 
 def _axes(y_title: str) -> dict:
@@ -77,7 +116,8 @@ def update(snap: dict, last_seen) -> tuple[list, tuple]:
     """New values for LiveView.outputs() (gr.skip() where nothing changed) and the key
     that says what was drawn."""
     log = snap["log"]
-    key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(log))
+    key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(log),
+           current_language())
     if key == last_seen:
         return [status_markdown(snap), progress_html(snap)] + [gr.skip()] * 5, key
     return [status_markdown(snap), progress_html(snap), loss_frame(snap),
@@ -90,10 +130,14 @@ def _no_run(text) -> str:
 
 
 def _duration(seconds) -> str:
+    """'1m 05s' or '14s', in the request's language ('1分05秒')."""
     if seconds is None:
         return "--"
-    seconds = int(seconds)
-    return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+    seconds, lang = int(seconds), current_language()
+    if seconds >= 60:
+        return i18n.formatted("{minutes}m {seconds}s", lang, minutes=seconds // 60,
+                              seconds=f"{seconds % 60:02d}")
+    return i18n.formatted("{seconds}s", lang, seconds=seconds)
 
 
 def _last(snap: dict, key: str):
@@ -151,13 +195,22 @@ def smooth(values: list[float], weight: float = SMOOTHING) -> list[float]:
 
 
 def loss_frame(snap: dict | None) -> pd.DataFrame | None:
+    """Train, smoothed and eval loss, the series named in the request's language."""
     metrics = (snap or {}).get("metrics", [])
     train = [(m["step"], m["loss"]) for m in metrics if "loss" in m]
-    rows = [(s, v, "train") for s, v in train]
-    rows += [(s, v, "train (smoothed)")
+    rows = [(s, v, say("train")) for s, v in train]
+    rows += [(s, v, say("train (smoothed)"))
              for (s, _), v in zip(train, smooth([v for _, v in train]))]
-    rows += [(m["step"], m["eval_loss"], "eval") for m in metrics if "eval_loss" in m]
+    rows += [(m["step"], m["eval_loss"], say("eval")) for m in metrics if "eval_loss" in m]
     return _frame(rows)
+
+
+def loss_colours(shown=None) -> dict[str, str]:
+    """The colour of each loss series by its name in the request's language: of those
+    named in `shown` (the series a plot shows), else of all. A map that changes with the
+    series shown (eval appearing, another language) makes the plot redraw them."""
+    return {say(name): colour for name, colour in LOSS_COLOURS.items()
+            if shown is None or say(name) in shown}
 
 
 def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
@@ -166,5 +219,7 @@ def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
 
 
 def samples_frame(snap: dict | None) -> pd.DataFrame:
+    """The samples, newest first, under headers in the request's language."""
     rows = list(reversed((snap or {}).get("samples", [])))  # newest first
-    return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
+    frame = pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
+    return frame.set_axis([say(c) for c in SAMPLE_COLUMNS], axis=1)
