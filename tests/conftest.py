@@ -25,6 +25,15 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+@pytest.fixture(autouse=True)
+def _speeds_of_this_test(tmp_path_factory, monkeypatch):
+    """Each test remembers training speeds in a file of its own: a run (which remembers
+    its speed) or a measurement in one test must not change the plan another one sees."""
+    from sft_ui.plan import planner
+    path = tmp_path_factory.mktemp("speeds") / "speed.json"
+    monkeypatch.setattr(planner, "speed_file", lambda: path)
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory):
     """2 layers, width 32, SmolLM2's tokenizer and chat template; trains in a second."""

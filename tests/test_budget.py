@@ -92,11 +92,15 @@ def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, 
     saved = RunConfig.from_yaml(run.dir / "config.yaml")
     assert saved.use_peft and saved.time_budget_minutes == 0.4  # the run folder says so
     assert planner.measured_speed(run.config) is not None  # measured for the plan too
+    entry = json.loads((tmp_path / "speed.json").read_text())
+    assert [e.get("from") for e in entry.values()] == ["run"]  # the run's own speed, after
 
 
-def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_cfg):
+def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_cfg,
+                                                               monkeypatch):
     """The person set the length (many steps): the budget cannot shorten it beforehand,
     so the run ends when one more step would not end in time, and keeps its model."""
+    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
                             "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4})

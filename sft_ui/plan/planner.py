@@ -271,6 +271,22 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     return speed
 
 
+def remember_run_speed(cfg: RunConfig, log_history: list[dict]) -> float | None:
+    """After a run: its tokens per second (tokens seen over the training time, samples
+    included) replace the remembered speed of its settings, so the next plan and time
+    budget use what a real run did. None when the run was too short to say."""
+    tokens = next((r["num_tokens"] for r in reversed(log_history) if "num_tokens" in r), 0)
+    runtime = next((r["train_runtime"] for r in reversed(log_history)
+                    if "train_runtime" in r), 0)
+    steps = sum(1 for r in log_history if "loss" in r)
+    if steps < 3 or not tokens or runtime <= 0:
+        return None
+    speed = tokens / runtime
+    _remember(speed_key(cfg, detect()), {"tokens_per_second": speed, "measured": time.time(),
+                                          "from": "run"})
+    return speed
+
+
 def _remember(key: str, entry: dict) -> None:
     speeds = {**_speeds(), key: entry}
     speed_file().parent.mkdir(parents=True, exist_ok=True)

@@ -189,6 +189,11 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if cfg.use_liger_kernel:
             log.info("Liger kernels on")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
+        if main and not resume_from:  # a resumed run's log mixes two starts
+            from sft_ui.plan.planner import remember_run_speed
+            speed = remember_run_speed(cfg, trainer.state.log_history)
+            if speed:
+                log.info("Remembered %.0f tokens/s for the plan of these settings", speed)
         out = run_dir / MODEL_SUBDIR
         trainer.save_model(str(out))  # the main process writes, the others wait
         if main:
