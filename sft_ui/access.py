@@ -27,6 +27,7 @@ from pathlib import Path
 from sft_ui.errors import UserError
 
 OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
+UPLOADS = "uploads"  # the runs folder's folder of uploaded files, one folder per owner
 
 
 class AccessError(UserError, PermissionError):
@@ -148,7 +149,7 @@ class Access:
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def upload_folder(self, root: Path, who: Who) -> Path:
-        return root / "uploads" / self.owner(who)
+        return root / UPLOADS / self.owner(who)
 
     def check_paths(self, root: Path, who: Who, paths: dict[str, str]) -> None:
         """On a shared server a local file may come only from this caller's uploads or
@@ -157,7 +158,7 @@ class Access:
         if not self.shared:
             return
         uploads = self.upload_folder(root, who).resolve()
-        others = (root / "uploads").resolve()
+        others = (root / UPLOADS).resolve()
         for label, value in paths.items():
             text = str(value or "").strip()
             if not text or text == "demo" or "\x00" in text or not _is_local(text):

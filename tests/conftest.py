@@ -129,18 +129,25 @@ def live_app(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(live_app):
-    """Debian's Chromium through Playwright, on the module's live app."""
+def browser():
+    """Debian's Chromium through Playwright, for the module's tests."""
     from playwright.sync_api import sync_playwright
     assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
         "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(60_000)
-        page.goto(live_app[0])
-        yield page
-        browser.close()
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(live_app, browser):
+    """A page of the module's browser on the module's live app."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.set_default_timeout(60_000)
+    page.goto(live_app[0])
+    yield page
+    page.close()
 
 
 def open_panels(page):

@@ -157,17 +157,6 @@ def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg):
     assert not any(tmp_path.iterdir())  # no run folder
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from tests.test_browser import ARGS, CHROMIUM
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def _open(browser, url):
     context = browser.new_context(viewport={"width": 1400, "height": 1400})
     page = context.new_page()

@@ -8,9 +8,7 @@ import json
 import re
 import time
 
-import pytest
-
-from tests.conftest import ARGS, CHROMIUM, open_panels, set_field, wait_for
+from tests.conftest import open_panels, set_field, wait_for
 
 DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 420, "height": 900}
 # The ancestors whose overflow would hide part of an element (empty: all of it shows).
@@ -25,15 +23,6 @@ CLIPPED_BY = """(el) => {
   }
   return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, url, viewport=DESKTOP):

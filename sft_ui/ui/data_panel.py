@@ -8,6 +8,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from sft_ui.access import UPLOADS
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.ui.access_panel import who
@@ -133,4 +134,4 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
 
 def _is_upload(value: str) -> bool:
     """Whether a dataset value is a file an upload stored (in an uploads folder)."""
-    return "uploads" in Path(str(value)).parts
+    return UPLOADS in Path(str(value)).parts
