@@ -38,7 +38,10 @@ def test_a_new_field_reaches_page_yaml_trainer_and_card(monkeypatch, tmp_path, t
     from sft_ui.share import recipe
     from sft_ui.share.card import write_card
     from sft_ui.train.callbacks import StudioCallback
-    from sft_ui.ui import build_app
+    from sft_ui.ui import build_app, lang
+    # The page marks the new field's texts for translation; they go with the test (the
+    # catalogue test, in the same session, would ask for their Japanese).
+    monkeypatch.setattr(lang, "_TEXTS", dict(lang._TEXTS))
     extended = _install_config_with_a_new_field(monkeypatch)
     # The page: a widget in the Optimizer panel, with its help; the API's description.
     manager = RunManager(tmp_path / "runs")

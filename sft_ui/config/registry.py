@@ -25,8 +25,9 @@ def fields() -> list[dataclasses.Field]:
     return list(dataclasses.fields(RunConfig))
 
 
-def meta(name: str) -> typing.Mapping:
-    return next(f.metadata for f in fields() if f.name == name)
+def field(name: str) -> dataclasses.Field:
+    """One of RunConfig's fields by name."""
+    return next(f for f in fields() if f.name == name)
 
 
 def panels() -> list[Panel]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sft_ui.config import RunConfig
 from sft_ui.config.fields import TRL_DESTINATIONS
-from sft_ui.config.registry import meta, trl_names
+from sft_ui.config.registry import field, trl_names
 from sft_ui.config.values import DERIVED_TRL_KEYS
 
 
@@ -28,7 +28,7 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     from sft_ui.plan.hardware import detect, precision
     out = {dest: {} for dest in TRL_DESTINATIONS}
     for name in trl_names():
-        out[meta(name)["trl"]][name] = getattr(cfg, name)
+        out[field(name).metadata["trl"]][name] = getattr(cfg, name)
     script, model, sft = out["script"], out["model"], out["sft"]
     script["dataset_config"] = cfg.dataset_config or None
     script["dataset_test_split"] = cfg.dataset_test_split.strip() or None

@@ -2,8 +2,6 @@
 from the field's metadata, so each setting is described once (config.py)."""
 from __future__ import annotations
 
-import dataclasses
-
 import gradio as gr
 
 from sft_ui.config import RunConfig, registry
@@ -19,13 +17,13 @@ def widget_value(name: str, value):
         return "auto" if value is None else ("on" if value else "off")
     if name == "sample_prompts":
         return "\n".join(value)
-    if "float" in str(_field(name).type) and isinstance(value, (int, float)):
+    if "float" in str(registry.field(name).type) and isinstance(value, (int, float)):
         return f"{value:g}"
     return value
 
 
 def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Component:
-    f = _field(name)
+    f = registry.field(name)
     meta = f.metadata
     value = widget_value(name, getattr(default or RunConfig(), name))
     common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
@@ -49,12 +47,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     return gr.Textbox(max_lines=1, **common)  # a long path scrolls on one line
 
 
-def _field(name: str) -> dataclasses.Field:
-    return next(f for f in registry.fields() if f.name == name)
-
-
 def _tristate(name: str) -> bool:
-    return "Optional[bool]" in str(_field(name).type)
+    return "Optional[bool]" in str(registry.field(name).type)
 
 
 def values_to_dict(names: list[str], values) -> dict:
