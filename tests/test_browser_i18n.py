@@ -54,6 +54,7 @@ def test_a_japanese_browser_gets_a_japanese_page_that_renders(ja_page, tmp_path)
     expect(page.locator("#language input")).to_have_value("日本語")
     # Text made in Python at page load (the plan) follows the browser's language too.
     expect(page.locator("#plan")).to_contain_text("ピーク時のメモリ")
+    expect(page.locator("#plan-summary")).to_contain_text("実効バッチサイズ")  # the one line too
 
     label = batch.get_by_text("デバイスあたりのバッチサイズ", exact=True)
     font = label.evaluate(FONT)

@@ -328,3 +328,17 @@ def test_small_findings_in_the_page(browser, live_app):
     }""")
     assert inside, "'Click to Upload' is cut off"
     page.close()
+
+
+def test_time_budget_in_the_first_panel_shows_in_the_plan(browser, live_app):
+    """The quick path's third choice sits beside model and data, and the plan says what the
+    budget chose before Start."""
+    from playwright.sync_api import expect
+    page = _open(browser, live_app[0])
+    set_field(page, "Time budget (minutes)", 5)
+    expect(page.locator("#plan-summary")).to_contain_text("time budget 5 min",
+                                                          timeout=60_000)
+    open_panels(page)
+    expect(page.locator("#plan")).to_contain_text("Time budget, 5 min,")
+    expect(page.locator("#plan")).to_contain_text("LoRA: 248 rows are few")
+    page.close()

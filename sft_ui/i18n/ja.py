@@ -150,6 +150,13 @@ PAGE = {
         "エポック単位: {n}（約 {s} 秒のステップを {steps} 回）: データが {minutes} に収まります",
     "{steps} steps of about {s} s fit {minutes}": "約 {s} 秒のステップ {steps} 回が {minutes} に収まります",
     "time budget {minutes} min": "時間の予算 {minutes} 分",
+    "**Plan:**": "**プラン:**",
+    "effective batch {n}": "実効バッチサイズ {n}",
+    "{n} steps": "{n} ステップ",
+    "steps unknown until the data is read": "ステップ数はデータを読むまで不明",
+    "peak memory about {size} of {available}: **{fit}**":
+        "ピーク時のメモリ 約 {size}（利用可能 {available}）: **{fit}**",
+    "about {duration}": "約 {duration}",
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",
     "base: {model}": "ベース: {model}",
     "{name} (final model)": "{name}（最終モデル）",

@@ -121,15 +121,15 @@ def _padding_line(p: dict) -> str:
 
 
 def plan_line(p: dict) -> str:
-    """The plan in one line, beside Start."""
+    """The plan in one line, beside Start, each part in the request's language."""
     parts = [f"time budget {p['budget_minutes']:g} min"] if p.get("budget_minutes") else []
     parts += [f"effective batch {p['effective_batch']}",
-             f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
-             f"peak memory about {size_text(p['memory']['total'])} of "
-             f"{size_text(p['available_bytes'])}: **{p['fit']}**"]
+              f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
+              f"peak memory about {size_text(p['memory']['total'])} of "
+              f"{size_text(p['available_bytes'])}: **{say(p['fit'])}**"]
     if p["seconds_total"]:
         parts.append(f"about {duration_text(p['seconds_total'])}")
-    return "**Plan:** " + " · ".join(parts)
+    return say("**Plan:**") + " " + " · ".join(say(part) for part in parts)
 
 
 def show_plan(actions: Actions, who: Who, values: dict) -> tuple[str, str]:
