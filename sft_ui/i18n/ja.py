@@ -6,7 +6,12 @@ the same placeholders, in its own order. Three parts: the page (labels, buttons,
 headings), the settings (label and help of each RunConfig field), and the messages
 made while the app runs (errors, notices, the plan, the run's status). FORMATS, apart
 from them, writes figures such as durations ("1分05秒").
+A feature may keep its own entries in a module beside this one, ja_<feature>.py, with
+the same three parts (any of them); they are merged in below.
 """
+import importlib
+import pkgutil
+from pathlib import Path
 
 PAGE = {
     # Header, tabs and the language selector
@@ -1102,5 +1107,11 @@ FORMATS = {
     "{minutes}m {seconds}s": "{minutes}分{seconds}秒",
     "{hours}h {minutes}m": "{hours}時間{minutes}分",
 }
+
+for _part in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+                    if m.name.startswith("ja_")):
+    _module = importlib.import_module(f"sft_ui.i18n.{_part}")
+    for _name, _table in (("PAGE", PAGE), ("SETTINGS", SETTINGS), ("MESSAGES", MESSAGES)):
+        _table.update(getattr(_module, _name, {}))
 
 ENTRIES = {**PAGE, **SETTINGS, **MESSAGES}
