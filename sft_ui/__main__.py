@@ -2,6 +2,7 @@
   python -m sft_ui prepare-model            convert the offline default model once
   python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]
   python -m sft_ui train --config FILE [--runs-dir DIR]                 train headless
+  python -m sft_ui train --run-dir DIR [--resume CHECKPOINT]     a run the app follows
 """
 from __future__ import annotations
 
@@ -34,8 +35,13 @@ def main(argv=None) -> None:
                        default=os.environ.get("SFT_UI_PRIVATE", "") not in ("", "0"),
                        help="also require the login to view the page (SFT_UI_PRIVATE=1)")
     train = sub.add_parser("train", help="train a run from a YAML file, without the browser")
-    train.add_argument("--config", required=True, help="a YAML file of run settings "
-                       "(saved by the app, or a `trl sft` config)")
+    what = train.add_mutually_exclusive_group(required=True)
+    what.add_argument("--config", help="a YAML file of run settings "
+                      "(saved by the app, or a `trl sft` config)")
+    what.add_argument("--run-dir", help="train the run of this folder for the app that "
+                      "started this command and follows it (events on stdout)")
+    train.add_argument("--resume", default=None, help="with --run-dir: the checkpoint "
+                       "folder to continue from")
     train.add_argument("--runs-dir", default=None,
                        help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
     args = parser.parse_args(argv)
@@ -43,7 +49,9 @@ def main(argv=None) -> None:
         from sft_ui.models import prepare_default_model
         print(f"Default model ready in {prepare_default_model()}")
     elif args.command == "train":
-        from sft_ui.cli import train_from_file
+        from sft_ui.cli import train_for_app, train_from_file
+        if args.run_dir:
+            sys.exit(train_for_app(args.run_dir, args.resume))
         sys.exit(train_from_file(args.config, args.runs_dir))
     else:
         from sft_ui.access import Access

@@ -1,7 +1,9 @@
 """Headless training: `python -m sft_ui train --config FILE` runs the same engine
 into the same run folder format as the app (its runs appear in the app's history),
 printing progress in the terminal. Under `accelerate launch` every process
-trains one shared run; only the main process writes the run folder."""
+trains one shared run; only the main process writes the run folder.
+`train --run-dir DIR` trains a run the app created and follows (train/launch.py):
+the main process reports events on stdout and the app writes the folder's records."""
 from __future__ import annotations
 
 import os
@@ -109,4 +111,30 @@ def train_from_file(config: str | Path, root: str | Path | None = None) -> int:
         run.model_dir = str(out)
         run.set_state("done", f"Finished {run.step} steps; the model is saved in {out}.")
         print(f"Done: {run.step} steps, model in {out}", flush=True)
+    return 0
+
+
+def train_for_app(run_dir: str | Path, resume_from: str | None = None) -> int:
+    """Train the run in `run_dir` for the app that launched this process and follows its
+    events (train/events.py); return the process exit status. The ending is an event
+    too: `done`, or `failed` with the message (and the trace of an unexpected error)."""
+    from sft_ui.plan.memory import is_out_of_memory
+    from sft_ui.train.engine import is_main_process, train
+    from sft_ui.train.events import EventSink
+    from sft_ui.train.launch import watch_app
+    watch_app()
+    run_dir = Path(run_dir)
+    main = is_main_process()
+    sink = EventSink(run_dir) if main else NullSink()
+    try:
+        cfg = RunConfig.from_yaml(run_dir / "config.yaml")
+        out = train(cfg, run_dir, sink, Path(resume_from) if resume_from else None)
+    except BaseException as e:  # the app says how the run ended
+        if main:
+            user = isinstance(e, UserError) and not is_out_of_memory(e)
+            sink.emit(failed={"message": str(e) if user else f"{type(e).__name__}: {e}",
+                              "user": user, "trace": "" if user else traceback.format_exc()})
+        return 130 if isinstance(e, KeyboardInterrupt) else 1
+    if main:
+        sink.emit(done=str(out))
     return 0

@@ -88,4 +88,4 @@ def test_show_code_for_the_settings_in_the_page(page):
     expect(page.locator("#code-python")).to_contain_text("per_device_train_batch_size=3")
     expect(page.locator("#code-yaml")).to_contain_text("per_device_train_batch_size: 3")
     expect(page.locator("#code-trl")).to_contain_text("trl sft")
-    expect(page.locator("#code-accelerate")).to_contain_text("--num_processes 2")
+    expect(page.locator("#code-accelerate")).to_contain_text("num_processes: 2")

@@ -129,12 +129,13 @@ def test_two_processes_under_accelerate_train_one_shared_run(tmp_path, tiny_mode
     cfg = _tiny(tiny_model_dir, max_steps=3, sample_steps=3, sample_max_new_tokens=4)
     path = tmp_path / "sft.yaml"
     path.write_text(recipe.to_yaml(cfg))
+    # The accelerate config file the page shows ("show code"), for 1 machine x 2 processes.
+    (tmp_path / "accelerate.yaml").write_text(recipe.accelerate_config(2, 1, "ddp"))
     launcher = Path(sys.executable).with_name("accelerate")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
-        [str(launcher), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-         "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "sft_ui", "train",
-         "--config", str(path), "--runs-dir", str(tmp_path / "runs")],
+        [str(launcher), "launch", "--config_file", str(tmp_path / "accelerate.yaml"),
+         "-m", "sft_ui", "train", "--config", str(path), "--runs-dir", str(tmp_path / "runs")],
         capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     (folder,) = list((tmp_path / "runs").iterdir())
@@ -145,3 +146,19 @@ def test_two_processes_under_accelerate_train_one_shared_run(tmp_path, tiny_mode
     assert "on 2 processes" in (folder / "train.log").read_text()
     assert json.loads((folder / "state.json").read_text())["state"] == "done"
     assert (folder / "model" / "model.safetensors").exists()
+
+
+@pytest.mark.parametrize("strategy, kind", [("ddp", "MULTI_GPU"), ("fsdp", "FSDP")])
+def test_the_accelerate_config_for_several_machines_is_accelerates_own(tmp_path, strategy,
+                                                                       kind):
+    from accelerate.commands.config.config_args import ClusterConfig
+    path = tmp_path / "accelerate.yaml"
+    path.write_text(recipe.accelerate_config(4, 2, strategy))
+    config = ClusterConfig.from_yaml_file(str(path))
+    assert config.distributed_type.value == kind and config.num_processes == 8
+    assert config.num_machines == 2 and config.main_process_ip == "MAIN_MACHINE_IP"
+    if strategy == "fsdp":
+        assert config.fsdp_config["fsdp_sharding_strategy"] == "FULL_SHARD"
+    shown = recipe.accelerate_command(4, 2, strategy=strategy)
+    assert "--config_file accelerate.yaml" in shown and "--machine_rank 0" in shown
+    assert "-m sft_ui train --config sft.yaml" in shown

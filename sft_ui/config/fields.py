@@ -35,7 +35,8 @@ DEFAULT_SAMPLE_PROMPTS = [
 PANEL_TITLES = {"start": "Model and data", "model": "Model", "data": "Dataset",
                 "batch": "Batch and time", "optim": "Optimizer",
                 "log": "Logging, checkpoints and samples", "eval": "Eval data",
-                "hardware": "Precision and memory", "lora": "LoRA"}
+                "hardware": "Precision and memory", "lora": "LoRA",
+                "where": "Where it trains"}
 # Where a setting goes in TRL: `trl sft`'s three argument classes.
 TRL_DESTINATIONS = ("script", "model", "sft")  # ScriptArguments, ModelConfig, SFTConfig
 
@@ -238,6 +239,18 @@ class RunConfig:
         False, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
         "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package.",
         "hardware", label="Liger kernels", trl="sft", advanced=True)
+    # Where it trains (advanced): accelerate's processes on this machine
+    num_processes: typing.Optional[int] = _f(
+        None, "Training processes on this machine, one per GPU (accelerate's num_processes). "
+        "Auto: every GPU the machine has, 1 on a CPU. With more than one, Start launches the "
+        "run as `accelerate launch` processes of the app; the effective batch grows with them.",
+        "where", minimum=1, maximum=64, label="Processes", plan="change", advanced=True)
+    distributed: str = _f(
+        "ddp", "How several processes share the work. ddp: each GPU holds the whole model and "
+        "trains on its own rows (fastest when the model's training fits one GPU). fsdp: the "
+        "weights, gradients and optimizer state are split across the GPUs, for a model whose "
+        "training does not fit one.", "where", choices=["ddp", "fsdp"],
+        label="Strategy", plan="change", advanced=True)
     # LoRA, TRL's ModelConfig names (advanced)
     use_peft: bool = _f(
         False, "LoRA (low-rank adaptation): freeze the model and train small extra "
@@ -314,6 +327,8 @@ class RunConfig:
         for f in dataclasses.fields(self):
             value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
             label = field_label(f)
+            if value is None:  # an Optional field on auto
+                continue
             if lo is not None and f.metadata["min_exclusive"] and value <= lo:
                 errors.append(f"{label} must be greater than {lo} (got {shorten(value, str)}).")
             elif lo is not None and value < lo:
@@ -359,6 +374,13 @@ class RunConfig:
             errors.append("Text field is empty: name the column that holds the text "
                           "(usually 'text').")
         return errors
+
+    def processes(self) -> int:
+        """The training processes a run of these settings starts on this machine."""
+        if self.num_processes:
+            return self.num_processes
+        from sft_ui.plan.hardware import detect
+        return detect().devices
 
     def effective_batch(self, devices: int = 1) -> int:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps * devices

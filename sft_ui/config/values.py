@@ -56,6 +56,8 @@ def coerce(f: dataclasses.Field, value):
         if optional:
             return None
         raise ValueError(f"{label} needs a value.")
+    if optional:
+        kind = kind.replace("typing.", "").removeprefix("Optional[").removesuffix("]")
     if "bool" in kind:
         if isinstance(value, bool):
             return value

@@ -59,8 +59,8 @@ PAGE = {
     "trl sft command line": "trl sft コマンドライン",
     "GPUs per machine": "マシンあたりの GPU 数",
     "Machines": "マシン数",
-    "accelerate launch (DDP; FSDP or DeepSpeed through an accelerate config file)":
-        "accelerate launch（DDP。FSDP や DeepSpeed は accelerate の設定ファイルで）",
+    "accelerate config and launch (DDP or FSDP, as Strategy says)":
+        "accelerate の設定ファイルと起動コマンド（分散方式の設定に従い DDP または FSDP）",
     # Live view
     "Ready. Choose settings and click **Start**.":
         "準備完了。設定を選んで **開始** を押してください。",
@@ -503,10 +503,10 @@ MESSAGES = {
     "**Effective batch:** enter whole numbers for batch size and accumulation.":
         "**実効バッチサイズ:** バッチサイズと勾配累積には整数を入れてください。",
     "**Effective batch: {total}** = {batch} (batch size per device) x {accum} (gradient "
-    "accumulation) x {devices} (devices): the examples behind each update of the weights. "
+    "accumulation) x {devices} (processes): the examples behind each update of the weights. "
     "Memory follows the batch size per device; accumulation adds time, not memory.":
         "**実効バッチサイズ: {total}** = {batch}（デバイスあたりのバッチサイズ）× {accum}"
-        "（勾配累積）× {devices}（デバイス数）: 重みを 1 回更新するまでに見る例の数です。"
+        "（勾配累積）× {devices}（プロセス数）: 重みを 1 回更新するまでに見る例の数です。"
         "メモリはデバイスあたりのバッチサイズで決まり、勾配累積で増えるのは時間だけです。",
     "No run is training.": "学習中の実行はありません。",
     "{device}, {memory} GiB, {text}": "{device}、{memory} GiB、{text}",

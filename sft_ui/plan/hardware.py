@@ -106,6 +106,13 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
+    processes, gpus = cfg.num_processes or hw.devices, hw.devices
+    if hw.device == "cuda" and processes > hw.devices:
+        problems.append(f"Processes ({processes}) is more than the {gpus} GPU(s) of this "
+                        "machine: set it to auto or at most the number of GPUs.")
+    if cfg.distributed == "fsdp" and (hw.device != "cuda" or processes < 2):
+        problems.append("The fsdp strategy splits the model across GPUs: it needs a CUDA "
+                        "machine and at least 2 processes. Choose ddp here.")
     for label, setting, module, package in OPTIONAL:
         on = getattr(cfg, setting)
         if on and hw.device != "cuda":

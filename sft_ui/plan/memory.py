@@ -239,7 +239,8 @@ def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
 def is_out_of_memory(error: BaseException) -> bool:
     import torch
     return isinstance(error, torch.OutOfMemoryError) or \
-        "DefaultCPUAllocator: can't allocate memory" in str(error)
+        any(text in str(error) for text in ("DefaultCPUAllocator: can't allocate memory",
+                                            "CUDA out of memory", "OutOfMemoryError"))
 
 
 def out_of_memory_advice(cfg: RunConfig, hw: Hardware | None = None) -> tuple[str, dict]:

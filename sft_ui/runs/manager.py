@@ -109,8 +109,6 @@ class RunManager:
 
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
         train = self._train
-        if train is None:
-            from sft_ui.train.engine import train
         try:
             run.suggestion, run.started_at = {}, time.time()
             if resume_from is None and run.config.time_budget_minutes:
@@ -118,7 +116,11 @@ class RunManager:
                 from sft_ui.plan.budget import resolve
                 choice = resolve(run.config)  # may measure the speed first
                 run.choose_settings(choice.config, choice.reasons)
-            run.set_state("running", "Training...")
+            if train is None:
+                train = _trainer_for(run.config)
+            processes = run.config.processes()
+            run.set_state("running", "Training..." if processes == 1 else
+                          f"Training on {processes} processes...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
         except UserError as e:
             outcome = ("failed", "", str(e))
@@ -145,7 +147,8 @@ class RunManager:
         """What a run that raised says; its error.log keeps the trace."""
         removed = discard_partial_checkpoints(run.dir)
         try:
-            (run.dir / "error.log").write_text(traceback.format_exc())
+            (run.dir / "error.log").write_text(getattr(e, "trace", "") or
+                                               traceback.format_exc())
         except OSError:
             pass  # a full disk: the state still says what happened
         if is_disk_full(e):
@@ -153,7 +156,7 @@ class RunManager:
         if is_out_of_memory(e):
             advice, run.suggestion = out_of_memory_advice(run.config)
             return f"Out of memory at step {run.step}. {advice}"
-        return f"{type(e).__name__}: {e}"
+        return getattr(e, "described", "") or f"{type(e).__name__}: {e}"
 
     def get(self, run_id: str) -> Run:
         run_id = str(run_id or "").strip()
@@ -232,3 +235,12 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
+
+
+def _trainer_for(cfg: RunConfig):
+    """The engine's train in this process, or on several processes (train/launch.py)."""
+    if cfg.processes() > 1:
+        from sft_ui.train.launch import train_in_processes
+        return train_in_processes
+    from sft_ui.train.engine import train
+    return train

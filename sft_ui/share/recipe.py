@@ -52,22 +52,38 @@ def trl_command(cfg: RunConfig, config_file: str = "sft.yaml") -> str:
     return f"{note}# or: trl sft --config {config_file}\n" + " \\\n    ".join(lines)
 
 
+def accelerate_config(num_processes: int = 2, num_machines: int = 1,
+                      strategy: str = "ddp") -> str:
+    """accelerate's config file for `num_machines` machines x `num_processes` GPUs each,
+    DDP or FSDP (the same FSDP options as a run the app launches, train/launch.py)."""
+    from sft_ui.train.launch import FSDP_OPTIONS
+    machines = max(1, int(num_machines))
+    values = {"compute_environment": "LOCAL_MACHINE",
+              "distributed_type": "FSDP" if strategy == "fsdp" else "MULTI_GPU",
+              "num_machines": machines, "num_processes": max(1, int(num_processes)) * machines,
+              "machine_rank": 0, "mixed_precision": "no", "dynamo_config": {}}
+    if machines > 1:
+        values.update(main_process_ip="MAIN_MACHINE_IP", main_process_port=29500)
+    if strategy == "fsdp":
+        values["fsdp_config"] = dict(FSDP_OPTIONS)
+    return yaml.safe_dump(values, sort_keys=False)
+
+
 def accelerate_command(num_processes: int = 2, num_machines: int = 1,
-                       config_file: str = "sft.yaml") -> str:
-    """Run the studio's CLI on several GPUs (DDP) and machines through accelerate.
-    FSDP or DeepSpeed: make an accelerate config (`accelerate config`) and pass
-    --config_file to accelerate launch."""
-    total = max(1, int(num_processes)) * max(1, int(num_machines))
-    lines = ["accelerate launch --multi_gpu", f"--num_processes {total}",
-             f"--num_machines {max(1, int(num_machines))}"]
-    note = ""
-    if num_machines > 1:
-        note = ("# Run on every machine, with --machine_rank 0 on the main one and 1, 2, ... "
-                "on the others.\n")
-        lines += ["--machine_rank 0",
-                  "--main_process_ip MAIN_MACHINE_IP --main_process_port 29500"]
-    lines.append(f"-m sft_ui train --config {config_file}")
-    return note + " \\\n    ".join(lines)
+                       config_file: str = "sft.yaml", strategy: str = "ddp") -> str:
+    """Run the studio's CLI on several GPUs and machines through accelerate: its config
+    file (written by the command itself) and the launch, the same on every machine but
+    for --machine_rank."""
+    machines = max(1, int(num_machines))
+    text = accelerate_config(num_processes, machines, strategy)
+    note = ("# Run on every machine, with --machine_rank 0 on the main one (whose address "
+            "replaces MAIN_MACHINE_IP) and 1, 2, ... on the others.\n" if machines > 1 else "")
+    launch = ["accelerate launch --config_file accelerate.yaml"]
+    if machines > 1:
+        launch.append("--machine_rank 0")
+    launch.append(f"-m sft_ui train --config {config_file}")
+    return (f"{note}cat > accelerate.yaml <<'EOF'\n{text}EOF\n" +
+            " \\\n    ".join(launch))
 
 
 def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:

@@ -49,6 +49,7 @@ class StudioCallback(TrainerCallback):
         self._start_step = 0  # the step this (re)start began at
         self._saved_step = -1  # the step of the latest checkpoint saved
         self._stop_logged = False
+        self._agreed_stop = False  # several processes: the stop they agreed on
 
     def _sample(self, step: int, model, state) -> None:
         if not self.sample_steps or not self.prompts or step in self._sampled_steps \
@@ -93,7 +94,7 @@ class StudioCallback(TrainerCallback):
         Not from on_step_begin or on_substep_end: the trainer tests should_training_stop
         after every micro-batch, so setting it there would end a step half done (gradients
         accumulated, no optimizer step); a stop requested during a step ends at its end."""
-        if not self.sink.stop_requested() or state.global_step <= self._start_step:
+        if not self._stop_wanted() or state.global_step <= self._start_step:
             return False  # before the first step: its end checks again
         control.should_training_stop = True
         if self._saved_step != state.global_step:
@@ -102,6 +103,12 @@ class StudioCallback(TrainerCallback):
             self._stop_logged = True
             self.log.info("Stop requested: saving a checkpoint at step %d", state.global_step)
         return True
+
+    def _stop_wanted(self) -> bool:
+        """A stop asked of this run. With several processes, what they agreed on at this
+        step's end (only the main one's sink hears the request, and all must stop at the
+        same step); alone, the sink asked again (a stop during the step's later work)."""
+        return self._agreed_stop if _processes() > 1 else self.sink.stop_requested()
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self._start_step, self._stop_logged = state.global_step, False
@@ -113,21 +120,23 @@ class StudioCallback(TrainerCallback):
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
+        if _processes() > 1:
+            self._agreed_stop = agree(self.sink.stop_requested(), args.device)
         if self._stop_here(state, control):
             return
         if self.sample_steps and state.global_step % self.sample_steps == 0:
             self._sample(state.global_step, model, state)
             self._stop_here(state, control)  # asked while the answers were generated
-        self._out_of_time(state, control)
+        self._out_of_time(args, state, control)
 
-    def _out_of_time(self, state, control) -> None:
+    def _out_of_time(self, args, state, control) -> None:
         """End a time-budgeted run when one more step (as long as the last, sampling
         included, with room to save the model) would not end before its deadline."""
         now, last = time.time(), self._step_ended
         self._step_ended = now
         if self.deadline is None or last is None:
             return
-        if now + 1.5 * (now - last) + SAVE_SECONDS > self.deadline:
+        if agree(now + 1.5 * (now - last) + SAVE_SECONDS > self.deadline, args.device):
             control.should_training_stop = True
             self.log.info("Time budget: step %d is the last that ends in time",
                           state.global_step)
@@ -159,6 +168,21 @@ class StudioCallback(TrainerCallback):
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
         self._sample(state.global_step, model, state)  # the answers the saved model gives
+
+
+def _processes() -> int:
+    import torch.distributed as dist
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
+def agree(wanted: bool, device) -> bool:
+    """True in every process when any process wants it (one process: `wanted`)."""
+    if _processes() == 1:
+        return wanted
+    import torch.distributed as dist
+    flag = torch.tensor([1 if wanted else 0], device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    return bool(flag.item())
 
 
 def _short(value) -> str:

@@ -33,8 +33,8 @@ def build_controls():
     with gr.Row():
         gpus = gr.Number(2, precision=0, label=T("GPUs per machine"), minimum=1)
         machines = gr.Number(1, precision=0, label=T("Machines"), minimum=1)
-    launch = gr.Code(language="shell", label=T("accelerate launch (DDP; FSDP or DeepSpeed "
-                     "through an accelerate config file)"), interactive=False,
+    launch = gr.Code(language="shell", label=T("accelerate config and launch (DDP or FSDP, "
+                     "as Strategy says)"), interactive=False,
                      elem_id="code-accelerate")
     return show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch
 
@@ -52,7 +52,8 @@ def wire(controls, names: list[str], inputs: list) -> None:
         except ConfigError as e:
             return (_problems(e),) + (gr.skip(),) * 4
         return ("", recipe.to_yaml(cfg), recipe.python_script(cfg), recipe.trl_command(cfg),
-                recipe.accelerate_command(int(n_gpus or 1), int(n_machines or 1)))
+                recipe.accelerate_command(int(n_gpus or 1), int(n_machines or 1),
+                                          strategy=cfg.distributed))
 
     def on_save(*values):
         try:

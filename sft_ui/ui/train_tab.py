@@ -28,14 +28,15 @@ REMOTE_CODE_WARNING = (
     "a model whose code you have read or whose authors you trust.")
 
 
-def effective_batch_text(batch, accum) -> str:
-    devices = detect().devices
+def effective_batch_text(batch, accum, processes="auto") -> str:
     try:
+        devices = int(processes) if str(processes).strip() not in ("", "auto") else \
+            detect().devices
         b, a = int(batch), int(accum)
     except (TypeError, ValueError):
         return say("**Effective batch:** enter whole numbers for batch size and accumulation.")
     return say(f"**Effective batch: {b * a * devices}** = {b} (batch size per device) x {a} "
-               f"(gradient accumulation) x {devices} (devices): the examples behind each "
+               f"(gradient accumulation) x {devices} (processes): the examples behind each "
                "update of the weights. Memory follows the batch size per device; "
                "accumulation adds time, not memory.")
 
@@ -147,11 +148,12 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
                                         api_name=False, show_progress="hidden")
     s.preset.change(lambda name: config_to_values(load_preset(name), names), s.preset,
                     inputs, api_name="ui_preset", api_visibility="undocumented")
-    batch, accum = widgets["per_device_train_batch_size"], widgets["gradient_accumulation_steps"]
-    for w in (batch, accum):
-        w.change(effective_batch_text, [batch, accum], s.effective, api_name=False,
+    sizes = [widgets[n] for n in ("per_device_train_batch_size", "gradient_accumulation_steps",
+                                  "num_processes")]
+    for w in sizes:
+        w.change(effective_batch_text, sizes, s.effective, api_name=False,
                  show_progress="hidden")
-    after_switch(effective_batch_text, [batch, accum], s.effective)
+    after_switch(effective_batch_text, sizes, s.effective)
 
 
 def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:

@@ -15,6 +15,8 @@ def widget_value(name: str, value):
     """A RunConfig value as the widget shows it."""
     if _tristate(name):
         return "auto" if value is None else ("on" if value else "off")
+    if _optional_number(name):
+        return "auto" if value is None else str(value)
     if name == "sample_prompts":
         return "\n".join(value)
     if "float" in str(registry.field(name).type) and isinstance(value, (int, float)):
@@ -31,6 +33,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     kind = str(f.type)
     if _tristate(name):
         return gr.Dropdown(TRISTATE, **common)
+    if _optional_number(name):  # auto or a typed number
+        return gr.Dropdown(["auto", "1", "2", "4", "8"], allow_custom_value=True, **common)
     if meta["choices"]:
         return gr.Dropdown(meta["choices"], **common)
     if kind == "bool":
@@ -49,6 +53,10 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
 
 def _tristate(name: str) -> bool:
     return "Optional[bool]" in str(registry.field(name).type)
+
+
+def _optional_number(name: str) -> bool:
+    return "Optional[int]" in str(registry.field(name).type)
 
 
 def values_to_dict(names: list[str], values) -> dict:
