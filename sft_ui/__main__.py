@@ -40,6 +40,8 @@ def main(argv=None) -> None:
                       "(saved by the app, or a `trl sft` config)")
     what.add_argument("--run-dir", help="train the run of this folder for the app that "
                       "started this command and follows it (events on stdout)")
+    train.add_argument("--events", action="store_true", help="with --config: also print "
+                       "the run's records as @sft_ui event lines (for a follower of the log)")
     train.add_argument("--resume", default=None, help="with --run-dir: the checkpoint "
                        "folder to continue from")
     train.add_argument("--runs-dir", default=None,
@@ -52,7 +54,7 @@ def main(argv=None) -> None:
         from sft_ui.cli import train_for_app, train_from_file
         if args.run_dir:
             sys.exit(train_for_app(args.run_dir, args.resume))
-        sys.exit(train_from_file(args.config, args.runs_dir))
+        sys.exit(train_from_file(args.config, args.runs_dir, args.events))
     else:
         from sft_ui.access import Access
         from sft_ui.runs import RunManager

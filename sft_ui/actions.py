@@ -35,10 +35,11 @@ class Actions:
         self.access.check_config(self.manager.root, who, values)
 
     # ---- runs ----------------------------------------------------------------
-    def start(self, who: Who, values: dict | RunConfig) -> str:
-        """Check and start a run; its id."""
+    def start(self, who: Who, values: dict | RunConfig, token: str = "") -> str:
+        """Check and start a run; its id. `token`: a Hugging Face token for a run on
+        Hugging Face Jobs, used for this launch only."""
         self._may(who, "start a run", values)
-        return self.manager.start(values)
+        return self.manager.start(values, token=token or "")
 
     def stop(self, who: Who, run_id: str) -> dict:
         """Ask a run to stop after the current step; its snapshot."""

@@ -36,14 +36,19 @@ class NullSink:
 class TerminalSink:
     """The run's own sink, also printing progress, losses and samples."""
 
-    def __init__(self, run: Run, out=None):
+    def __init__(self, run: Run, out=None, events=None):
         self.run, self.out, self.start = run, out or sys.stdout, time.time()
+        self.events = events  # an EventSink also reporting each record (a job's log)
 
     def progress(self, step, max_steps):
         self.run.progress(step, max_steps)
+        if self.events:
+            self.events.progress(step, max_steps)
 
     def add_metrics(self, record):
         self.run.add_metrics(record)
+        if self.events:
+            self.events.add_metrics(record)
         shown = {k: record[k] for k in ("loss", "eval_loss", "learning_rate", "grad_norm",
                                         "tokens_per_second") if k in record}
         if shown:
@@ -53,6 +58,8 @@ class TerminalSink:
 
     def add_samples(self, rows):
         self.run.add_samples(rows)
+        if self.events:
+            self.events.add_samples(rows)
         for row in rows:
             print(f"  sample @ {row['step']}: {row['prompt']!r} -> {row['completion']!r}",
                   file=self.out, flush=True)
@@ -74,8 +81,11 @@ def _shared_run_id(run_id: str | None) -> str:
     return box[0]
 
 
-def train_from_file(config: str | Path, root: str | Path | None = None) -> int:
-    """Train the run described by a YAML file; return the process exit status."""
+def train_from_file(config: str | Path, root: str | Path | None = None,
+                    events: bool = False) -> int:
+    """Train the run described by a YAML file; return the process exit status. `events`:
+    also print the run's records as events (train/events.py) for an app that follows
+    this process's output (a job's logs)."""
     from sft_ui.train.engine import is_main_process, train
     main = is_main_process()
     try:
@@ -92,7 +102,11 @@ def train_from_file(config: str | Path, root: str | Path | None = None) -> int:
     root = Path(root) if root else runs_dir()
     run = create_run(root, cfg) if main else None
     run_id = _shared_run_id(run.id if run else None)
-    sink = TerminalSink(run) if run else NullSink()
+    if run and events:
+        from sft_ui.train.events import EventSink
+        sink = TerminalSink(run, events=EventSink(run.dir))
+    else:
+        sink = TerminalSink(run) if run else NullSink()
     if run:
         print(f"Run {run_id} in {run.dir}", flush=True)
         run.set_state("running", "Training (command line)...")

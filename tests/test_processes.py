@@ -141,3 +141,31 @@ def test_processes_and_strategy_are_checked_for_the_machine(tmp_path):
     assert ddp[-2:] == ["--run-dir", str(tmp_path)]
     fsdp = launch_command(tmp_path, 4, "fsdp", True, tmp_path / "checkpoint-5")
     assert "--use_fsdp" in fsdp and fsdp[-1] == str(tmp_path / "checkpoint-5")
+
+
+def test_a_two_process_run_from_the_page(browser, live_app, tiny_cfg):
+    from playwright.sync_api import expect
+
+    from tests.conftest import field, set_field
+    url, manager = live_app
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    for label, value in (("Max steps", 3), ("Batch size per device", 2),
+                         ("Gradient accumulation steps", 2), ("Max length (tokens)", 64),
+                         ("Sample every N steps", 0)):
+        set_field(page, label, value)
+    processes = field(page, "Processes").first
+    processes.fill("2")
+    processes.press("Enter")
+    # The effective batch counts the processes: 2 x 2 x 2.
+    expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 8")
+    page.get_by_role("button", name="Start").click()
+    run = wait_for(lambda: manager.active(), timeout=60)
+    wait_for(lambda: run.state in ("done", "failed", "stopped"), timeout=300)
+    assert run.state == "done", run.error
+    assert run.config.num_processes == 2
+    assert "effective batch 8 on 2 processes" in (run.dir / "train.log").read_text()
+    expect(page.locator("#run-status")).to_contain_text("done", timeout=30_000)
+    page.close()

@@ -251,6 +251,19 @@ class RunConfig:
         "weights, gradients and optimizer state are split across the GPUs, for a model whose "
         "training does not fit one.", "where", choices=["ddp", "fsdp"],
         label="Strategy", plan="change", advanced=True)
+    run_on: str = _f(
+        "local", "local: this machine. hf_jobs: Hugging Face Jobs, on the hardware chosen "
+        "below, billed to your Hugging Face account; the page follows the job like a run "
+        "here, and the trained model is pushed to the Hub repo below.", "where",
+        choices=["local", "hf_jobs"], label="Run on", advanced=True)
+    jobs_flavor: str = _f(
+        "a10g-small", "The hardware of a Hugging Face Job, e.g. cpu-basic, t4-small, "
+        "l4x1, a10g-small, a100-large, h200 (huggingface.co/docs/hub/jobs).", "where",
+        label="Jobs hardware", advanced=True)
+    hub_model_id: str = _f(
+        "", "The Hub repo (your-name/my-model) a run on Hugging Face Jobs pushes its model, "
+        "metrics and samples to; created private if it does not exist.", "where",
+        label="Hub repo for the model", trl="sft", advanced=True)
     # LoRA, TRL's ModelConfig names (advanced)
     use_peft: bool = _f(
         False, "LoRA (low-rank adaptation): freeze the model and train small extra "

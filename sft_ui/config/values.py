@@ -29,7 +29,8 @@ def from_trl(values: dict) -> dict:
         values.pop("max_steps")
         values.setdefault("train_by", "epochs")
     for name, off in (("neftune_noise_alpha", 0), ("save_total_limit", 0),
-                      ("dataset_config", ""), ("dataset_test_split", "")):
+                      ("dataset_config", ""), ("dataset_test_split", ""),
+                      ("hub_model_id", "")):
         if name in values and values[name] is None:
             values[name] = off
     for name in DERIVED_TRL_KEYS:  # the studio decides these again where it runs

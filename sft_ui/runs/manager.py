@@ -27,11 +27,13 @@ class RunManager:
     own, or in the thread that called `work_here` (the served app's main thread)."""
 
     def __init__(self, root: Path | None = None, trainer=None, preflight=None,
-                 main_thread: bool = False):
+                 main_thread: bool = False, hub=None):
         self.root = Path(root) if root else runs_dir()
         self.root.mkdir(parents=True, exist_ok=True)
         # Injectable for tests; default: engine.train and engine.preflight.
         self._train, self._preflight = trainer, preflight
+        self.hub = hub  # the HfApi runs on Hugging Face Jobs use (None: a new HfApi)
+        self._trainers: dict[str, object] = {}  # run id -> its own trainer (a job's)
         self._runs: dict[str, Run] = {}
         self._active: Run | None = None
         self._lock = threading.RLock()
@@ -58,15 +60,35 @@ class RunManager:
                 continue
             self._work(run, resume_from)
 
-    def start(self, values: dict | RunConfig, allow_over_memory: bool = False) -> str:
+    def start(self, values: dict | RunConfig, allow_over_memory: bool = False,
+              token: str = "") -> str:
         """Validate, create the run folder, start training; return the run id. On a CPU a
         run whose memory estimate exceeds the RAM available is refused unless
-        `allow_over_memory`."""
+        `allow_over_memory`. A run on Hugging Face Jobs uses `token` (kept in memory only,
+        while the job is followed)."""
         cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
         problems = cfg.validate()
         if problems:
             raise ConfigError(problems)
         self._check_idle()
+        trainer = None
+        if cfg.run_on == "hf_jobs":
+            from sft_ui.share import jobs
+            jobs.check(cfg, token, self.hub)
+            trainer = jobs.train_on_jobs(token.strip(), self.hub)
+        else:
+            self._check_here(cfg, allow_over_memory)
+        with self._lock:
+            self._check_idle()
+            run = create_run(self.root, cfg)
+            self._runs[run.id], self._active = run, run
+            if trainer:
+                self._trainers[run.id] = trainer
+        self._launch(run)
+        return run.id
+
+    def _check_here(self, cfg: RunConfig, allow_over_memory: bool) -> None:
+        """Why cfg cannot train on this machine (raises), before a run folder exists."""
         preflight = self._preflight
         if preflight is None:
             from sft_ui.train.engine import preflight
@@ -75,12 +97,6 @@ class RunManager:
             problem = memory_problem(cfg)
             if problem:
                 raise RunError(problem)
-        with self._lock:
-            self._check_idle()
-            run = create_run(self.root, cfg)
-            self._runs[run.id], self._active = run, run
-        self._launch(run)
-        return run.id
 
     def resume(self, run_id: str) -> str:
         """Continue a stopped or failed run from its last checkpoint, under the same id."""
@@ -108,10 +124,14 @@ class RunManager:
                            "until it ends before starting another.")
 
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
-        train = self._train
+        train = self._train or self._trainers.pop(run.id, None)
         try:
             run.suggestion, run.started_at = {}, time.time()
-            if resume_from is None and run.config.time_budget_minutes:
+            if run.config.run_on == "hf_jobs" and train is None:
+                raise RunError(f"Run {run.id} trained on Hugging Face Jobs: it cannot be "
+                               "resumed here. Start it again.")
+            here = run.config.run_on != "hf_jobs"
+            if resume_from is None and run.config.time_budget_minutes and here:
                 run.set_state("running", "Choosing settings for the time budget...")
                 from sft_ui.plan.budget import resolve
                 choice = resolve(run.config)  # may measure the speed first
@@ -127,8 +147,11 @@ class RunManager:
         except Exception as e:  # keep the server alive and say what happened
             outcome = ("failed", "", self._failure(run, e))
         else:
-            run.model_dir = str(model_dir)
-            if run.stop_requested():
+            run.model_dir = str(model_dir or "")
+            if run.stop_requested() and not model_dir:
+                outcome = ("stopped", f"Stopped at step {run.step}: the job was cancelled "
+                           "before it saved a model.")
+            elif run.stop_requested():
                 outcome = ("stopped", f"Stopped at step {run.step}; the model so far is "
                            f"saved in {model_dir}, with a checkpoint to resume from.")
             else:

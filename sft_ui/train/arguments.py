@@ -40,6 +40,7 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     if cfg.warmup_steps >= 1:
         sft["warmup_steps"] = int(cfg.warmup_steps)
     sft["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
+    sft["hub_model_id"] = cfg.hub_model_id.strip() or None
     if cfg.save_strategy == "steps" and not cfg.save_steps:
         sft["save_strategy"], sft["save_steps"] = "no", 500  # Stop still writes a checkpoint
     sft["save_total_limit"] = cfg.save_total_limit or None

@@ -56,12 +56,13 @@ class Api:
         deleting, exporting and pushing need it there."""
         return {"user": _answer(self.actions.sign_in, who(request), user, password)}
 
-    def start_run(self, request: gr.Request, config: dict) -> dict:
-        """Start a run from RunConfig fields (missing ones take the defaults)."""
+    def start_run(self, request: gr.Request, config: dict, hf_token: str = "") -> dict:
+        """Start a run from RunConfig fields (missing ones take the defaults). `hf_token`:
+        for run_on "hf_jobs", a Hugging Face token used for this launch only."""
         if config is None:
             raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
-        return {"run_id": _answer(self.actions.start, who(request), config)}
+        return {"run_id": _answer(self.actions.start, who(request), config, hf_token)}
 
     def run_status(self, run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""

@@ -51,6 +51,7 @@ class Settings:
     data: tuple
     plan: plan_panel.PlanControls
     code: tuple
+    hf_token: gr.Textbox  # a run on Hugging Face Jobs: for that launch only, never saved
 
     @property
     def names(self) -> list[str]:
@@ -117,6 +118,11 @@ def _panel_extras(group: str) -> dict:
             defaults.per_device_train_batch_size, defaults.gradient_accumulation_steps)),
             elem_id="effective-batch")
         return {"effective": effective, "plan": plan_panel.build()}
+    if group == "where":
+        return {"hf_token": gr.Textbox(
+            label=T("Hugging Face token"), type="password", elem_id="hf-token",
+            info=T("For a run on Hugging Face Jobs: a token with write access. It goes to "
+                   "the job as a secret, for this launch only; it is never saved."))}
     if group == "hardware":
         for sentence in speedups():
             gr.Markdown(T(sentence))
@@ -162,9 +168,9 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
     run_id = gr.State("")
     seen = gr.State(None)
 
-    def on_start(request: gr.Request, *values):
+    def on_start(request: gr.Request, token, *values):
         try:
-            new_id = actions.start(who(request), values_to_dict(s.names, values))
+            new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
             return gr.skip(), problems("Cannot start:", e)
         return new_id, ""
@@ -205,7 +211,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
         return (*values, gr.update(interactive=not active), gr.update(interactive=active),
                 gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
 
-    c.start.click(on_start, s.inputs, [run_id, c.notice], api_name="ui_start",
+    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice], api_name="ui_start",
                   api_visibility="undocumented")
     c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")

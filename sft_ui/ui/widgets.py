@@ -5,10 +5,12 @@ from __future__ import annotations
 import gradio as gr
 
 from sft_ui.config import RunConfig, registry
+from sft_ui.share.jobs import known_flavors
 from sft_ui.ui.lang import T
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
+SUGGESTED = {"jobs_flavor": known_flavors}  # text settings with names to pick from
 
 
 def widget_value(name: str, value):
@@ -37,6 +39,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
         return gr.Dropdown(["auto", "1", "2", "4", "8"], allow_custom_value=True, **common)
     if meta["choices"]:
         return gr.Dropdown(meta["choices"], **common)
+    if name in SUGGESTED:  # a list to pick from, or a name typed in
+        return gr.Dropdown(SUGGESTED[name](), allow_custom_value=True, **common)
     if kind == "bool":
         return gr.Checkbox(**common)
     # Bounds are checked by RunConfig.validate(), which explains them in the page.

@@ -1,0 +1,206 @@
+"""A run trained on Hugging Face Jobs: submitted, followed and stopped from the app.
+
+Where the job gets the studio: the app uploads its own code (sft_ui/ and requirements.txt),
+the run's config.yaml and an uploaded data file to `.studio/` in the Hub repo the trained
+model goes to; the job downloads that folder, installs the pinned requirements and runs the
+studio's headless trainer (`python -m sft_ui train --config ... --events`), so the code is
+the version of the page that launched it, wherever the app runs (a laptop or a Space), and
+no other repo is needed. The trainer's events (train/events.py) come back in the job's logs:
+the app reads them with `fetch_job_logs` and feeds them to the run like a local one. The job
+pushes the model, metrics and samples to the repo; the app then downloads the model into the
+run folder, so Chat, Compare and Export load it as any run's. Stop cancels the job.
+
+The token typed for the launch goes to the job as a secret and stays in this process's
+memory while the job is followed: never in a file, a log, the YAML or the job's command.
+Every Hub call is `HfApi`'s documented one (the tests use a stand-in built from HfApi).
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
+from sft_ui.errors import UserError
+from sft_ui.train.events import deliver, read_event
+
+IMAGE = "python:3.11"  # the job's container; the studio's pinned requirements go on top
+STUDIO_FOLDER = ".studio"  # in the model repo: the code and the run's settings (job.sh)
+ENDING_STAGES = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
+POLL_SECONDS = 2.0
+TAIL_LINES = 30
+
+
+class JobError(UserError, RuntimeError):
+    """A job that cannot be submitted or that failed; the message says why."""
+
+
+def known_flavors() -> list[str]:
+    """The hardware names of Hugging Face Jobs as this huggingface_hub knows them."""
+    from huggingface_hub import JobHardware
+    return [h.value for h in JobHardware]
+
+
+def flavors(api=None) -> list[str]:
+    """The hardware a job can run on: the Hub's list when online, else the known names."""
+    try:
+        return [h.name for h in _api(api).list_jobs_hardware()] or known_flavors()
+    except Exception:  # offline, or an older Hub: the names this library knows
+        return known_flavors()
+
+
+def _api(api=None):
+    if api is not None:
+        return api
+    from huggingface_hub import HfApi
+    return HfApi()
+
+
+def check(cfg: RunConfig, token: str, api=None) -> str:
+    """Why cfg cannot be sent to Jobs with `token`, before any run folder exists (raises
+    JobError); the account name when it can."""
+    token = (token or "").strip()
+    if not cfg.hub_model_id.strip():
+        raise JobError("Hugging Face Jobs pushes the trained model to a Hub repo: fill in "
+                       "'Hub repo for the model' (hub_model_id), e.g. your-name/my-model.")
+    if not token:
+        raise JobError("Hugging Face Jobs needs a token with write access: paste it in "
+                       "'Hugging Face token' (it is used for this launch only, never saved).")
+    model = cfg.model_name_or_path
+    if Path(model).expanduser().exists() and model != DEFAULT_MODEL_ID:
+        raise JobError(f"The model {model} is a folder on this machine, which a job cannot "
+                       "see: push it to the Hub and use its repo id.")
+    if cfg.eval_dataset_name.strip() and Path(cfg.eval_dataset_name).expanduser().exists():
+        raise JobError("The eval dataset is a file on this machine: on Jobs use a Hub dataset "
+                       "or a held-out eval fraction.")
+    try:
+        user = _api(api).whoami(token=token)["name"]
+    except Exception as e:
+        if _offline(e):
+            raise JobError("Hugging Face Jobs: this machine is offline (huggingface.co "
+                           "cannot be reached), so no job can be sent from here. Train "
+                           "on this machine, or start the app where it has internet.") from None
+        reason = _reason(e)
+        raise JobError(f"The Hub refused the token: {reason}. Paste a token with write "
+                       "access (huggingface.co/settings/tokens).") from None
+    offered, flavor = flavors(api), cfg.jobs_flavor
+    if flavor not in offered:
+        names = ", ".join(offered)
+        raise JobError(f"Jobs hardware {flavor!r} is not one Hugging Face Jobs offers: choose "
+                       f"one of {names}.")
+    return user
+
+
+def _offline(error: Exception) -> bool:
+    text = f"{type(error).__name__}: {error}"
+    return any(word in text for word in ("ConnectError", "ConnectionError", "OfflineMode",
+                                         "Name or service not known", "Temporary failure in "
+                                         "name resolution", "Network is unreachable",
+                                         "timed out", "Timeout"))
+
+
+def _reason(error: Exception) -> str:
+    return str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+
+
+JOB_SCRIPT = Path(__file__).with_name("job.sh")  # its command; SFT_UI_REPO names the repo
+
+
+def _stage(cfg: RunConfig, folder: Path) -> RunConfig:
+    """The studio's code, requirements and the run's settings in `folder`, as the job will
+    find them; an uploaded data file goes along (as data/<name>)."""
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "sft_ui", folder / "sft_ui",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(root / "requirements.txt", folder / "requirements.txt")
+    values = cfg.to_dict()
+    values["num_processes"] = None  # every GPU of the job's machine
+    data = Path(cfg.dataset_name).expanduser()
+    if cfg.dataset_name != "demo" and data.exists():
+        (folder / "data").mkdir()
+        copy = shutil.copytree if data.is_dir() else shutil.copy
+        copy(data, folder / "data" / data.name)
+        values["dataset_name"] = f"data/{data.name}"
+    staged = RunConfig.from_dict(values)
+    (folder / "config.yaml").write_text(staged.to_yaml(), encoding="utf-8")
+    return staged
+
+
+def submit(cfg: RunConfig, token: str, api=None) -> str:
+    """Upload the studio and the run's settings to the model repo and start the job; its
+    id. `check` first."""
+    api, repo = _api(api), cfg.hub_model_id.strip()
+    try:
+        api.create_repo(repo, token=token, private=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="sft-job-") as tmp:
+            _stage(cfg, Path(tmp))
+            api.upload_folder(repo_id=repo, folder_path=tmp, path_in_repo=STUDIO_FOLDER,
+                              token=token, commit_message="SFT Studio: code and settings "
+                              "of a run for Hugging Face Jobs")
+        job = api.run_job(image=IMAGE, command=["bash", "-c", JOB_SCRIPT.read_text()],
+                          env={"SFT_UI_REPO": repo}, secrets={"HF_TOKEN": token},
+                          flavor=cfg.jobs_flavor,
+                          labels={"sft-studio": "run"}, token=token)
+    except UserError:
+        raise
+    except Exception as e:
+        reason = _reason(e)
+        raise JobError(f"Could not start the job: {reason}.") from None
+    return job.id
+
+
+def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) -> Path | None:
+    """Follow a job to its end, feeding its events to `sink`; Stop (the sink's) cancels it.
+    A finished job's model is downloaded into the run folder, whose path is returned;
+    a cancelled job returns None; a failed one raises JobError with its last lines."""
+    api = _api(api)
+    tail: deque = deque(maxlen=TAIL_LINES)
+    reader = threading.Thread(target=_read_logs, args=(api, job_id, token, sink, tail),
+                              daemon=True, name=f"job-{job_id}")
+    reader.start()
+    cancelled = False
+    while True:
+        stage = str(api.inspect_job(job_id=job_id, token=token).status.stage)
+        stage = stage.rsplit(".", 1)[-1].upper()  # an enum's name or its value
+        if stage in ENDING_STAGES:
+            break
+        if sink.stop_requested() and not cancelled:
+            api.cancel_job(job_id=job_id, token=token)
+            cancelled = True
+        time.sleep(POLL_SECONDS)
+    reader.join(timeout=30)
+    if stage == "COMPLETED":
+        out = run_dir / "model"
+        api.snapshot_download(repo, local_dir=out, token=token,
+                              ignore_patterns=[f"{STUDIO_FOLDER}/*", "run/*"])
+        return out
+    if stage in ("CANCELED", "DELETED") and (cancelled or sink.stop_requested()):
+        return None
+    lines = "\n".join(tail) or "(no output)"
+    raise JobError(f"The job {job_id} ended with {stage}. Its last lines:\n{lines}")
+
+
+def _read_logs(api, job_id: str, token: str, sink, tail: deque) -> None:
+    for line in api.fetch_job_logs(job_id=job_id, follow=True, token=token):
+        event = read_event(line)
+        if event is None:
+            tail.append(str(line).rstrip())
+        elif "done" not in event and "failed" not in event:
+            deliver(event, sink)
+
+
+def train_on_jobs(token: str, api=None):
+    """A trainer for RunManager (cfg, run_dir, sink, resume_from) that trains on Jobs."""
+    def train(cfg: RunConfig, run_dir: Path, sink, resume_from=None):
+        if resume_from is not None:
+            raise JobError("A run on Hugging Face Jobs cannot be resumed: start it again.")
+        job_id = submit(cfg, token, api)
+        if hasattr(sink, "set_state"):
+            flavor = cfg.jobs_flavor
+            sink.set_state("running", f"Training on Hugging Face Jobs ({flavor}), "
+                           f"job {job_id}...")
+        return follow(job_id, run_dir, sink, token, cfg.hub_model_id.strip(), api)
+    return train

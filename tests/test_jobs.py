@@ -1,0 +1,197 @@
+"""Runs on Hugging Face Jobs (share/jobs.py) against a stand-in built from HfApi itself
+(create_autospec: a changed signature fails here) whose job calls really run the submitted
+command on this machine, so what the app parses is the studio's real job output. The
+`hf` and `pip` commands inside the job are stand-ins too: `hf` copies to and from a folder
+playing the Hub, `pip` has nothing to install here."""
+import itertools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+from unittest.mock import create_autospec
+
+import pytest
+from huggingface_hub import HfApi
+
+from sft_ui.config import DEFAULT_MODEL_ID
+from sft_ui.runs import RunManager
+from sft_ui.share.jobs import JobError, flavors, known_flavors
+from tests.conftest import wait_for
+
+TOKEN = "hf_FakeTokenForJobs0123456789"
+REPO = "me/jobs-model"
+
+HF_SHIM = textwrap.dedent("""\
+    import fnmatch, os, shutil, sys
+    from pathlib import Path
+    hub = Path(os.environ["FAKE_HUB"])
+    args = sys.argv[1:]
+    def opt(name):
+        return [args[i + 1] for i, a in enumerate(args) if a == name]
+    words = [a for i, a in enumerate(args) if not a.startswith("--")
+             and (i == 0 or not args[i - 1].startswith("--"))]
+    if words[0] == "download":
+        repo, local = words[1], Path(opt("--local-dir")[0])
+        shutil.copytree(hub / repo, local, dirs_exist_ok=True)
+    elif words[0] == "upload":
+        repo, source, target = words[1], Path(words[2]), words[3]
+        include = opt("--include")
+        dest = hub / repo / ("" if target == "." else target)
+        for path in source.rglob("*"):
+            rel = path.relative_to(source)
+            if path.is_file() and (not include or any(fnmatch.fnmatch(rel.name, p)
+                                                       for p in include)):
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, dest / rel)
+    print("hf", words[0], "done")
+""")
+
+
+class FakeJobs:
+    """The job half of the stand-in: each job is a local process of the command."""
+
+    def __init__(self, root: Path):
+        self.root, self.hub, self.bin = root, root / "hub", root / "bin"
+        self.hub.mkdir(parents=True)
+        self.bin.mkdir()
+        (self.bin / "hf").write_text(f"#!{sys.executable}\n{HF_SHIM}")
+        (self.bin / "pip").write_text("#!/bin/sh\necho pip: nothing to install here\n")
+        for shim in ("hf", "pip"):
+            (self.bin / shim).chmod(0o755)
+        self.procs, self.cancelled, self.secrets = {}, set(), []
+        self.ids = itertools.count(1)
+
+    def upload_folder(self, *, repo_id, folder_path, path_in_repo=None, **kwargs):
+        shutil.copytree(folder_path, self.hub / repo_id / (path_in_repo or ""),
+                        dirs_exist_ok=True)
+
+    def run_job(self, *, image, command, env=None, secrets=None, flavor=None, **kwargs):
+        job_id = f"job{next(self.ids)}"
+        work = self.root / job_id
+        work.mkdir()
+        self.secrets.append(dict(secrets or {}))
+        path = os.pathsep.join([str(self.bin), str(Path(sys.executable).parent),
+                                os.environ["PATH"]])
+        self.procs[job_id] = subprocess.Popen(
+            command, cwd=work, env={**os.environ, "PATH": path, "FAKE_HUB": str(self.hub),
+                                    "PYTHONPATH": "", **(env or {}), **(secrets or {})},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
+        return SimpleNamespace(id=job_id)
+
+    def inspect_job(self, *, job_id, **kwargs):
+        code = self.procs[job_id].poll()
+        stage = "RUNNING" if code is None else "CANCELED" if job_id in self.cancelled else \
+            "COMPLETED" if code == 0 else "ERROR"
+        return SimpleNamespace(status=SimpleNamespace(stage=stage))
+
+    def fetch_job_logs(self, *, job_id, follow=False, **kwargs):
+        for line in self.procs[job_id].stdout:  # as the Hub shows them: a time in front
+            yield f"2026-11-23T10:00:00Z {line.rstrip()}"
+
+    def cancel_job(self, *, job_id, **kwargs):
+        self.cancelled.add(job_id)
+        os.killpg(self.procs[job_id].pid, signal.SIGTERM)
+
+    def snapshot_download(self, repo_id, *, local_dir, ignore_patterns=None, **kwargs):
+        shutil.copytree(self.hub / repo_id, local_dir, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".studio", "run"))
+        return str(local_dir)
+
+
+@pytest.fixture
+def hub(tmp_path):
+    fake = FakeJobs(tmp_path / "jobs")
+    api = create_autospec(HfApi, instance=True)
+    api.whoami.return_value = {"name": "me"}
+    api.list_jobs_hardware.side_effect = OSError("offline")
+    for name in ("upload_folder", "run_job", "inspect_job", "fetch_job_logs", "cancel_job",
+                 "snapshot_download"):
+        getattr(api, name).side_effect = getattr(fake, name)
+    api.fake = fake
+    yield api
+    for proc in fake.procs.values():
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _job_cfg(tmp_path, **extra):
+    data = tmp_path / "chat.jsonl"
+    data.write_text("".join(json.dumps({"messages": [
+        {"role": "user", "content": f"Say {w}."}, {"role": "assistant", "content": w}]}) + "\n"
+        for w in ("red", "green", "blue", "amber")))
+    return {"model_name_or_path": DEFAULT_MODEL_ID, "dataset_name": str(data),
+            "max_steps": 3, "per_device_train_batch_size": 1, "gradient_accumulation_steps": 1,
+            "max_length": 32, "sample_steps": 3, "sample_max_new_tokens": 4,
+            "logging_steps": 1, "run_on": "hf_jobs", "jobs_flavor": "t4-small",
+            "hub_model_id": REPO, **extra}
+
+
+def _token_anywhere(*folders) -> list[str]:
+    found = []
+    for folder in folders:
+        for path in Path(folder).rglob("*"):
+            if path.is_file() and TOKEN.encode() in path.read_bytes():
+                found.append(str(path))
+    return found
+
+
+def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    run_id = manager.start(_job_cfg(tmp_path), token=TOKEN)
+    run = manager.get(run_id)
+    wait_for(lambda: run.state not in ("queued", "running"), timeout=600, interval=0.5)
+    assert run.state == "done", (run.error, run.message)
+    # The job's own trainer output, parsed from its logs, is the run's record here.
+    assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2, 3]
+    assert run.step == 3 and {s["step"] for s in run.samples} == {0, 3}
+    assert [json.loads(line)["step"] for line in
+            (run.dir / "metrics.jsonl").read_text().splitlines()][:3] == [1, 2, 3]
+    # The job pushed the model and the run's records; the app brought the model back.
+    pushed = hub.fake.hub / REPO
+    assert (pushed / "model.safetensors").exists() and (pushed / "run" / "metrics.jsonl").exists()
+    assert (pushed / ".studio" / "data" / "chat.jsonl").exists()
+    assert (Path(run.model_dir) / "model.safetensors").exists()
+    from sft_ui.chat import ChatService
+    assert ChatService(manager).model_path(run_id) == Path(run.model_dir)
+    # The token went to the job as a secret, and nowhere else.
+    assert hub.fake.secrets == [{"HF_TOKEN": TOKEN}]
+    job = hub.run_job.call_args.kwargs
+    assert TOKEN not in json.dumps(job["command"]) and job["flavor"] == "t4-small"
+    assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
+
+
+def test_stop_cancels_the_job(tmp_path, hub):
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    run_id = manager.start(_job_cfg(tmp_path, max_steps=500, sample_steps=0), token=TOKEN)
+    run = manager.get(run_id)
+    wait_for(lambda: run.step >= 1, timeout=600, interval=0.5)
+    manager.stop(run_id)
+    wait_for(lambda: run.state not in ("queued", "running", "stopping"), timeout=120)
+    assert run.state == "stopped" and "cancelled" in run.message
+    assert hub.cancel_job.call_args.kwargs["job_id"] == "job1"
+    assert hub.fake.procs["job1"].poll() is not None
+    assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
+
+
+def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    with pytest.raises(JobError, match="hub_model_id"):
+        manager.start(_job_cfg(tmp_path, hub_model_id=""), token=TOKEN)
+    with pytest.raises(JobError, match="needs a token"):
+        manager.start(_job_cfg(tmp_path), token="  ")
+    with pytest.raises(JobError, match="folder on this machine"):
+        manager.start(_job_cfg(tmp_path, model_name_or_path=str(tmp_path)), token=TOKEN)
+    with pytest.raises(JobError, match="not one Hugging Face Jobs offers"):
+        manager.start(_job_cfg(tmp_path, jobs_flavor="a-supercomputer"), token=TOKEN)
+    assert not hub.run_job.called and not list((tmp_path / "runs").iterdir())
+    # This machine has no internet: the real HfApi says so at Start.
+    offline = RunManager(tmp_path / "runs")
+    with pytest.raises(JobError, match="this machine is offline"):
+        offline.start(_job_cfg(tmp_path), token=TOKEN)
+    assert "a10g-small" in known_flavors() and flavors(hub) == known_flavors()
