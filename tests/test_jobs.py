@@ -166,19 +166,6 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
 
 
-def test_stop_cancels_the_job(tmp_path, hub):
-    manager = RunManager(tmp_path / "runs", hub=hub)
-    run_id = manager.start(_job_cfg(tmp_path, max_steps=500, sample_steps=0), token=TOKEN)
-    run = manager.get(run_id)
-    wait_for(lambda: run.step >= 1, timeout=600, interval=0.5)
-    manager.stop(run_id)
-    wait_for(lambda: run.state not in ("queued", "running", "stopping"), timeout=120)
-    assert run.state == "stopped" and "cancelled" in run.message
-    assert hub.cancel_job.call_args.kwargs["job_id"] == "job1"
-    assert hub.fake.procs["job1"].poll() is not None
-    assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
-
-
 def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
     manager = RunManager(tmp_path / "runs", hub=hub)
     with pytest.raises(JobError, match="hub_model_id"):
@@ -195,3 +182,48 @@ def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
     with pytest.raises(JobError, match="this machine is offline"):
         offline.start(_job_cfg(tmp_path), token=TOKEN)
     assert "a10g-small" in known_flavors() and flavors(hub) == known_flavors()
+
+
+def test_the_page_follows_a_job_and_stop_cancels_it(tmp_path, hub, browser):
+    """Run on Hugging Face Jobs from the page: the token typed in its box, the live view
+    following the job's steps, Stop cancelling it."""
+    from playwright.sync_api import expect
+
+    from sft_ui.ui import build_app
+    from tests.conftest import field, free_port, set_field
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    app = build_app(manager)
+    port = free_port()
+    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                       quiet=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"http://127.0.0.1:{port}/")
+        cfg = _job_cfg(tmp_path, max_steps=500, sample_steps=0)
+        set_field(page, "Dataset", cfg["dataset_name"])
+        for label, value in (("Max steps", 500), ("Batch size per device", 1),
+                             ("Gradient accumulation steps", 1), ("Max length (tokens)", 32),
+                             ("Sample every N steps", 0), ("Hub repo for the model", REPO)):
+            set_field(page, label, value)
+        for label, value in (("Run on", "hf_jobs"), ("Jobs hardware", "t4-small")):
+            box = field(page, label).first
+            box.fill(value)
+            box.press("Enter")
+        field(page, "Hugging Face token").first.fill(TOKEN)
+        page.get_by_role("button", name="Start").click()
+        run = wait_for(lambda: manager.active(), timeout=60)
+        expect(page.locator("#run-status")).to_contain_text("Hugging Face Jobs",
+                                                             timeout=120_000)
+        wait_for(lambda: run.step >= 2, timeout=600, interval=0.5)
+        expect(page.locator("#loss-plot")).to_contain_text("loss", timeout=30_000)
+        page.get_by_role("button", name="Stop").click()
+        expect(page.locator("#run-status")).to_contain_text("stopped", timeout=120_000)
+        assert run.config.run_on == "hf_jobs" and run.state == "stopped"
+        assert hub.cancel_job.call_args.kwargs["job_id"] == "job1"
+        assert hub.fake.procs["job1"].poll() is not None  # the job's process ended
+        assert hub.fake.secrets == [{"HF_TOKEN": TOKEN}]
+        assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
+    finally:
+        page.close()
+        app.close()
