@@ -169,3 +169,22 @@ def test_a_two_process_run_from_the_page(browser, live_app, tiny_cfg):
     assert "effective batch 8 on 2 processes" in (run.dir / "train.log").read_text()
     expect(page.locator("#run-status")).to_contain_text("done", timeout=30_000)
     page.close()
+
+
+def test_a_process_that_dies_fails_the_run_with_its_last_lines(tmp_path, tiny_cfg):
+    runs = tmp_path / "runs"
+    with serve(runs, tmp_path / "app.log") as (proc, client):
+        run_id = client.predict({**tiny_cfg, "max_steps": 5000, "sample_steps": 0,
+                                 "num_processes": 2}, api_name="/start_run")["run_id"]
+        wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"] >= 2,
+                 timeout=300)
+        workers = [p for p in _trainers(runs / run_id)
+                   if "accelerate.commands.launch" not in " ".join(p.cmdline())]
+        assert len(workers) == 2
+        workers[1].kill()  # one process dies mid-run
+        failed = wait_for(lambda: _finished(client, run_id), timeout=120)
+        assert failed["state"] == "failed"
+        assert "A training process ended with exit status" in failed["error"]
+        assert "Its last lines:" in failed["error"] and len(failed["error"]) > 200
+        wait_for(lambda: not _trainers(runs / run_id), timeout=60, interval=0.5)
+        assert client.predict(api_name="/list_runs")  # the app goes on
