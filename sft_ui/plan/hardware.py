@@ -83,7 +83,13 @@ def installed(package: str) -> bool:
 
 # The speed-ups that need a CUDA GPU and a package: (label, setting, module, pip package).
 OPTIONAL = (("Load the base in 4 bits (QLoRA)", "load_in_4bit", "bitsandbytes", "bitsandbytes"),
-            ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"))
+            ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"),
+            ("An 8-bit optimizer", "optim", "bitsandbytes", "bitsandbytes"))
+
+
+def _on(cfg, setting: str) -> bool:
+    value = getattr(cfg, setting)
+    return value in ("adamw_8bit", "paged_adamw_8bit") if setting == "optim" else bool(value)
 
 
 def speedups(hw: Hardware | None = None) -> list[str]:
@@ -93,7 +99,7 @@ def speedups(hw: Hardware | None = None) -> list[str]:
         return ["QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none."]
     return [f"{label}: ready ({package} is installed)." if installed(module) else
             f"{label}: needs the {package} package (pip install {package}, then restart)."
-            for label, _, module, package in OPTIONAL]
+            for label, _, module, package in OPTIONAL[:2]]
 
 
 def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
@@ -107,7 +113,7 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
     for label, setting, module, package in OPTIONAL:
-        on = getattr(cfg, setting)
+        on = _on(cfg, setting)
         if on and hw.device != "cuda":
             problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
                             "Turn it off.")

@@ -1,6 +1,7 @@
 """How much memory a training run needs, and what to change when it runs out.
 
-Owns the model's size read from its config.json (no weights loaded), the peak
+Owns the model's size read from its config.json (no weights loaded; the listed
+models' configs ship with the app, plan/catalog.py), the peak
 memory of a training step by part, this machine's available memory and the
 fit against it, the RAM guard, and the advice after running out of memory.
 Knows nothing of Gradio, runs or the data.
@@ -17,7 +18,9 @@ import psutil
 
 from sft_ui.config import RunConfig
 from sft_ui.models import ModelError, resolve_model
+from sft_ui.plan import catalog
 from sft_ui.plan.hardware import Hardware, detect, precision
+from sft_ui.plan.kernels import liger_on
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
 # fp32, rows filling max_length; in brackets this estimate's error:
@@ -139,6 +142,12 @@ def _shape_at(path: str) -> ModelShape:
 
 
 def model_shape(name: str) -> ModelShape:
+    """The shape of a model: a listed one's from its shipped config.json (offline, before
+    any download, unless a local folder has that name), else from its own config.json."""
+    shipped = None if Path(name.strip()).expanduser().exists() else \
+        catalog.shipped_config(name)
+    if shipped is not None:
+        return ModelShape.from_config(shipped)
     return _shape_at(resolve_model(name))
 
 
@@ -193,7 +202,7 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, in
     tokens = cfg.per_device_train_batch_size * cfg.max_length
     device = CUDA if hw.device == "cuda" else CPU
     activations = activation_bytes(cfg, shape, 2 if half else 4, device.lora_input_copies) * \
-        device.activation_scale * (LIGER_ACTIVATIONS if cfg.use_liger_kernel else 1)
+        device.activation_scale * (LIGER_ACTIVATIONS if liger_on(cfg, hw) else 1)
     return {"weights": weight_bytes(cfg, shape, hw),
             "gradients": 4 * trainable,
             "optimizer": 8 * trainable,  # AdamW: two fp32 moments

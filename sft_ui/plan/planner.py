@@ -22,6 +22,7 @@ from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError, cache_dir, load_tokenizer, resolve_model
 from sft_ui.plan import budget
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
+from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.memory import (
     TIGHT,
     available_memory,
@@ -204,7 +205,7 @@ def speed_key(cfg: RunConfig, hw: Hardware) -> str:
     """Throughput depends on the model, the device, the precision and what trains."""
     mode = ("qlora" if cfg.use_peft and cfg.load_in_4bit else "lora" if cfg.use_peft
             else "full") + (" + checkpointing" if cfg.activation_checkpointing else "") + \
-        (" + liger" if cfg.use_liger_kernel else "")
+        (" + liger" if liger_on(cfg, hw) else "")
     return f"{cfg.model_name_or_path.strip()} | {hw.name} | " \
            f"{precision(cfg.bf16, cfg.fp16, hw)} | {mode}"
 
@@ -236,7 +237,7 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     options = load_options(cfg)
     model, _ = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
                                         cfg.trust_remote_code, **options)
-    if cfg.use_liger_kernel:  # as transformers' Trainer applies them
+    if liger_on(cfg, hw):  # as transformers' Trainer applies them
         from transformers.integrations.liger import apply_liger_kernel
         apply_liger_kernel(model, {"fused_linear_cross_entropy": False})  # as TRL does
     if cfg.activation_checkpointing:
