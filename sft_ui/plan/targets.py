@@ -61,8 +61,8 @@ def find(target: str | None) -> Target | None:
     size = re.fullmatch(r"(?:custom\s*:?\s*)?(\d+(?:\.\d+)?)\s*(?:gb|gib|g)?", text.lower())
     if size and 1 <= float(size.group(1)) <= 4096:
         gb = float(size.group(1))
-        return Target(f"{gb:g}gb", f"A CUDA GPU with {gb:g} GB (bf16 assumed)", round(gb * 1024), True,
-                      f"GPU ({gb:g} GB)")
+        return Target(f"{gb:g}gb", f"A CUDA GPU with {gb:g} GB (bf16 assumed)",
+                      round(gb * 1024), True, f"GPU ({gb:g} GB)")
     raise TargetError(f"Unknown GPU to plan for: '{text}'. Choose one of "
                       f"{', '.join(t.key for t in TARGETS)}, a size such as '24 GB', or "
                       "leave it blank for this machine.")
