@@ -24,6 +24,11 @@ class Hardware:
     bf16: bool           # native bf16 support
     memory_bytes: int    # GPU memory on CUDA, RAM on CPU
     cpu_threads: int
+    # The optional packages (module names) installed there; None: look on this machine.
+    packages: frozenset | None = None
+
+    def has(self, module: str) -> bool:
+        return module in self.packages if self.packages is not None else installed(module)
 
     def describe(self) -> str:
         gib = self.memory_bytes / 2**30
@@ -117,7 +122,7 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
         if on and hw.device != "cuda":
             problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
                             "Turn it off.")
-        elif on and not installed(module):
+        elif on and not hw.has(module):
             problems.append(f"{label}: the {package} package is needed. pip install {package} "
                             "(or requirements-gpu.txt), then restart.")
     return problems

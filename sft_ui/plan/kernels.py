@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sft_ui.plan.hardware import Hardware, installed, precision
+from sft_ui.plan.hardware import Hardware, precision
 
 SMALL_CARD = 24 * 2**30  # a paged 8-bit optimizer pays off for QLoRA up to this size
 EIGHT_BIT = ("adamw_8bit", "paged_adamw_8bit")
@@ -35,7 +35,8 @@ def _precision(cfg, hw: Hardware) -> Choice:
     return Choice(value, "no native bf16 on this CPU (emulated it is 10-125x slower)")
 
 
-def _optimizer(cfg, hw: Hardware, has=installed) -> Choice:
+def _optimizer(cfg, hw: Hardware, has=None) -> Choice:
+    has = has or hw.has
     if cfg.optim != "auto":
         return Choice(cfg.optim, "set in the settings")
     if hw.device != "cuda":
@@ -48,7 +49,8 @@ def _optimizer(cfg, hw: Hardware, has=installed) -> Choice:
     return Choice("adamw_torch_fused", "fused AdamW: one CUDA kernel for all the weights")
 
 
-def _liger(cfg, hw: Hardware, has=installed) -> Choice:
+def _liger(cfg, hw: Hardware, has=None) -> Choice:
+    has = has or hw.has
     if cfg.use_liger_kernel is not None:
         return Choice(bool(cfg.use_liger_kernel), "set in the settings")
     if hw.device != "cuda":
@@ -56,11 +58,12 @@ def _liger(cfg, hw: Hardware, has=installed) -> Choice:
     if not has("liger_kernel"):
         return Choice(False, "the liger-kernel package is not installed "
                              "(pip install liger-kernel)")
-    return Choice(True, "liger-kernel is installed: fused RMSNorm, RoPE and SwiGLU, about a "
-                        "fifth less activation memory")
+    return Choice(True, "liger-kernel is installed there: fused RMSNorm, RoPE and SwiGLU, "
+                        "about a fifth less activation memory")
 
 
-def _padding_free(cfg, hw: Hardware, has=installed) -> Choice:
+def _padding_free(cfg, hw: Hardware, has=None) -> Choice:
+    has = has or hw.has
     if not cfg.packing:
         return Choice(False, "off without packing: TRL 1.16 then stops enforcing max_length, "
                              "so memory would not be bounded; turn on packing instead")
@@ -75,9 +78,9 @@ def _padding_free(cfg, hw: Hardware, has=installed) -> Choice:
                         "but its attention spans the whole packed row")
 
 
-def choose(cfg, hw: Hardware, has=installed) -> dict[str, Choice]:
+def choose(cfg, hw: Hardware, has=None) -> dict[str, Choice]:
     """What a run of cfg uses on hw, and why: precision, optim, use_liger_kernel,
-    padding_free. `has(module)`: whether a package is installed (tests pass a fake)."""
+    padding_free. `has(module)`: whether a package is installed there (default: hw.has)."""
     return {"precision": _precision(cfg, hw), "optim": _optimizer(cfg, hw, has),
             "use_liger_kernel": _liger(cfg, hw, has),
             "padding_free": _padding_free(cfg, hw, has)}
@@ -85,3 +88,7 @@ def choose(cfg, hw: Hardware, has=installed) -> dict[str, Choice]:
 
 def liger_on(cfg, hw: Hardware) -> bool:
     return bool(_liger(cfg, hw).value)
+
+
+def optimizer(cfg, hw: Hardware) -> str:
+    return _optimizer(cfg, hw).value

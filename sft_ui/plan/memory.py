@@ -20,7 +20,7 @@ from sft_ui.config import RunConfig
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
 from sft_ui.plan.hardware import Hardware, detect, precision
-from sft_ui.plan.kernels import liger_on
+from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
 # fp32, rows filling max_length; in brackets this estimate's error:
@@ -205,7 +205,8 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, in
         device.activation_scale * (LIGER_ACTIVATIONS if liger_on(cfg, hw) else 1)
     return {"weights": weight_bytes(cfg, shape, hw),
             "gradients": 4 * trainable,
-            "optimizer": 8 * trainable,  # AdamW: two fp32 moments
+            # AdamW: two fp32 moments; an 8-bit AdamW keeps them in a byte each
+            "optimizer": (2 if optimizer(cfg, hw) in EIGHT_BIT else 8) * trainable,
             "activations": round(tokens * activations),
             "logits": int(tokens * shape.vocab * 4 * device.logit_copies),
             "runtime": device.runtime}

@@ -14,6 +14,8 @@ from sft_ui.errors import UserError
 from sft_ui.plan.hardware import Hardware, detect
 
 THIS_MACHINE = "this machine"
+# A plan for a target assumes requirements-gpu.txt is installed there (QLoRA, Liger).
+GPU_PACKAGES = frozenset({"bitsandbytes", "liger_kernel"})
 
 
 class TargetError(UserError, ValueError):
@@ -29,7 +31,8 @@ class Target:
     cuda_name: str    # torch.cuda.get_device_name() on that card
 
     def hardware(self) -> Hardware:
-        return Hardware("cuda", self.cuda_name, 1, self.bf16, self.memory_mib * 2**20, 8)
+        return Hardware("cuda", self.cuda_name, 1, self.bf16, self.memory_mib * 2**20, 8,
+                        GPU_PACKAGES)
 
 
 TARGETS = (
