@@ -71,12 +71,15 @@ class Actions:
         return plan_with_data(RunConfig.from_dict(values or {}), target=target or "")
 
     def fit(self, values: dict, target: str = "") -> tuple[RunConfig, str]:
-        """Batch size and accumulation that fit this machine, and why; for a target GPU
-        also the best of full fine-tuning, LoRA and QLoRA there."""
+        """Batch size and accumulation that fit this machine, and why; on a GPU (a target,
+        or this machine's) also the best of full fine-tuning, LoRA and QLoRA there."""
+        from sft_ui.plan.hardware import detect
         from sft_ui.plan.planner import fit_to_machine, fit_to_target
         from sft_ui.plan.targets import find
         cfg = RunConfig.from_dict(values)
-        return fit_to_target(cfg, target) if find(target) else fit_to_machine(cfg)
+        if find(target) or detect().device == "cuda":
+            return fit_to_target(cfg, target)
+        return fit_to_machine(cfg)  # a CPU: the batch and accumulation
 
     def measure(self, who: Who, values: dict) -> float:
         """Train a few steps and remember the speed (tokens/s) for the plan."""

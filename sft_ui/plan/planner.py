@@ -150,10 +150,12 @@ def plan_modes(cfg: RunConfig, hw: Hardware, available: int | None = None,
 
 
 def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
-    """Fit for a target GPU: the best of full fine-tuning, LoRA and QLoRA that fits
-    there (modes.best), with its batch, accumulation, max_length and checkpointing."""
+    """Fit for a target GPU (or this machine's GPU, target blank): the best of full
+    fine-tuning, LoRA and QLoRA that fits there (modes.best), with its batch,
+    accumulation, max_length and activation checkpointing."""
     _check(cfg)
     hw, available, where = targets.resolve(target)
+    available = available_memory(hw) if available is None else available
     fits = modes.fit_modes(cfg, model_shape(cfg.model_name_or_path), hw, available)
     best = modes.best(fits, cfg)
     if best is None:

@@ -59,9 +59,9 @@ class RunManager:
             self._work(run, resume_from)
 
     def start(self, values: dict | RunConfig, allow_over_memory: bool = False) -> str:
-        """Validate, create the run folder, start training; return the run id. On a CPU a
-        run whose memory estimate exceeds the RAM available is refused unless
-        `allow_over_memory`."""
+        """Validate, create the run folder, start training; return the run id. A run whose
+        memory estimate exceeds the RAM available (on a CPU) or clearly exceeds the free GPU
+        memory is refused, with the fixes, unless `allow_over_memory`."""
         cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
         problems = cfg.validate()
         if problems:
