@@ -159,8 +159,7 @@ def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
     fits = modes.fit_modes(cfg, model_shape(cfg.model_name_or_path), hw, available)
     best = modes.best(fits, cfg)
     if best is None:
-        reasons = "; ".join(f"{f.label}: {f.reason}" for f in fits)
-        raise ConfigError([f"Nothing fits {where}: {reasons}."])
+        raise ConfigError([f"Nothing fits {where}: {f.label}: {f.reason}." for f in fits])
     return dataclasses.replace(cfg, **best.changes), f"{best.label} on {where}: {best.reason}."
 
 
