@@ -18,7 +18,9 @@ MODES = (("full", "full fine-tuning", {"use_peft": False, "load_in_4bit": False}
          ("lora", "LoRA (16-bit base)", {"use_peft": True, "load_in_4bit": False}),
          ("qlora", "QLoRA (4-bit base)", {"use_peft": True, "load_in_4bit": True}))
 MIN_LENGTH = 256    # max_length is halved down to this before a mode is said not to fit
-GOOD_BATCH = 4      # below this batch, activation checkpointing is worth its extra time
+# A batch of this many tokens keeps a GPU busy: checkpointing (which recomputes the forward
+# pass: 1.8x the time of a step on an H100, README "Benchmark") is chosen only to reach it.
+GOOD_TOKENS = 2048
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,8 +58,9 @@ def _lengths(cfg: RunConfig) -> list[int]:
 def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
              available: int) -> ModeFit:
     """The largest batch of `mode` that fits `available` bytes (under the "tight" share):
-    without activation checkpointing when a batch of 4 (or the whole effective batch)
-    fits so, else with it; max_length halved only when nothing else fits."""
+    without activation checkpointing when a batch of GOOD_TOKENS (or the whole effective
+    batch) fits so, else with it if that fits a larger batch; max_length halved only when
+    nothing else fits."""
     _, label, switch = next(m for m in MODES if m[0] == mode)
     base = dataclasses.replace(cfg, **switch)
     problems = unsupported(base, hw)
@@ -73,8 +76,9 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
                                                    per_device_train_batch_size=b,
                                                    activation_checkpointing=checkpointing)
                  <= room), None)
-        plain = best[False]
-        checkpointing = not (plain and plain >= min(target, GOOD_BATCH)) and bool(best[True])
+        plain, saved = best[False], best[True]
+        enough = plain and (plain == target or plain * length >= GOOD_TOKENS)
+        checkpointing = bool(saved) and not enough and (plain or 0) < saved
         batch = best[checkpointing]
         if batch is None:
             continue
