@@ -23,7 +23,6 @@ import dataclasses
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -121,8 +120,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--out", default="", help="write the rows as JSON here")
     parser.add_argument("--work", default="", help="folder for models and data (default: temp)")
     parser.add_argument("--remember", action="store_true")
-    parser.add_argument("--worker", default="", help=argparse.SUPPRESS)
-    parser.add_argument("--job", default="", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -160,7 +157,7 @@ def random_model_folder(model: str, root: Path, tokenizer_dir: Path | None = Non
     return folder
 
 
-def materialize(folder: Path) -> None:
+def materialize(folder: Path, device: str = "cuda") -> None:
     """Random bf16 weights, built on the GPU and saved once."""
     if (folder / "model.safetensors").exists() or \
             (folder / "model.safetensors.index.json").exists():
@@ -168,11 +165,12 @@ def materialize(folder: Path) -> None:
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
     config = AutoConfig.from_pretrained(folder)
-    with torch.device("cuda"):
+    with torch.device(device):
         model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
     model.save_pretrained(folder)
     del model
-    torch.cuda.empty_cache()
+    if device == "cuda":
+        torch.cuda.empty_cache()
 
 
 def write_data(path: Path, rows: int, length: int) -> int:
@@ -195,8 +193,6 @@ def flops_per_token(cfg: RunConfig, length: int) -> float:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.worker:
-        return worker(args.worker, json.loads(args.job))
     import torch
     if not torch.cuda.is_available():
         print("Skipped: no CUDA GPU on this machine (the real-size table needs one).")
@@ -257,97 +253,13 @@ def main(argv=None) -> int:
 
 def measure_system(system: str, cfg: RunConfig) -> dict:
     """One training in a child process: {"tokens_per_second", "peak"} or {"error"}."""
-    done = subprocess.run([sys.executable, __file__, "--worker", system, "--job",
-                           json.dumps(cfg.to_dict())], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("bench_gpu_train.py")),
+                           system, json.dumps(cfg.to_dict())], capture_output=True, text=True)
     lines = done.stdout.strip().splitlines()
     if done.returncode or not lines:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         return {"error": tail[0][:300]}
     return json.loads(lines[-1])
-
-
-def worker(system: str, values: dict) -> int:
-    try:
-        if system == "unsloth":
-            import unsloth  # noqa: F401  (before transformers, as its docs ask)
-    except Exception as e:  # not installed, or no GPU it supports
-        print(json.dumps({"error": f"unsloth does not import: {type(e).__name__}: {e}"}))
-        return 0
-    import torch
-    from transformers import TrainerCallback
-    cfg, rates = RunConfig.from_dict(values), []
-
-    class Rates(TrainerCallback):  # tokens/s between consecutive logs
-        last = None
-
-        def on_log(self, args, state, control, logs=None, **kwargs):
-            now = (time.perf_counter(), state.num_input_tokens_seen or
-                   (logs or {}).get("num_tokens", 0))
-            if self.last and now[1] > self.last[1]:
-                rates.append((now[1] - self.last[1]) / (now[0] - self.last[0]))
-            self.last = now
-    if system == "studio":
-        from sft_ui.cli import NullSink
-        from sft_ui.train.engine import train
-
-        class Sink(NullSink):
-            def add_metrics(self, record):
-                if "tokens_per_second" in record:
-                    rates.append(record["tokens_per_second"])
-        train(cfg, Path(tempfile.mkdtemp()), Sink())
-    else:
-        bare_training(system, cfg, Rates())
-    free, total = torch.cuda.mem_get_info()
-    peak = torch.cuda.max_memory_reserved() + total - free - torch.cuda.memory_reserved()
-    kept = rates[2:] or rates
-    print(json.dumps({"peak": peak, "tokens_per_second": statistics.median(kept)}))
-    return 0
-
-
-def bare_training(system: str, cfg: RunConfig, callback) -> None:
-    """A plain TRL script (or Unsloth's) at cfg's batch, max_length and checkpointing."""
-    import torch
-    from datasets import load_dataset
-    from peft import LoraConfig
-    from transformers import AutoTokenizer, BitsAndBytesConfig
-    from trl import SFTConfig, SFTTrainer
-    path = cfg.model_name_or_path
-    data = load_dataset("json", data_files=cfg.dataset_name)["train"]
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    args = SFTConfig(output_dir=tempfile.mkdtemp(), bf16=True, max_length=cfg.max_length,
-                     per_device_train_batch_size=cfg.per_device_train_batch_size,
-                     gradient_accumulation_steps=cfg.gradient_accumulation_steps,
-                     max_steps=cfg.max_steps, logging_steps=1, save_strategy="no",
-                     report_to="none", disable_tqdm=True, dataset_text_field="text",
-                     gradient_checkpointing=cfg.activation_checkpointing,
-                     use_liger_kernel=system == "trl" and installed("liger_kernel"))
-    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=0.0,
-                      target_modules="all-linear", task_type="CAUSAL_LM")
-    if system == "unsloth":
-        from unsloth import FastLanguageModel
-        model, tokenizer = FastLanguageModel.from_pretrained(
-            path, max_seq_length=cfg.max_length, load_in_4bit=cfg.load_in_4bit,
-            full_finetuning=not cfg.use_peft)
-        if cfg.use_peft:
-            model = FastLanguageModel.get_peft_model(
-                model, r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules=[
-                    "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
-                    "down_proj"],
-                use_gradient_checkpointing="unsloth" if cfg.activation_checkpointing
-                else False)
-        trainer = SFTTrainer(model=model, args=args, train_dataset=data,
-                             processing_class=tokenizer, callbacks=[callback])
-    else:
-        if cfg.load_in_4bit:
-            args.model_init_kwargs = {"dtype": torch.bfloat16, "quantization_config":
-                                      BitsAndBytesConfig(load_in_4bit=True,
-                                                         bnb_4bit_quant_type="nf4",
-                                                         bnb_4bit_compute_dtype=torch.bfloat16,
-                                                         bnb_4bit_use_double_quant=True)}
-        trainer = SFTTrainer(model=path, args=args, train_dataset=data,
-                             processing_class=tokenizer,
-                             peft_config=lora if cfg.use_peft else None, callbacks=[callback])
-    trainer.train()
 
 
 if __name__ == "__main__":
