@@ -211,6 +211,21 @@ def test_choices_for_each_kind_of_hardware():
     assert "not installed" in kernels.choose(full, H100)["use_liger_kernel"].reason
 
 
+def test_choices_on_every_listed_gpu():
+    """fp16 only on the T4s (no bf16); the paged 8-bit AdamW for QLoRA only on cards of
+    24 GB or less; fused AdamW otherwise; Liger on (the GPU packages assumed there)."""
+    for target in targets.TARGETS:
+        hw = target.hardware()
+        full = kernels.choose(RunConfig(), hw)
+        qlora = kernels.choose(RunConfig(use_peft=True, load_in_4bit=True), hw)
+        assert full["precision"].value == ("fp16" if "T4" in target.label else "bf16")
+        assert full["optim"].value == "adamw_torch_fused"
+        assert qlora["optim"].value == ("paged_adamw_8bit" if target.memory_mib <= 24 * 1024
+                                        else "adamw_torch_fused"), target.key
+        assert full["use_liger_kernel"].value
+        assert unsupported(RunConfig(use_peft=True, load_in_4bit=True), hw) == []
+
+
 def test_padding_free_follows_packing_and_the_attention():
     packed = RunConfig(packing=True)
     flash = kernels.choose(packed, T4)["padding_free"]
