@@ -37,14 +37,15 @@ from sft_ui.plan.hardware import detect, installed, unsupported  # noqa: E402
 from sft_ui.plan.planner import plan  # noqa: E402
 
 BATCH, LENGTH = int(os.environ.get("BENCH_BATCH", 16)), int(os.environ.get("BENCH_LENGTH", 512))
+NO_LIGER = dict(use_liger_kernel=False)  # Liger is on by itself where installed: off here
 CONFIGS = [
-    ("fp32", dict(bf16=False, fp16=False)),
-    ("fp16 mixed", dict(bf16=False, fp16=True)),
-    ("bf16 mixed (auto)", {}),
+    ("fp32", dict(bf16=False, fp16=False, **NO_LIGER)),
+    ("fp16 mixed", dict(bf16=False, fp16=True, **NO_LIGER)),
+    ("bf16 mixed (auto)", NO_LIGER),
     ("bf16 + Liger kernels", dict(use_liger_kernel=True)),
-    ("bf16 + activation checkpointing", dict(activation_checkpointing=True)),
-    ("LoRA r16, bf16 base", dict(use_peft=True)),
-    ("QLoRA r16, 4-bit base", dict(use_peft=True, load_in_4bit=True)),
+    ("bf16 + activation checkpointing", dict(activation_checkpointing=True, **NO_LIGER)),
+    ("LoRA r16, bf16 base", dict(use_peft=True, **NO_LIGER)),
+    ("QLoRA r16, 4-bit base", dict(use_peft=True, load_in_4bit=True, **NO_LIGER)),
 ]
 
 
