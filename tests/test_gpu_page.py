@@ -65,6 +65,7 @@ def test_plan_llama_8b_for_a_t4_and_fit_it(browser, live_app):
     # Back to this machine: the button says so again.
     _choose(page, "Plan for", "This machine", "This machine")
     expect(page.get_by_role("button", name="Fit to this machine")).to_be_visible()
+    expect(page.locator("#plan-summary")).not_to_contain_text("on ")
     page.close()
 
 

@@ -166,6 +166,8 @@ def test_a_remembered_speed_on_that_gpu_is_the_expected_speed(monkeypatch):
 def test_plan_for_this_machine_lists_the_ways_to_train_too():
     p = planner.plan_with_data(RunConfig())
     assert not p["for_target"] and p["target"].startswith("this machine")
+    named = planner.plan_with_data(RunConfig(), target=targets.THIS_MACHINE)  # the page's
+    assert not named["for_target"] and named["memory"] == p["memory"]
     assert [m["mode"] for m in p["modes"]] == ["full", "lora", "qlora"]
     assert p["best"] == "full"  # SmolLM2-135M fits any machine that runs these tests
     if torch.cuda.is_available():
