@@ -374,3 +374,33 @@ def test_bench_gpu_trains_each_system_on_the_tiny_model(tmp_path, tiny_model_dir
     from safetensors.torch import load_file
     weights = load_file(folder / "model.safetensors")
     assert weights and all(w.dtype == torch.bfloat16 for w in weights.values())
+
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="needs a CUDA GPU (none on this machine)")
+
+
+@needs_cuda
+def test_on_this_gpu_a_run_that_cannot_fit_is_refused_before_its_folder(tmp_path):
+    """Llama-3.1-8B's shape (its shipped config.json in a folder, no weights), fully
+    fine-tuned at 4096 tokens: refused at Start with the fixes, no run folder written."""
+    folder = tmp_path / "llama-8b"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(catalog.shipped_config(LLAMA_8B)))
+    manager = RunManager(tmp_path / "runs")
+    with pytest.raises(RunError, match="it would run out of memory. Try, in this order: 1."):
+        manager.start({"model_name_or_path": str(folder), "max_length": 4096,
+                       "per_device_train_batch_size": 8})
+    assert not any((tmp_path / "runs").iterdir())
+
+
+@needs_cuda
+def test_plan_and_fit_on_this_gpu(tmp_path):
+    """On this GPU (no target): the plan lists the ways to train against its free memory,
+    and Fit picks one that fits it."""
+    cfg = RunConfig(model_name_or_path="Qwen/Qwen2.5-0.5B-Instruct", max_length=1024)
+    p = planner.plan_with_data(cfg)
+    assert p["device"] == "cuda" and not p["for_target"] and p["best"] in ("full", "lora")
+    assert p["kernels"]["optim"]["value"] == "adamw_torch_fused"
+    new, text = planner.fit_to_target(cfg, "")
+    assert planner.plan(new)["fit"] in ("fits", "tight"), text
