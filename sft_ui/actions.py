@@ -64,16 +64,23 @@ class Actions:
         return self.manager.delete(run_id)
 
     # ---- settings and data ---------------------------------------------------
-    def plan(self, who: Who, values: dict) -> dict:
-        """The plan of planner.plan_with_data for these settings (it reads the data)."""
+    def plan(self, who: Who, values: dict, target: str = "") -> dict:
+        """The plan of planner.plan_with_data for these settings (it reads the data), on
+        this machine or a target GPU (plan/targets.py; blank: this machine)."""
         self._may_read(who, values or {})
         from sft_ui.plan.planner import plan_with_data
-        return plan_with_data(RunConfig.from_dict(values or {}))
+        return plan_with_data(RunConfig.from_dict(values or {}), target=target or "")
 
-    def fit(self, values: dict) -> tuple[RunConfig, str]:
-        """Batch size and accumulation that fit this machine, and why."""
-        from sft_ui.plan.planner import fit_to_machine
-        return fit_to_machine(RunConfig.from_dict(values))
+    def fit(self, values: dict, target: str = "") -> tuple[RunConfig, str]:
+        """Batch size and accumulation that fit this machine, and why; on a GPU (a target,
+        or this machine's) also the best of full fine-tuning, LoRA and QLoRA there."""
+        from sft_ui.plan.hardware import detect
+        from sft_ui.plan.planner import fit_to_machine, fit_to_target
+        from sft_ui.plan.targets import find
+        cfg = RunConfig.from_dict(values)
+        if find(target) or detect().device == "cuda":
+            return fit_to_target(cfg, target)
+        return fit_to_machine(cfg)  # a CPU: the batch and accumulation
 
     def measure(self, who: Who, values: dict) -> float:
         """Train a few steps and remember the speed (tokens/s) for the plan."""

@@ -18,7 +18,8 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/run",
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
-          "access", "actions", "share/jobs", "train/launch"]
+          "access", "actions", "share/jobs", "train/launch", "plan/modes", "plan/kernels",
+          "plan/targets"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts
@@ -38,7 +39,8 @@ NOT_SHOWN = {
 # In the UI modules: what goes through T/say/problem(s), and these functions' text.
 SAID = {"T", "say", "problem", "problems"}
 UI_FUNCTIONS = {"plan_markdown", "_time_line", "_padding_line", "summary_markdown",
-                "progress_html", "effective_batch_text", "status_markdown"}
+                "progress_html", "effective_batch_text", "status_markdown", "modes_markdown",
+                "fit_label"}
 # Words Japanese text keeps in Latin letters: names, formats, code.
 KEPT = set("""LoRA QLoRA NEFTune Hugging Face Hub Space Gradio TRL SFTTrainer SFT Studio
 SmolLM Instruct Python CUDA Parquet YAML JSON Lines Alpaca ShareGPT AdamW DeepSpeed FSDP DDP
@@ -47,7 +49,8 @@ tensorboard trackio wandb demo template text messages conversations prompt compl
 instruction output input role content from value auto linear cosine constant bfd wrapped
 none alpha NaN Top Duplicate this owner name your model my Hi What GiB MiB TiB MB RAM GPU CPU
 ETA bfloat fp bf true false list dict instruct RunConfig Liger Triton RMSNorm RoPE SwiGLU
-pip install bit ddp fsdp Jobs local""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
+pip install bit ddp fsdp Jobs local
+Nvidia Tesla PyTorch FlashAttention""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
 
 
 # ---- the translator -------------------------------------------------------------------

@@ -174,7 +174,10 @@ def test_ram_guard_refuses_an_impossible_run_before_its_folder(tmp_path, tiny_cf
     assert list((tmp_path / "runs").iterdir()) == []
     assert manager.active() is None
     huge = RunConfig.from_dict({**tiny_cfg, "max_length": 131072})
-    assert memory.memory_problem(huge, Hardware("cuda", "GPU", 1, True, GIB, 2)) is None
+    gpu = Hardware("cuda", "GPU", 1, True, 8 * GIB, 2)
+    # On a GPU a run clearly above the free memory is refused too (tests/test_gpu_plan.py).
+    assert "it would run out of memory" in memory.memory_problem(huge, gpu, available=8 * GIB)
+    assert memory.memory_problem(RunConfig.from_dict(tiny_cfg), gpu, available=8 * GIB) is None
 
 
 def test_measure_speed_on_the_tiny_model(tiny_cfg, tmp_path, monkeypatch):

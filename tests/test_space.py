@@ -67,7 +67,8 @@ def test_deploy_studio_uploads_the_app_and_no_token(tmp_path):
     # What those patterns select from this checkout: the app, never runs, venvs or tests.
     chosen = set(hub.files)
     assert {"app.py", "requirements.txt", "README.md", "sft_ui/config/fields.py",
-            "sft_ui/config/presets/default.yaml", "sft_ui/space_app/app.py"} <= chosen
+            "sft_ui/config/presets/default.yaml", "sft_ui/space_app/app.py",
+            "sft_ui/plan/model_configs/Llama-3.1-8B-Instruct.json"} <= chosen
     assert not [f for f in chosen if f.startswith(("runs/", ".venv/", "tests/"))]
     for data in hub.files.values():
         assert FAKE_TOKEN.encode() not in data

@@ -176,6 +176,12 @@ class RunConfig:
         0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
         label="NEFTune noise alpha", trl="sft")
+    optim: str = _f(
+        "auto", "The optimizer. auto: fused AdamW on a CUDA GPU, PyTorch's AdamW on a CPU, "
+        "and bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
+        "says which and why). The 8-bit ones need a CUDA GPU and bitsandbytes.", "optim",
+        choices=["auto", "adamw_torch_fused", "adamw_torch", "adamw_8bit", "paged_adamw_8bit"],
+        label="Optimizer", trl="sft", plan="change")
     seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
                    "optim", minimum=0, maximum=2**31 - 1, label="Seed", trl="sft", card=True)
     # Logging, checkpoints and samples
@@ -235,9 +241,10 @@ class RunConfig:
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
         "hardware", label="Activation checkpointing", trl="sft", plan="change", advanced=True)
-    use_liger_kernel: bool = _f(
-        False, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
-        "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package.",
+    use_liger_kernel: typing.Optional[bool] = _f(
+        None, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
+        "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package. Blank: "
+        "on where a CUDA GPU and the package are there.",
         "hardware", label="Liger kernels", trl="sft", advanced=True)
     # Where it trains (advanced): accelerate's processes on this machine
     num_processes: typing.Optional[int] = _f(

@@ -11,7 +11,7 @@ from sft_ui.errors import UserError
 MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 # TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
 # them from other settings and from the machine (the device, its optimizer).
-DERIVED_TRL_KEYS = ("use_cpu", "optim", "per_device_eval_batch_size")
+DERIVED_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size")
 
 
 class ConfigError(UserError, ValueError):

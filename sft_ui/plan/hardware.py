@@ -24,6 +24,11 @@ class Hardware:
     bf16: bool           # native bf16 support
     memory_bytes: int    # GPU memory on CUDA, RAM on CPU
     cpu_threads: int
+    # The optional packages (module names) installed there; None: look on this machine.
+    packages: frozenset | None = None
+
+    def has(self, module: str) -> bool:
+        return module in self.packages if self.packages is not None else installed(module)
 
     def describe(self) -> str:
         gib = self.memory_bytes / 2**30
@@ -83,7 +88,13 @@ def installed(package: str) -> bool:
 
 # The speed-ups that need a CUDA GPU and a package: (label, setting, module, pip package).
 OPTIONAL = (("Load the base in 4 bits (QLoRA)", "load_in_4bit", "bitsandbytes", "bitsandbytes"),
-            ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"))
+            ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"),
+            ("An 8-bit optimizer", "optim", "bitsandbytes", "bitsandbytes"))
+
+
+def _on(cfg, setting: str) -> bool:
+    value = getattr(cfg, setting)
+    return value in ("adamw_8bit", "paged_adamw_8bit") if setting == "optim" else bool(value)
 
 
 def speedups(hw: Hardware | None = None) -> list[str]:
@@ -93,7 +104,7 @@ def speedups(hw: Hardware | None = None) -> list[str]:
         return ["QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none."]
     return [f"{label}: ready ({package} is installed)." if installed(module) else
             f"{label}: needs the {package} package (pip install {package}, then restart)."
-            for label, _, module, package in OPTIONAL]
+            for label, _, module, package in OPTIONAL[:2]]
 
 
 def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
@@ -114,11 +125,11 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
         problems.append("The fsdp strategy splits the model across GPUs: it needs a CUDA "
                         "machine and at least 2 processes. Choose ddp here.")
     for label, setting, module, package in OPTIONAL:
-        on = getattr(cfg, setting)
+        on = _on(cfg, setting)
         if on and hw.device != "cuda":
             problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
                             "Turn it off.")
-        elif on and not installed(module):
+        elif on and not hw.has(module):
             problems.append(f"{label}: the {package} package is needed. pip install {package} "
                             "(or requirements-gpu.txt), then restart.")
     return problems

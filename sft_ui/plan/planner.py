@@ -20,8 +20,9 @@ from sft_ui.config import DEMO_DATASET, ConfigError, RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError, cache_dir, load_tokenizer, resolve_model
-from sft_ui.plan import budget
+from sft_ui.plan import budget, kernels, modes, targets
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
+from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.memory import (
     TIGHT,
     available_memory,
@@ -109,19 +110,58 @@ def run_steps(cfg: RunConfig, devices: int, data: DataSample | None) -> int | No
 
 
 # ---- the plan ------------------------------------------------------------------
-def plan_with_data(cfg: RunConfig, hw: Hardware | None = None) -> dict:
-    """plan() with the data's padding and row count where they are cheap to measure;
-    `data_note` says why they are missing."""
+def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "") -> dict:
+    """plan() with the data's padding and row count where they are cheap to measure
+    (`data_note` says why they are missing), for this machine or a target GPU
+    (plan/targets.py; blank: this machine): which of full fine-tuning, LoRA and QLoRA
+    fit there ("modes", "best") and the precision and kernels chosen there ("kernels")."""
     try:
         data = quick_data_sample(cfg)
         note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
     _check(cfg)
+    available, where = None, ""
+    if target.strip() or hw is None:
+        hw, available, where = targets.resolve(target)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
-    return {**plan(choice.config, hw, data), "data_note": note,
+    return {**plan(choice.config, hw, data, available), "data_note": note,
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
-            "budget_needs_speed": choice.needs_speed}
+            "budget_needs_speed": choice.needs_speed,
+            "for_target": targets.find(target) is not None,
+            **plan_modes(choice.config, hw, available, where)}
+
+
+def plan_modes(cfg: RunConfig, hw: Hardware, available: int | None = None,
+               where: str = "") -> dict:
+    """Which of full fine-tuning, LoRA and QLoRA fit hw (with `available` bytes, default:
+    what is free there), the best (what Fit applies) with its measured speed if any, and
+    the precision and kernels chosen there, each with its reason."""
+    shape = model_shape(cfg.model_name_or_path)
+    available = available_memory(hw) if available is None else available
+    fits = modes.fit_modes(cfg, shape, hw, available)
+    best = modes.best(fits, cfg)
+    chosen = dataclasses.replace(cfg, **best.changes) if best else cfg
+    return {"target": where or hw.name, "target_memory": available,
+            "modes": [f.as_dict() for f in fits], "best": best.mode if best else None,
+            "best_changes": best.changes if best else {},
+            "best_tokens_per_second": measured_speed(chosen, hw),
+            "kernels": {name: {"value": c.value, "reason": c.reason}
+                        for name, c in kernels.choose(chosen, hw).items()}}
+
+
+def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
+    """Fit for a target GPU (or this machine's GPU, target blank): the best of full
+    fine-tuning, LoRA and QLoRA that fits there (modes.best), with its batch,
+    accumulation, max_length and activation checkpointing."""
+    _check(cfg)
+    hw, available, where = targets.resolve(target)
+    available = available_memory(hw) if available is None else available
+    fits = modes.fit_modes(cfg, model_shape(cfg.model_name_or_path), hw, available)
+    best = modes.best(fits, cfg)
+    if best is None:
+        raise ConfigError([f"Nothing fits {where}: {f.label}: {f.reason}." for f in fits])
+    return dataclasses.replace(cfg, **best.changes), f"{best.label} on {where}: {best.reason}."
 
 
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,
@@ -204,7 +244,7 @@ def speed_key(cfg: RunConfig, hw: Hardware) -> str:
     """Throughput depends on the model, the device, the precision and what trains."""
     mode = ("qlora" if cfg.use_peft and cfg.load_in_4bit else "lora" if cfg.use_peft
             else "full") + (" + checkpointing" if cfg.activation_checkpointing else "") + \
-        (" + liger" if cfg.use_liger_kernel else "")
+        (" + liger" if liger_on(cfg, hw) else "")
     return f"{cfg.model_name_or_path.strip()} | {hw.name} | " \
            f"{precision(cfg.bf16, cfg.fp16, hw)} | {mode}"
 
@@ -236,7 +276,7 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     options = load_options(cfg)
     model, _ = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
                                         cfg.trust_remote_code, **options)
-    if cfg.use_liger_kernel:  # as transformers' Trainer applies them
+    if liger_on(cfg, hw):  # as transformers' Trainer applies them
         from transformers.integrations.liger import apply_liger_kernel
         apply_liger_kernel(model, {"fused_linear_cross_entropy": False})  # as TRL does
     if cfg.activation_checkpointing:

@@ -25,7 +25,8 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     """{"script": ScriptArguments, "model": ModelConfig, "sft": SFTConfig} keyword values
     for cfg on this machine. `has_eval`: whether the trainer gets eval data (default: cfg
     names some; `trl sft` itself reads only dataset_test_split)."""
-    from sft_ui.plan.hardware import detect, precision
+    from sft_ui.plan import kernels
+    from sft_ui.plan.hardware import detect
     out = {dest: {} for dest in TRL_DESTINATIONS}
     for name in trl_names():
         out[field(name).metadata["trl"]][name] = getattr(cfg, name)
@@ -49,11 +50,14 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     if not (has_eval_data(cfg) if has_eval is None else has_eval):
         sft["eval_strategy"] = "no"
     sft["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
-    # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a CPU.
+    # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a CPU
+    # and on a T4. plan/kernels.py decides for this machine (a set value wins).
     hw = detect()
-    mixed = precision(cfg.bf16, cfg.fp16, hw)
+    chosen = kernels.choose(cfg, hw)
+    mixed = chosen["precision"].value
     sft["bf16"], sft["fp16"] = mixed == "bf16", mixed == "fp16"
-    sft["optim"] = "adamw_torch_fused" if hw.device == "cuda" else "adamw_torch"
+    sft["optim"] = chosen["optim"].value
+    sft["use_liger_kernel"] = chosen["use_liger_kernel"].value
     if hw.device == "cpu":
         sft["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
     assert set(flat(out)) <= {*trl_names(), *DERIVED_TRL_KEYS}  # a file reads back

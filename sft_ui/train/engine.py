@@ -186,7 +186,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  "bf16" if args.bf16 else "fp16" if args.fp16 else "fp32",
                  (", QLoRA (4-bit base)" if cfg.load_in_4bit else ", LoRA") if cfg.use_peft
                  else ", full fine-tuning")
-        if cfg.use_liger_kernel:
+        if args.use_liger_kernel:
             log.info("Liger kernels on")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         if main and not resume_from:  # a resumed run's log mixes two starts

@@ -81,10 +81,14 @@ class Api:
         sees, tokens with the loss mask) for the dataset settings in config."""
         return _answer(self.actions.preview, who(request), config)
 
-    def plan(self, request: gr.Request, config: dict) -> dict:
+    def plan(self, request: gr.Request, config: dict, target: str = "") -> dict:
         """Peak memory by part in bytes, the fit mark, the effective batch, tokens per
-        step and the seconds per step (None until the speed is measured) for config."""
-        return _answer(self.actions.plan, who(request), config)
+        step and the seconds per step (None until the speed is measured) for config; on
+        this machine, or on `target`, a GPU (t4-small, t4-medium, l4, a10g-small,
+        a10g-large, a100-40gb, a100-large, h100, or a size such as "24 GB"). "modes" says
+        which of full fine-tuning, LoRA and QLoRA fit there and how, "best" which Fit
+        applies, "kernels" the precision, optimizer and kernels chosen there."""
+        return _answer(self.actions.plan, who(request), config, target)
 
     def settings(self) -> list:
         """Every RunConfig field: name, type, default, label, help, panel, bounds, choices

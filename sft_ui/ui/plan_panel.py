@@ -15,6 +15,7 @@ from sft_ui.config.registry import plan_inputs
 from sft_ui.errors import UserError
 from sft_ui.plan.memory import size_text
 from sft_ui.plan.planner import duration_text
+from sft_ui.ui import target_plan
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problems, say
 from sft_ui.ui.widgets import config_to_values, values_to_dict
@@ -23,10 +24,15 @@ PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
+# What Fit may change: the batch and accumulation, and for a target GPU also the way to
+# train (full, LoRA, QLoRA), max_length and activation checkpointing.
+FIT_FIELDS = ["per_device_train_batch_size", "gradient_accumulation_steps", "max_length",
+              "activation_checkpointing", "use_peft", "load_in_4bit"]
 
 
 @dataclass
 class PlanControls:
+    target: gr.Dropdown
     details: gr.Markdown
     fit: gr.Button
     measure: gr.Button
@@ -37,13 +43,14 @@ class PlanControls:
 def build() -> PlanControls:
     """The panel's widgets, inside the Batch and time panel; the plan comes when the page
     loads."""
+    target = target_plan.build()
     details = gr.Markdown(elem_id="plan")
     with gr.Row():
         fit = gr.Button(T("Fit to this machine"), size="sm", elem_id="plan-fit")
         measure = gr.Button(T("Measure speed"), size="sm", elem_id="plan-measure")
         apply = gr.Button(T("Apply suggestion"), size="sm", elem_id="plan-apply")
     notice = gr.Markdown(elem_id="plan-notice")
-    return PlanControls(details, fit, measure, apply, notice)
+    return PlanControls(target, details, fit, measure, apply, notice)
 
 
 def budget_markdown(p: dict) -> str:
@@ -82,6 +89,8 @@ def plan_markdown(p: dict) -> str:
                             f"| **total** | **{size_text(m['total'])}** |"]))
     lines.append(_time_line(p))
     lines.append(_padding_line(p) or p.get("data_note", ""))
+    if p.get("modes"):
+        lines.append(target_plan.modes_markdown(p))
     return "\n\n".join(line for line in lines if line)
 
 
@@ -93,6 +102,9 @@ def _count(n: int) -> str:
 
 
 def _time_line(p: dict) -> str:
+    if not p["seconds_per_step"] and p.get("for_target"):
+        return (f"**Time:** not measured on {p['device_name']} for these settings yet (Measure "
+                "speed measures this machine; a run there remembers its speed).")
     if not p["seconds_per_step"]:
         return ("**Time:** not measured yet for this model, device and precision: press "
                 "*Measure speed* (a few training steps).")
@@ -123,6 +135,8 @@ def _padding_line(p: dict) -> str:
 def plan_line(p: dict) -> str:
     """The plan in one line, beside Start, each part in the request's language."""
     parts = [f"time budget {p['budget_minutes']:g} min"] if p.get("budget_minutes") else []
+    if p.get("for_target"):
+        parts.append(f"on {p['target']}")
     parts += [f"effective batch {p['effective_batch']}",
               f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
               f"peak memory about {size_text(p['memory']['total'])} of "
@@ -132,11 +146,11 @@ def plan_line(p: dict) -> str:
     return say("**Plan:**") + " " + " · ".join(say(part) for part in parts)
 
 
-def show_plan(actions: Actions, who: Who, values: dict) -> tuple[str, str]:
-    """The plan for loose RunConfig values as Markdown (in full, and in one line), or what
-    is wrong with them; never a trace."""
+def show_plan(actions: Actions, who: Who, values: dict, target: str = "") -> tuple[str, str]:
+    """The plan for loose RunConfig values as Markdown (in full, and in one line), on this
+    machine or a target GPU, or what is wrong with them; never a trace."""
     try:
-        p = actions.plan(who, values)
+        p = actions.plan(who, values, target)
     except UserError as e:
         text = problems("No plan for these settings:", e)
         return text, text
@@ -151,23 +165,29 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
     """Re-plan on the settings the plan depends on, into the panel and the one-line plan
     `line`; Fit, Measure speed and Apply suggestion."""
     manager = actions.manager
+    planned = [*inputs, c.target]  # the settings, then the target
+    fitted = [widgets[n] for n in FIT_FIELDS]
 
     def on_change(request: gr.Request, *values):
-        return show_plan(actions, who(request), values_to_dict(names, values))
+        return show_plan(actions, who(request), values_to_dict(names, values[:-1]),
+                         values[-1] or "")
 
     def on_load(request: gr.Request):
         return show_plan(actions, who(request), {})
 
     def on_fit(*values):
         try:
-            new, text = actions.fit(values_to_dict(names, values))
+            new, text = actions.fit(values_to_dict(names, values[:-1]), values[-1] or "")
         except UserError as e:
-            return gr.skip(), gr.skip(), problems("Cannot fit:", e)
-        return new.per_device_train_batch_size, new.gradient_accumulation_steps, say(text)
+            return (*[gr.skip()] * len(fitted), problems("Cannot fit:", e))
+        return (*config_to_values(new, FIT_FIELDS), say(text))
+
+    def on_target(target):
+        return gr.update(value=say(target_plan.fit_label(target or "")))
 
     def on_measure(request: gr.Request, *values):
-        try:
-            speed = actions.measure(who(request), values_to_dict(names, values))
+        try:  # on this machine, whatever the target
+            speed = actions.measure(who(request), values_to_dict(names, values[:-1]))
         except UserError as e:
             return gr.skip(), gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
@@ -189,19 +209,21 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
     # left, not on every key.
     triggers = [widgets[n].change for n in plan_inputs("change") if n in widgets] + \
         [event for n in plan_inputs("leave") if n in widgets
-         for event in (widgets[n].blur, widgets[n].submit)]
+         for event in ((widgets[n].change,) if isinstance(widgets[n], gr.Dropdown)
+                       else (widgets[n].blur, widgets[n].submit))] + [c.target.change]
     # "multiple": with Gradio's "always_last", a change made while a plan was pending at
     # times left the effective batch above it unchanged (seen in the browser test).
-    gr.on(triggers, on_change, inputs, [c.details, line], api_name="ui_plan",
+    gr.on(triggers, on_change, planned, [c.details, line], api_name="ui_plan",
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     # At page load, for the settings every panel starts with (not while the page is built:
     # the plan reads the data's token lengths, which imports TRL).
     gr.on(None, on_load, [], [c.details, line], api_name=False, show_progress="hidden")
-    after_switch(on_change, inputs, [c.details, line])
-    c.fit.click(on_fit, inputs, [widgets["per_device_train_batch_size"],
-                                 widgets["gradient_accumulation_steps"], c.notice],
-                api_name="ui_fit", api_visibility="undocumented")
-    c.measure.click(on_measure, inputs, [c.details, line, c.notice],
+    after_switch(on_change, planned, [c.details, line])
+    c.target.change(on_target, c.target, c.fit, api_name=False, show_progress="hidden")
+    after_switch(on_target, c.target, c.fit)
+    c.fit.click(on_fit, planned, [*fitted, c.notice], api_name="ui_fit",
+                api_visibility="undocumented")
+    c.measure.click(on_measure, planned, [c.details, line, c.notice],
                     api_name="ui_measure_speed", api_visibility="undocumented")
     c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
                   api_visibility="undocumented")

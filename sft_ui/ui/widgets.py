@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from sft_ui.config import RunConfig, registry
+from sft_ui.plan import catalog
 from sft_ui.share.jobs import known_flavors
 from sft_ui.ui.lang import T
 
@@ -33,6 +34,9 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
                   value=value, elem_id=f"cfg-{name}")
     kind = str(f.type)
+    if name == "model_name_or_path":  # the listed models, or any Hub id or folder typed
+        return gr.Dropdown(catalog.choices(), allow_custom_value=True, filterable=True,
+                           **common)
     if _tristate(name):
         return gr.Dropdown(TRISTATE, **common)
     if _optional_number(name):  # auto or a typed number

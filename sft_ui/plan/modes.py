@@ -1,0 +1,115 @@
+"""Which of full fine-tuning, LoRA (16-bit base) and QLoRA (4-bit base) fit this machine
+or a target GPU (plan/targets.py), and at which batch, accumulation, max_length and
+activation checkpointing; the best that fits is what "Fit" applies.
+
+Owns the search over those settings against memory.py's peak estimate; knows nothing of
+Gradio or runs. The effective batch stays (accumulation makes up for a smaller batch).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from sft_ui.config import RunConfig
+from sft_ui.plan.hardware import Hardware, unsupported
+from sft_ui.plan.memory import TIGHT, ModelShape, peak_memory, size_text
+
+MODES = (("full", "full fine-tuning", {"use_peft": False, "load_in_4bit": False}),
+         ("lora", "LoRA (16-bit base)", {"use_peft": True, "load_in_4bit": False}),
+         ("qlora", "QLoRA (4-bit base)", {"use_peft": True, "load_in_4bit": True}))
+MIN_LENGTH = 256    # max_length is halved down to this before a mode is said not to fit
+# A batch of this many tokens keeps a GPU busy: checkpointing (which recomputes the forward
+# pass: 1.8x the time of a step on an H100, README "Benchmark") is chosen only to reach it.
+GOOD_TOKENS = 2048
+
+
+@dataclasses.dataclass(frozen=True)
+class ModeFit:
+    mode: str           # "full", "lora", "qlora"
+    label: str
+    fits: bool
+    changes: dict       # the RunConfig fields that set this mode up (empty if it cannot)
+    memory: int         # the peak estimate of that setup (or of the smallest tried)
+    reason: str
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _need(cfg: RunConfig, shape: ModelShape, hw: Hardware, **changes) -> int:
+    return sum(peak_memory(dataclasses.replace(cfg, **changes), shape, hw).values())
+
+
+def _batches(cfg: RunConfig) -> list[int]:
+    """The batch sizes tried, largest first: powers of two up to the effective batch."""
+    target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
+    return sorted({cfg.per_device_train_batch_size} |
+                  {2**k for k in range(target.bit_length()) if 2**k <= target}, reverse=True)
+
+
+def _lengths(cfg: RunConfig) -> list[int]:
+    lengths, n = [cfg.max_length], cfg.max_length
+    while n // 2 >= MIN_LENGTH:
+        n //= 2
+        lengths.append(n)
+    return lengths
+
+
+def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
+             available: int) -> ModeFit:
+    """The largest batch of `mode` that fits `available` bytes (under the "tight" share):
+    without activation checkpointing when a batch of GOOD_TOKENS (or the whole effective
+    batch) fits so, else with it if that fits a larger batch; max_length halved only when
+    nothing else fits."""
+    _, label, switch = next(m for m in MODES if m[0] == mode)
+    base = dataclasses.replace(cfg, **switch)
+    problems = unsupported(base, hw)
+    if problems:
+        return ModeFit(mode, label, False, {}, 0, " ".join(problems))
+    target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
+    room = TIGHT * available
+    for length in _lengths(cfg):
+        best = {}
+        for checkpointing in (False, True):
+            best[checkpointing] = next(
+                (b for b in _batches(cfg) if _need(base, shape, hw, max_length=length,
+                                                   per_device_train_batch_size=b,
+                                                   activation_checkpointing=checkpointing)
+                 <= room), None)
+        plain, saved = best[False], best[True]
+        enough = plain and (plain == target or plain * length >= GOOD_TOKENS)
+        checkpointing = bool(saved) and not enough and (plain or 0) < saved
+        batch = best[checkpointing]
+        if batch is None:
+            continue
+        changes = {**switch, "per_device_train_batch_size": batch,
+                   "gradient_accumulation_steps": math.ceil(target / batch),
+                   "max_length": length, "activation_checkpointing": checkpointing}
+        need = _need(cfg, shape, hw, **changes)
+        text = (f"batch {batch} x accumulation {changes['gradient_accumulation_steps']}, "
+                f"max_length {length}, activation checkpointing "
+                f"{'on' if checkpointing else 'off'}: about {size_text(need)} of "
+                f"{size_text(available)}")
+        if length < cfg.max_length:
+            text += f" (max_length shortened from {cfg.max_length})"
+        return ModeFit(mode, label, True, changes, need, text)
+    smallest = _need(base, shape, hw, max_length=_lengths(cfg)[-1],
+                     per_device_train_batch_size=1, activation_checkpointing=True)
+    return ModeFit(mode, label, False, {}, smallest,
+                   f"even batch 1 at max_length {_lengths(cfg)[-1]} with activation "
+                   f"checkpointing needs about {size_text(smallest)} of "
+                   f"{size_text(available)}")
+
+
+def fit_modes(cfg: RunConfig, shape: ModelShape, hw: Hardware, available: int) -> list[ModeFit]:
+    return [fit_mode(cfg, mode, shape, hw, available) for mode, _, _ in MODES]
+
+
+def best(fits: list[ModeFit], cfg: RunConfig) -> ModeFit | None:
+    """What Fit applies: full fine-tuning where it fits, else LoRA, else QLoRA; a LoRA
+    the settings already ask for is kept (not traded for full fine-tuning), and so is
+    QLoRA."""
+    wanted = "qlora" if cfg.use_peft and cfg.load_in_4bit else "lora" if cfg.use_peft else "full"
+    order = [m for m, _, _ in MODES]
+    allowed = order[order.index(wanted):]
+    return next((f for f in fits if f.fits and f.mode in allowed), None)

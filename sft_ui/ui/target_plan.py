@@ -1,0 +1,59 @@
+"""The plan's part about where a run trains: the "Plan for" choice (this machine or a
+GPU as a Space offers them), which of full fine-tuning, LoRA and QLoRA fit there and
+how, the expected speed, and the precision and kernels chosen there with the reasons.
+The arithmetic is plan/modes.py's and plan/kernels.py's; this module only shows it."""
+from __future__ import annotations
+
+import gradio as gr
+
+from sft_ui.plan import targets
+from sft_ui.plan.memory import size_text
+from sft_ui.ui.lang import T
+
+KERNEL_LABELS = {"precision": "precision", "optim": "optimizer",
+                 "use_liger_kernel": "Liger kernels", "padding_free": "padding-free batching"}
+
+
+def build() -> gr.Dropdown:
+    return gr.Dropdown(
+        targets.choices(), value=targets.THIS_MACHINE, allow_custom_value=True,
+        label=T("Plan for"), elem_id="plan-target",
+        info=T("Where the run will train: this machine, or a GPU as a Space offers them "
+               "(or type a size such as 24 GB). The plan and Fit then say what fits there."))
+
+
+def fit_label(target: str) -> str:
+    """The Fit button's text for the chosen target."""
+    return "Fit to this machine" if targets.find(target) is None else "Fit to this GPU"
+
+
+def _mark(fits: bool) -> str:
+    return "fits" if fits else "will not fit"
+
+
+def modes_markdown(p: dict) -> str:
+    """Full fine-tuning, LoRA and QLoRA on the plan's target: which fit, how, the speed
+    and the kernels."""
+    lines = [f"**Full fine-tuning, LoRA or QLoRA on {p['target']}** (GPU memory or RAM "
+             f"{size_text(p['target_memory'])}; a setup fits under 80% of it):",
+             "\n".join(["| way to train | fits? | setup | peak memory |", "|---|---|---|---:|",
+                        *(f"| {m['label']} | **{_mark(m['fits'])}** | {m['reason']} | "
+                          f"{size_text(m['memory']) if m['memory'] else '-'} |"
+                          for m in p["modes"])])]
+    best = next((m for m in p["modes"] if m["mode"] == p["best"]), None)
+    if best:
+        lines.append(f"**Fit applies {best['label']}:** {best['reason']}.")
+    else:
+        lines.append("**Nothing fits there:** shorten max_length, or choose a smaller "
+                     "model or a larger GPU.")
+    speed = p["best_tokens_per_second"]
+    lines.append(f"**Expected speed there:** {speed:,.0f} tokens/s (measured)." if speed else
+                 "**Expected speed there:** not measured for this model, GPU and setup yet.")
+    lines.append("**Precision and kernels there:**")
+    lines.append("\n".join(f"- {KERNEL_LABELS[name]}: **{_value(c['value'])}**: {c['reason']}"
+                           for name, c in p["kernels"].items()))
+    return "\n\n".join(lines)
+
+
+def _value(value) -> str:
+    return {True: "on", False: "off"}.get(value, str(value))
