@@ -188,3 +188,18 @@ def test_a_process_that_dies_fails_the_run_with_its_last_lines(tmp_path, tiny_cf
         assert "Its last lines:" in failed["error"] and len(failed["error"]) > 200
         wait_for(lambda: not _trainers(runs / run_id), timeout=60, interval=0.5)
         assert client.predict(api_name="/list_runs")  # the app goes on
+
+
+def test_the_plan_counts_the_processes_and_says_which_strategy():
+    from sft_ui.plan.planner import plan
+    gpus = Hardware("cuda", "A10G", 4, True, 24 << 30, 16)
+    small = plan(RunConfig(per_device_train_batch_size=2, gradient_accumulation_steps=2),
+                 gpus, available=24 << 30)
+    assert small["processes"] == 4 and small["effective_batch"] == 16
+    assert small["strategy"]["choice"] == "ddp"
+    big = plan(RunConfig(model_name_or_path="Qwen/Qwen2.5-1.5B-Instruct", max_length=512,
+                         per_device_train_batch_size=1, num_processes=4), gpus,
+               available=24 << 30)
+    assert big["strategy"]["choice"] == "fsdp"
+    assert big["strategy"]["fsdp_bytes"] < 24 << 30 < big["strategy"]["ddp_bytes"]
+    assert plan(RunConfig(num_processes=1), gpus, available=24 << 30)["strategy"] is None

@@ -24,6 +24,15 @@ SETTINGS = {
 }
 
 MESSAGES = {
+    "**{processes} processes:** {reason}": "**{processes} プロセス:** {reason}",
+    "ddp: each GPU holds the whole run, about {ddp} of {room}, and no weights travel "
+    "between GPUs.":
+        "ddp: 各 GPU が実行全体を持ちます（{room} のうち約 {ddp}）。GPU 間で重みを"
+        "やりとりしません。",
+    "fsdp: under ddp each GPU would need about {ddp} of {room}; fsdp splits the weights, "
+    "gradients and optimizer state across the {processes} GPUs, about {fsdp} each.":
+        "fsdp: ddp では各 GPU に {room} のうち約 {ddp} が必要です。fsdp は重み・勾配・"
+        "オプティマイザの状態を {processes} 枚の GPU に分け、1 枚あたり約 {fsdp} です。",
     "Training on {processes} processes...": "{processes} プロセスで学習中...",
     "Processes ({processes}) is more than the {gpus} GPU(s) of this machine: set it to auto "
     "or at most the number of GPUs.":

@@ -173,13 +173,14 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     parts = peak_memory(cfg, shape, hw)
     total = sum(parts.values())
     available = available_memory(hw) if available is None else available
-    effective = cfg.effective_batch(hw.devices)
+    processes = cfg.num_processes or hw.devices
+    effective = cfg.effective_batch(processes)
     per_step = effective * cfg.max_length  # an upper bound: rows pad to their batch's longest
     pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
         if data and data.lengths else None
     typical = per_step if pad is None or cfg.packing else \
         round(effective * pad["padded_tokens"] / pad["rows"])
-    steps = run_steps(cfg, hw.devices, data)
+    steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
@@ -192,7 +193,30 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
             "tokens_per_second": speed, "seconds_per_step": seconds,
-            "seconds_total": seconds * steps if seconds and steps else None}
+            "seconds_total": seconds * steps if seconds and steps else None,
+            "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
+
+
+def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
+             processes: int) -> dict | None:
+    """For a run on several GPUs: DDP (each holds the whole model) when its training fits
+    one GPU, else FSDP (weights, gradients and optimizer state split across them), with
+    the memory per GPU of each; None for one process."""
+    if processes < 2:
+        return None
+    whole = sum(parts.values())
+    sharded = sum(v for k, v in parts.items() if k in ("weights", "gradients", "optimizer"))
+    split = whole - sharded + sharded / processes
+    best = "ddp" if whole <= TIGHT * available else "fsdp"
+    ddp, fsdp, room = size_text(whole), size_text(split), size_text(available)
+    if best == "ddp":
+        reason = (f"ddp: each GPU holds the whole run, about {ddp} of {room}, and no "
+                  "weights travel between GPUs.")
+    else:
+        reason = (f"fsdp: under ddp each GPU would need about {ddp} of {room}; fsdp splits "
+                  f"the weights, gradients and optimizer state across the {processes} GPUs, "
+                  f"about {fsdp} each.")
+    return {"choice": best, "reason": reason, "ddp_bytes": whole, "fsdp_bytes": round(split)}
 
 
 def _check(cfg: RunConfig) -> None:

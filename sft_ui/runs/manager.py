@@ -60,19 +60,12 @@ class RunManager:
                 continue
             self._work(run, resume_from)
 
-<<<<<<< HEAD
     def start(self, values: dict | RunConfig, allow_over_memory: bool = False,
               token: str = "") -> str:
-        """Validate, create the run folder, start training; return the run id. On a CPU a
-        run whose memory estimate exceeds the RAM available is refused unless
-        `allow_over_memory`. A run on Hugging Face Jobs uses `token` (kept in memory only,
-        while the job is followed)."""
-=======
-    def start(self, values: dict | RunConfig, allow_over_memory: bool = False) -> str:
         """Validate, create the run folder, start training; return the run id. A run whose
         memory estimate exceeds the RAM available (on a CPU) or clearly exceeds the free GPU
-        memory is refused, with the fixes, unless `allow_over_memory`."""
->>>>>>> gpu
+        memory is refused, with the fixes, unless `allow_over_memory`. A run on Hugging Face
+        Jobs uses `token` (kept in memory only, while the job is followed)."""
         cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
         problems = cfg.validate()
         if problems:

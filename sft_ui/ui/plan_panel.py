@@ -87,6 +87,8 @@ def plan_markdown(p: dict) -> str:
             f"{size_text(m[key])} |" for key, label in PARTS]
     lines.append("\n".join(["| part | size |", "|---|---:|", *rows,
                             f"| **total** | **{size_text(m['total'])}** |"]))
+    if p.get("strategy"):
+        lines.append(f"**{p['processes']} processes:** {p['strategy']['reason']}")
     lines.append(_time_line(p))
     lines.append(_padding_line(p) or p.get("data_note", ""))
     if p.get("modes"):
