@@ -18,7 +18,7 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/run",
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
-          "access", "actions"]
+          "access", "actions", "share/gguf_export"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts
@@ -43,7 +43,8 @@ tensorboard trackio wandb demo template text messages conversations prompt compl
 instruction output input role content from value auto linear cosine constant bfd wrapped
 none alpha NaN Top Duplicate this owner name your model my Hi What GiB MiB TiB MB RAM GPU CPU
 ETA bfloat fp bf true false list dict instruct RunConfig Liger Triton RMSNorm RoPE SwiGLU
-pip install bit""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
+pip install bit GGUF Ollama Modelfile BitNet
+""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
 
 
 # ---- the translator -------------------------------------------------------------------
