@@ -125,6 +125,7 @@ def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg):
                                    ((run_id,), "/delete_run", "delete a run"),
                                    ((run_id,), "/resume_run", "resume a run"),
                                    ((run_id, "", False), "/export_run", "export a run"),
+                                   ((run_id, "", "q8_0"), "/export_gguf", "export a run"),
                                    ((run_id, "me/m", FAKE_TOKEN, True, False), "/push_to_hub",
                                     "push to the Hub")):
         assert f"Sign in to {action}" in _error(visitor, *args, api_name=api_name)
