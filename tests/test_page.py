@@ -1,8 +1,8 @@
 """The page as a first-time user meets it, in a real browser: the Train tab in about two
 screens with Start and the live view always in sight (desktop and phone); lists that
 keep themselves current; the loss plot's legend and axes; the log at its newest line;
-Stop within a step; the Export tab's card image and merge choice; a bad upload after a
-good one; and the buttons that only unit tests covered (Fit, Measure speed, Apply
+Stop within a step; the Export tab's card image, merge choice and GGUF files; a bad
+upload after a good one; and the buttons that only unit tests covered (Fit, Measure speed, Apply
 suggestion, YAML save and load, Compare and Compare all). Figures are printed."""
 import json
 import re
@@ -193,6 +193,13 @@ def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app,
     expect(image).to_be_visible()
     assert image.get_attribute("src").startswith("data:image/png;base64,")
     assert image.evaluate("i => i.complete && i.naturalWidth > 0"), "a broken image"
+    # The same run as one GGUF file with its Modelfile, both offered for download.
+    page.get_by_role("button", name="Export GGUF").click()
+    expect(page.locator("#export-notice")).to_contain_text("GGUF written to",
+                                                           timeout=120_000)
+    files = page.locator("#export-gguf")
+    expect(files).to_contain_text(re.compile(r"-q8_0\s*\.gguf"))  # name, then extension
+    expect(files).to_contain_text("Modelfile")
     page.close()
 
 

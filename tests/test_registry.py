@@ -123,7 +123,8 @@ def test_every_action_checks_its_caller(tmp_path):
         "start": (anyone, {}), "stop": (anyone, "x"), "resume": (anyone, "x"),
         "rename": (anyone, "x", "y"), "ask_delete": (anyone, "x"), "delete": (anyone, "x"),
         "measure": (anyone, {}), "upload": (anyone, str(tmp_path / "a.jsonl")),
-        "export": (anyone, "x"), "push_export": (anyone, str(tmp_path), "me/m", "hf_x"),
+        "export": (anyone, "x"), "export_gguf": (anyone, "x", "", "q8_0"),
+        "push_export": (anyone, str(tmp_path), "me/m", "hf_x"),
         "push": (anyone, "x", "me/m", "hf_x"), "publish": (anyone, "me/m", "me/s", "hf_x"),
         "deploy": (anyone, "me/s", "hf_x")}
     for name, args in refused.items():

@@ -12,7 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sft_ui.config import RunConfig
+from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.models import resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
 
@@ -93,10 +93,13 @@ def _merge(source: Path, out: Path) -> None:
 
 def _portable_base(adapter_config: Path, cfg: RunConfig) -> None:
     """Point the adapter at the base model's Hub id rather than this machine's copy of
-    it, when the run named one, so the adapter loads anywhere."""
+    it, when the run named one, so the adapter loads anywhere. The offline default model
+    answers to its Hub id here too, through the Hugging Face cache (models.py)."""
     data = json.loads(adapter_config.read_text())
     name = cfg.model_name_or_path
     if not Path(name).expanduser().exists() and "/" in name:
+        if name == DEFAULT_MODEL_ID:
+            resolve_model(name)  # prepares it, and links it into the Hub cache
         data["base_model_name_or_path"] = name
     else:
         data["base_model_name_or_path"] = str(resolve_model(name))

@@ -27,7 +27,7 @@ def _answer(fn, *args):
 # The endpoints, each an Api method of the same name.
 ENDPOINTS = ("sign_in", "start_run", "run_status", "stop_run", "resume_run", "preview_data",
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
-             "compare_batch", "export_run", "push_to_hub", "publish_space")
+             "compare_batch", "export_run", "export_gguf", "push_to_hub", "publish_space")
 READS = ("run_status", "list_runs", "settings")
 
 
@@ -141,6 +141,15 @@ class Api:
         returns the folder and a zip of it."""
         folder = _answer(self.actions.export, who(request), run_id, checkpoint, merged)
         return {"folder": str(folder), "zip": str(zip_export(folder))}
+
+    def export_gguf(self, request: gr.Request, run_id: str, checkpoint: str = "",
+                    quantisation: str = "f16") -> dict:
+        """Convert a run (or one checkpoint; a LoRA run is merged first) to one GGUF file,
+        quantisation "f16", "q8_0", "bf16" or "f32"; returns the file and the Ollama
+        Modelfile written beside it."""
+        file, modelfile = _answer(self.actions.export_gguf, who(request), run_id, checkpoint,
+                                  quantisation)
+        return {"file": str(file), "modelfile": str(modelfile)}
 
     def push_to_hub(self, request: gr.Request, run_id: str, repo_id: str, token: str,
                     private: bool = True, merged: bool = False) -> dict:

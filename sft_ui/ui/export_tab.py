@@ -1,7 +1,8 @@
-"""The Export tab: a run's model as a download (adapter or merged), its model card,
-a push to the Hub and a one-click chat Space. The token field belongs to this
-page only: it is sent with the push and kept nowhere. The card's file stays English
-(it is the README.md of the Hub repo); the page shows it in the page's language."""
+"""The Export tab: a run's model as a download (adapter or merged) or as one GGUF
+file with an Ollama Modelfile, its model card, a push to the Hub and a one-click chat
+Space. The token field belongs to this page only: it is sent with the push and kept
+nowhere. The card's file stays English (it is the README.md of the Hub repo); the page
+shows it in the page's language."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,6 +14,7 @@ from sft_ui.errors import UserError
 from sft_ui.runs import RunManager, checkpoints, display_name
 from sft_ui.share.card import card_for_page
 from sft_ui.share.export import is_lora_run, zip_export
+from sft_ui.share.gguf_export import QUANTISATIONS
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, say
 from sft_ui.ui.lists import Lists
@@ -98,6 +100,14 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     export = gr.Button(T("Export"), variant="primary")
     notice = gr.Markdown(elem_id="export-notice")
     download = gr.File(label=T("Download (zip)"), interactive=False, elem_id="export-zip")
+    with gr.Row():
+        quantisation = gr.Dropdown(list(QUANTISATIONS), value="q8_0",
+                                   label=T("GGUF quantisation"),
+                                   info=T("f16: the weights at half precision; q8_0: about "
+                                          "half that size, nearly the same answers."))
+        gguf = gr.Button(T("Export GGUF"), scale=0)
+    gguf_files = gr.File(label=T("GGUF file and Ollama Modelfile"), file_count="multiple",
+                         interactive=False, elem_id="export-gguf")
     with gr.Accordion(T("Model card"), open=False):
         card = gr.Markdown(elem_id="export-card")
     gr.Markdown(T("### Push to the Hugging Face Hub"))
@@ -132,6 +142,17 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
                 card_view(str(out)))
 
+    def on_gguf(request: gr.Request, run_id, ckpt, q):
+        if not run_id:
+            return say(NO_RUN_CHOSEN), gr.skip()
+        try:
+            file, modelfile = actions.export_gguf(who(request), run_id,
+                                                  "" if ckpt == FINAL else ckpt, q)
+        except UserError as e:
+            return problem("Cannot export GGUF:", e), gr.skip()
+        return (say(f"GGUF written to `{file}`. For Ollama: `ollama create my-model -f "
+                    f"{modelfile}`."), [str(file), str(modelfile)])
+
     def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
             return say("Export first, then push the export.")
@@ -158,6 +179,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     deploy.click(on_deploy, [studio_space, token], hub_notice, api_name=False)
     export.click(on_export, [run, checkpoint, merged], [folder, notice, download, card],
                  api_name=False)
+    gguf.click(on_gguf, [run, checkpoint, quantisation], [notice, gguf_files], api_name=False)
     push.click(on_push, [folder, repo, token, private], hub_notice, api_name=False)
     publish.click(on_publish, [repo, space_id, token], hub_notice, api_name=False)
     def on_run(run_id):

