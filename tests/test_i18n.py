@@ -18,7 +18,8 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/run",
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
-          "access", "actions"]
+          "access", "actions", "evaluate/testset", "evaluate/job", "evaluate/store",
+          "evaluate/metrics"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts

@@ -119,7 +119,7 @@ class Evaluator:
             run_id = self.manager.latest_finished().id
         elif ref != BASE and not ref.endswith("/" + BASE):
             run_id = ref.partition("/")[0]
-        return {"ref": ref, "path": str(path), "run_id": run_id}
+        return {"ref": ref, "folder": str(path), "run_id": run_id}
 
     def _work(self, job: Evaluation) -> None:
         try:
