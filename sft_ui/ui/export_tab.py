@@ -49,7 +49,8 @@ def card_in_language(text: str) -> str:
         elif section.startswith("## Sample answers"):  # the prompts and the model's words
             out.append(line)
         elif line.startswith("|"):
-            out.append(_table_row(line, translate_first=section == "## Results"))
+            out.append(_table_row(line, translate_first=section in ("## Results",
+                                                                  "## Evaluation")))
         else:
             out.append(say(line) if line.strip() else line)
     return "\n".join(out)
