@@ -50,8 +50,8 @@ PAGE = {
 }
 
 MESSAGES = {
-    "evaluate models": "モデルを評価",
-    "stop an evaluation": "評価を停止",
+    "evaluate models": "モデルを評価する",
+    "stop an evaluation": "評価を停止する",
     "Cannot evaluate:": "評価できません:",
     "Stopping after the batch being answered...": "回答中のバッチのあとで停止します...",
     "No evaluation is running.": "実行中の評価はありません。",
