@@ -172,6 +172,22 @@ def test_bad_test_sets_get_the_training_datas_messages(tmp_path, trained):
         actions.evaluate(Who("s"), ["", ""], str(chat))
 
 
+def test_a_runs_eval_split_is_a_test_set(tmp_path):
+    """run:<id> reads the rows that run held out (its eval fraction and seed), without
+    training: the run's settings say which."""
+    from sft_ui.runs import RunManager, create_run
+    data = _qa_file(tmp_path)
+    cfg = RunConfig.from_dict({"dataset_name": str(data), "eval_fraction": 0.5, "seed": 3})
+    run = create_run(tmp_path / "runs", cfg)
+    test = load_test_set(f"run:{run.id}", manager=RunManager(tmp_path / "runs"))
+    held = load_data(cfg).eval
+    assert len(test.cases) == len(held) == 2 and test.rows == 2
+    assert [c.reference for c in test.cases] == [r["completion"] for r in held]
+    assert [c.prompt for c in test.cases] == [r["prompt"] for r in held]
+    assert len(load_test_set(f"run:{run.id}", limit=1,
+                             manager=RunManager(tmp_path / "runs")).cases) == 1
+
+
 def test_the_evaluate_endpoint(trained, live_app):
     from gradio_client import Client
     manager, run_id, data = trained
