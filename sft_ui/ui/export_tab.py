@@ -57,8 +57,9 @@ def card_in_language(text: str) -> str:
 
 
 def _table_row(line: str, translate_first: bool) -> str:
-    """A Markdown table row: a header row's cells and (in Results) a figure's name in
-    the request's language; separators, setting names and values as they are."""
+    """A Markdown table row: a header row's cells and (in Results and Evaluation) the
+    figure's or score's name in the request's language; separators, setting names and
+    values as they are."""
     cells = line.strip().strip("|").split("|")
     if all(set(c.strip()) <= set("-:") for c in cells):
         return line
