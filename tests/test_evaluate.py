@@ -207,7 +207,7 @@ def test_the_evaluate_endpoint(trained, live_app):
     client.close()
 
 
-def test_evaluate_tab_end_to_end(trained, page):
+def test_evaluate_tab_end_to_end(trained, page, tmp_path):
     """Upload the test file, pick the run's base as A (the trained run is B, the latest
     finished run), Evaluate: the scores, the answers and the downloads show; the Runs
     history shows the evaluation."""
@@ -232,6 +232,9 @@ def test_evaluate_tab_end_to_end(trained, page):
         link = page.locator(f"#eval-files a[href$='{suffix}']")
         expect(link).to_have_count(1)
         assert "blue" in page.request.get(link.get_attribute("href")).text()
+    shot = tmp_path / "evaluate.png"
+    page.screenshot(path=str(shot), full_page=True)
+    print(f"\nThe Evaluate tab: {shot}")
     page.get_by_role("tab", name="Runs").click()
     page.locator("#runs-refresh").click()
     expect(page.locator("#runs-table")).to_contain_text("ROUGE-L 100.0")

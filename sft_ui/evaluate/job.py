@@ -119,7 +119,9 @@ class Evaluator:
             run_id = self.manager.latest_finished().id
         elif ref != BASE and not ref.endswith("/" + BASE):
             run_id = ref.partition("/")[0]
-        return {"ref": ref, "folder": str(path), "run_id": run_id}
+        named = dict((r, label) for label, r in self.chat.choices())
+        label = named.get(run_id if ref == LATEST else ref, ref)
+        return {"ref": ref, "label": label, "folder": str(path), "run_id": run_id}
 
     def _work(self, job: Evaluation) -> None:
         try:

@@ -62,7 +62,7 @@ def scores_frame(snap: dict | None) -> pd.DataFrame:
     if not snap or not snap.get("scores"):
         return pd.DataFrame(columns=columns)
     scores, models = snap["scores"], snap["models"]
-    rows = [[say("model")] + [m["ref"] for m in models], [say("rows")] +
+    rows = [[say("model")] + [say(m.get("label", m["ref"])) for m in models], [say("rows")] +
             [str(s["rows"]) for s in scores]]
     for key, name in NAMES.items():
         values = [s[key] for s in scores]
@@ -110,9 +110,10 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     progress = gr.HTML(progress_html(None), elem_id="eval-progress")
     notice = gr.Markdown(elem_id="eval-notice")
     scores = gr.Dataframe(scores_frame(None), label=T("Scores"), interactive=False,
-                          elem_id="eval-scores")
+                          wrap=True, elem_id="eval-scores", column_widths=["24%", "38%", "38%"])
     table = gr.Dataframe(answers_frame(None), label=T("Answers (rows where they differ first)"),
-                         interactive=False, wrap=True, elem_id="eval-table")
+                         interactive=False, wrap=True, elem_id="eval-table",
+                         column_widths=["22%", "16%", "31%", "31%"])
     files = gr.File(label=T("Download predictions"), file_count="multiple", interactive=False,
                     elem_id="eval-files")
     job, shown = gr.State(""), gr.State("")
