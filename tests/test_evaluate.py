@@ -176,6 +176,29 @@ def test_bad_test_sets_get_the_training_datas_messages(tmp_path, trained):
         actions.evaluate(Who("s"), ["", ""], str(chat))
 
 
+def test_a_hub_dataset_split_is_a_test_set(monkeypatch):
+    """A Hub id is read with the split asked for (a recording stand-in of the Hub), and
+    offline it gets the training data's message."""
+    import datasets
+
+    from sft_ui import models
+    asked = []
+
+    def fake_load(name, config=None, split=None):
+        asked.append((name, split))
+        return datasets.Dataset.from_list([{"instruction": "Name a colour.",
+                                            "output": "red"}])
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    monkeypatch.setattr(models, "hub_reachable", lambda timeout=3.0: True)
+    test = load_test_set("org/colours", "validation")
+    assert asked == [("org/colours", "validation")] and test.format == "alpaca"
+    assert test.cases[0].reference == "red" and test.cases[0].shown == "Name a colour."
+    monkeypatch.setattr(models, "hub_reachable", lambda timeout=3.0: False)
+    with pytest.raises(DataError) as e:
+        load_test_set("org/colours")
+    assert str(e.value) == _training_message("org/colours") and "offline" in str(e.value)
+
+
 def test_a_runs_eval_split_is_a_test_set(tmp_path):
     """run:<id> reads the rows that run held out (its eval fraction and seed), without
     training: the run's settings say which."""
