@@ -3,7 +3,8 @@ and the error a person sees (a UserError) when it cannot be done.
 
 The page's handlers and the HTTP API are thin bindings over these methods: they turn a
 request into a `Who`, call one action, and show its result or its error. Reading is
-open to everyone (run states, lists, chat); acting needs the right that
+open to everyone (run states, lists, chat); acting (evaluating too, like training: it
+holds this server's CPU for minutes and writes into run folders) needs the right that
 `Access.require` checks (sft_ui/access.py), and settings that name files may name only
 files this caller may read. Knows nothing of Gradio; imports training, data and the
 Hub only inside the actions that use them.
@@ -16,6 +17,7 @@ from typing import Iterator
 from sft_ui.access import Access, Who
 from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
+from sft_ui.evaluate.job import Evaluation, Evaluator
 from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
 
 
@@ -23,6 +25,7 @@ class Actions:
     def __init__(self, manager: RunManager, access: Access, chat: ChatService | None = None):
         self.manager, self.access = manager, access
         self.chat_service = chat or ChatService(manager)
+        self.evaluator = Evaluator(self.chat_service)
 
     def _may(self, who: Who, action: str, values=None) -> None:
         """AccessError unless this caller may take the action (and read the files that
@@ -117,6 +120,21 @@ class Actions:
     def compare_batch(self, prompts: list, ref_a: str, ref_b: str,
                       max_new_tokens: int = 64) -> list[dict]:
         return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens)
+
+    def evaluate(self, who: Who, models: list, test_set: str, split: str = "test",
+                 limit: int = 0, settings: GenSettings | None = None,
+                 batch_size: int = 8) -> Evaluation:
+        """Start answering a test set with one or two models and scoring the answers. A
+        right, as training is (not open as chat is): it generates on this server's CPU for
+        as long as a short run, and writes its files into the runs' folders."""
+        self._may(who, "evaluate models")
+        self.access.check_paths(self.manager.root, who, {"Test set": test_set})
+        return self.evaluator.start(models, test_set, split, limit, settings, batch_size)
+
+    def stop_evaluation(self, who: Who) -> dict | None:
+        """End the running evaluation after the rows answered so far (they are scored)."""
+        self._may(who, "stop an evaluation")
+        return self.evaluator.stop()
 
     def export(self, who: Who, run_id: str, checkpoint: str = "", merged: bool = False) -> Path:
         """Export a run or one checkpoint (adapter or merged model, with its card)."""

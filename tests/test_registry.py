@@ -126,7 +126,8 @@ def test_every_action_checks_its_caller(tmp_path):
         "export": (anyone, "x"), "export_gguf": (anyone, "x", "", "q8_0"),
         "push_export": (anyone, str(tmp_path), "me/m", "hf_x"),
         "push": (anyone, "x", "me/m", "hf_x"), "publish": (anyone, "me/m", "me/s", "hf_x"),
-        "deploy": (anyone, "me/s", "hf_x")}
+        "deploy": (anyone, "me/s", "hf_x"), "evaluate": (anyone, ["base"], "demo"),
+        "stop_evaluation": (anyone,)}
     for name, args in refused.items():
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)

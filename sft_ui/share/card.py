@@ -1,16 +1,19 @@
 """The model card (README.md) of an export: base model, data, settings, the run's
-real losses, its loss curve as an image, sample answers, and how to load it; and the
-card as a page shows it (`card_for_page`)."""
+real losses, its loss curve as an image, its latest evaluation's scores, sample answers,
+and how to load it; and the card as a page shows it (`card_for_page`)."""
 from __future__ import annotations
 
 import base64
 import mimetypes
 import re
+import time
 from pathlib import Path
 
 import yaml
 
 from sft_ui.config.registry import card_names
+from sft_ui.evaluate import store
+from sft_ui.evaluate.metrics import NAMES
 from sft_ui.runs import Run
 
 
@@ -73,6 +76,7 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     lines += [f"| {k.replace('_', ' ')} | {v:.4f} |" for k, v in figures.items()]
     if has_plot:
         lines += ["", "![loss curve](loss.png)"]
+    lines += evaluation_lines(run)
     lines += ["", "## Settings", "", "| setting | value |", "|---|---|"]
     lines += [f"| {k} | {getattr(cfg, k)} |" for k in card_names(cfg)]
     samples = [s for s in run.samples if s["step"] == max((x["step"] for x in run.samples),
@@ -85,6 +89,28 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     path = out / "README.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def evaluation_lines(run: Run) -> list[str]:
+    """The run's latest evaluation (Evaluate tab): its scores beside the other model's."""
+    result = store.latest(run.dir)
+    side = store.side_of(result, run.id) if result else None
+    if side is None:
+        return []
+    models, scores = result["models"], result["scores"]
+    order = [side] + [i for i in range(len(models)) if i != side]
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result["created"]))
+    lines = ["", "## Evaluation", "",
+             f"Latest evaluation: {result['rows_answered']} rows of {result['test_set']} "
+             f"({when}).", "",
+             "| score | " + " | ".join(f"`{models[i]['ref']}`" for i in order) + " |",
+             "|---" * (len(order) + 1) + "|"]
+    for key, name in NAMES.items():
+        values = [scores[i][key] for i in order]
+        if any(v is not None for v in values):
+            lines.append(f"| {name} | " + " | ".join(
+                "--" if v is None else f"{v:.1f}" for v in values) + " |")
+    return lines
 
 
 def load_code(kind: str, cfg) -> list[str]:

@@ -6,7 +6,7 @@ import gradio as gr
 from sft_ui.access import Access
 from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
-from sft_ui.ui import access_panel, api, chat_tab, export_tab, history_tab, train_tab
+from sft_ui.ui import access_panel, api, chat_tab, evaluate_tab, export_tab, history_tab, train_tab
 from sft_ui.ui.lang import Studio, T, build_selector
 from sft_ui.ui.lists import Lists
 
@@ -27,6 +27,8 @@ def build_app(manager: RunManager | None = None, access: Access | None = None) -
             chat_tab.build(actions, lists)
         with gr.Tab(T("Compare")):
             chat_tab.build_compare(actions, lists)
+        with gr.Tab(T("Evaluate")):
+            evaluate_tab.build(actions, lists)
         with gr.Tab(T("Runs")) as runs_tab:
             history_tab.build(actions, runs_tab, lists)
         with gr.Tab(T("Export")):

@@ -27,7 +27,8 @@ def _answer(fn, *args):
 # The endpoints, each an Api method of the same name.
 ENDPOINTS = ("sign_in", "start_run", "run_status", "stop_run", "resume_run", "preview_data",
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
-             "compare_batch", "export_run", "export_gguf", "push_to_hub", "publish_space")
+             "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
+             "push_to_hub", "publish_space")
 READS = ("run_status", "list_runs", "settings")
 
 
@@ -134,6 +135,28 @@ class Api:
                       max_new_tokens: int = 64) -> list:
         """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
         return _answer(self.actions.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
+
+    def evaluate(self, request: gr.Request, model_a: str = "base", model_b: str = "latest",
+                 test_set: str = "", split: str = "test", limit: int = 0,
+                 max_new_tokens: int = 200, temperature: float = 0.0,
+                 batch_size: int = 8) -> dict:
+        """Answer a test set with one or two models (model_b blank: one) and score the
+        answers; waits for the end. test_set: a file or folder path, a Hub dataset id
+        (with split), or 'run:<run id>' for a run's eval split; limit 0: every row.
+        Returns the state, rows asked and answered, one dict of scores per model and the
+        paths of the summary and the predictions (JSONL, CSV)."""
+        job = _answer(self.actions.evaluate, who(request), [model_a, model_b], test_set,
+                      split, limit, GenSettings("", max_new_tokens, temperature), batch_size)
+        snap = self.actions.evaluator.wait(job)
+        if snap["state"] == "failed":
+            raise gr.Error(say(snap["error"]))
+        return {k: snap[k] for k in ("id", "state", "error", "models", "test_set",
+                                     "rows_asked", "rows_answered", "scores", "files")}
+
+    def stop_evaluation(self, request: gr.Request) -> dict:
+        """End the running evaluation after the rows answered so far; they are scored."""
+        snap = _answer(self.actions.stop_evaluation, who(request))
+        return {"stopping": snap is not None}
 
     def export_run(self, request: gr.Request, run_id: str, checkpoint: str = "",
                merged: bool = False) -> dict:

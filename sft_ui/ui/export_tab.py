@@ -51,15 +51,17 @@ def card_in_language(text: str) -> str:
         elif section.startswith("## Sample answers"):  # the prompts and the model's words
             out.append(line)
         elif line.startswith("|"):
-            out.append(_table_row(line, translate_first=section == "## Results"))
+            out.append(_table_row(line, translate_first=section in ("## Results",
+                                                                  "## Evaluation")))
         else:
             out.append(say(line) if line.strip() else line)
     return "\n".join(out)
 
 
 def _table_row(line: str, translate_first: bool) -> str:
-    """A Markdown table row: a header row's cells and (in Results) a figure's name in
-    the request's language; separators, setting names and values as they are."""
+    """A Markdown table row: a header row's cells and (in Results and Evaluation) the
+    figure's or score's name in the request's language; separators, setting names and
+    values as they are."""
     cells = line.strip().strip("|").split("|")
     if all(set(c.strip()) <= set("-:") for c in cells):
         return line

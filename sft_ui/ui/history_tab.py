@@ -1,5 +1,6 @@
-"""The Runs tab: every run in a table, their loss curves side by side, rename
-and delete (with a confirmation step). Reads everything from `RunManager`."""
+"""The Runs tab: every run in a table (with its latest evaluation's headline), their loss
+curves side by side, rename and delete (with a confirmation step). Reads everything from
+`RunManager` and the runs' evaluation files."""
 from __future__ import annotations
 
 import html
@@ -12,14 +13,15 @@ import pandas as pd
 from sft_ui import i18n
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.evaluate.store import headline, latest
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, current_language, problem, say
 from sft_ui.ui.lists import Lists
 
 # English; the table's headers, states and durations are in the request's language.
-COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Duration",
-           "Created"]
+COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Evaluation",
+           "Duration", "Created"]
 
 
 def duration_text(seconds) -> str:
@@ -42,9 +44,16 @@ def table_frame(rows: list[dict]) -> pd.DataFrame:
         r["dataset"], say(r["state"]),
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
+        say(r.get("evaluation") or "--"),
         duration_text(r["duration_seconds"]),
         time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
     ] for r in rows], columns=[say(c) for c in COLUMNS])
+
+
+def history_rows(manager: RunManager) -> list[dict]:
+    """The runs' summaries with the headline of each run's latest evaluation."""
+    return [{**r, "evaluation": headline(latest(manager.root / r["run_id"]), r["run_id"])}
+            for r in manager.history()]
 
 
 def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
@@ -99,13 +108,14 @@ def build(actions: Actions, tab: gr.Tab | None = None, lists: Lists | None = Non
 
 
 def layout(manager: RunManager) -> RunsView:
-    rows = manager.history()
+    rows = history_rows(manager)
     with gr.Row():
         refresh = gr.Button(T("Refresh"), elem_id="runs-refresh", scale=0)
     notice = gr.Markdown(elem_id="runs-notice")
     table = gr.Dataframe(table_frame(rows), label=T("Runs (newest first)"), interactive=False,
                          wrap=True, elem_id="runs-table",
-                         column_widths=["15%", "15%", "17%", "8%", "7%", "8%", "8%", "8%", "14%"])
+                         column_widths=["13%", "13%", "14%", "8%", "7%", "7%", "7%", "12%", "7%",
+                                        "12%"])
     compare = gr.Dropdown(run_choices(rows), value=[], multiselect=True,
                           label=T("Compare loss curves"), elem_id="runs-compare",
                           info=T("Choose runs to overlay their training loss."))
@@ -134,7 +144,7 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
 
     def refreshed(chosen, current):
         """New values for the table, both run pickers and the plot."""
-        rows = manager.history()
+        rows = history_rows(manager)
         choices, ids = run_choices(rows), {r["run_id"] for r in rows}
         chosen = [c for c in chosen or [] if c in ids]
         return (table_frame(rows), gr.update(choices=choices, value=chosen),
@@ -199,5 +209,5 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
                    api_name=False)
     v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
     # The table's headers, states and durations in the language the page switched to.
-    after_switch(lambda: table_frame(manager.history()), None, v.table)
+    after_switch(lambda: table_frame(history_rows(manager)), None, v.table)
     return refreshed

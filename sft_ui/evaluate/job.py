@@ -1,0 +1,172 @@
+"""One evaluation at a time: check the models and the test set at once (errors show
+before anything runs), then in a thread load the models, answer the test rows batch by
+batch (both models answer each batch, so a Stop leaves rows answered by both), score
+them and save the files. The page polls `snapshot()`; the API waits with `wait()`.
+Knows nothing of Gradio."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+
+from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
+from sft_ui.evaluate import store
+from sft_ui.evaluate.metrics import score
+from sft_ui.evaluate.testset import TestSet, load_test_set
+from sft_ui.runs import RunError
+
+ACTIVE = ("loading", "answering", "scoring")
+MAX_BATCH = 64
+
+
+class Evaluation:
+    """One evaluation's state, answers and result; written by its thread, read by any."""
+
+    def __init__(self, refs: list[str], models: list[dict], test: TestSet,
+                 settings: GenSettings, batch_size: int):
+        self.id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
+        self.refs, self.models, self.test = refs, models, test
+        self.settings, self.batch_size = settings, batch_size
+        self.state, self.error = "loading", ""
+        self.answers: list[list[str]] = [[] for _ in refs]
+        self.created = time.time()
+        self.answering_since: float | None = None
+        self.result: dict | None = None
+        self.files: dict = {}
+        self._stop = threading.Event()
+        self._done = threading.Event()
+
+    @property
+    def answered(self) -> int:
+        return min(len(a) for a in self.answers)
+
+    def eta_seconds(self) -> float | None:
+        """From the pace of the batches answered so far; None before the first."""
+        if self.state != "answering" or not self.answered or self.answering_since is None:
+            return None
+        per_row = (time.time() - self.answering_since) / self.answered
+        return per_row * (len(self.test.cases) - self.answered)
+
+    def snapshot(self) -> dict:
+        return {"id": self.id, "state": self.state, "error": self.error,
+                "models": self.models, "test_set": self.test.label,
+                "rows_asked": len(self.test.cases), "rows_answered": self.answered,
+                "eta_seconds": self.eta_seconds(),
+                "elapsed_seconds": time.time() - self.created,
+                "scores": self.result["scores"] if self.result else None,
+                "files": dict(self.files)}
+
+
+class Evaluator:
+    def __init__(self, chat: ChatService):
+        self.chat, self.manager = chat, chat.manager
+        self._current: Evaluation | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> Evaluation | None:
+        return self._current
+
+    def get(self, eval_id: str) -> Evaluation:
+        job = self._current
+        if job is None or job.id != str(eval_id or "").strip():
+            raise RunError(f"No evaluation with id {str(eval_id)[:40]} on this server: "
+                           "start one first.")
+        return job
+
+    def start(self, refs: list, test_set: str, split: str = "test", limit: int = 0,
+              settings: GenSettings | None = None, batch_size: int = 8) -> Evaluation:
+        """Check everything that can be checked at once, then evaluate in a thread."""
+        refs = [str(r).strip() for r in refs or [] if r and str(r).strip()]
+        if not 1 <= len(refs) <= 2:
+            raise RunError("Choose one or two models to evaluate.")
+        settings = settings or GenSettings()
+        settings.check()
+        try:
+            batch_size = int(batch_size)
+        except (TypeError, ValueError):
+            batch_size = 0
+        if not 1 <= batch_size <= MAX_BATCH:
+            raise RunError(f"The batch size must be a whole number from 1 to {MAX_BATCH}.")
+        models = [self._describe(ref) for ref in refs]
+        test = load_test_set(test_set, split, limit, self.manager)
+        with self._lock:
+            if self._current is not None and self._current.state in ACTIVE:
+                raise RunError("An evaluation is running: wait for it to end, or stop it.")
+            job = self._current = Evaluation(refs, models, test, settings, batch_size)
+        threading.Thread(target=self._work, args=(job,), daemon=True,
+                         name=f"evaluate-{job.id}").start()
+        return job
+
+    def stop(self) -> dict | None:
+        """Ask the running evaluation to end after the rows answered so far."""
+        job = self._current
+        if job is None or job.state not in ACTIVE:
+            return None
+        job._stop.set()
+        return job.snapshot()
+
+    def wait(self, job: Evaluation, timeout: float | None = None) -> dict:
+        job._done.wait(timeout)
+        return job.snapshot()
+
+    def _describe(self, ref: str) -> dict:
+        """The model a reference loads (RunError when it cannot), and its run."""
+        path = self.chat.model_path(ref)
+        run_id = None
+        if ref == LATEST:
+            run_id = self.manager.latest_finished().id
+        elif ref != BASE and not ref.endswith("/" + BASE):
+            run_id = ref.partition("/")[0]
+        named = dict((r, label) for label, r in self.chat.choices())
+        label = named.get(run_id if ref == LATEST else ref, ref)
+        return {"ref": ref, "label": label, "folder": str(path), "run_id": run_id}
+
+    def _work(self, job: Evaluation) -> None:
+        try:
+            loaded = [self.chat.load(ref) for ref in job.refs]
+            from sft_ui.evaluate.answer import answer_batch  # torch: only when answering
+            job.state, job.answering_since = "answering", time.time()
+            cases = job.test.cases
+            for at in range(0, len(cases), job.batch_size):
+                prompts = [c.prompt for c in cases[at:at + job.batch_size]]
+                batch = [answer_batch(m, t, prompts, job.settings, job._stop)
+                         for m, t in loaded]
+                if job._stop.is_set():
+                    break  # this batch may be cut short: leave it out
+                for side, answers in enumerate(batch):
+                    job.answers[side] += answers
+            job.state = "scoring"
+            self._finish(job)
+        except Exception as e:  # the page shows it; the server keeps running
+            job.state, job.error = "failed", str(e) if isinstance(e, RunError) else \
+                f"{type(e).__name__}: {e}"
+        finally:
+            job._done.set()
+
+    def _finish(self, job: Evaluation) -> None:
+        n = job.answered
+        stopped = job._stop.is_set()
+        if n == 0:
+            job.state, job.error = "stopped", "Stopped before any row was answered."
+            return
+        cases = job.test.cases[:n]
+        references = [c.reference for c in cases]
+        job.result = {
+            "created": job.created, "models": job.models, "test_set": job.test.label,
+            "format": job.test.format, "rows_asked": len(job.test.cases),
+            "rows_answered": n, "stopped": stopped, "settings": asdict(job.settings),
+            "batch_size": job.batch_size,
+            "scores": [score(a[:n], references) for a in job.answers],
+            "rows": [{"prompt": c.shown, "reference": c.reference,
+                      "answers": [a[i] for a in job.answers]} for i, c in enumerate(cases)]}
+        folders = [self.manager.get(m["run_id"]).dir for m in job.models if m["run_id"]]
+        job.files = store.save(job.result, list(dict.fromkeys(folders)) or
+                               [Path(self.manager.root)])
+        job.state = "stopped" if stopped else "done"
+
+    def rows(self, job: Evaluation) -> list[dict]:
+        """The answered rows, those where the two models' answers differ first."""
+        rows = job.result["rows"] if job.result else []
+        return sorted(rows, key=lambda r: len(set(r["answers"])) == 1)

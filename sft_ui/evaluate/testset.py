@@ -1,0 +1,109 @@
+"""A test set: rows of prompt + reference answer, read through the same sources, format
+detection and row checks as training data (sft_ui/data), so a bad file gets the same
+message. Chat rows: the last assistant turn is the reference and the turns before it the
+prompt; prompt/completion rows (Alpaca rows become these): the completion is the
+reference. Plain text rows hold no reference and are refused. Knows nothing of models.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sft_ui.config import RunConfig
+from sft_ui.data.formats import DataError
+from sft_ui.data.load import normalised_rows, read_source, resolve_format
+
+RUN_EVAL = "run:"  # "run:<run id>": the eval split that run held out or was given
+
+
+@dataclass
+class Case:
+    """One test row: what the model is asked (text, or chat messages) and the answer
+    expected."""
+    prompt: str | list
+    reference: str
+
+    @property
+    def shown(self) -> str:
+        """The prompt as a table shows it: the text, or the last user turn."""
+        if isinstance(self.prompt, str):
+            return self.prompt
+        users = [m["content"] for m in self.prompt if m["role"] == "user"]
+        return users[-1] if users else self.prompt[-1]["content"] if self.prompt else ""
+
+
+@dataclass
+class TestSet:
+    label: str
+    format: str
+    cases: list[Case]
+    rows: int  # rows in the source, before the limit
+
+
+def _text(value) -> str:
+    """A completion as text: a string, or the content of its assistant turns."""
+    if isinstance(value, list):
+        return "".join(str(m.get("content", "")) for m in value if isinstance(m, dict))
+    return str(value)
+
+
+def to_case(row: dict, where: str) -> Case:
+    """A normalised row (formats.normalise) as prompt + reference."""
+    if "messages" in row:
+        messages = row["messages"]
+        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"),
+                   default=None)
+        if last is None:
+            raise DataError(f"{where} has no assistant turn: a chat test row needs one, "
+                            "the reference the model's answer is compared with.")
+        return Case(messages[:last], messages[last]["content"])
+    if "completion" in row:
+        return Case(row["prompt"], _text(row["completion"]))
+    raise DataError(f"{where} is plain text: a test set needs a prompt and a reference "
+                    "answer in each row, as chat messages (the last assistant turn is the "
+                    "reference) or prompt/completion columns.")
+
+
+def load_test_set(name: str, split: str = "test", limit: int = 0,
+                  manager=None) -> TestSet:
+    """The cases of a file, folder, Hub dataset split, or a run's eval split
+    ("run:<run id>", which needs `manager`), the first `limit` of them when limit > 0."""
+    name, split = str(name or "").strip(), str(split or "").strip() or "test"
+    if not name:
+        raise DataError("Choose a test set: upload a file, type a path or a Hub dataset "
+                        "id, or pick a run's eval split.")
+    try:
+        limit = int(limit or 0)
+    except (TypeError, ValueError):
+        raise DataError("The row limit must be a whole number (0: every row).") from None
+    if limit < 0:
+        raise DataError("The row limit must be 0 (every row) or more.")
+    if name.startswith(RUN_EVAL):
+        return _run_eval(name[len(RUN_EVAL):].strip(), limit, manager)
+    cfg = RunConfig()
+    source = read_source(name, cfg, split)
+    fmt = resolve_format(source, cfg)
+    if fmt in ("text", "template"):
+        to_case({"text": ""}, f"{source.label} {source.unit} 1")  # raises the message
+    rows, _ = normalised_rows(source, fmt, cfg, chat=True)
+    cases = [to_case(r, source.where(i)) for i, r in enumerate(rows[:limit or None])]
+    return TestSet(source.label, fmt, cases, len(rows))
+
+
+def _run_eval(run_id: str, limit: int, manager) -> TestSet:
+    from sft_ui.data.load import load_data
+    run = manager.get(run_id)
+    data = load_data(run.config, chat=True)
+    if not data.eval:
+        raise DataError(f"Run {run.id} has no eval split: it trained without eval rows "
+                        "(eval fraction 0 and no eval dataset). Choose a test file "
+                        "instead.")
+    where = f"run {run.id} eval row"
+    cases = []
+    for i, row in enumerate(data.eval[:limit or None]):
+        if "text" in row:
+            raise DataError(f"Run {run.id} trained on plain text: its eval rows hold no "
+                            "reference answers. Choose a test file with prompt/completion "
+                            "or chat rows.")
+        cases.append(to_case(row, f"{where} {i + 1}"))
+    return TestSet(f"run {run.id} (eval split)", data.format, cases, len(data.eval))
+

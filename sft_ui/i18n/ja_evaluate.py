@@ -1,0 +1,96 @@
+"""Japanese for the Evaluate tab, its engine (sft_ui/evaluate/) and the evaluation in a
+model card and the Runs history; merged into ja.py's three parts."""
+
+PAGE = {
+    "Evaluate": "評価",
+    "(none: evaluate model A only)": "（なし: モデル A だけを評価）",
+    "Optional: a second model, scored side by side.":
+        "省略可: 2 つ目のモデル。スコアを並べて表示します。",
+    "Upload a test set": "テストセットをアップロード",
+    "Test set": "テストセット",
+    "A file or folder path, a Hub dataset id, or run:<run id> for a run's eval split.":
+        "ファイルかフォルダのパス、Hub のデータセット ID、または実行の評価分割なら "
+        "`run:<実行 ID>`。",
+    "Or a run's eval split": "または実行の評価分割",
+    "Split": "分割",
+    "For a Hub dataset or a folder with splits.": "Hub のデータセットや分割のあるフォルダ用です。",
+    "Rows to evaluate": "評価する行数",
+    "0: every row.": "0: すべての行。",
+    "Batch size": "バッチサイズ",
+    "Test rows answered together.": "まとめて回答させるテスト行の数です。",
+    "Scores": "スコア",
+    "Answers (rows where they differ first)": "回答（回答が異なる行が先）",
+    "Download predictions": "予測をダウンロード",
+    # the tables' columns and rows
+    "score": "スコア",
+    "reference": "参照解答",
+    "answer A": "回答 A",
+    "answer B": "回答 B",
+    "model": "モデル",
+    "rows": "行数",
+    "Exact match (%)": "完全一致（%）",
+    "Answer length (words)": "回答の長さ（単語）",
+    "Answer length (characters)": "回答の長さ（文字）",
+    "Valid JSON (% of JSON references)": "有効な JSON（参照解答が JSON の行の %）",
+    # progress
+    "Loading the models...": "モデルを読み込んでいます...",
+    "Answering the test rows...": "テスト行に回答させています...",
+    "Scoring the answers...": "回答を採点しています...",
+    "Done.": "完了。",
+    "Failed.": "失敗しました。",
+    "Stopped: the rows answered before Stop are scored.":
+        "停止しました。停止前に回答した行を採点しました。",
+    "Answered {done}/{total} rows": "{done}/{total} 行に回答",
+    # the model card and the Runs history
+    "Evaluation": "評価",
+    "Latest evaluation: {rows} rows of {test_set} ({when}).":
+        "最新の評価: {test_set} の {rows} 行（{when}）。",
+    "ROUGE-L {rouge}, exact {exact}% ({rows} rows)":
+        "ROUGE-L {rouge}、完全一致 {exact}%（{rows} 行）",
+}
+
+MESSAGES = {
+    "evaluate models": "モデルを評価する",
+    "stop an evaluation": "評価を停止する",
+    "Cannot evaluate:": "評価できません:",
+    "Stopping after the batch being answered...": "回答中のバッチのあとで停止します...",
+    "No evaluation is running.": "実行中の評価はありません。",
+    "run {run_id} eval row": "実行 {run_id} の評価データの行",
+    "run {run_id} eval row {n}": "実行 {run_id} の評価データの {n} 件目",
+    "run {run_id} (eval split)": "実行 {run_id}（評価分割）",
+    "{where} is plain text: a test set needs a prompt and a reference answer in each row, as "
+    "chat messages (the last assistant turn is the reference) or prompt/completion columns.":
+        "{where} はプレーンテキストです。テストセットには各行にプロンプトと参照解答が必要です。"
+        "チャットメッセージ（最後のアシスタントの発話が参照解答）か、prompt/completion の列に"
+        "してください。",
+    "{where} has no assistant turn: a chat test row needs one, the reference the model's "
+    "answer is compared with.":
+        "{where} にアシスタントの発話がありません。チャットのテスト行には、モデルの回答と比べる"
+        "参照解答として 1 つ必要です。",
+    "Choose a test set: upload a file, type a path or a Hub dataset id, or pick a run's eval "
+    "split.":
+        "テストセットを選んでください。ファイルをアップロードするか、パスか Hub のデータセット "
+        "ID を入力するか、実行の評価分割を選びます。",
+    "The row limit must be a whole number (0: every row).":
+        "行数の上限は整数にしてください（0: すべての行）。",
+    "The row limit must be 0 (every row) or more.":
+        "行数の上限は 0（すべての行）以上にしてください。",
+    "Run {run_id} has no eval split: it trained without eval rows (eval fraction 0 and no eval "
+    "dataset). Choose a test file instead.":
+        "実行 {run_id} には評価分割がありません。評価行なしで学習しました（評価の割合が 0 で"
+        "評価データセットもなし）。代わりにテストファイルを選んでください。",
+    "Run {run_id} trained on plain text: its eval rows hold no reference answers. Choose a "
+    "test file with prompt/completion or chat rows.":
+        "実行 {run_id} はプレーンテキストで学習したため、評価行に参照解答がありません。"
+        "prompt/completion かチャットの行のテストファイルを選んでください。",
+    "No evaluation with id {eval_id} on this server: start one first.":
+        "このサーバーに ID {eval_id} の評価はありません。先に評価を始めてください。",
+    "Choose one or two models to evaluate.": "評価するモデルを 1 つか 2 つ選んでください。",
+    "The batch size must be a whole number from 1 to {n}.":
+        "バッチサイズは 1 から {n} までの整数にしてください。",
+    "Stopped before any row was answered.": "どの行にも回答する前に停止しました。",
+    "An evaluation is running: wait for it to end, or stop it.":
+        "評価を実行中です。終わるのを待つか、停止してください。",
+    "score needs one answer per reference, and at least one":
+        "採点には参照解答ごとに 1 つの回答が必要です（1 つ以上）",
+}

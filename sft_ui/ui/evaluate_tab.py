@@ -1,0 +1,194 @@
+"""The Evaluate tab: one or two models (base, runs, checkpoints) answer a test set (an
+upload, a path, a Hub id with its split, or a run's eval split); a progress bar with
+ETA and Stop while they answer (the page polls, as the live view does); then the scores
+side by side, the answers with the rows where the models differ first, and the
+predictions to download. The work is sft_ui/evaluate/ through the actions layer."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+from gradio.context import Context
+
+from sft_ui.actions import Actions
+from sft_ui.chat import BASE, LATEST, GenSettings
+from sft_ui.data import SUFFIXES
+from sft_ui.errors import UserError
+from sft_ui.evaluate.metrics import NAMES
+from sft_ui.evaluate.testset import RUN_EVAL
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.chat_tab import choices, settings_widgets
+from sft_ui.ui.history_tab import duration_text
+from sft_ui.ui.lang import T, after_switch, problem, say
+from sft_ui.ui.lists import Lists
+
+NONE = ""  # Model B left out: one model is evaluated
+# English; the headers are in the request's language.
+SCORE_COLUMNS = ["score", "model A", "model B"]
+ANSWER_COLUMNS = ["prompt", "reference", "answer A", "answer B"]
+STATES = {"loading": "Loading the models...", "answering": "Answering the test rows...",
+          "scoring": "Scoring the answers...", "done": "Done.",
+          "stopped": "Stopped: the rows answered before Stop are scored.",
+          "failed": "Failed."}
+
+
+def model_choices(actions: Actions, with_none: bool = False) -> list[tuple[str, str]]:
+    none = [(say("(none: evaluate model A only)"), NONE)] if with_none else []
+    return none + choices(actions.chat_service)
+
+
+def eval_split_choices(actions: Actions) -> list[tuple[str, str]]:
+    """(label, 'run:<id>') of the runs that held out eval rows or were given some."""
+    from sft_ui.runs import display_name
+    return [(display_name(r), RUN_EVAL + r.id) for r in actions.manager.all_runs()
+            if r.config.eval_fraction > 0 or r.config.eval_dataset_name.strip()
+            or r.config.dataset_test_split.strip()]
+
+
+def progress_html(snap: dict | None) -> str:
+    if not snap:
+        return "<div id='eval-bar'></div>"
+    done, total = snap["rows_answered"], max(snap["rows_asked"], 1)
+    parts = [STATES[snap["state"]], f"Answered {done}/{total} rows",
+             f"elapsed {duration_text(snap['elapsed_seconds'])}"]
+    if snap["state"] == "answering":
+        parts.append(f"ETA {duration_text(snap['eta_seconds'])}")
+    return (f"<div id='eval-bar'><progress value='{done}' max='{total}' style='width:100%'>"
+            f"</progress><div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
+
+
+def scores_frame(snap: dict | None) -> pd.DataFrame:
+    """One row per score, one column per model."""
+    columns = [say(c) for c in SCORE_COLUMNS]
+    if not snap or not snap.get("scores"):
+        return pd.DataFrame(columns=columns)
+    scores, models = snap["scores"], snap["models"]
+    rows = [[say("model")] + [say(m.get("label", m["ref"])) for m in models], [say("rows")] +
+            [str(s["rows"]) for s in scores]]
+    for key, name in NAMES.items():
+        values = [s[key] for s in scores]
+        if all(v is None for v in values):
+            continue  # no JSON references: no JSON score
+        rows.append([say(name)] + ["--" if v is None else f"{v:.1f}" for v in values])
+    return pd.DataFrame([r + [""] * (len(columns) - len(r)) for r in rows], columns=columns)
+
+
+def answers_frame(rows: list[dict] | None) -> pd.DataFrame:
+    """Prompt, reference and each model's answer; rows where the answers differ first."""
+    columns = [say(c) for c in ANSWER_COLUMNS]
+    shown = [[r["prompt"], r["reference"], *r["answers"], *[""] * (2 - len(r["answers"]))]
+             for r in rows or []]
+    return pd.DataFrame(shown, columns=columns)
+
+
+def build(actions: Actions, lists: Lists | None = None) -> None:
+    with gr.Row():
+        model_a = gr.Dropdown(model_choices(actions), value=BASE, label=T("Model A"),
+                              elem_id="eval-a")
+        model_b = gr.Dropdown(model_choices(actions, True), value=LATEST, label=T("Model B"),
+                              elem_id="eval-b", info=T("Optional: a second model, scored "
+                                                       "side by side."))
+        refresh = gr.Button(T("Refresh"), scale=0)
+    with gr.Row():
+        upload = gr.File(label=T("Upload a test set"), file_types=list(SUFFIXES),
+                         type="filepath", elem_id="eval-upload", height=120)
+        with gr.Column():
+            test_set = gr.Textbox(label=T("Test set"), elem_id="eval-test-set",
+                                  info=T("A file or folder path, a Hub dataset id, or "
+                                         "run:<run id> for a run's eval split."))
+            run_split = gr.Dropdown(eval_split_choices(actions), value=None,
+                                    label=T("Or a run's eval split"), elem_id="eval-run-split")
+    with gr.Row():
+        split = gr.Textbox("test", label=T("Split"), info=T("For a Hub dataset or a folder "
+                                                              "with splits."))
+        limit = gr.Number(0, precision=0, label=T("Rows to evaluate"), info=T("0: every row."))
+        batch = gr.Number(8, precision=0, label=T("Batch size"),
+                          info=T("Test rows answered together."))
+    settings = settings_widgets()
+    with gr.Row():
+        go = gr.Button(T("Evaluate"), variant="primary", elem_id="eval-go")
+        stop = gr.Button(T("Stop"), scale=0, elem_id="eval-stop")
+    progress = gr.HTML(progress_html(None), elem_id="eval-progress")
+    notice = gr.Markdown(elem_id="eval-notice")
+    scores = gr.Dataframe(scores_frame(None), label=T("Scores"), interactive=False,
+                          wrap=True, elem_id="eval-scores", column_widths=["24%", "38%", "38%"])
+    table = gr.Dataframe(answers_frame(None), label=T("Answers (rows where they differ first)"),
+                         interactive=False, wrap=True, elem_id="eval-table",
+                         column_widths=["22%", "16%", "31%", "31%"])
+    files = gr.File(label=T("Download predictions"), file_count="multiple", interactive=False,
+                    elem_id="eval-files")
+    job, shown = gr.State(""), gr.State("")
+    # The empty tables' headers in the request's language (built before any request).
+    Context.root_block.load(lambda: (scores_frame(None), answers_frame(None)), None,
+                            [scores, table], api_name=False, show_progress="hidden")
+    _wire(actions, dict(model_a=model_a, model_b=model_b, upload=upload, test_set=test_set,
+                        run_split=run_split, split=split, limit=limit, batch=batch,
+                        settings=settings, go=go, stop=stop, progress=progress,
+                        notice=notice, scores=scores, table=table, files=files, job=job,
+                        shown=shown))
+
+    def listed():
+        return (gr.update(choices=model_choices(actions)),
+                gr.update(choices=model_choices(actions, True)),
+                gr.update(choices=eval_split_choices(actions)))
+
+    refresh.click(listed, None, [model_a, model_b, run_split], api_name=False)
+    after_switch(listed, None, [model_a, model_b, run_split])
+    if lists is not None:
+        lists.add(listed, [], [model_a, model_b, run_split])
+
+
+def _wire(actions: Actions, w: dict) -> None:
+    """Upload, the run split picker, Evaluate, Stop and the poll that shows progress and,
+    once, the results."""
+    evaluator = actions.evaluator
+
+    def on_upload(request: gr.Request, path):
+        if not path:
+            return gr.skip(), ""
+        try:
+            return actions.upload(who(request), path), ""
+        except UserError as e:
+            return gr.skip(), problem("Cannot use this file:", e, escape=True)
+
+    def on_start(request: gr.Request, ref_a, ref_b, name, split, limit, batch, *values):
+        try:
+            started = actions.evaluate(who(request), [ref_a, ref_b], name, split, limit,
+                                       GenSettings(*values), batch)
+        except UserError as e:
+            return gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip()
+        return started.id, "", progress_html(started.snapshot())
+
+    def on_stop(request: gr.Request):
+        try:
+            snap = actions.stop_evaluation(who(request))
+        except UserError as e:
+            return problem("Cannot stop:", e, escape=True)
+        return say("Stopping after the batch being answered..." if snap else
+                   "No evaluation is running.")
+
+    def poll(job_id, shown_id):
+        if not job_id:
+            return (gr.skip(),) * 6
+        try:
+            job = evaluator.get(job_id)
+        except UserError:
+            return (gr.skip(),) * 6
+        snap = job.snapshot()
+        if snap["state"] not in ("done", "stopped", "failed") or shown_id == job_id:
+            return (progress_html(snap),) + (gr.skip(),) * 5
+        notice = problem("Cannot evaluate:", UserError(snap["error"])) \
+            if snap["state"] == "failed" else say(snap["error"]) if snap["error"] else ""
+        paths = [snap["files"][k] for k in ("jsonl", "csv", "summary") if k in snap["files"]]
+        return (progress_html(snap), scores_frame(snap), answers_frame(evaluator.rows(job)),
+                paths or None, notice, job_id)
+
+    w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]], api_name=False)
+    w["run_split"].input(lambda value: value or gr.skip(), w["run_split"], w["test_set"],
+                         api_name=False)
+    inputs = [w["model_a"], w["model_b"], w["test_set"], w["split"], w["limit"], w["batch"],
+              *w["settings"]]
+    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"]], api_name=False)
+    w["stop"].click(on_stop, None, w["notice"], api_name=False)
+    gr.Timer(1.0).tick(poll, [w["job"], w["shown"]],
+                       [w["progress"], w["scores"], w["table"], w["files"], w["notice"],
+                        w["shown"]], api_name=False, show_progress="hidden")
