@@ -52,7 +52,8 @@ def test_requirements_alone_name_every_import_of_the_app():
     third_party = {m for m in wanted if m not in sys.stdlib_module_names and m != "sft_ui"}
     # Import names that differ from the package names, or come with a pinned package.
     provided_by = {"yaml": "pyyaml", "huggingface_hub": "transformers",
-                   "safetensors": "transformers", "pyarrow": "datasets", "numpy": "torch"}
+                   "safetensors": "transformers", "pyarrow": "datasets", "numpy": "torch",
+                   "rouge_score": "rouge-score"}
     missing = {m for m in third_party if provided_by.get(m, m).lower() not in _pins()}
     assert not missing, f"imported but not in requirements.txt: {missing}"
 
