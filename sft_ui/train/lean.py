@@ -1,0 +1,141 @@
+"""The studio's trainer: TRL's SFTTrainer with a leaner step on a CPU, the same loss.
+
+Owns what the studio changes in TRL's training step where a CPU trains (the engine
+passes TRL's class in, so only engine.py imports trl):
+- padding-free batches: the rows of a batch end to end in one sequence (TRL's own
+  collator with `padding_free`); position_ids keep each row's attention to itself, so
+  no compute goes to pad tokens and the loss is the padded batch's;
+- the loss from the model's own LM head on the positions that have a label only, summed
+  and divided by the step's label count as TRL does, instead of TRL's chunked fused LM
+  head (made for GPUs: on a CPU it scores every position, pads included, folds 32k-wide
+  fp32 tiles in Python and projects again in the backward);
+- TRL's extra metrics (entropy, mean_token_accuracy) on the steps that log only, from
+  the same log-probabilities.
+On a GPU, and with settings this step does not cover (a custom loss, label smoothing,
+DFT loss, MoE aux loss, vision data), TRL's own step runs unchanged. Knows nothing of
+the studio's runs or pages.
+"""
+from __future__ import annotations
+
+import inspect
+
+import torch
+import torch.nn.functional as F
+
+
+def lean_reasons(trainer) -> list[str]:
+    """Why the lean step does not apply to this trainer (empty: it does)."""
+    args = trainer.args
+    checks = [(args.device.type != "cpu", "not on a CPU"),
+              (trainer.compute_loss_func is not None, "a custom loss function"),
+              (trainer.label_smoother is not None, "label smoothing"),
+              (getattr(args, "loss_type", "nll") != "nll", f"loss_type {args.loss_type}"),
+              (getattr(trainer, "aux_loss_enabled", False), "a MoE aux loss"),
+              (getattr(trainer, "_is_vision_dataset", False), "vision data")]
+    return [why for failed, why in checks if failed]
+
+
+def _base(model):
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
+def packs_rows(model) -> bool:
+    """Whether the model keeps rows laid end to end apart by their position_ids: the
+    transformers models (their masks find packed rows, or flash attention's varlen),
+    not a model's own remote code."""
+    base = _base(model)
+    return type(base).__module__.startswith("transformers.models.")
+
+
+def _keeps_logits(model) -> bool:
+    return "logits_to_keep" in inspect.signature(_base(model).forward).parameters
+
+
+def logging_now(trainer) -> bool:
+    """Whether the step being computed ends with a log (eval always counts)."""
+    args, step = trainer.args, trainer.state.global_step + 1  # the step under way
+    if not trainer.model.training or args.logging_strategy != "steps":
+        return True
+    steps = args.logging_steps
+    if 0 < steps < 1:  # a fraction of the run
+        steps = max(round(steps * trainer.state.max_steps), 1)
+    return step % int(steps) == 0 or (args.logging_first_step and step == 1) \
+        or step >= trainer.state.max_steps
+
+
+def lean_loss(trainer, model, inputs: dict, num_items_in_batch=None) -> torch.Tensor:
+    """TRL's SFT loss (summed token NLL over the step's label count) from the model's own
+    LM head on the labelled positions, with TRL's metrics at logging steps."""
+    mode = "train" if trainer.model.training else "eval"
+    labels = inputs["labels"]
+    forward = {k: v for k, v in inputs.items() if k != "labels"}
+    # A cache would also turn off the packed rows' own masks in transformers
+    forward["use_cache"] = False
+    shifted = labels[:, 1:]
+    valid = shifted != -100
+    if _keeps_logits(model):
+        keep = torch.zeros_like(labels, dtype=torch.bool)
+        keep[:, :-1] = valid
+        logits = model(**forward, logits_to_keep=keep).logits
+    else:
+        logits = model(**forward).logits[:, :-1][valid]
+    logits = logits.reshape(-1, logits.shape[-1])
+    targets = shifted[valid]
+    log_probs = F.log_softmax(logits.float(), dim=-1)
+    count = valid.sum() if num_items_in_batch is None else num_items_in_batch
+    loss = F.nll_loss(log_probs, targets, reduction="sum") / torch.as_tensor(count).clamp(min=1)
+    if trainer.args.average_tokens_across_devices and num_items_in_batch is not None:
+        loss = loss * (trainer.accelerator.num_processes // trainer.get_tp_size())
+    if logging_now(trainer):
+        _log_metrics(trainer, mode, log_probs.detach(), logits.detach(), targets)
+    if mode == "train":
+        _count_tokens(trainer, inputs)
+    trainer._metrics[mode]["num_tokens"] = [trainer._total_train_tokens]
+    return loss
+
+
+def _log_metrics(trainer, mode: str, log_probs, logits, targets) -> None:
+    """TRL's entropy and mean_token_accuracy of these positions."""
+    gather = trainer.accelerator.gather_for_metrics
+    with torch.no_grad():
+        entropy = -(log_probs.exp() * log_probs).sum(-1).sum()
+        correct = (logits.argmax(-1) == targets).sum()
+        count = gather(torch.tensor(targets.numel())).sum()
+        entropy, correct = gather(entropy).sum(), gather(correct).sum()
+    trainer._metrics[mode]["entropy"].append((entropy / count).item() if count > 0 else 0.0)
+    trainer._metrics[mode]["mean_token_accuracy"].append(
+        (correct / count).item() if count > 0 else 0.0)
+
+
+def _count_tokens(trainer, inputs: dict) -> None:
+    """TRL's num_tokens: the real (non-pad) tokens trained on so far."""
+    gather = trainer.accelerator.gather_for_metrics
+    if "attention_mask" in inputs:
+        local = inputs["attention_mask"].sum()
+    else:
+        local = torch.tensor(inputs["position_ids"].size(1))
+    trainer._total_train_tokens += gather(local).sum().item() // trainer._tp_size
+
+
+def studio_trainer(SFTTrainer):
+    """A subclass of TRL's SFTTrainer (passed in) that takes the lean step where it
+    applies; `lean` says whether it does, `padding_free` whether batches are."""
+
+    class StudioSFTTrainer(SFTTrainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.lean = not lean_reasons(self)
+            collator = self.data_collator
+            if self.lean and hasattr(collator, "padding_free") and packs_rows(self.model):
+                collator.padding_free = True
+
+        @property
+        def padding_free_batches(self) -> bool:
+            return bool(getattr(self.data_collator, "padding_free", False))
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            if not self.lean or return_outputs:
+                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            return lean_loss(self, model, inputs, num_items_in_batch)
+
+    return StudioSFTTrainer
