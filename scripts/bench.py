@@ -6,8 +6,12 @@
 3. model-FLOPs utilisation: 6 x params x tokens/s over measured matmul FLOP/s;
 4. planner memory estimate vs measured peak RSS over 6 configurations;
 5. sample generation's share of the studio run's wall time;
-6. /run_status p95 latency while training;
-7. seconds from Start to the first logged loss.
+6. /run_status p95 latency while training (BENCH_POLLERS pages polling once a second);
+7. seconds from Start to the first logged loss;
+8. the studio's engine against a careful user's bare SFTTrainer script (same SFTConfig,
+   data, batch and steps), each in a fresh process: train_runtime ratio and final loss.
+One figure alone: BENCH_ONLY=memory | lean | served | gpu (BENCH_CASE=short|default,
+BENCH_ROUNDS, BENCH_STEPS; BENCH_FP32=1 for figure 8 in fp32).
 Run it on an otherwise idle machine: every figure is a timing.
 """
 from __future__ import annotations
@@ -29,6 +33,7 @@ from sft_ui.train import callbacks  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_STEPS", 20))
 POLLERS = int(os.environ.get("BENCH_POLLERS", 20))  # pages polling /run_status once a second
+FP32 = {"bf16": False} if os.environ.get("BENCH_FP32") else {}  # as on a CPU without bf16
 MEMORY_CONFIGS = [dict(per_device_train_batch_size=b, max_length=n, use_peft=lora)
                   for b, n, lora in ((1, 128, False), (4, 128, False), (8, 128, True),
                                      (1, 512, False), (4, 512, True), (8, 512, True))]
@@ -40,8 +45,9 @@ def tokens_per_second(history: list[dict]) -> float:
     return tokens / runtime
 
 
-def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
-    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides)."""
+def bare_trainer(cfg: RunConfig, out: Path, lean: bool = False, **overrides) -> float:
+    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides);
+    `lean`: the studio's trainer class (train/lean.py) alone, without callbacks or app."""
     from sft_ui.models import load_model_and_tokenizer, resolve_model
     from sft_ui.train.engine import _trl, load_training_data, sft_config
     SFTConfig, SFTTrainer = _trl()
@@ -49,6 +55,9 @@ def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
     train_set, _ = load_training_data(cfg, tokenizer).datasets()
     args = sft_config(cfg, out) if not overrides else SFTConfig(
         output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
+    if lean:
+        from sft_ui.train.lean import studio_trainer
+        SFTTrainer = studio_trainer(SFTTrainer)
     trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                          processing_class=tokenizer)
     trainer.train()
@@ -259,7 +268,7 @@ def lean_rows(rounds: int = 2) -> list[tuple]:
         if only and name != only:
             continue
         data = chat_file() if name == "short" else "demo"
-        cfg = RunConfig.from_dict({"dataset_name": data, **extra,
+        cfg = RunConfig.from_dict({"dataset_name": data, **extra, **FP32,
                                    **({"max_steps": STEPS} if name == "default" else {})})
         runs = {"bare": [], "studio": []}
         for _ in range(rounds):
@@ -314,8 +323,9 @@ def print_memory(mem: list[tuple]) -> None:
 
 
 def print_served() -> None:
-    """The served studio (pollers on /run_status) against a bare SFTTrainer, interleaved
-    bare, studio, bare, studio, on BENCH_CASE's settings (default: the default run)."""
+    """The served studio (pollers on /run_status) against the same trainer class alone
+    (the overhead of callbacks, run folder and app), interleaved bare, studio, bare,
+    studio, on BENCH_CASE's settings (default: the default run)."""
     name = os.environ.get("BENCH_CASE", "default")
     cfg = RunConfig.from_dict({"dataset_name": chat_file() if name == "short" else "demo",
                                **LEAN_CASES[name],
@@ -323,13 +333,14 @@ def print_served() -> None:
     work = Path(tempfile.mkdtemp(prefix="sft-bench-"))
     bare, studio = [], []
     for k in range(int(os.environ.get("BENCH_ROUNDS", 2))):
-        bare.append(bare_trainer(cfg, work / f"bare-{k}"))
+        bare.append(bare_trainer(cfg, work / f"bare-{k}", lean=True))
         studio.append(studio_run(cfg, work / f"runs-{k}"))
         print(f"bare {bare[-1]:.0f} tokens/s, studio {studio[-1]['tokens_per_second']:.0f} "
               f"tokens/s, first loss {studio[-1]['first_loss']:.1f} s", flush=True)
     ratios = [s["tokens_per_second"] / b for b, s in zip(bare, studio)]
     latencies = [x for run in studio for x in run["latencies"]]
-    print(f"\n{name}: studio / bare SFTTrainer tokens/s {min(ratios):.2f}-{max(ratios):.2f}; "
+    print(f"\n{name}: served studio / its trainer alone tokens/s "
+          f"{min(ratios):.2f}-{max(ratios):.2f}; "
           f"/run_status p95 {1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over "
           f"{len(latencies)} polls ({POLLERS} pollers at 1 Hz); first loss "
           f"{min(r['first_loss'] for r in studio):.1f}-{max(r['first_loss'] for r in studio):.1f}"
@@ -378,6 +389,7 @@ def main() -> None:
     mfu = 6 * params * training / peak
     mem = memory_rows()
     worst = max(abs(e - m) / m for _, e, m in mem)
+    lean = lean_rows(int(os.environ.get("BENCH_ROUNDS", 2)))
     rows = [
         ("1. studio / bare SFTTrainer tokens/s", f"{training / bare:.3f}", ">= 0.97",
          f"{training:.0f} vs {bare:.0f} tokens/s in training steps (2 runs each, "
@@ -398,12 +410,17 @@ def main() -> None:
          f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms", "<= 250 ms",
          f"{len(latencies)} polls while training, {POLLERS} pollers at 1 Hz from another "
          "process"),
-        ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "", ""),
+        ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "<= 5 s",
+         f"{POLLERS} pollers"),
+        *[(f"8. studio engine / careful SFTTrainer speed ({name})", f"{low:.2f}-{high:.2f}x",
+           ">= 1.3x", "train_runtime, same data, batch and steps (table below)")
+          for name, low, high, *_ in lean],
     ]
     print("\n| figure | measured | target | detail |\n|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print_memory(mem)
+    print_lean(lean)
 
 
 if __name__ == "__main__":
