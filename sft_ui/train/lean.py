@@ -36,6 +36,7 @@ def lean_reasons(trainer) -> list[str]:
 
 
 def _base(model):
+    model = getattr(model, "module", model)  # DDP's wrapper
     return model.get_base_model() if hasattr(model, "get_base_model") else model
 
 
