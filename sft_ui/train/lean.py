@@ -9,6 +9,9 @@ passes TRL's class in, so only engine.py imports trl):
   and divided by the step's label count as TRL does, instead of TRL's chunked fused LM
   head (made for GPUs: on a CPU it scores every position, pads included, folds 32k-wide
   fp32 tiles in Python and projects again in the backward);
+- attention row by row in those batches: PyTorch's CPU attention has no kernel for rows
+  laid end to end, so one masked attention over the whole batch would cost (sum of the
+  rows' lengths)^2 instead of the sum of their squares;
 - TRL's extra metrics (entropy, mean_token_accuracy) on the steps that log only, from
   the same log-probabilities.
 On a GPU, and with settings this step does not cover (a custom loss, label smoothing,
@@ -17,6 +20,7 @@ the studio's runs or pages.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 import torch
@@ -64,6 +68,42 @@ def logging_now(trainer) -> bool:
         or step >= trainer.state.max_steps
 
 
+@contextlib.contextmanager
+def rows_attention(bounds: list[int] | None):
+    """While a padding-free batch goes forward, the "sdpa" attention of transformers
+    attends within each row (between consecutive `bounds`) with a causal kernel. Any other
+    call (no bounds, a cache, one query) goes to transformers' own function unchanged, so
+    generation in another thread meanwhile is unaffected; the backward needs no swap."""
+    if not bounds:
+        yield
+        return
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+    from transformers.models.llama.modeling_llama import repeat_kv
+    mapping = ALL_ATTENTION_FUNCTIONS._global_mapping
+    sdpa = mapping["sdpa"]
+
+    def attend(module, query, key, value, attention_mask, dropout=0.0, scaling=None,
+               is_causal=None, **kwargs):
+        rows = kwargs.get("cu_seq_lens_q")
+        if rows is None or query.shape[0] != 1 or query.shape[2] != key.shape[2] \
+                or kwargs.get("position_bias") is not None or kwargs.get("softcap"):
+            return sdpa(module, query, key, value, attention_mask, dropout=dropout,
+                        scaling=scaling, is_causal=is_causal, **kwargs)
+        groups = getattr(module, "num_key_value_groups", 1)
+        key, value = repeat_kv(key, groups), repeat_kv(value, groups)
+        out = torch.cat([F.scaled_dot_product_attention(
+            query[:, :, a:b], key[:, :, a:b], value[:, :, a:b], dropout_p=dropout,
+            scale=scaling, is_causal=True) for a, b in zip(bounds[:-1], bounds[1:]) if b > a],
+            dim=2)
+        return out.transpose(1, 2).contiguous(), None
+
+    mapping["sdpa"] = attend
+    try:
+        yield
+    finally:
+        mapping["sdpa"] = sdpa
+
+
 def lean_loss(trainer, model, inputs: dict, num_items_in_batch=None) -> torch.Tensor:
     """TRL's SFT loss (summed token NLL over the step's label count) from the model's own
     LM head on the labelled positions, with TRL's metrics at logging steps."""
@@ -74,12 +114,14 @@ def lean_loss(trainer, model, inputs: dict, num_items_in_batch=None) -> torch.Te
     forward["use_cache"] = False
     shifted = labels[:, 1:]
     valid = shifted != -100
-    if _keeps_logits(model):
-        keep = torch.zeros_like(labels, dtype=torch.bool)
-        keep[:, :-1] = valid
-        logits = model(**forward, logits_to_keep=keep).logits
-    else:
-        logits = model(**forward).logits[:, :-1][valid]
+    rows = inputs.get("cu_seq_lens_q")
+    with rows_attention(rows.tolist() if rows is not None and labels.shape[0] == 1 else None):
+        if _keeps_logits(model):
+            keep = torch.zeros_like(labels, dtype=torch.bool)
+            keep[:, :-1] = valid
+            logits = model(**forward, logits_to_keep=keep).logits
+        else:
+            logits = model(**forward).logits[:, :-1][valid]
     logits = logits.reshape(-1, logits.shape[-1])
     targets = shifted[valid]
     log_probs = F.log_softmax(logits.float(), dim=-1)
