@@ -45,11 +45,17 @@ def cfg(tmp_path, tiny_model_dir):
         "bf16": False})
 
 
-def test_lean_step_gives_the_losses_of_trls_step(cfg, tmp_path):
+def test_lean_step_gives_the_losses_of_trls_step(cfg, tmp_path, monkeypatch):
+    from sft_ui.train import lean as lean_module
+    rows, original = [], lean_module.rows_attention
+    monkeypatch.setattr(lean_module, "rows_attention",
+                        lambda bounds: rows.append(bounds) or original(bounds))
     _, SFTTrainer = _trl()
     plain, plain_logs = _train(SFTTrainer, cfg, tmp_path / "plain")
     lean, lean_logs = _train(studio_trainer(SFTTrainer), cfg, tmp_path / "lean")
     assert lean.lean and lean.padding_free_batches
+    # every micro-batch attended row by row: 4 rows, so 5 bounds
+    assert len(rows) == 4 * 2 and all(len(b) == 5 and b[0] == 0 for b in rows)
     assert not getattr(plain.data_collator, "padding_free", False)
     assert len(lean_logs) == len(plain_logs) == 4
     for a, b in zip(plain_logs, lean_logs):
@@ -63,7 +69,7 @@ def test_lean_step_gives_the_losses_of_trls_step(cfg, tmp_path):
 
 
 def test_lean_step_in_bf16_stays_close_to_trls_step(cfg, tmp_path):
-    """bf16 autocast (what "auto" trains in on a CPU with avx512_bf16) rounds the two
+    """bf16 autocast (what "auto" trains in on a CPU where bf16 pays) rounds the two
     paths differently; the curves stay within a fraction of a percent."""
     import dataclasses
     cfg = dataclasses.replace(cfg, bf16=True)

@@ -49,11 +49,13 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     if not (has_eval_data(cfg) if has_eval is None else has_eval):
         sft["eval_strategy"] = "no"
     sft["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
-    # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a CPU.
+    # TRL's own default is bf16 on, whatever the hardware: wrong on a CPU without it.
+    # Fused AdamW on a CPU too (torch >= 2.4): 0.09 s a step for the default model
+    # against 0.3-0.45 s for the per-tensor loop.
     hw = detect()
     mixed = precision(cfg.bf16, cfg.fp16, hw)
     sft["bf16"], sft["fp16"] = mixed == "bf16", mixed == "fp16"
-    sft["optim"] = "adamw_torch_fused" if hw.device == "cuda" else "adamw_torch"
+    sft["optim"] = "adamw_torch_fused"
     if hw.device == "cpu":
         sft["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
     assert set(flat(out)) <= {*trl_names(), *DERIVED_TRL_KEYS}  # a file reads back
