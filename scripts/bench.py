@@ -6,12 +6,17 @@
 3. model-FLOPs utilisation: 6 x params x tokens/s over measured matmul FLOP/s;
 4. planner memory estimate vs measured peak RSS over 6 configurations;
 5. sample generation's share of the studio run's wall time;
-6. /run_status p95 latency while training;
-7. seconds from Start to the first logged loss.
+6. /run_status p95 latency while training (BENCH_POLLERS pages polling once a second);
+7. seconds from Start to the first logged loss;
+8. the studio's engine against a careful user's bare SFTTrainer script (same SFTConfig,
+   data, batch and steps), each in a fresh process: train_runtime ratio and final loss.
+One figure alone: BENCH_ONLY=memory | lean | served | gpu (BENCH_CASE=short|default,
+BENCH_ROUNDS, BENCH_STEPS; BENCH_FP32=1 for figure 8 in fp32).
 Run it on an otherwise idle machine: every figure is a timing.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import statistics
@@ -24,10 +29,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sft_ui.config import RunConfig  # noqa: E402
-from sft_ui.plan.hardware import detect  # noqa: E402
+from sft_ui.plan.hardware import _cpu_flags, detect  # noqa: E402
 from sft_ui.train import callbacks  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_STEPS", 20))
+POLLERS = int(os.environ.get("BENCH_POLLERS", 20))  # pages polling /run_status once a second
+FP32 = {"bf16": False} if os.environ.get("BENCH_FP32") else {}  # as on a CPU without bf16
 MEMORY_CONFIGS = [dict(per_device_train_batch_size=b, max_length=n, use_peft=lora)
                   for b, n, lora in ((1, 128, False), (4, 128, False), (8, 128, True),
                                      (1, 512, False), (4, 512, True), (8, 512, True))]
@@ -39,8 +46,9 @@ def tokens_per_second(history: list[dict]) -> float:
     return tokens / runtime
 
 
-def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
-    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides)."""
+def bare_trainer(cfg: RunConfig, out: Path, lean: bool = False, **overrides) -> float:
+    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides);
+    `lean`: the studio's trainer class (train/lean.py) alone, without callbacks or app."""
     from sft_ui.models import load_model_and_tokenizer, resolve_model
     from sft_ui.train.engine import _trl, load_training_data, sft_config
     SFTConfig, SFTTrainer = _trl()
@@ -48,6 +56,9 @@ def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
     train_set, _ = load_training_data(cfg, tokenizer).datasets()
     args = sft_config(cfg, out) if not overrides else SFTConfig(
         output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
+    if lean:
+        from sft_ui.train.lean import studio_trainer
+        SFTTrainer = studio_trainer(SFTTrainer)
     trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                          processing_class=tokenizer)
     trainer.train()
@@ -55,30 +66,36 @@ def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
 
 
 POLLER = """
-import json, sys, time
+import json, sys, threading, time
 import httpx
-url, run_id = sys.argv[1], sys.argv[2]
-latencies, first_loss = [], None
-with httpx.Client(timeout=60) as http:
-    while True:
-        t0 = time.perf_counter()
-        snap = http.post(url + "gradio_api/run/run_status", json={"data": [run_id]})
-        snap = snap.json()["data"][0]
-        latencies.append(time.perf_counter() - t0)
-        if first_loss is None and any("loss" in m for m in snap["metrics"]):
-            first_loss = time.time()
-        if snap["state"] not in ("queued", "running", "stopping"):
-            break
-        time.sleep(0.5)
-print(json.dumps({"latencies": latencies, "first_loss": first_loss, "state": snap["state"],
-                  "error": snap["error"]}))
+url, run_id, pollers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+latencies, first_loss, last = [], [None], [None]
+def poll(k):
+    time.sleep(k / pollers)  # spread over the second, as pages opened at different times
+    with httpx.Client(timeout=60) as http:
+        while True:
+            t0 = time.perf_counter()
+            snap = http.post(url + "gradio_api/run/run_status", json={"data": [run_id]})
+            snap = snap.json()["data"][0]
+            latencies.append(time.perf_counter() - t0)
+            if first_loss[0] is None and any("loss" in m for m in snap["metrics"]):
+                first_loss[0] = time.time()
+            if snap["state"] not in ("queued", "running", "stopping"):
+                last[0] = snap
+                break
+            time.sleep(max(1.0 - (time.perf_counter() - t0), 0))
+threads = [threading.Thread(target=poll, args=(k,)) for k in range(pollers)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({"latencies": latencies, "first_loss": first_loss[0], "state": last[0]["state"],
+                  "error": last[0]["error"]}))
 """
 
 
 def studio_run(cfg: RunConfig, root: Path) -> dict:
     """A run through the app (RunManager behind a served page). Another process polls
-    /run_status twice a second over plain HTTP, as a page or a dashboard would (in its
-    own process: a client's own CPU is not the server's); sampling time is measured
+    /run_status over plain HTTP from POLLERS threads, each once a second, as open pages
+    would (in its own process: a client's own CPU is not the server's); sampling time is measured
     around generate_batch."""
     from sft_ui.runs import RunManager
     from sft_ui.ui import build_app
@@ -96,11 +113,12 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
     app = build_app(manager)
     _, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=7999,
                                    prevent_thread_lock=True, quiet=True)
+    manager.warm_up()  # as `serve` does before any Start
     start = time.time()
     # As `python -m sft_ui serve` does: the run trains in this (main) thread.
     run_id = manager.start(cfg.to_dict())
-    poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id], text=True,
-                              stdout=subprocess.PIPE)
+    poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id, str(POLLERS)],
+                              text=True, stdout=subprocess.PIPE)
     manager.work_here(until=lambda: manager.get(run_id).state not in
                       ("queued", "running", "stopping"))
     polled = json.loads(poller.communicate()[0].strip().splitlines()[-1])
@@ -178,6 +196,115 @@ def measure(cfg: RunConfig) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# One side of the lean-step comparison in a fresh process: TRL's SFTTrainer as a careful
+# user builds it (the studio's SFTConfig: bf16 where native, plain AdamW, no activation
+# checkpointing), or the studio's engine (train/lean.py's step, callbacks, run sink).
+SIDE = """
+import json, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from sft_ui.config import RunConfig
+from sft_ui.cli import NullSink
+cfg = RunConfig.from_dict(json.loads({cfg!r}))
+out = Path(tempfile.mkdtemp())
+if {side!r} == "bare":
+    from sft_ui.models import load_model_and_tokenizer, resolve_model
+    from sft_ui.train.engine import _trl, load_training_data, sft_config
+    _, SFTTrainer = _trl()
+    model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
+    train_set, _ = load_training_data(cfg, tokenizer).datasets()
+    trainer = SFTTrainer(model=model, args=sft_config(cfg, out), train_dataset=train_set,
+                         processing_class=tokenizer)
+    trainer.train()
+    history = trainer.state.log_history
+else:
+    from sft_ui.train.engine import train
+    class Records(NullSink):
+        history = []
+        def add_metrics(self, record):
+            self.history.append(record)
+    train(cfg, out, Records())
+    history = Records.history
+print(json.dumps({{"runtime": next(r["train_runtime"] for r in history if "train_runtime" in r),
+                  "tokens": max(r.get("num_tokens", 0) for r in history),
+                  "losses": [r["loss"] for r in history if "loss" in r]}}))
+"""
+
+
+def side(cfg: RunConfig, which: str) -> dict:
+    """{"runtime", "tokens", "losses"} of one side ("bare" or "studio") in a fresh process."""
+    code = SIDE.format(root=str(Path(__file__).resolve().parents[1]),
+                       cfg=json.dumps(cfg.to_dict()), side=which)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def chat_file() -> str:
+    """A small chat .jsonl whose rows differ in length, as people's own data does."""
+    path = Path(tempfile.mkdtemp()) / "chat.jsonl"
+    rows = []
+    for i in range(64):
+        answer = " ".join(f"step {k} of the answer" for k in range(1 + (i * 7) % 23))
+        rows.append({"messages": [{"role": "user", "content": f"Question number {i}?"},
+                                  {"role": "assistant", "content": answer}]})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+LEAN_CASES = {
+    "short": dict(max_steps=8, per_device_train_batch_size=2, gradient_accumulation_steps=2,
+                  max_length=128, learning_rate=1e-5, seed=0, sample_steps=0),
+    "default": dict(sample_steps=0),
+}
+
+
+def lean_rows(rounds: int = 2) -> list[tuple]:
+    """(case, runs) for each case: three sides interleaved (careful, bare, studio, careful,
+    ...), each in a fresh process. careful: a careful user's SFTTrainer script (TRL's
+    defaults, bf16 included where the CPU has it, activation checkpointing off, the same
+    data, batch, max_length, lr, steps and seed); bare: TRL's SFTTrainer with the studio's
+    own SFTConfig (the studio's trainer class is the only difference); studio: the
+    engine with its defaults."""
+    rows = []
+    only = os.environ.get("BENCH_CASE")
+    native = bool(_cpu_flags() & {"avx512_bf16", "amx_bf16"}) or detect().device == "cuda"
+    for name, extra in LEAN_CASES.items():
+        if only and name != only:
+            continue
+        data = chat_file() if name == "short" else "demo"
+        cfg = RunConfig.from_dict({"dataset_name": data, **extra, **FP32,
+                                   **({"max_steps": STEPS} if name == "default" else {})})
+        careful = dataclasses.replace(cfg, bf16=native and not FP32)
+        runs = {"careful": [], "bare": [], "studio": []}
+        for _ in range(rounds):
+            for which in runs:
+                runs[which].append(side(careful if which == "careful" else cfg,
+                                        "studio" if which == "studio" else "bare"))
+                print(name, which, runs[which][-1], flush=True)
+        rows.append((name, runs))
+    return rows
+
+
+def print_lean(rows: list[tuple]) -> None:
+    print("\n| case | careful script / studio runtime | same SFTConfig / studio runtime | "
+          "tokens/s careful, same, studio | final loss careful, same, studio |"
+          "\n|---|---|---|---|---|")
+    for name, runs in rows:
+        def ratio(side):
+            r = [b["runtime"] / s["runtime"] for b, s in zip(runs[side], runs["studio"])]
+            return f"{min(r):.2f}-{max(r):.2f}x"
+
+        def speed(side):
+            return f"{statistics.median(r['tokens'] / r['runtime'] for r in runs[side]):.0f}"
+
+        def loss(side):
+            return f"{statistics.mean(r['losses'][-1] for r in runs[side]):.4f}"
+        print(f"| {name} | {ratio('careful')} | {ratio('bare')} | "
+              f"{', '.join(speed(s) for s in runs)} | {', '.join(loss(s) for s in runs)} |")
+
+
 def memory_rows() -> list[tuple]:
     """(config, estimate, measured peak) for each memory configuration."""
     from sft_ui.plan.planner import plan
@@ -208,9 +335,38 @@ def print_memory(mem: list[tuple]) -> None:
               f"{(estimate - measured) / measured:+.0%} |")
 
 
+def print_served() -> None:
+    """The served studio (pollers on /run_status) against the same trainer class alone
+    (the overhead of callbacks, run folder and app), interleaved bare, studio, bare,
+    studio, on BENCH_CASE's settings (default: the default run)."""
+    name = os.environ.get("BENCH_CASE", "default")
+    cfg = RunConfig.from_dict({"dataset_name": chat_file() if name == "short" else "demo",
+                               **LEAN_CASES[name],
+                               **({"max_steps": STEPS} if name == "default" else {})})
+    work = Path(tempfile.mkdtemp(prefix="sft-bench-"))
+    bare, studio = [], []
+    for k in range(int(os.environ.get("BENCH_ROUNDS", 2))):
+        bare.append(bare_trainer(cfg, work / f"bare-{k}", lean=True))
+        studio.append(studio_run(cfg, work / f"runs-{k}"))
+        print(f"bare {bare[-1]:.0f} tokens/s, studio {studio[-1]['tokens_per_second']:.0f} "
+              f"tokens/s, first loss {studio[-1]['first_loss']:.1f} s", flush=True)
+    ratios = [s["tokens_per_second"] / b for b, s in zip(bare, studio)]
+    latencies = [x for run in studio for x in run["latencies"]]
+    print(f"\n{name}: served studio / its trainer alone tokens/s "
+          f"{min(ratios):.2f}-{max(ratios):.2f}; "
+          f"/run_status p95 {1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over "
+          f"{len(latencies)} polls ({POLLERS} pollers at 1 Hz); first loss "
+          f"{min(r['first_loss'] for r in studio):.1f}-{max(r['first_loss'] for r in studio):.1f}"
+          " s after Start")
+
+
 def main() -> None:
     if os.environ.get("BENCH_ONLY") == "memory":  # figure 4 alone
         return print_memory(memory_rows())
+    if os.environ.get("BENCH_ONLY") == "lean":  # the lean step vs a bare SFTTrainer alone
+        return print_lean(lean_rows(int(os.environ.get("BENCH_ROUNDS", 2))))
+    if os.environ.get("BENCH_ONLY") == "served":  # figures 1, 6 and 7 alone
+        return print_served()
     if os.environ.get("BENCH_ONLY") == "gpu":  # the CUDA speed-ups alone
         from bench_gpu import speedups
         return speedups(measure, _long_rows_file())
@@ -246,6 +402,7 @@ def main() -> None:
     mfu = 6 * params * training / peak
     mem = memory_rows()
     worst = max(abs(e - m) / m for _, e, m in mem)
+    lean = lean_rows(int(os.environ.get("BENCH_ROUNDS", 2)))
     rows = [
         ("1. studio / bare SFTTrainer tokens/s", f"{training / bare:.3f}", ">= 0.97",
          f"{training:.0f} vs {bare:.0f} tokens/s in training steps (2 runs each, "
@@ -264,13 +421,22 @@ def main() -> None:
          f"steps ({sum(run['samples'] for run in studios)} generations)"),
         ("6. /run_status p95 latency",
          f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms", "<= 250 ms",
-         f"{len(latencies)} polls while training, from another process"),
-        ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "", ""),
+         f"{len(latencies)} polls while training, {POLLERS} pollers at 1 Hz from another "
+         "process"),
+        ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "<= 5 s",
+         f"{POLLERS} pollers"),
+        *[(f"8. careful SFTTrainer script / studio runtime ({name})",
+           "-".join(f"{f(r):.2f}" for f in (min, max)) + "x", ">= 1.3x",
+           "train_runtime, same data, batch and steps (table below)")
+          for name, runs in lean
+          for r in [[c["runtime"] / s["runtime"] for c, s in zip(runs["careful"],
+                                                                  runs["studio"])]]],
     ]
     print("\n| figure | measured | target | detail |\n|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print_memory(mem)
+    print_lean(lean)
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ def test_choices_for_each_kind_of_hardware():
     assert values["h100 full"] == values["h100 qlora"] == {
         "precision": "bf16", "optim": "adamw_torch_fused", "use_liger_kernel": False,
         "padding_free": False}
-    assert values["cpu"] == {"precision": "fp32", "optim": "adamw_torch",
+    assert values["cpu"] == {"precision": "fp32", "optim": "adamw_torch_fused",
                              "use_liger_kernel": False, "padding_free": False}
     assert values["amx cpu"]["precision"] == "bf16"
     reasons = {k: c.reason for k, c in kernels.choose(full, T4).items()}
@@ -268,7 +268,7 @@ def test_to_trl_applies_the_choices_of_the_gpu_it_runs_on(monkeypatch):
     assert (sft["bf16"], sft["optim"], sft["use_liger_kernel"]) == (True, "adamw_torch", False)
     monkeypatch.setattr(hardware, "detect", lambda: CPU)
     sft = to_trl(RunConfig())["sft"]
-    assert (sft["bf16"], sft["optim"], sft["use_cpu"]) == (False, "adamw_torch", True)
+    assert (sft["bf16"], sft["optim"], sft["use_cpu"]) == (False, "adamw_torch_fused", True)
     # Read back from the YAML, a person's optimizer stays.
     assert RunConfig.from_dict({"optim": "adamw_8bit"}).optim == "adamw_8bit"
 

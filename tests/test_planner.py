@@ -96,7 +96,13 @@ def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
                             gradient_accumulation_steps=1), CPU, data, available=GIB)
     assert p["padding"]["padded_tokens"] == 16 + 12 + 3 and p["padding"]["tokens"] == 25
     assert p["steps"] == math.ceil(10 / 2) * 2
-    assert p["tokens_per_step_typical"] == round(2 * 31 / 5)  # effective batch x mean padded
+    # On a CPU the rows of a batch go end to end (train/lean.py): no padding is computed
+    assert p["padding_free"] and p["tokens_per_step_typical"] == round(2 * 25 / 5)
+    gpu = Hardware("cuda", "test GPU", 1, True, 16 * 2**30, 8)
+    padded = planner.plan(config(small_model, train_by="epochs", num_train_epochs=2,
+                                 gradient_accumulation_steps=1), gpu, data, available=GIB)
+    assert not padded["padding_free"]
+    assert padded["tokens_per_step_typical"] == round(2 * 31 / 5)  # effective batch x mean padded
     assert planner.plan(config(small_model, train_by="epochs"), CPU, available=GIB)["steps"] \
         is None
     # A remembered throughput gives the time per step.

@@ -177,8 +177,8 @@ class RunConfig:
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
         label="NEFTune noise alpha", trl="sft")
     optim: str = _f(
-        "auto", "The optimizer. auto: fused AdamW on a CUDA GPU, PyTorch's AdamW on a CPU, "
-        "and bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
+        "auto", "The optimizer. auto: fused AdamW (on a GPU and on a CPU), and "
+        "bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
         "says which and why). The 8-bit ones need a CUDA GPU and bitsandbytes.", "optim",
         choices=["auto", "adamw_torch_fused", "adamw_torch", "adamw_8bit", "paged_adamw_8bit"],
         label="Optimizer", trl="sft", plan="change")

@@ -32,7 +32,8 @@ def _precision(cfg, hw: Hardware) -> Choice:
     if value == "fp16":
         return Choice(value, f"{hw.name} has no bf16: fp16 mixed precision, with loss "
                              "scaling against underflow")
-    return Choice(value, "no native bf16 on this CPU (emulated it is 10-125x slower)")
+    return Choice(value, "bf16 is not faster than fp32 on this CPU (emulated without "
+                         "avx512_bf16 it is 10-125x slower; measured without AMX, 0.6x)")
 
 
 def _optimizer(cfg, hw: Hardware, has=None) -> Choice:
@@ -40,7 +41,9 @@ def _optimizer(cfg, hw: Hardware, has=None) -> Choice:
     if cfg.optim != "auto":
         return Choice(cfg.optim, "set in the settings")
     if hw.device != "cuda":
-        return Choice("adamw_torch", "PyTorch's AdamW (the fused one is for CUDA)")
+        return Choice("adamw_torch_fused", "fused AdamW on a CPU too: 0.09 s a step for the "
+                                           "default model against 0.3-0.45 s for the "
+                                           "per-tensor loop")
     if cfg.use_peft and cfg.load_in_4bit and hw.memory_bytes <= SMALL_CARD \
             and has("bitsandbytes"):
         return Choice("paged_adamw_8bit", "QLoRA on a card of 24 GB or less: bitsandbytes' "

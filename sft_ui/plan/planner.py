@@ -178,8 +178,9 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     per_step = effective * cfg.max_length  # an upper bound: rows pad to their batch's longest
     pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
         if data and data.lengths else None
+    padding_free = pads_nothing(cfg, hw)
     typical = per_step if pad is None or cfg.packing else \
-        round(effective * pad["padded_tokens"] / pad["rows"])
+        round(effective * pad["tokens" if padding_free else "padded_tokens"] / pad["rows"])
     steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
@@ -192,6 +193,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "memory": {**parts, "total": total}, "available_bytes": available,
             "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
+            "padding_free": padding_free,
             "tokens_per_second": speed, "seconds_per_step": seconds,
             "seconds_total": seconds * steps if seconds and steps else None,
             "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
@@ -217,6 +219,13 @@ def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
                   f"the weights, gradients and optimizer state across the {processes} GPUs, "
                   f"about {fsdp} each.")
     return {"choice": best, "reason": reason, "ddp_bytes": whole, "fsdp_bytes": round(split)}
+
+
+def pads_nothing(cfg: RunConfig, hw: Hardware) -> bool:
+    """Whether a run trains on padding-free batches: on a CPU the engine's lean step
+    (train/lean.py) lays each batch's rows end to end; a model's own remote code may not
+    keep such rows apart, so it keeps padded batches."""
+    return hw.device == "cpu" and not cfg.packing and not cfg.trust_remote_code
 
 
 def _check(cfg: RunConfig) -> None:

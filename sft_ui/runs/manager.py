@@ -53,12 +53,20 @@ class RunManager:
         the process's main one (measured: fwd/bwd/step of the default model 2.7 s in the
         main thread, 3.6 s in another), so the served app trains in its main thread."""
         assert self._jobs is not None  # only a RunManager(main_thread=True) queues runs
+        self.warm_up()
         while not until():
             try:
                 run, resume_from = self._jobs.get(timeout=0.2)
             except queue.Empty:
                 continue
             self._work(run, resume_from)
+
+    def warm_up(self) -> None:
+        """Import the engine and TRL now (seconds on a CPU), not after the first Start:
+        the first loss then follows Start by a model load and a step."""
+        if self._train is None:
+            from sft_ui.train.engine import _trl
+            _trl()
 
     def start(self, values: dict | RunConfig, allow_over_memory: bool = False,
               token: str = "") -> str:

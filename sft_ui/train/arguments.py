@@ -50,8 +50,9 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     if not (has_eval_data(cfg) if has_eval is None else has_eval):
         sft["eval_strategy"] = "no"
     sft["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
-    # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a CPU
-    # and on a T4. plan/kernels.py decides for this machine (a set value wins).
+    # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a
+    # CPU without fast bf16 and on a T4. plan/kernels.py decides for this machine (a set
+    # value wins).
     hw = detect()
     chosen = kernels.choose(cfg, hw)
     mixed = chosen["precision"].value

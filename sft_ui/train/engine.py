@@ -19,6 +19,7 @@ from sft_ui.plan.hardware import detect, precision, unsupported
 from sft_ui.runs import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import RunSink, StudioCallback
+from sft_ui.train.lean import studio_trainer
 
 MODEL_SUBDIR = "model"
 _TRL_IMPORT = threading.Lock()
@@ -174,9 +175,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg, args), half_dtype(cfg),
                                   deadline=_deadline(cfg, sink, log))
-        trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
-                             eval_dataset=eval_set, processing_class=tokenizer,
-                             peft_config=peft_config(cfg), callbacks=[callback])
+        trainer = studio_trainer(SFTTrainer)(
+            model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
+            processing_class=tokenizer, peft_config=peft_config(cfg), callbacks=[callback])
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         processes = int(os.environ.get("WORLD_SIZE", "1"))
         log.info("Training: effective batch %d on %d process%s, %s, %s%s",
@@ -188,6 +189,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  else ", full fine-tuning")
         if args.use_liger_kernel:
             log.info("Liger kernels on")
+        if trainer.lean:
+            log.info("CPU step: the loss on labelled positions only, %s",
+                     "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         if main and not resume_from:  # a resumed run's log mixes two starts
             from sft_ui.plan.planner import remember_run_speed

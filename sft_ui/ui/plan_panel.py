@@ -125,6 +125,10 @@ def _padding_line(p: dict) -> str:
         return "**Padding:** none: packing fills each sequence up to max_length."
     if not pad:
         return ""
+    if p.get("padding_free"):
+        return (f"**Padding:** none: on a CPU the rows of a batch go end to end "
+                f"(padding-free), so the {pad['waste']:.0%} of padding that batches of "
+                f"{pad['batch']} consecutive rows would hold is not computed.")
     text = (f"**Padding:** {pad['waste']:.0%} of the tokens in batches of {pad['batch']} "
             f"consecutive rows are padding (measured on the first {pad['rows']:,} rows).")
     if pad["packed_sequences"] < pad["rows"]:
