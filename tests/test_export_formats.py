@@ -30,7 +30,7 @@ def lora_run(tmp_path_factory):
                             "lora_r": 4, "lora_alpha": 8, "max_steps": 1,
                             "per_device_train_batch_size": 1,
                             "gradient_accumulation_steps": 1, "max_length": 64,
-                            "sample_steps": 0, "learning_rate": 1e-3})
+                            "sample_steps": 0, "learning_rate": 1e-4})
     wait_for(lambda: manager.get(run_id).state not in ("queued", "running"), timeout=300)
     run = manager.get(run_id)
     assert run.state == "done", run.snapshot()["error"]
@@ -58,6 +58,10 @@ def test_f16_gguf_answers_as_the_merged_model(lora_run):
     assert file.suffix == ".gguf" and file.parent == modelfile.parent
     merged = lora_run.dir / "export" / "merged"  # the folder the file was converted from
     reference = AutoModelForCausalLM.from_pretrained(str(merged), dtype=torch.float32).eval()
+    with torch.no_grad():  # the f16 file holds the matrices in f16, the 1-D norms in f32
+        for weight in reference.parameters():
+            if weight.ndim >= 2:
+                weight.copy_(weight.half().float())
     ref_tokenizer = AutoTokenizer.from_pretrained(str(merged))
     model, tokenizer = _load_gguf(file)
     assert tokenizer.chat_template == ref_tokenizer.chat_template  # kept in the file

@@ -103,14 +103,15 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
         stop_file.unlink(missing_ok=True)
     if "done" in ending and child.returncode == 0:
         return run_dir / MODEL_SUBDIR
-    failed = ending.get("failed")
-    if failed:
-        if failed.get("user"):
-            raise _Failure(failed["message"])
-        raise ProcessesFailed(failed["message"], failed.get("trace", ""))
+    failed = ending.get("failed") or {}
+    if failed.get("user"):
+        raise _Failure(failed["message"])
+    # The main process's own error if it said one (a process that dies takes the others'
+    # collective operations down with it), and how the processes ended.
     lines, status = "\n".join(tail) or "(no output)", child.returncode
-    raise ProcessesFailed(f"A training process ended with exit status {status}. "
-                          f"Its last lines:\n{lines}")
+    ended = f"A training process ended with exit status {status}. Its last lines:\n{lines}"
+    raise ProcessesFailed("\n".join(filter(None, [failed.get("message"), ended])),
+                          failed.get("trace", ""))
 
 
 def _read(child: subprocess.Popen, sink, ending: dict, tail) -> None:
