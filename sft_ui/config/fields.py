@@ -395,12 +395,15 @@ class RunConfig:
                           "(usually 'text').")
         return errors
 
-    def processes(self) -> int:
-        """The training processes a run of these settings starts on this machine."""
+    def processes(self, hw=None) -> int:
+        """The training processes a run of these settings starts on `hw` (a
+        plan.hardware.Hardware; default: this machine): auto is one per device."""
         if self.num_processes:
             return self.num_processes
-        from sft_ui.plan.hardware import detect
-        return detect().devices
+        if hw is None:
+            from sft_ui.plan.hardware import detect
+            hw = detect()
+        return hw.devices
 
     def effective_batch(self, devices: int = 1) -> int:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps * devices

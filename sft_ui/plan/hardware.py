@@ -138,7 +138,7 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
-    processes, gpus = cfg.num_processes or hw.devices, hw.devices
+    processes, gpus = cfg.processes(hw), hw.devices
     if hw.device == "cuda" and processes > hw.devices:
         problems.append(f"Processes ({processes}) is more than the {gpus} GPU(s) of this "
                         "machine: set it to auto or at most the number of GPUs.")

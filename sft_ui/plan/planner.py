@@ -173,7 +173,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     parts = peak_memory(cfg, shape, hw)
     total = sum(parts.values())
     available = available_memory(hw) if available is None else available
-    processes = cfg.num_processes or hw.devices
+    processes = cfg.processes(hw)
     effective = cfg.effective_batch(processes)
     per_step = effective * cfg.max_length  # an upper bound: rows pad to their batch's longest
     pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \

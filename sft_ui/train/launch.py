@@ -76,12 +76,13 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
     from sft_ui.train.engine import MODEL_SUBDIR
     stop_file = run_dir / STOP_FILE
     stop_file.unlink(missing_ok=True)
-    command = launch_command(run_dir, cfg.processes(), cfg.distributed,
-                             detect().device == "cuda", resume_from)
+    hw, processes = detect(), cfg.processes()
+    command = launch_command(run_dir, processes, cfg.distributed, hw.device == "cuda",
+                             resume_from)
     env = {**os.environ, APP_PID: str(os.getpid()), "PYTHONUNBUFFERED": "1",
            "SFT_UI_STARTED_AT": str(getattr(sink, "started_at", None) or time.time())}
-    if detect().device == "cpu":  # the processes share the cores instead of each taking all
-        env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // cfg.processes())))
+    if hw.device == "cpu":  # the processes share the cores instead of each taking all
+        env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     root = Path(__file__).resolve().parents[2]
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
