@@ -121,7 +121,7 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
     original = StudioCallback.on_step_end
 
     def slow(self, args, state, control, **kwargs):
-        time.sleep(0.4)
+        time.sleep(1.0)  # a step longer than a click takes to reach the server
         return original(self, args, state, control, **kwargs)
     monkeypatch.setattr(StudioCallback, "on_step_end", slow)
     page = _open(browser, url)
