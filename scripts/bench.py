@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -30,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sft_ui.config import RunConfig  # noqa: E402
 from sft_ui.plan.hardware import _cpu_flags, detect  # noqa: E402
-from sft_ui.train import callbacks  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_STEPS", 20))
 POLLERS = int(os.environ.get("BENCH_POLLERS", 20))  # pages polling /run_status once a second
@@ -95,37 +95,29 @@ print(json.dumps({"latencies": latencies, "first_loss": first_loss[0], "state": 
 def studio_run(cfg: RunConfig, root: Path) -> dict:
     """A run through the app (RunManager behind a served page). Another process polls
     /run_status over plain HTTP from POLLERS threads, each once a second, as open pages
-    would (in its own process: a client's own CPU is not the server's); sampling time is measured
-    around generate_batch."""
+    would (in its own process: a client's own CPU is not the server's); sampling time is what
+    the run's log says of each sampling."""
     from sft_ui.runs import RunManager
+    from sft_ui.runs.log import LOG_FILE
     from sft_ui.ui import build_app
-    sampled = []
-    original = callbacks.generate_batch
-
-    def timed(*args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            sampled.append(time.perf_counter() - start)
-    callbacks.generate_batch = timed
-    manager = RunManager(root, main_thread=True)
+    manager = RunManager(root, in_child=True)  # as `python -m sft_ui serve` does
     app = build_app(manager)
     _, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=7999,
                                    prevent_thread_lock=True, quiet=True)
-    manager.warm_up()  # as `serve` does before any Start
+    manager.warm_up(wait=True)  # as `serve` does before any Start (a person picks settings)
     start = time.time()
-    # As `python -m sft_ui serve` does: the run trains in this (main) thread.
     run_id = manager.start(cfg.to_dict())
     poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id, str(POLLERS)],
                               text=True, stdout=subprocess.PIPE)
-    manager.work_here(until=lambda: manager.get(run_id).state not in
-                      ("queued", "running", "stopping"))
     polled = json.loads(poller.communicate()[0].strip().splitlines()[-1])
+    while manager.get(run_id).state in ("queued", "running", "stopping"):
+        time.sleep(0.1)
     wall = time.time() - start
     app.close()
-    callbacks.generate_batch = original
+    manager.close()
     snap = manager.get(run_id).snapshot(log=False)
+    log = (root / run_id / LOG_FILE).read_text(encoding="utf-8")
+    sampled = [float(s) for s in re.findall(r"Sample answers at step \d+ in ([\d.]+) s", log)]
     assert snap["state"] == "done", snap["error"]
     runtime = next(m["train_runtime"] for m in snap["metrics"] if "train_runtime" in m)
     latencies = polled["latencies"]
@@ -134,6 +126,19 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
             "train_runtime": runtime, "sample_seconds": sum(sampled), "wall": wall,
             "samples": len(sampled), "latencies": latencies,
             "first_loss": polled["first_loss"] - start}
+
+
+def served(cfg: RunConfig) -> dict:
+    """studio_run in a fresh process (the app's process as `serve` starts it)."""
+    code = (f"import json, sys, tempfile; from pathlib import Path; sys.path.insert(0, "
+            f"{str(Path(__file__).resolve().parent)!r}); import bench; "
+            f"from sft_ui.config import RunConfig; print(json.dumps(bench.studio_run("
+            f"RunConfig.from_dict(json.loads({json.dumps(cfg.to_dict())!r})), "
+            f"Path(tempfile.mkdtemp()))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def matmul_flops(dtype=None) -> float:
@@ -336,23 +341,24 @@ def print_memory(mem: list[tuple]) -> None:
 
 
 def print_served() -> None:
-    """The served studio (pollers on /run_status) against the same trainer class alone
-    (the overhead of callbacks, run folder and app), interleaved bare, studio, bare,
-    studio, on BENCH_CASE's settings (default: the default run)."""
+    """The served studio (pollers on /run_status) against its engine alone (engine.train
+    without app or pollers: the overhead of the app, the run folder and the polls),
+    each in a fresh process, interleaved alone, served, alone, served, on BENCH_CASE's
+    settings (default: the default run)."""
     name = os.environ.get("BENCH_CASE", "default")
     cfg = RunConfig.from_dict({"dataset_name": chat_file() if name == "short" else "demo",
                                **LEAN_CASES[name],
                                **({"max_steps": STEPS} if name == "default" else {})})
-    work = Path(tempfile.mkdtemp(prefix="sft-bench-"))
     bare, studio = [], []
     for k in range(int(os.environ.get("BENCH_ROUNDS", 2))):
-        bare.append(bare_trainer(cfg, work / f"bare-{k}", lean=True))
-        studio.append(studio_run(cfg, work / f"runs-{k}"))
-        print(f"bare {bare[-1]:.0f} tokens/s, studio {studio[-1]['tokens_per_second']:.0f} "
+        alone = side(cfg, "studio")
+        bare.append(alone["tokens"] / alone["runtime"])
+        studio.append(served(cfg))
+        print(f"engine alone {bare[-1]:.0f} tokens/s, served {studio[-1]['tokens_per_second']:.0f} "
               f"tokens/s, first loss {studio[-1]['first_loss']:.1f} s", flush=True)
     ratios = [s["tokens_per_second"] / b for b, s in zip(bare, studio)]
     latencies = [x for run in studio for x in run["latencies"]]
-    print(f"\n{name}: served studio / its trainer alone tokens/s "
+    print(f"\n{name}: served studio / its engine alone tokens/s "
           f"{min(ratios):.2f}-{max(ratios):.2f}; "
           f"/run_status p95 {1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over "
           f"{len(latencies)} polls ({POLLERS} pollers at 1 Hz); first loss "
@@ -376,11 +382,14 @@ def main() -> None:
     print(f"Machine: {hw.describe()}; default model, demo set, {STEPS} steps, "
           f"batch {cfg.per_device_train_batch_size} x {cfg.gradient_accumulation_steps}, "
           f"max_length {cfg.max_length}", flush=True)
-    # Side by side in the order bare, studio, studio, bare: a drift of the machine's speed
-    # over the minutes the bench takes weighs on both alike.
-    bare_runs = [bare_trainer(cfg, work / "bare-1")]
-    studios = [studio_run(cfg, work / "runs-1"), studio_run(cfg, work / "runs-2")]
-    bare_runs.append(bare_trainer(cfg, work / "bare-2"))
+    # Side by side in the order bare, studio, studio, bare, each in a fresh process: a drift
+    # of the machine's speed over the minutes the bench takes weighs on both alike.
+    def bare_side():
+        run = side(cfg, "bare")
+        return run["tokens"] / run["runtime"]
+    bare_runs = [bare_side()]
+    studios = [served(cfg), served(cfg)]
+    bare_runs.append(bare_side())
     bare = statistics.mean(bare_runs)
     studio = studios[0]
     latencies = [x for run in studios for x in run["latencies"]]

@@ -3,6 +3,7 @@
   python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]
   python -m sft_ui train --config FILE [--runs-dir DIR]                 train headless
   python -m sft_ui train --run-dir DIR [--resume CHECKPOINT]     a run the app follows
+  python -m sft_ui worker           the app's warm training process (the app starts it)
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m sft_ui")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare-model", help="convert the offline default model into the cache")
+    sub.add_parser("worker", help="the served app's training process, which the app starts "
+                   "and hands one run (train/worker.py)")
     serve = sub.add_parser("serve", help="start the app")
     serve.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     serve.add_argument("--port", type=int,
@@ -50,6 +53,9 @@ def main(argv=None) -> None:
     if args.command == "prepare-model":
         from sft_ui.models import prepare_default_model
         print(f"Default model ready in {prepare_default_model()}")
+    elif args.command == "worker":
+        from sft_ui.train.worker import serve_one_run
+        sys.exit(serve_one_run())
     elif args.command == "train":
         from sft_ui.cli import train_for_app, train_from_file
         if args.run_dir:
@@ -60,18 +66,17 @@ def main(argv=None) -> None:
         from sft_ui.runs import RunManager
         from sft_ui.ui import build_app
         users = _users(args.auth)
-        manager = RunManager(main_thread=True)
+        manager = RunManager(in_child=True)  # runs train in a warm child process
         # With --private the whole page needs gradio's login; else only the actions do.
         app = build_app(manager, Access.from_env(users))
         app.queue().launch(server_name=args.host, server_port=args.port,
                            auth=list(users.items()) if args.private and users else None,
                            prevent_thread_lock=True)
         try:
-            manager.work_here()  # runs train in this (main) thread: faster on a CPU
-        except KeyboardInterrupt:
-            pass
+            manager.warm_up()
+            app.block_thread()  # until Ctrl-C; it closes the server
         finally:
-            app.close()
+            manager.close()
 
 
 if __name__ == "__main__":

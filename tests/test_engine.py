@@ -270,21 +270,3 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
     run_id = manager.start({**cfg, "sample_prompts": ["Say hi."]})
     wait_for(lambda: manager.get(run_id).state == "done")
     assert len(calls) == 5
-
-
-def test_runs_can_train_in_the_thread_that_serves(tmp_path, tiny_cfg):
-    """`serve` trains in the process's main thread (faster on a CPU): start() queues the
-    run, work_here() trains it in the calling thread."""
-    import threading
-    manager = RunManager(tmp_path, main_thread=True)
-    run_id = manager.start(tiny_cfg)
-    assert manager.get(run_id).state == "queued"
-    with pytest.raises(RunError, match="still training"):
-        manager.start(tiny_cfg)
-    seen = []
-    original = manager._work
-    manager._work = lambda run, resume_from=None: (seen.append(threading.current_thread()),
-                                                   original(run, resume_from))
-    manager.work_here(until=lambda: manager.get(run_id).state not in ("queued", "running"))
-    assert seen == [threading.current_thread()]
-    assert manager.get(run_id).state == "done" and manager.get(run_id).step == 2

@@ -1,11 +1,10 @@
-"""RunManager: starts runs (one at a time, in a thread of their own or in the thread that
-serves), resumes, renames, deletes and finds them, and says how a failed run ended
-(its message, error.log, advice after running out of memory or disk). Knows nothing
-of Gradio: the actions (sft_ui/actions.py) call it.
+"""RunManager: starts runs (one at a time, in a thread of their own, or for the served app
+in a warm child process), resumes, renames, deletes and finds them, and says how a failed
+run ended (its message, error.log, advice after running out of memory or disk). Knows
+nothing of Gradio: the actions (sft_ui/actions.py) call it.
 """
 from __future__ import annotations
 
-import queue
 import shutil
 import threading
 import time
@@ -24,10 +23,12 @@ from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snap
 
 class RunManager:
     """Starts runs (one at a time) and finds earlier ones. A run trains in a thread of its
-    own, or in the thread that called `work_here` (the served app's main thread)."""
+    own, or with `in_child` in a child process started before it is needed
+    (train/worker.py: the served app, whose threads then answer the page without taking
+    the training's GIL); a thread of the app follows it."""
 
     def __init__(self, root: Path | None = None, trainer=None, preflight=None,
-                 main_thread: bool = False, hub=None):
+                 in_child: bool = False, hub=None):
         self.root = Path(root) if root else runs_dir()
         self.root.mkdir(parents=True, exist_ok=True)
         # Injectable for tests; default: engine.train and engine.preflight.
@@ -37,36 +38,32 @@ class RunManager:
         self._runs: dict[str, Run] = {}
         self._active: Run | None = None
         self._lock = threading.RLock()
-        # main_thread: runs wait for the thread that calls work_here (see there)
-        self._jobs: queue.Queue | None = queue.Queue() if main_thread else None
+        self._worker = None
+        if in_child:  # (a worker trains in its main thread: on a CPU, PyTorch trained a
+            # quarter slower in another thread, 3.6 s against 2.7 s a default step)
+            from sft_ui.train.worker import WarmWorker
+            self._worker = WarmWorker()
 
     def _launch(self, run: Run, resume_from: Path | None = None) -> None:
-        if self._jobs is not None:
-            self._jobs.put((run, resume_from))
-        else:
-            threading.Thread(target=self._work, args=(run, resume_from), name=f"run-{run.id}",
-                             daemon=True).start()
+        threading.Thread(target=self._work, args=(run, resume_from), name=f"run-{run.id}",
+                         daemon=True).start()
 
-    def work_here(self, until=lambda: False) -> None:
-        """Train the runs of a RunManager(main_thread=True) in the calling thread, until
-        `until()` is true. On a CPU, PyTorch trains about a quarter slower in a thread other than
-        the process's main one (measured: fwd/bwd/step of the default model 2.7 s in the
-        main thread, 3.6 s in another), so the served app trains in its main thread."""
-        assert self._jobs is not None  # only a RunManager(main_thread=True) queues runs
-        self.warm_up()
-        while not until():
-            try:
-                run, resume_from = self._jobs.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            self._work(run, resume_from)
-
-    def warm_up(self) -> None:
-        """Import the engine and TRL now (seconds on a CPU), not after the first Start:
-        the first loss then follows Start by a model load and a step."""
+    def warm_up(self, wait: bool = False) -> None:
+        """Start the warm worker and import the engine and TRL here (seconds on a CPU)
+        now, not after the first Start: the first loss then follows Start by a model load
+        and a step. `wait`: until the worker is ready too."""
         if self._train is None:
+            if self._worker:
+                self._worker.warm()
             from sft_ui.train.engine import _trl
             _trl()
+            if self._worker and wait:
+                self._worker.wait_ready()
+
+    def close(self) -> None:
+        """End the waiting worker (the app is closing)."""
+        if self._worker:
+            self._worker.close()
 
     def start(self, values: dict | RunConfig, allow_over_memory: bool = False,
               token: str = "") -> str:
@@ -145,7 +142,7 @@ class RunManager:
                 choice = resolve(run.config)  # may measure the speed first
                 run.choose_settings(choice.config, choice.reasons)
             if train is None:
-                train = _trainer_for(run.config)
+                train = _trainer_for(run.config, self._worker)
             processes = run.config.processes()
             run.set_state("running", "Training..." if processes == 1 else
                           f"Training on {processes} processes...")
@@ -268,10 +265,13 @@ class RunManager:
         return None
 
 
-def _trainer_for(cfg: RunConfig):
-    """The engine's train in this process, or on several processes (train/launch.py)."""
+def _trainer_for(cfg: RunConfig, worker=None):
+    """The engine's train on several processes (train/launch.py), in the warm `worker`
+    when there is one, else in this process."""
     if cfg.processes() > 1:
         from sft_ui.train.launch import train_in_processes
         return train_in_processes
+    if worker is not None:
+        return worker.train
     from sft_ui.train.engine import train
     return train

@@ -59,6 +59,7 @@ class StudioCallback(TrainerCallback):
         start = time.time()
         answers = self._answers(model, step)
         self._paused += time.time() - start
+        self.log.info("Sample answers at step %d in %.2f s", step, time.time() - start)
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                            for p, a in zip(self.prompts, answers)])
 

@@ -73,21 +73,38 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
     feeding their events to `sink` (the app's Run); return the model folder. A stop
     asked of the sink reaches every process; a failure raises with their last lines."""
     from sft_ui.plan.hardware import detect
-    from sft_ui.train.engine import MODEL_SUBDIR
-    stop_file = run_dir / STOP_FILE
-    stop_file.unlink(missing_ok=True)
     hw, processes = detect(), cfg.processes()
     command = launch_command(run_dir, processes, cfg.distributed, hw.device == "cuda",
                              resume_from)
-    env = {**os.environ, APP_PID: str(os.getpid()), "PYTHONUNBUFFERED": "1",
-           "SFT_UI_STARTED_AT": str(getattr(sink, "started_at", None) or time.time())}
+    env = child_environment(getattr(sink, "started_at", None))
     if hw.device == "cpu":  # the processes share the cores instead of each taking all
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
-    root = Path(__file__).resolve().parents[2]
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    (run_dir / STOP_FILE).unlink(missing_ok=True)
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, text=True, bufsize=1, env=env,
-                             start_new_session=True, preexec_fn=_end_with_parent)
+                             start_new_session=True, preexec_fn=end_with_parent)
+    return follow(child, run_dir, sink)
+
+
+def child_environment(started_at: float | None = None) -> dict:
+    """The environment of a training process the app starts: the app's pid (watch_app),
+    unbuffered output (events arrive as they are printed), this package importable, and
+    when the (re)start began (the time budget counts from there)."""
+    env = {**os.environ, APP_PID: str(os.getpid()), "PYTHONUNBUFFERED": "1",
+           "SFT_UI_STARTED_AT": str(started_at or time.time())}
+    root = Path(__file__).resolve().parents[2]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    return env
+
+
+def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) -> Path:
+    """Follow a training child (accelerate's launcher, or a warm worker) to its end: its
+    events go to `sink`, a stop asked of the sink becomes the run folder's stop file.
+    Returns the model folder; a failure raises with what the child said, and how the
+    processes ended with their last lines (`alone`: one process, whose own error, when it
+    said one, is enough)."""
+    from sft_ui.train.engine import MODEL_SUBDIR
+    stop_file = run_dir / STOP_FILE
     ending: dict = {}
     tail: collections.deque = collections.deque(maxlen=TAIL_LINES)
     reader = threading.Thread(target=_read, args=(child, sink, ending, tail), daemon=True,
@@ -107,10 +124,15 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
     failed = ending.get("failed") or {}
     if failed.get("user"):
         raise _Failure(failed["message"])
+    if alone and failed.get("message") and child.returncode == 1:  # it said why
+        raise ProcessesFailed(failed["message"], failed.get("trace", ""))
     # The main process's own error if it said one (a process that dies takes the others'
     # collective operations down with it), and how the processes ended.
     lines, status = "\n".join(tail) or "(no output)", child.returncode
-    ended = f"A training process ended with exit status {status}. Its last lines:\n{lines}"
+    killed = " (killed: the system ends a process this way when memory runs out)" \
+        if status == -signal.SIGKILL else ""
+    ended = (f"A training process ended with exit status {status}{killed}. Its last "
+             f"lines:\n{lines}")
     raise ProcessesFailed("\n".join(filter(None, [failed.get("message"), ended])),
                           failed.get("trace", ""))
 
@@ -144,20 +166,25 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _end_with_parent() -> None:
-    """In the launcher, before it starts: SIGTERM when the app's process dies (Linux)."""
+def end_with_parent() -> None:
+    """In a child of the app, before it starts: SIGTERM when the app's thread that started
+    it ends, and so when the app dies (Linux)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
         pass  # elsewhere each process still watches the app (watch_app)
 
 
+_watching = threading.Event()
+
+
 def watch_app() -> None:
-    """In a training process the app launched: end this process when the app or the
+    """In a training process the app started: end this process when the app or the
     launcher between them is gone (a kill -9 of the app leaves no trainer behind)."""
     app = int(os.environ.get(APP_PID, "0") or 0)
-    if not app:
+    if not app or _watching.is_set():
         return
+    _watching.set()
     launcher = os.getppid()
 
     def watch():

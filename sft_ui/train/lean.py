@@ -13,7 +13,8 @@ passes TRL's class in, so only engine.py imports trl):
   laid end to end, so one masked attention over the whole batch would cost (sum of the
   rows' lengths)^2 instead of the sum of their squares;
 - TRL's extra metrics (entropy, mean_token_accuracy) on the steps that log only, from
-  the same log-probabilities.
+  the same log-probabilities;
+- trained weights in memory of their own (`own_weights`, any CPU run).
 On a GPU, and with settings this step does not cover (a custom loss, label smoothing,
 DFT loss, MoE aux loss, vision data), TRL's own step runs unchanged. Knows nothing of
 the studio's runs or pages.
@@ -160,6 +161,17 @@ def _count_tokens(trainer, inputs: dict) -> None:
     trainer._total_train_tokens += gather(local).sum().item() // trainer._tp_size
 
 
+def own_weights(model) -> None:
+    """Give the trained weights memory of their own. Weights loaded from safetensors on a
+    CPU map the file, so the optimizer's first write copies them page by page: the first
+    fused AdamW step of the default model took 2.2 s (then 0.1 s), against 0.17 s to copy
+    them here and 0.33 s for that first step."""
+    with torch.no_grad():
+        for param in model.parameters():
+            if param.requires_grad and param.device.type == "cpu":
+                param.data = param.data.clone()
+
+
 def studio_trainer(SFTTrainer):
     """A subclass of TRL's SFTTrainer (passed in) that takes the lean step where it
     applies; `lean` says whether it does, `padding_free` whether batches are."""
@@ -167,6 +179,8 @@ def studio_trainer(SFTTrainer):
     class StudioSFTTrainer(SFTTrainer):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
+            if self.args.device.type == "cpu":
+                own_weights(self.model)
             self.lean = not lean_reasons(self)
             collator = self.data_collator
             if self.lean and hasattr(collator, "padding_free") and packs_rows(self.model):

@@ -1,0 +1,132 @@
+"""The served app's training process: a child started before it is needed, which has
+imported torch, transformers and TRL and waits. Start hands it a run folder; it trains
+that run in its main thread and reports through events (train/events.py), as the main
+process of a multi-process run does, and the app follows both alike (launch.follow).
+
+Why a process of its own: the app's threads answer the page (every open page polls the
+run's status each second); in the process that trained they shared its GIL with the
+training loop, and 20 polling pages took two thirds of the training speed and were
+answered in 0.8 s at p95. Why started early: importing the libraries takes seconds on a
+small CPU; done before Start, the first loss follows Start by a model load and a step.
+A worker trains one run and exits (its memory, a GPU's too, goes with it); the next
+one warms up when the run has ended.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from sft_ui.train.events import PREFIX, STOP_FILE, read_event
+from sft_ui.train.launch import child_environment, end_with_parent, follow
+
+
+class WarmWorker:
+    """The app's spare training process (at most one waits)."""
+
+    def __init__(self):
+        self._spare: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._asks: queue.Queue = queue.Queue()
+        threading.Thread(target=self._spawner, daemon=True, name="worker-spawner").start()
+
+    def _spawner(self) -> None:
+        """Starts every worker, from this thread that lives as long as the app: a worker
+        gets SIGTERM when the thread that started it ends (PR_SET_PDEATHSIG), so with the
+        app, at once, not a second later (watch_app) with a checkpoint the app never saw."""
+        while True:
+            answer = self._asks.get()
+            try:
+                answer.put(subprocess.Popen(
+                    [sys.executable, "-m", "sft_ui", "worker"], stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                    env=child_environment(), start_new_session=True,
+                    preexec_fn=end_with_parent))
+            except OSError as e:
+                answer.put(e)
+
+    def _spawn(self) -> subprocess.Popen:
+        answer: queue.Queue = queue.Queue()
+        self._asks.put(answer)
+        child = answer.get()
+        if isinstance(child, OSError):
+            raise child
+        return child
+
+    def warm(self) -> None:
+        """Start the spare now unless one waits (the app starting, a run ending)."""
+        with self._lock:
+            if self._spare is None or self._spare.poll() is not None:
+                self._spare = self._spawn()
+
+    def wait_ready(self) -> bool:
+        """Wait until the spare has warmed up (a benchmark's Start, like a person's, comes
+        after that); False if it ended first."""
+        self.warm()
+        for line in self._spare.stdout:
+            if (read_event(line) or {}).get("ready"):
+                return True
+        return False
+
+    def _take(self) -> subprocess.Popen:
+        with self._lock:
+            child, self._spare = self._spare, None
+        return child if child is not None and child.poll() is None else self._spawn()
+
+    def close(self) -> None:
+        """End the spare (the app is closing); a run's worker ends with the app itself."""
+        with self._lock:
+            child, self._spare = self._spare, None
+        if child is not None and child.poll() is None:
+            child.terminate()
+            child.wait(timeout=30)
+
+    def train(self, cfg, run_dir: Path, sink, resume_from: Path | None = None) -> Path:
+        """engine.train's work, done by the spare process: train the run in `run_dir` (its
+        config.yaml is cfg), feeding its events to `sink`; return the model folder."""
+        (run_dir / STOP_FILE).unlink(missing_ok=True)
+        child = self._take()
+        job = {"run_dir": str(run_dir), "resume": str(resume_from) if resume_from else None,
+               "started_at": getattr(sink, "started_at", None) or time.time()}
+        try:
+            child.stdin.write(json.dumps(job) + "\n")
+            child.stdin.close()
+        except OSError:
+            pass  # it died while it waited: follow says how it ended
+        try:
+            return follow(child, run_dir, sink, alone=True)
+        finally:
+            self.warm()
+
+
+def serve_one_run() -> int:
+    """In the worker (`python -m sft_ui worker`): warm up, wait for the app's run, train
+    it; return the exit status (0 when the app closed without handing one over)."""
+    from sft_ui.cli import train_for_app
+    from sft_ui.train.launch import watch_app
+    watch_app()
+    warm_up()
+    print(PREFIX + json.dumps({"ready": True}), flush=True)
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0
+    job = json.loads(line)
+    os.environ["SFT_UI_STARTED_AT"] = str(job["started_at"])
+    return train_for_app(job["run_dir"], job["resume"])
+
+
+def warm_up() -> None:
+    """What a run needs before its first step that does not depend on the run: the
+    libraries, the hardware check (it times a matrix product on a CPU), the default
+    model's architecture."""
+    from sft_ui.plan.hardware import detect
+    from sft_ui.train.engine import _trl
+    _trl()
+    detect()
+    from transformers import AutoModelForCausalLM  # noqa: F401
+    from transformers.models.llama import modeling_llama  # noqa: F401

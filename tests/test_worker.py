@@ -1,0 +1,115 @@
+"""The served app's training process (train/worker.py) and its cheap reads: a run trains in
+a warm child process that reports to the app's run, Stop and a dead worker are handled, no
+worker outlives the app, and anonymous polls of the run's state share one session."""
+import os
+import signal
+
+import httpx
+import psutil
+import pytest
+
+from sft_ui.runs import RunManager, latest_checkpoint
+from tests.conftest import free_port, wait_for
+
+
+def workers() -> list[psutil.Process]:
+    """This process's worker children, alive."""
+    return [p for p in psutil.Process().children()
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+            and "worker" in p.cmdline()]
+
+
+def ended(manager, run_id):
+    run = manager.get(run_id)
+    return run if run.state in ("done", "stopped", "failed") else None
+
+
+@pytest.fixture
+def in_child(tmp_path, monkeypatch):
+    """A RunManager like `serve`'s, whose runs cannot train in this process."""
+    def here(*args, **kwargs):
+        raise AssertionError("trained in the app's own process")
+    monkeypatch.setattr("sft_ui.train.engine.train", here)
+    manager = RunManager(tmp_path / "runs", in_child=True)
+    manager.warm_up(wait=True)
+    yield manager
+    active = manager.active()
+    if active and active.state in ("queued", "running", "stopping"):
+        active.request_stop()
+        wait_for(lambda: ended(manager, active.id), timeout=120)
+    manager.close()
+    wait_for(lambda: not workers(), timeout=30)
+
+
+def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, tiny_cfg):
+    spare = workers()
+    assert len(spare) == 1
+    run_id = in_child.start({**tiny_cfg, "max_steps": 3})
+    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    assert run.state == "done", run.error
+    assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2, 3]
+    assert {s["step"] for s in run.samples} == {0, 1, 2, 3}
+    assert (run.dir / "model" / "model.safetensors").exists()
+    assert "Saved the model" in (run.dir / "train.log").read_text()
+    # The worker that trained ended; a new one waits for the next Start.
+    assert not spare[0].is_running() or spare[0].status() == psutil.STATUS_ZOMBIE
+    after = wait_for(workers, timeout=30)
+    assert [p.pid for p in after] != [spare[0].pid]
+
+
+def test_stop_reaches_the_worker_and_a_dead_worker_fails_its_run(in_child, tiny_cfg):
+    run_id = in_child.start({**tiny_cfg, "max_steps": 100_000, "sample_steps": 0})
+    wait_for(lambda: in_child.get(run_id).step >= 3, timeout=120, interval=0.05)
+    in_child.stop(run_id)
+    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    assert run.state == "stopped", run.error
+    stopped_at = run.step
+    assert latest_checkpoint(run.dir).name == f"checkpoint-{stopped_at}"
+
+    run_id = in_child.resume(run_id)
+    wait_for(lambda: in_child.get(run_id).step >= stopped_at + 2, timeout=120, interval=0.05)
+    [worker] = workers()  # the one training (the next spare starts after the run)
+    os.kill(worker.pid, signal.SIGKILL)  # as the system does when memory runs out
+    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    assert run.state == "failed"
+    assert "killed" in run.error and "memory" in run.error, run.error
+
+    again = in_child.start({**tiny_cfg, "max_steps": 2, "sample_steps": 0})
+    assert wait_for(lambda: ended(in_child, again), timeout=120).state == "done"
+
+
+def test_polls_without_a_session_share_one(tmp_path, tiny_cfg):
+    """A poll of /run_status over plain HTTP names no session; Gradio would build one for
+    each (the configuration of every component). They share one, and answer as before."""
+    from sft_ui.ui import build_app
+
+    def train(cfg, run_dir, sink, resume_from=None):
+        sink.progress(1, 1)
+        sink.add_metrics({"step": 1, "loss": 1.5})
+        return run_dir
+    manager = RunManager(tmp_path / "runs", trainer=train, preflight=lambda cfg: None)
+    app = build_app(manager)
+    server, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=free_port(),
+                                        prevent_thread_lock=True, quiet=True)
+    try:
+        run_id = manager.start(tiny_cfg)
+        wait_for(lambda: manager.get(run_id).state == "done")
+        sessions = len(server.state_holder.session_data)
+        with httpx.Client(timeout=60) as http:
+            def call(name, data, **extra):
+                return http.post(f"{url}gradio_api/run/{name}", json={"data": data, **extra})
+            answers = [call("run_status", [run_id]).json()["data"][0] for _ in range(5)]
+            named = call("run_status", [run_id], session_hash="mine").json()["data"][0]
+            listed = call("list_runs", []).json()["data"][0]
+            unknown = call("run_status", ["20990101-000000-abcdef"])
+            broken = http.post(f"{url}gradio_api/run/run_status", content=b"{not json")
+        assert all(a["metrics"] == [{"step": 1, "loss": 1.5}] for a in answers)
+        assert {k: v for k, v in answers[0].items() if k != "elapsed_seconds"} == \
+            {k: v for k, v in named.items() if k != "elapsed_seconds"}
+        assert [r["run_id"] for r in listed] == [run_id]
+        assert "No run with id" in unknown.text
+        assert broken.status_code >= 400  # Gradio's own answer to a malformed call
+        # One shared session for the anonymous reads, one for "mine".
+        assert len(server.state_holder.session_data) == sessions + 2
+    finally:
+        app.close()
