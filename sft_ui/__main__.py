@@ -75,6 +75,8 @@ def main(argv=None) -> None:
         try:
             manager.warm_up()
             app.block_thread()  # until Ctrl-C; it closes the server
+        except KeyboardInterrupt:  # while warming up
+            app.close()
         finally:
             manager.close()
 

@@ -42,6 +42,8 @@ MESSAGES = {
     "processes. Choose ddp here.":
         "fsdp はモデルを GPU 間で分割する方式で、CUDA のマシンと 2 つ以上のプロセスが"
         "必要です。ここでは ddp を選んでください。",
+    "It was killed: the system ends a process this way when memory runs out.":
+        "強制終了されました。メモリが足りなくなると、システムはこの方法でプロセスを終了させます。",
     "A training process ended with exit status {status}. Its last lines:\n{lines}":
         "学習プロセスが終了コード {status} で終わりました。最後の出力:\n{lines}",
 }

@@ -129,11 +129,10 @@ def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) ->
     # The main process's own error if it said one (a process that dies takes the others'
     # collective operations down with it), and how the processes ended.
     lines, status = "\n".join(tail) or "(no output)", child.returncode
-    killed = " (killed: the system ends a process this way when memory runs out)" \
-        if status == -signal.SIGKILL else ""
-    ended = (f"A training process ended with exit status {status}{killed}. Its last "
-             f"lines:\n{lines}")
-    raise ProcessesFailed("\n".join(filter(None, [failed.get("message"), ended])),
+    killed = ("It was killed: the system ends a process this way when memory runs out."
+              if status == -signal.SIGKILL else "")
+    ended = f"A training process ended with exit status {status}. Its last lines:\n{lines}"
+    raise ProcessesFailed("\n".join(filter(None, [failed.get("message"), killed, ended])),
                           failed.get("trace", ""))
 
 

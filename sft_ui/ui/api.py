@@ -87,10 +87,9 @@ class Api:
     def register(self) -> None:
         for name in ENDPOINTS:
             # Reads of run state take no lock a run holds for long: they skip the queue
-            # (served at once on /gradio_api/run/<name>, about 1 ms of CPU; through the
-            # queue a poll costs the server some 10-30 ms, taken from training on a small
-            # CPU), any number at once, so many clients polling do not wait behind one
-            # another.
+            # (served at once on /gradio_api/run/<name>, about 2 ms of CPU with a session,
+            # see SharedReadSession), any number at once, so many clients polling do not
+            # wait behind one another.
             reads = name in READS
             gr.api(getattr(self, name), api_name=name, queue=not reads,
                    concurrency_limit=None if reads else "default")
