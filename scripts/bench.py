@@ -341,29 +341,34 @@ def print_memory(mem: list[tuple]) -> None:
 
 
 def print_served() -> None:
-    """The served studio (pollers on /run_status) against its engine alone (engine.train
-    without app or pollers: the overhead of the app, the run folder and the polls),
-    each in a fresh process, interleaved alone, served, alone, served, on BENCH_CASE's
-    settings (default: the default run)."""
+    """The served studio (pollers on /run_status) against a bare SFTTrainer with the same
+    SFTConfig (goal: >= 0.97) and against its own engine alone (engine.train without app
+    or pollers: what the app, the run folder and the polls cost), each in a fresh process,
+    interleaved bare, alone, served, bare, ..., on BENCH_CASE's settings (default: the
+    default run)."""
     name = os.environ.get("BENCH_CASE", "default")
     cfg = RunConfig.from_dict({"dataset_name": chat_file() if name == "short" else "demo",
                                **LEAN_CASES[name],
                                **({"max_steps": STEPS} if name == "default" else {})})
-    bare, studio = [], []
+    bare, alone, studio = [], [], []
     for k in range(int(os.environ.get("BENCH_ROUNDS", 2))):
-        alone = side(cfg, "studio")
-        bare.append(alone["tokens"] / alone["runtime"])
+        for sides, which in ((bare, "bare"), (alone, "studio")):
+            run = side(cfg, which)
+            sides.append(run["tokens"] / run["runtime"])
         studio.append(served(cfg))
-        print(f"engine alone {bare[-1]:.0f} tokens/s, served {studio[-1]['tokens_per_second']:.0f} "
-              f"tokens/s, first loss {studio[-1]['first_loss']:.1f} s", flush=True)
-    ratios = [s["tokens_per_second"] / b for b, s in zip(bare, studio)]
+        print(f"bare SFTTrainer {bare[-1]:.0f} tokens/s, engine alone {alone[-1]:.0f}, served "
+              f"{studio[-1]['tokens_per_second']:.0f}, first loss "
+              f"{studio[-1]['first_loss']:.1f} s", flush=True)
+
+    def ratios(base):
+        r = [s["tokens_per_second"] / b for b, s in zip(base, studio)]
+        return f"{min(r):.2f}-{max(r):.2f} (median {statistics.median(r):.2f})"
     latencies = [x for run in studio for x in run["latencies"]]
-    print(f"\n{name}: served studio / its engine alone tokens/s "
-          f"{min(ratios):.2f}-{max(ratios):.2f}; "
-          f"/run_status p95 {1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over "
-          f"{len(latencies)} polls ({POLLERS} pollers at 1 Hz); first loss "
-          f"{min(r['first_loss'] for r in studio):.1f}-{max(r['first_loss'] for r in studio):.1f}"
-          " s after Start")
+    print(f"\n{name}, {POLLERS} pollers at 1 Hz: served studio / bare SFTTrainer tokens/s "
+          f"{ratios(bare)}; served / its engine alone {ratios(alone)}; /run_status p95 "
+          f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over {len(latencies)} "
+          f"polls; first loss {min(r['first_loss'] for r in studio):.1f}-"
+          f"{max(r['first_loss'] for r in studio):.1f} s after Start")
 
 
 def main() -> None:
