@@ -7,7 +7,8 @@ folder, the page and the API see one run as they see a run trained in the app. S
 the folder's stop file, which the processes agree on at each step's end (callbacks.py),
 so all of them save the checkpoint and stop at the same step. No process outlives the
 app: the launcher gets SIGTERM when the app dies (it then ends its processes), and each
-process also ends itself when the app or its launcher is gone.
+process also ends itself when the app or its launcher is gone. `follow` and
+`child_environment` serve the served app's warm one-process worker too (train/worker.py).
 """
 from __future__ import annotations
 
