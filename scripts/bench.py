@@ -46,23 +46,33 @@ def tokens_per_second(history: list[dict]) -> float:
     return tokens / runtime
 
 
-def bare_trainer(cfg: RunConfig, out: Path, lean: bool = False, **overrides) -> float:
-    """tokens/s of TRL's SFTTrainer alone, with the studio's SFTConfig (or overrides);
-    `lean`: the studio's trainer class (train/lean.py) alone, without callbacks or app."""
+def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
+    """tokens/s of TRL's SFTTrainer alone with SFTConfig(**overrides) (TRL's defaults
+    otherwise), on cfg's model and data."""
     from sft_ui.models import load_model_and_tokenizer, resolve_model
-    from sft_ui.train.engine import _trl, load_training_data, sft_config
+    from sft_ui.train.engine import _trl, load_training_data
     SFTConfig, SFTTrainer = _trl()
     model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
     train_set, _ = load_training_data(cfg, tokenizer).datasets()
-    args = sft_config(cfg, out) if not overrides else SFTConfig(
-        output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
-    if lean:
-        from sft_ui.train.lean import studio_trainer
-        SFTTrainer = studio_trainer(SFTTrainer)
+    args = SFTConfig(output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
     trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                          processing_class=tokenizer)
     trainer.train()
     return tokens_per_second(trainer.state.log_history)
+
+
+def fresh(code: str) -> dict:
+    """The JSON that `code` prints last, run in a fresh Python process."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def speed(cfg: RunConfig, which: str) -> float:
+    """tokens/s of one side (`side`) in a fresh process."""
+    run = side(cfg, which)
+    return run["tokens"] / run["runtime"]
 
 
 POLLER = """
@@ -135,10 +145,7 @@ def served(cfg: RunConfig) -> dict:
             f"from sft_ui.config import RunConfig; print(json.dumps(bench.studio_run("
             f"RunConfig.from_dict(json.loads({json.dumps(cfg.to_dict())!r})), "
             f"Path(tempfile.mkdtemp()))))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return fresh(code)
 
 
 def matmul_flops(dtype=None) -> float:
@@ -195,10 +202,7 @@ def measure(cfg: RunConfig) -> dict:
     """{"peak": bytes, "tokens_per_second": ...} of cfg's training in a child process."""
     code = MEASURE.format(root=str(Path(__file__).resolve().parents[1]),
                           cfg=json.dumps(cfg.to_dict()))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return fresh(code)
 
 
 # One side of the lean-step comparison in a fresh process: TRL's SFTTrainer as a careful
@@ -240,10 +244,7 @@ def side(cfg: RunConfig, which: str) -> dict:
     """{"runtime", "tokens", "losses"} of one side ("bare" or "studio") in a fresh process."""
     code = SIDE.format(root=str(Path(__file__).resolve().parents[1]),
                        cfg=json.dumps(cfg.to_dict()), side=which)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return fresh(code)
 
 
 def chat_file() -> str:
@@ -352,9 +353,8 @@ def print_served() -> None:
                                **({"max_steps": STEPS} if name == "default" else {})})
     bare, alone, studio = [], [], []
     for k in range(int(os.environ.get("BENCH_ROUNDS", 2))):
-        for sides, which in ((bare, "bare"), (alone, "studio")):
-            run = side(cfg, which)
-            sides.append(run["tokens"] / run["runtime"])
+        bare.append(speed(cfg, "bare"))
+        alone.append(speed(cfg, "studio"))
         studio.append(served(cfg))
         print(f"bare SFTTrainer {bare[-1]:.0f} tokens/s, engine alone {alone[-1]:.0f}, served "
               f"{studio[-1]['tokens_per_second']:.0f}, first loss "
@@ -389,12 +389,9 @@ def main() -> None:
           f"max_length {cfg.max_length}", flush=True)
     # Side by side in the order bare, studio, studio, bare, each in a fresh process: a drift
     # of the machine's speed over the minutes the bench takes weighs on both alike.
-    def bare_side():
-        run = side(cfg, "bare")
-        return run["tokens"] / run["runtime"]
-    bare_runs = [bare_side()]
+    bare_runs = [speed(cfg, "bare")]
     studios = [served(cfg), served(cfg)]
-    bare_runs.append(bare_side())
+    bare_runs.append(speed(cfg, "bare"))
     bare = statistics.mean(bare_runs)
     studio = studios[0]
     latencies = [x for run in studios for x in run["latencies"]]
