@@ -3,11 +3,13 @@
   python -m sft_ui serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]
   python -m sft_ui train --config FILE [--runs-dir DIR]                 train headless
   python -m sft_ui train --run-dir DIR [--resume CHECKPOINT]     a run the app follows
-  python -m sft_ui worker           the app's warm training process (the app starts it)
+  python -m sft_ui worker [--load-ahead MODEL]    the app's warm training process (the app
+                                                  starts it)
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -25,8 +27,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m sft_ui")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare-model", help="convert the offline default model into the cache")
-    sub.add_parser("worker", help="the served app's training process, which the app starts "
-                   "and hands one run (train/worker.py)")
+    worker = sub.add_parser("worker", help="the served app's training process, which the "
+                            "app starts and hands one run (train/worker.py)")
+    worker.add_argument("--load-ahead", default=None, metavar="MODEL",
+                        help="load this model while waiting (the run most likely trains it)")
     serve = sub.add_parser("serve", help="start the app")
     serve.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     serve.add_argument("--port", type=int,
@@ -55,7 +59,7 @@ def main(argv=None) -> None:
         print(f"Default model ready in {prepare_default_model()}")
     elif args.command == "worker":
         from sft_ui.train.worker import serve_one_run
-        sys.exit(serve_one_run())
+        sys.exit(serve_one_run(args.load_ahead))
     elif args.command == "train":
         from sft_ui.cli import train_for_app, train_from_file
         if args.run_dir:
@@ -74,6 +78,7 @@ def main(argv=None) -> None:
                            prevent_thread_lock=True)
         try:
             manager.warm_up()
+            gc.freeze()  # the page's and the libraries' objects stay: no full GC passes them
             app.block_thread()  # until Ctrl-C; it closes the server
         except KeyboardInterrupt:  # while warming up
             app.close()

@@ -187,10 +187,45 @@ def load_tokenizer(path: str, trust_remote_code: bool = False):
     return tokenizer
 
 
+_AHEAD: dict[str, tuple] = {}  # path -> (model, tokenizer) loaded before a run asked
+
+
+def load_ahead(name: str, prepare=None) -> bool:
+    """Load `name` now, before a run asks for it (the warm training process, while the
+    person picks settings): only a model on this machine (the default or a folder, no Hub
+    download) whose fp32 weights take under a quarter of the memory available.
+    `prepare(model)` runs on it here too. The next load_model_and_tokenizer of the same
+    path with the plain options takes it, once; any other load drops it first."""
+    import psutil
+    if name != DEFAULT_MODEL_ID and not Path(name).expanduser().is_dir():
+        return False  # a Hub id: no download before the person asks for it
+    try:
+        path = resolve_model(name)
+    except ModelError:
+        return False
+    folder = Path(path)
+    if (folder / "adapter_config.json").exists():
+        return False
+    weights = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+    if not weights or 2 * weights > psutil.virtual_memory().available / 4:  # bf16 -> fp32
+        return False
+    model, tokenizer = load_model_and_tokenizer(path)
+    if prepare:
+        prepare(model)
+    model.loaded_ahead = True
+    _AHEAD[path] = (model, tokenizer)
+    return True
+
+
 def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **options):
     """Model and tokenizer from a resolved path; a LoRA adapter folder loads on its base.
     fp32 unless `options` (from_pretrained's dtype, quantization_config, device_map) say
-    otherwise."""
+    otherwise. A model loaded ahead (load_ahead) is taken when it fits the call."""
+    ahead = _AHEAD.pop(str(path), None)
+    _AHEAD.clear()  # another model's memory goes before this one loads
+    if ahead and not (trust_remote_code or options):
+        return ahead
+    del ahead
     import torch
     from transformers import AutoModelForCausalLM
     tokenizer = load_tokenizer(path, trust_remote_code)

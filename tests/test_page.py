@@ -167,6 +167,52 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
     page.close()
 
 
+def test_the_live_view_polls_fast_until_the_first_loss(browser, live_app, tiny_cfg,
+                                                       monkeypatch):
+    """From Start to the run's first loss point the page asks for the run's state four
+    times a second (the status, then the first point, show as they happen); after it, once
+    a second. Counted in the server: the live view's updates and what each run state had."""
+    from sft_ui.train.callbacks import StudioCallback
+    from sft_ui.ui import live_view
+    url, manager = live_app
+    ticks, update = [], live_view.update
+
+    def counted(snap, last_seen):
+        ticks.append((time.time(), any("loss" in m for m in snap["metrics"])))
+        return update(snap, last_seen)
+    monkeypatch.setattr(live_view, "update", counted)
+    begin, step_end = StudioCallback.on_train_begin, StudioCallback.on_step_end
+
+    def slow_begin(self, *args, **kwargs):
+        time.sleep(3.0)  # as a large model's load would take
+        return begin(self, *args, **kwargs)
+
+    def slow_step(self, *args, **kwargs):
+        time.sleep(1.0)
+        return step_end(self, *args, **kwargs)
+    monkeypatch.setattr(StudioCallback, "on_train_begin", slow_begin)
+    monkeypatch.setattr(StudioCallback, "on_step_end", slow_step)
+    page = _open(browser, url)
+    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    for label, value in (("Max steps", 8), ("Batch size per device", 2),
+                         ("Gradient accumulation steps", 1), ("Max length (tokens)", 64),
+                         ("Sample every N steps", 0)):
+        set_field(page, label, value)
+    page.get_by_role("button", name="Start").click()
+    run = wait_for(lambda: manager.active())
+    wait_for(lambda: _finished(manager, run.id), timeout=120)
+    page.close()
+    waiting = [t for t, has_loss in ticks if not has_loss and t >= run.created]
+    after = [t for t, has_loss in ticks if has_loss][:-2]  # the run's end polls at once
+    rate = (len(waiting) - 1) / (waiting[-1] - waiting[0])
+    later = (len(after) - 1) / (after[-1] - after[0])
+    print(f"\nLive view before the first loss: {len(waiting)} polls, {rate:.1f}/s; "
+          f"after: {len(after)}, {later:.1f}/s")
+    assert rate >= 2.5, waiting
+    assert later <= 1.5, after
+    assert manager.get(run.id).state == "done"
+
+
 def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app, tiny_cfg):
     from playwright.sync_api import expect
     url, manager = live_app

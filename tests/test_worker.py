@@ -8,6 +8,7 @@ import httpx
 import psutil
 import pytest
 
+from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.runs import RunManager, latest_checkpoint
 from tests.conftest import free_port, wait_for
 
@@ -44,6 +45,7 @@ def in_child(tmp_path, monkeypatch):
 def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, tiny_cfg):
     spare = workers()
     assert len(spare) == 1
+    first_command = spare[0].cmdline()
     run_id = in_child.start({**tiny_cfg, "max_steps": 3})
     run = wait_for(lambda: ended(in_child, run_id), timeout=120)
     assert run.state == "done", run.error
@@ -55,6 +57,45 @@ def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, ti
     assert not spare[0].is_running() or spare[0].status() == psutil.STATUS_ZOMBIE
     after = wait_for(workers, timeout=30)
     assert [p.pid for p in after] != [spare[0].pid]
+    # Each spare loads ahead the model the next run most likely trains: the default at
+    # first, then the latest run's; the next run takes it.
+    assert first_command[-2:] == ["--load-ahead", DEFAULT_MODEL_ID]
+    assert after[0].cmdline()[-2:] == ["--load-ahead", tiny_cfg["model_name_or_path"]]
+    in_child.warm_up(wait=True)
+    again = in_child.start({**tiny_cfg, "max_steps": 2, "sample_steps": 0})
+    run = wait_for(lambda: ended(in_child, again), timeout=120)
+    assert run.state == "done", run.error
+    assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2]
+    assert "The model was loaded ahead" in (run.dir / "train.log").read_text()
+    assert "The model was loaded ahead" not in (in_child.get(run_id).dir / "train.log"
+                                                ).read_text()
+
+
+def test_a_model_loaded_ahead_is_taken_once_and_only_as_asked(tiny_model_dir, monkeypatch):
+    import torch
+
+    from sft_ui import models
+    from sft_ui.train.lean import own_weights
+    ahead = []
+
+    def prepare(model):
+        own_weights(model)
+        ahead.append(model)
+    assert models.load_ahead(tiny_model_dir, prepare)
+    model, tokenizer = models.load_model_and_tokenizer(tiny_model_dir)
+    assert model is ahead[0] and model.owns_weights and tokenizer.pad_token
+    again, _ = models.load_model_and_tokenizer(tiny_model_dir)  # once only
+    assert again is not model and not getattr(again, "loaded_ahead", False)
+    # Asked with other options, or trusting remote code: loaded as asked, the other dropped.
+    assert models.load_ahead(tiny_model_dir, prepare)
+    half, _ = models.load_model_and_tokenizer(tiny_model_dir, dtype=torch.bfloat16)
+    assert half is not ahead[1] and half.dtype == torch.bfloat16
+    plain, _ = models.load_model_and_tokenizer(tiny_model_dir)
+    assert plain is not ahead[1]
+    # Not loaded ahead: a Hub id (nothing downloads unasked), a model too big for memory.
+    assert not models.load_ahead("someone/some-model")
+    monkeypatch.setattr("psutil.virtual_memory", lambda: type("M", (), {"available": 2**20}))
+    assert not models.load_ahead(tiny_model_dir)
 
 
 def test_stop_reaches_the_worker_and_a_dead_worker_fails_its_run(in_child, tiny_cfg):
@@ -113,3 +154,16 @@ def test_polls_without_a_session_share_one(tmp_path, tiny_cfg):
         assert len(server.state_holder.session_data) == sessions + 2
     finally:
         app.close()
+
+
+def test_a_training_process_takes_the_apps_answer_on_bf16(monkeypatch):
+    """The app measures whether bf16 pays on this CPU (the plan's precision); a training
+    process it starts takes that answer instead of measuring again, so the two agree."""
+    from sft_ui.plan import hardware
+    from sft_ui.train.launch import child_environment
+    if hardware.detect().device == "cpu":
+        told = child_environment()[hardware.CPU_BF16]
+        assert told == ("1" if hardware.detect().bf16 else "0")
+    for told in ("0", "1"):
+        monkeypatch.setenv(hardware.CPU_BF16, told)
+        assert hardware.bf16_pays() is (told == "1")

@@ -11,7 +11,7 @@ import time
 import traceback
 from pathlib import Path
 
-from sft_ui.config import ConfigError, RunConfig, shorten
+from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
 from sft_ui.errors import UserError
 from sft_ui.plan.hardware import release_memory
 from sft_ui.plan.memory import is_out_of_memory, memory_problem, out_of_memory_advice
@@ -42,7 +42,7 @@ class RunManager:
         if in_child:  # (a worker trains in its main thread: on a CPU, PyTorch trained a
             # quarter slower in another thread, 3.6 s against 2.7 s a default step)
             from sft_ui.train.worker import WarmWorker
-            self._worker = WarmWorker()
+            self._worker = WarmWorker(self.likely_model)
 
     def _launch(self, run: Run, resume_from: Path | None = None) -> None:
         threading.Thread(target=self._work, args=(run, resume_from), name=f"run-{run.id}",
@@ -254,6 +254,12 @@ class RunManager:
     def history(self) -> list[dict]:
         """`Run.summary` of every run with its display name (`label`), newest first."""
         return [{**run.summary(), "label": display_name(run)} for run in self.all_runs()]
+
+    def likely_model(self) -> str:
+        """The model the next run most likely trains: the latest run's, else the default
+        (the warm worker loads it ahead)."""
+        runs = self.all_runs()
+        return runs[0].config.model_name_or_path if runs else DEFAULT_MODEL_ID
 
     def active(self) -> Run | None:
         return self._active

@@ -165,6 +165,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                         "process")
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code,
                                                     **load_options(cfg))
+        if getattr(model, "loaded_ahead", False):
+            log.info("The model was loaded ahead, while the app waited for Start")
         data = load_training_data(cfg, tokenizer)
         log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
                  data.source.label, len(data.train), len(data.eval or []), data.format,

@@ -89,10 +89,15 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
 
 def child_environment(started_at: float | None = None) -> dict:
     """The environment of a training process the app starts: the app's pid (watch_app),
-    unbuffered output (events arrive as they are printed), this package importable, and
-    when the (re)start began (the time budget counts from there)."""
+    unbuffered output (events arrive as they are printed), this package importable, when
+    the (re)start began (the time budget counts from there), and whether bf16 pays on
+    this CPU as the app found it (the plan's precision is the run's)."""
+    from sft_ui.plan.hardware import CPU_BF16, detect
     env = {**os.environ, APP_PID: str(os.getpid()), "PYTHONUNBUFFERED": "1",
            "SFT_UI_STARTED_AT": str(started_at or time.time())}
+    hw = detect()
+    if hw.device == "cpu":
+        env[CPU_BF16] = "1" if hw.bf16 else "0"
     root = Path(__file__).resolve().parents[2]
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     return env
