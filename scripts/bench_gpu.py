@@ -243,9 +243,9 @@ def main(argv=None) -> int:
                   f"{peak / 2**30:.1f} GiB | {error} |", flush=True)
             rows.append(row)
             if args.remember and system == "studio":
-                from sft_ui.plan.planner import _remember, speed_key
+                from sft_ui.plan.speed import remember, speed_key
                 key = speed_key(dataclasses.replace(cfg, model_name_or_path=case.model), hw)
-                _remember(key, {"tokens_per_second": speed, "measured": time.time(),
+                remember(key, {"tokens_per_second": speed, "measured": time.time(),
                                 "from": "bench_gpu"})
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))

@@ -92,7 +92,7 @@ class Actions:
         if active is not None and active.state in ACTIVE_STATES:
             raise RunError("A run is training: measure after it ends (both would share the "
                            "machine, and the figure would be wrong).")
-        from sft_ui.plan.planner import calibrate
+        from sft_ui.plan.speed import calibrate
         return calibrate(RunConfig.from_dict(values))
 
     def preview(self, who: Who, values: dict) -> dict:

@@ -29,9 +29,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 def _speeds_of_this_test(tmp_path_factory, monkeypatch):
     """Each test remembers training speeds in a file of its own: a run (which remembers
     its speed) or a measurement in one test must not change the plan another one sees."""
-    from sft_ui.plan import planner
+    from sft_ui.plan import speed
     path = tmp_path_factory.mktemp("speeds") / "speed.json"
-    monkeypatch.setattr(planner, "speed_file", lambda: path)
+    monkeypatch.setattr(speed, "speed_file", lambda: path)
 
 
 @pytest.fixture(scope="session")

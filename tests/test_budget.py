@@ -6,7 +6,7 @@ import json
 import pytest
 
 from sft_ui.config import RunConfig
-from sft_ui.plan import budget, planner
+from sft_ui.plan import budget, planner, speed
 from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.planner import DataSample
 from sft_ui.runs import RunManager
@@ -55,7 +55,7 @@ def test_large_data_full_fine_tune_and_steps_that_fit():
 
 def test_without_a_measured_speed_the_steps_wait_and_the_plan_says_so(monkeypatch,
                                                                        tmp_path):
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     choice = budget.choose(RunConfig(time_budget_minutes=5), CHAT, params=135_000_000,
                            hw=CPU)
     assert choice.needs_speed and choice.config.max_steps == RunConfig().max_steps
@@ -77,7 +77,7 @@ def test_the_plan_reads_the_chosen_dataset(tmp_path):
 
 def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, tiny_cfg,
                                                                       monkeypatch):
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
     # The length left to the budget: no speed known, so the run measures it first.
     run_id = manager.start({**tiny_cfg, "max_steps": 30, "time_budget_minutes": 0.4,
@@ -91,7 +91,7 @@ def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, 
     assert run.budget and run.config.use_peft and run.config.completion_only_loss
     saved = RunConfig.from_yaml(run.dir / "config.yaml")
     assert saved.use_peft and saved.time_budget_minutes == 0.4  # the run folder says so
-    assert planner.measured_speed(run.config) is not None  # measured for the plan too
+    assert speed.measured_speed(run.config) is not None  # measured for the plan too
     entry = json.loads((tmp_path / "speed.json").read_text())
     assert [e.get("from") for e in entry.values()] == ["run"]  # the run's own speed, after
 
@@ -100,7 +100,7 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
                                                                monkeypatch):
     """The person set the length (many steps): the budget cannot shorten it beforehand,
     so the run ends when one more step would not end in time, and keeps its model."""
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
                             "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4})

@@ -10,7 +10,7 @@ import torch
 from safetensors.torch import load_file
 
 from sft_ui.config import RunConfig
-from sft_ui.plan import memory, planner
+from sft_ui.plan import memory, planner, speed
 from sft_ui.plan.hardware import detect, installed
 from sft_ui.runs import RunManager
 from sft_ui.train import engine
@@ -144,7 +144,7 @@ def test_cuda_out_of_memory_fails_the_run_frees_the_gpu_and_the_next_run_trains(
 def test_planner_on_the_gpu(tiny_cfg, tmp_path, monkeypatch):
     """The plan counts GPU memory, and Measure speed times real CUDA steps."""
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path))
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     hw = detect()
     cfg = RunConfig.from_dict({**tiny_cfg, "use_peft": True})
     result = planner.plan(cfg)
@@ -153,5 +153,5 @@ def test_planner_on_the_gpu(tiny_cfg, tmp_path, monkeypatch):
     full = memory.weight_bytes(RunConfig.from_dict(tiny_cfg),
                                memory.model_shape(tiny_cfg["model_name_or_path"]), hw)
     assert result["memory"]["weights"] < full  # the LoRA base is half precision here
-    assert planner.calibrate(cfg) > 0
+    assert speed.calibrate(cfg) > 0
     assert planner.plan(cfg)["seconds_per_step"] > 0

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import catalog, kernels, memory, modes, planner, targets
+from sft_ui.plan import catalog, kernels, memory, modes, planner, speed, targets
 from sft_ui.plan.hardware import Hardware, precision, unsupported
 from sft_ui.plan.memory import ModelShape, model_shape
 from sft_ui.runs import RunError, RunManager
@@ -158,7 +158,7 @@ def test_a_remembered_speed_on_that_gpu_is_the_expected_speed(monkeypatch):
     cfg = RunConfig(model_name_or_path="Qwen/Qwen2.5-0.5B-Instruct", max_length=1024)
     hw = targets.find("h100").hardware()
     best = planner.fit_to_target(cfg, "h100")[0]
-    planner._remember(planner.speed_key(best, hw), {"tokens_per_second": 31000.0})
+    speed.remember(speed.speed_key(best, hw), {"tokens_per_second": 31000.0})
     p = planner.plan_with_data(cfg, target="h100")
     assert p["best"] == "full" and p["best_tokens_per_second"] == 31000.0
 

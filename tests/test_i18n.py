@@ -19,7 +19,7 @@ ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/r
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
           "access", "actions", "share/jobs", "train/launch", "plan/modes", "plan/kernels",
-          "plan/targets", "share/gguf_export", "evaluate/testset", "evaluate/job",
+          "plan/targets", "plan/speed", "config/checks", "share/gguf_export", "evaluate/testset", "evaluate/job",
           "evaluate/store", "evaluate/metrics"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {

@@ -284,8 +284,7 @@ def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg, m
     from playwright.sync_api import expect
 
     from sft_ui.config import RunConfig
-    from sft_ui.plan import planner
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")  # no trace
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     url, manager = live_app
     page = _open(browser, url)
     set_field(page, "Model", tiny_cfg["model_name_or_path"])

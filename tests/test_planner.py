@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import memory, planner
+from sft_ui.plan import memory, planner, speed
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import wait_for
@@ -78,7 +78,7 @@ def test_memory_by_part(small_model):
 
 
 def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     two = Hardware("cpu", "test CPU", 2, False, 64 * GIB, 2)
     cfg = config(small_model)
     p = planner.plan(cfg, two, available=GIB)
@@ -106,8 +106,8 @@ def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
     assert planner.plan(config(small_model, train_by="epochs"), CPU, available=GIB)["steps"] \
         is None
     # A remembered throughput gives the time per step.
-    planner.speed_file().write_text(json.dumps(
-        {planner.speed_key(cfg, CPU): {"tokens_per_second": 48.0}}))
+    speed.speed_file().write_text(json.dumps(
+        {speed.speed_key(cfg, CPU): {"tokens_per_second": 48.0}}))
     timed = planner.plan(cfg, CPU, available=GIB)
     assert timed["seconds_per_step"] == 2 * 3 * 8 / 48.0 and timed["seconds_total"] == 10.0
 
@@ -187,14 +187,14 @@ def test_ram_guard_refuses_an_impossible_run_before_its_folder(tmp_path, tiny_cf
 
 
 def test_measure_speed_on_the_tiny_model(tiny_cfg, tmp_path, monkeypatch):
-    monkeypatch.setattr(planner, "speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     cfg = RunConfig.from_dict(tiny_cfg)
-    assert planner.measured_speed(cfg) is None
+    assert speed.measured_speed(cfg) is None
     start = time.time()
-    speed = planner.calibrate(cfg, steps=2)
-    assert speed > 0 and time.time() - start < 30
-    assert planner.measured_speed(cfg) == speed
-    assert planner.plan(cfg)["seconds_per_step"] == pytest.approx(2 * 64 / speed)
+    tokens_per_second = speed.calibrate(cfg, steps=2)
+    assert tokens_per_second > 0 and time.time() - start < 30
+    assert speed.measured_speed(cfg) == tokens_per_second
+    assert planner.plan(cfg)["seconds_per_step"] == pytest.approx(2 * 64 / tokens_per_second)
 
 
 def test_plan_through_the_live_app(live_app, tiny_cfg):

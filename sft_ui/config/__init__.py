@@ -1,6 +1,6 @@
 """The settings of a run: RunConfig's fields with everything said of each (fields.py),
-values from loose input (values.py), and every list derived from the fields
-(registry.py). Presets are YAML files of fields in presets/."""
+values from loose input (values.py), what is wrong with a set of them (checks.py), and
+every list derived from the fields (registry.py). Presets are YAML files of fields in presets/."""
 from sft_ui.config.fields import (
                                   DEFAULT_MODEL_ID,
                                   DEFAULT_SAMPLE_PROMPTS,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from sft_ui.config.values import ConfigError, coerce, field_label, from_trl, kind_of, shorten
+from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 DEMO_DATASET = "demo"
@@ -343,57 +343,8 @@ class RunConfig:
     # ---- checks ---------------------------------------------------------
     def validate(self) -> list[str]:
         """Readable messages for every bad value or combination; empty when fine."""
-        errors = []
-        for f in dataclasses.fields(self):
-            value, lo, hi = getattr(self, f.name), f.metadata["min"], f.metadata["max"]
-            label = field_label(f)
-            if value is None:  # an Optional field on auto
-                continue
-            if lo is not None and f.metadata["min_exclusive"] and value <= lo:
-                errors.append(f"{label} must be greater than {lo} (got {shorten(value, str)}).")
-            elif lo is not None and value < lo:
-                errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
-            if hi is not None and value > hi:
-                errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
-            if f.metadata["choices"] and value not in f.metadata["choices"]:
-                errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
-                              f"(got {shorten(value)}).")
-        if not self.model_name_or_path.strip():
-            errors.append("Model is empty: enter a Hub id or a local folder.")
-        if not self.dataset_name.strip():
-            errors.append("Dataset is empty: enter 'demo', a Hub id or a file path.")
-        if self.sample_steps and not [p for p in self.sample_prompts if p.strip()]:
-            errors.append("Samples are on but there are no sample prompts: "
-                          "add a prompt or set sample_steps to 0.")
-        if self.dataset_format == "template" and not self.dataset_template.strip():
-            errors.append("Data format is 'template' but the template is empty: write one "
-                          "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
-        if self.eval_fraction > 0 and (self.eval_dataset_name.strip()
-                                       or self.dataset_test_split.strip()):
-            errors.append("Choose one source of eval data: an eval dataset or split, or a "
-                          "held-out eval fraction, not both.")
-        if self.warmup_steps >= 1 and self.warmup_steps != int(self.warmup_steps):
-            errors.append(f"warmup_steps ({self.warmup_steps:g}) must be a whole number of "
-                          "steps, or a fraction below 1.")
-        if self.train_by == "steps" and self.warmup_steps >= max(self.max_steps, 1):
-            errors.append(f"warmup_steps ({self.warmup_steps:g}) must be smaller than "
-                          f"max_steps ({self.max_steps}).")
-        if self.save_strategy == "steps" and self.save_total_limit and not self.save_steps:
-            errors.append("Keep at most N checkpoints is set but no checkpoints are saved: "
-                          "set Save every N steps (save_steps) above 0.")
-        if self.bf16 and self.fp16:
-            errors.append("bf16 and fp16 are both on: choose one mixed precision (or leave "
-                          "both on auto).")
-        if self.load_in_4bit and not self.use_peft:
-            errors.append("Load the base in 4 bits (QLoRA) trains a LoRA adapter on the "
-                          "frozen 4-bit model: turn on Use LoRA too.")
-        if self.use_peft and not self.lora_target_modules.strip():
-            errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
-                          "module names such as q_proj,v_proj.")
-        if not self.dataset_text_field.strip():
-            errors.append("Text field is empty: name the column that holds the text "
-                          "(usually 'text').")
-        return errors
+        from sft_ui.config.checks import problems
+        return problems(self)
 
     def processes(self, hw=None) -> int:
         """The training processes a run of these settings starts on `hw` (a

@@ -7,7 +7,7 @@ memorising of the training rows; measured on a 400-row chat file teaching JSON
 extraction: 17/20 held-out answers right against 14/20 for a full fine-tune), loss on
 the answers only for chat and prompt/completion data, and the length of the run: whole
 epochs (at most MAX_EPOCHS) when the budget holds one or more, else the steps that fit.
-Steps come from the measured speed (planner's tokens/s for this model, device and
+Steps come from the measured speed (speed.py's tokens/s for this model, device and
 precision); without one, the run measures it first. The engine also stops a run whose
 time is up (train/callbacks.py), so a budget holds whatever the estimate said.
 Knows nothing of the trainer or the UI.
@@ -71,7 +71,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     chosen = dataclasses.replace(cfg, **changes)
     hw = hw or detect()
     if speed is None:
-        from sft_ui.plan.planner import measured_speed
+        from sft_ui.plan.speed import measured_speed
 
         def speed(c):
             return measured_speed(c, hw)
@@ -83,11 +83,12 @@ def resolve(cfg: RunConfig) -> Choice:
     training steps first, counted in the budget, when none is known for its settings)."""
     from sft_ui.plan import planner
     from sft_ui.plan.memory import model_shape
+    from sft_ui.plan.speed import calibrate
     data = planner.quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
     choice = choose(cfg, data, params)
     if choice.needs_speed:
-        planner.calibrate(choice.config)
+        calibrate(choice.config)
         choice = choose(cfg, data, params)
     return choice
 

@@ -196,7 +196,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         if main and not resume_from:  # a resumed run's log mixes two starts
-            from sft_ui.plan.planner import remember_run_speed
+            from sft_ui.plan.speed import remember_run_speed
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)

@@ -1,0 +1,63 @@
+"""What is wrong with a RunConfig: every value outside its field's range or choices, and
+the combinations that cannot train, each as one readable line with the fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from sft_ui.config.values import field_label, shorten
+
+
+def problems(cfg) -> list[str]:
+    """Readable messages for every bad value or combination of `cfg`; empty when fine."""
+    errors = []
+    for f in dataclasses.fields(cfg):
+        value, lo, hi = getattr(cfg, f.name), f.metadata["min"], f.metadata["max"]
+        label = field_label(f)
+        if value is None:  # an Optional field on auto
+            continue
+        if lo is not None and f.metadata["min_exclusive"] and value <= lo:
+            errors.append(f"{label} must be greater than {lo} (got {shorten(value, str)}).")
+        elif lo is not None and value < lo:
+            errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
+        if hi is not None and value > hi:
+            errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
+        if f.metadata["choices"] and value not in f.metadata["choices"]:
+            errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
+                          f"(got {shorten(value)}).")
+    if not cfg.model_name_or_path.strip():
+        errors.append("Model is empty: enter a Hub id or a local folder.")
+    if not cfg.dataset_name.strip():
+        errors.append("Dataset is empty: enter 'demo', a Hub id or a file path.")
+    if cfg.sample_steps and not [p for p in cfg.sample_prompts if p.strip()]:
+        errors.append("Samples are on but there are no sample prompts: "
+                      "add a prompt or set sample_steps to 0.")
+    if cfg.dataset_format == "template" and not cfg.dataset_template.strip():
+        errors.append("Data format is 'template' but the template is empty: write one "
+                      "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
+    if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
+                                   or cfg.dataset_test_split.strip()):
+        errors.append("Choose one source of eval data: an eval dataset or split, or a "
+                      "held-out eval fraction, not both.")
+    if cfg.warmup_steps >= 1 and cfg.warmup_steps != int(cfg.warmup_steps):
+        errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be a whole number of "
+                      "steps, or a fraction below 1.")
+    if cfg.train_by == "steps" and cfg.warmup_steps >= max(cfg.max_steps, 1):
+        errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be smaller than "
+                      f"max_steps ({cfg.max_steps}).")
+    if cfg.save_strategy == "steps" and cfg.save_total_limit and not cfg.save_steps:
+        errors.append("Keep at most N checkpoints is set but no checkpoints are saved: "
+                      "set Save every N steps (save_steps) above 0.")
+    if cfg.bf16 and cfg.fp16:
+        errors.append("bf16 and fp16 are both on: choose one mixed precision (or leave "
+                      "both on auto).")
+    if cfg.load_in_4bit and not cfg.use_peft:
+        errors.append("Load the base in 4 bits (QLoRA) trains a LoRA adapter on the "
+                      "frozen 4-bit model: turn on Use LoRA too.")
+    if cfg.use_peft and not cfg.lora_target_modules.strip():
+        errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
+                      "module names such as q_proj,v_proj.")
+    if not cfg.dataset_text_field.strip():
+        errors.append("Text field is empty: name the column that holds the text "
+                      "(usually 'text').")
+    return errors
