@@ -19,8 +19,8 @@ ENGINE = ["config/fields", "config/values", "data/load", "data/formats", "runs/r
           "runs/manager", "runs/checkpoints", "chat", "share/hub", "models", "plan/planner",
           "plan/memory", "share/export", "data/preview", "plan/hardware", "train/engine",
           "access", "actions", "share/jobs", "train/launch", "plan/modes", "plan/kernels",
-          "plan/targets", "plan/speed", "config/checks", "share/gguf_export", "evaluate/testset", "evaluate/job",
-          "evaluate/store", "evaluate/metrics"]
+          "plan/targets", "plan/speed", "config/checks", "share/gguf_export",
+          "evaluate/testset", "evaluate/job", "evaluate/store", "evaluate/metrics"]
 # Strings there that are not shown to a person, or not as they are.
 NOT_SHOWN = {
     "What is the capital of Italy?", "How many legs does a spider have?",  # sample prompts

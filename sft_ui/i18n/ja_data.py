@@ -1,0 +1,136 @@
+"""Japanese for the data's messages (data/load.py, data/formats.py): sources, rows and
+formats that cannot train, and what to do."""
+
+PAGE = {}
+
+SETTINGS = {}
+
+MESSAGES = {
+    # data.py
+    "demo set": "デモデータ",
+    "The file {name} does not exist. Check the path, or upload the file.":
+        "ファイル {name} がありません。パスを確かめるか、ファイルをアップロードしてください。",
+    "{file} is empty: it has no rows to train on.": "{file} は空です。学習に使える行がありません。",
+    "{file}: unsupported file type '{suffix}'. Use one of {suffixes}.":
+        "{file}: 対応していないファイル形式 '{suffix}' です。{suffixes} のどれかを使ってください。",
+    "{file} is {size} MB, over the limit of {limit} MB (SFT_UI_MAX_DATA_MB). Use a smaller "
+    "file, a Hub dataset, or raise the limit.":
+        "{file} は {size} MB あり、上限の {limit} MB（SFT_UI_MAX_DATA_MB）を超えています。"
+        "小さいファイルか Hub のデータセットを使うか、上限を上げてください。",
+    "{file}: expected an array of objects ([{...}, {...}]) or an object of equally long "
+    "column lists.":
+        "{file}: オブジェクトの配列（[{...}, {...}]）か、同じ長さの列リストを持つ"
+        "オブジェクトが必要です。",
+    "{file} is empty: the array has no rows.": "{file} は空です。配列に行がありません。",
+    "{file} has a header but no rows.": "{file} にはヘッダーだけで行がありません。",
+    "'{name}' is not a local file or folder, and the Hugging Face Hub cannot be reached to "
+    "load it as a dataset id: this machine is offline. Use 'demo', or upload a "
+    ".jsonl/.csv/.parquet file.":
+        "'{name}' はローカルのファイルでもフォルダでもなく、データセット ID として読み込もうにも"
+        "Hugging Face Hub に接続できません（このマシンはオフラインです）。'demo' を使うか、"
+        ".jsonl/.csv/.parquet のファイルをアップロードしてください。",
+    "Every row of {file} is empty: nothing to train on.":
+        "{file} の行はすべて空です。学習するものがありません。",
+    "{count} empty rows left out.": "空の行を {count} 行除きました。",
+    "Eval: {count} rows from {file}.": "評価: {file} から {count} 行。",
+    "Training on the first {count} of {total} rows.": "{total} 行のうち先頭の {count} 行で学習します。",
+    "{file}: line {line} is not UTF-8 text (byte {byte}). Save the file with UTF-8 encoding "
+    "and upload it again.":
+        "{file}: {line} 行目が UTF-8 のテキストではありません（{byte} バイト目）。"
+        "UTF-8 で保存し直して、もう一度アップロードしてください。",
+    '{file}: line {line} is a JSON {kind}, not an object. Each line must be one JSON '
+    'object, like {"text": "..."}.':
+        '{file}: {line} 行目は JSON の {kind} で、オブジェクトではありません。各行は '
+        '{"text": "..."} のような JSON オブジェクト 1 つにしてください。',
+    "{file}: not valid JSON at line {line}, column {column} ({reason}). Use an array of "
+    "objects or JSON lines.":
+        "{file}: {line} 行目 {column} 列目が正しい JSON ではありません（{reason}）。"
+        "オブジェクトの配列か、JSON Lines 形式にしてください。",
+    "{file}: line {line} cannot be read ({error}).": "{file}: {line} 行目を読めません（{error}）。",
+    "{file} is not a readable Parquet file ({error}).":
+        "{file} は読み込める Parquet ファイルではありません（{error}）。",
+    "The folder {folder} holds more than {limit} files and folders: it is not a dataset "
+    "folder. Choose the folder written by save_to_disk, or upload a single file.":
+        "フォルダ {folder} には {limit} を超えるファイルとフォルダがあり、データセットの"
+        "フォルダではありません。save_to_disk で書き出したフォルダを選ぶか、ファイルを 1 つ"
+        "アップロードしてください。",
+    "The folder {folder} is not a dataset ({error}). Use a folder written by save_to_disk, "
+    "or upload a single file.":
+        "フォルダ {folder} はデータセットではありません（{error}）。save_to_disk で書き出した"
+        "フォルダを使うか、ファイルを 1 つアップロードしてください。",
+    "The dataset {name} has no split '{split}'. Its splits: {splits}.":
+        "データセット {name} にはスプリット '{split}' がありません。あるスプリット: {splits}。",
+    "Could not load the Hub dataset {name} (config {config}, split {split}): {error}":
+        "Hub のデータセット {name}（構成 {config}、スプリット {split}）を読み込めませんでした: "
+        "{error}",
+    "Eval: {count} rows held out (seed {seed}).": "評価: {count} 行を取り分けました（シード {seed}）。",
+    '{file}: line {line} is not valid JSON ({reason}, column {column}). Each line must be '
+    'one JSON object, like {"text": "..."}.':
+        '{file}: {line} 行目が正しい JSON ではありません（{reason}、{column} 列目）。各行は '
+        '{"text": "..."} のような JSON オブジェクト 1 つにしてください。',
+    "{file}: line {line} has more fields than the header ({fields}). Quote fields that "
+    "contain the delimiter.":
+        "{file}: {line} 行目の項目がヘッダー（{fields}）より多くなっています。区切り文字を"
+        "含む項目は引用符で囲んでください。",
+    "Holding out {fraction} of {count} rows leaves nothing to train on. Lower the eval "
+    "fraction or add rows.":
+        "{count} 行から {fraction} を評価用に取り分けると、学習する行が残りません。"
+        "取り分ける割合を下げるか、行を増やしてください。",
+    "{file} line {n}": "{file} の {n} 行目",
+    "{file} row {n}": "{file} の {n} 件目",
+    # formats.py
+    "plain text: the model learns every token": "プレーンテキスト: モデルはすべてのトークンを学習します",
+    "chat messages (role/content), rendered with the model's chat template":
+        "チャットのメッセージ（role/content）。モデルのチャットテンプレートで整形します",
+    "prompt and completion": "プロンプトと回答",
+    "Alpaca style instruction/input/output, turned into prompt and completion":
+        "Alpaca 形式の instruction/input/output。プロンプトと回答に変換します",
+    "ShareGPT style conversations (from/value), turned into chat messages":
+        "ShareGPT 形式の conversations（from/value）。チャットのメッセージに変換します",
+    "your template over the columns": "列に当てはめたあなたのテンプレート",
+    "The dataset has no rows.": "データセットに行がありません。",
+    "The template uses {{name}} but the data has no such column. Columns: {columns}.":
+        "テンプレートは {{name}} を使っていますが、データにその列がありません。列: {columns}。",
+    "The template may only name columns, like {question}; positional {} and expressions "
+    "are not allowed.":
+        "テンプレートに書けるのは {question} のような列名だけです。位置指定の {} や式は"
+        "使えません。",
+    "{where}: '{column}' is missing (the row has {columns}). Choose another data format, or "
+    "rename the column.":
+        "{where}: '{column}' がありません（この行にあるのは {columns}）。別のデータ形式を"
+        "選ぶか、列の名前を変えてください。",
+    "{where}: '{column}' is a {kind}, not text.": "{where}: '{column}' が {kind} で、文字列ではありません。",
+    "{where}: '{column}' is empty.": "{where}: '{column}' が空です。",
+    "{where}: '{column}' must be a non-empty list of {'{role}': ..., '{content}': ...} "
+    "entries.":
+        "{where}: '{column}' は {'{role}': ..., '{content}': ...} という要素の、空でない"
+        "リストにしてください。",
+    "{where} matches no known format: it has no '{field}' column and no chat columns "
+    "(messages, conversations, prompt/completion, instruction/output). Columns: {columns}. "
+    "Set the text field to one of them, or choose the format 'template' and write a "
+    "template.":
+        "{where} はどの形式にも当てはまりません: '{field}' 列もチャット用の列（messages、"
+        "conversations、prompt/completion、instruction/output）もありません。列: {columns}。"
+        "テキスト列をこのどれかにするか、形式 'template' を選んでテンプレートを書いてください。",
+    "The template is not valid ({error}). Write columns as {name} and literal braces as "
+    "{{ and }}.":
+        "テンプレートが正しくありません（{error}）。列は {name} のように書き、波括弧そのもの"
+        "は {{ と }} と書いてください。",
+    "{where}: entry {n} of '{column}' is not an object with '{role}' and '{content}'.":
+        "{where}: '{column}' の {n} 番目の要素が、'{role}' と '{content}' を持つ"
+        "オブジェクトではありません。",
+    "{where}: entry {n} of '{column}' has {role} '{value}'; use one of {roles}.":
+        "{where}: '{column}' の {n} 番目の要素の {role} が '{value}' です。{roles} の"
+        "どれかにしてください。",
+    "{where}: entry {n} of '{column}' has a {content} that is not text.":
+        "{where}: '{column}' の {n} 番目の要素の {content} が文字列ではありません。",
+    "Mixed formats: {where} is {first} but {where2} is {second}. Keep one format per file, "
+    "or choose the format explicitly.":
+        "形式が混ざっています: {where} は {first} ですが、{where2} は {second} です。"
+        "1 つのファイルでは形式をそろえるか、形式をはっきり指定してください。",
+    "{where}: entry {n} of '{column}' has no '{key}'. Each entry needs '{role}' and "
+    "'{content}'.":
+        "{where}: '{column}' の {n} 番目の要素に '{key}' がありません。各要素には "
+        "'{role}' と '{content}' が必要です。",
+    "{where}: 'input' must be text.": "{where}: 'input' は文字列にしてください。",
+}

@@ -1,0 +1,140 @@
+"""Japanese for the plan (plan/planner.py, plan/memory.py, ui/plan_panel.py): memory,
+time, padding, what fits, and the precision and speed-ups this machine cannot run."""
+
+PAGE = {}
+
+SETTINGS = {}
+
+MESSAGES = {
+    # planner.py and memory.py
+    "{needed} of {available} available": "{needed}（使えるのは {available}）",
+    "Batch per device {batch} -> {new_batch}, accumulation {accum} -> {new_accum}: about "
+    "{room}.":
+        "デバイスあたりのバッチ {batch} → {new_batch}、勾配累積 {accum} → {new_accum}: "
+        "およそ {room}。",
+    "{text} The effective batch becomes {new} instead of {old}, the nearest above that "
+    "batch {batch} divides.":
+        "{text}実効バッチサイズは {old} ではなく {new} になります（バッチ {batch} で割り切れる、"
+        "{old} 以上でいちばん近い値です）。",
+    "{text} The effective batch stays {total}.": "{text}実効バッチサイズは {total} のままです。",
+    "about {seconds} s": "約 {seconds} 秒",
+    "about {minutes} min": "約 {minutes} 分",
+    "about {hours} h": "約 {hours} 時間",
+    "The data is not measured (a Hub dataset, or over 64 MB).":
+        "データは測っていません（Hub のデータセットか、64 MB を超えるデータです）。",
+    "The data could not be measured: {error}": "データを測れませんでした: {error}",
+    "Even batch 1 needs about {room}: shorten max_length, or turn on activation "
+    "checkpointing or LoRA.":
+        "バッチ 1 でもおよそ {room} を使います。max_length を短くするか、アクティベーション・"
+        "チェックポインティングか LoRA をオンにしてください。",
+    "Batch {batch} x accumulation {accum} is the largest that fits ({room}).":
+        "バッチ {batch} × 勾配累積 {accum} が収まる最大です: {room}。",
+    "This run needs about {total} of memory at its peak, but this machine has {available} "
+    "available (a run may use {share} of it). Lower the batch size per device and raise "
+    "accumulation (Fit to this machine does that), shorten max_length, or turn on "
+    "activation checkpointing or LoRA.":
+        "この実行はピーク時におよそ {total} のメモリを使いますが、このマシンで使えるのは "
+        "{available} です（実行が使えるのはその {share} まで）。デバイスあたりのバッチサイズを"
+        "下げて勾配累積を上げる（「このマシンに合わせる」がそうします）、max_length を短くする、"
+        "またはアクティベーション・チェックポインティングか LoRA をオンにしてください。",
+    "the same effective batch": "実効バッチサイズは同じ",
+    "{new} examples per device and step instead of {old}":
+        "1 ステップあたりの例はデバイスごとに {old} ではなく {new}",
+    "Try, in this order: {steps}. Apply suggestion fills in the first.":
+        "次の順に試してください: {steps}。「提案を適用」で 1 つ目を設定に入れられます。",
+    "halve the batch per device and raise accumulation (batch {batch} x accumulation "
+    "{accum}: {same})":
+        "デバイスあたりのバッチを半分にして勾配累積を上げる（バッチ {batch} × 勾配累積 "
+        "{accum}: {same}）",
+    "shorten max_length ({old} -> {new} tokens)": "max_length を短くする（{old} → {new} トークン）",
+    "turn on activation checkpointing (less memory, some more time)":
+        "アクティベーション・チェックポインティングをオンにする（メモリが減り、時間は少し増える）",
+    "train a LoRA adapter instead of every weight (no gradients or optimizer state for the "
+    "base model)":
+        "すべての重みではなく LoRA アダプタを学習する（ベースモデルの勾配とオプティマイザの"
+        "状態が要らなくなる）",
+    "load the base model in 4 bits under the LoRA adapter (QLoRA, bitsandbytes): a quarter "
+    "of the weights' memory":
+        "LoRA アダプタの下でベースモデルを 4 ビットで読み込む（QLoRA、bitsandbytes）: "
+        "重みのメモリが 4 分の 1 になる",
+    "The model's config.json has no {name}: its memory cannot be estimated.":
+        "モデルの config.json に {name} がないため、メモリを見積もれません。",
+    "Could not read the config.json of {path} ({error_type}), so its memory cannot be "
+    "estimated.":
+        "{path} の config.json を読めなかった（{error_type}）ため、メモリを見積もれません。",
+    # Plan panel
+    "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
+    "rows are padded only to the longest in their batch), about {typical} with this data.":
+        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × max_length。"
+        "短い行はバッチ内の最長の行までしかパディングされません）、このデータではおよそ "
+        "{typical}。",
+    "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
+    "rows are padded only to the longest in their batch).":
+        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × max_length。"
+        "短い行はバッチ内の最長の行までしかパディングされません）。",
+    "**Run:** {count} steps, at most {tokens} tokens.":
+        "**実行:** {count} ステップ、最大 {tokens} トークン。",
+    "**Run:** the number of steps is unknown until the data is measured.":
+        "**実行:** データを測るまでステップ数はわかりません。",
+    "**Peak memory** ({where}, {precision}, {trained} of {params} parameters trained): "
+    "about {total} of {available} available: **{fit}**":
+        "**ピーク時のメモリ**（{where}、{precision}、{params} 個のパラメータのうち {trained} "
+        "個を学習）: 使える {available} のうち約 {total}: **{fit}**",
+    "**Time:** not measured yet for this model, device and precision: press *Measure speed* "
+    "(a few training steps).":
+        "**時間:** このモデル・デバイス・精度ではまだ測っていません。*速度を測る* を押して"
+        "ください（数ステップ学習します）。",
+    "**Time:** {duration} per step ({speed} tokens/s measured on {device}).":
+        "**時間:** 1 ステップあたり{duration}（{device} で測定した {speed} トークン/秒）。",
+    "{count} steps: {duration}.": "{count} ステップで{duration}。",
+    "At most: every row counted at max_length.": "すべての行を max_length として数えた上限です。",
+    "**Padding:** none: packing fills each sequence up to max_length.":
+        "**パディング:** なし。パッキングが各系列を max_length まで埋めます。",
+    "**Padding:** {waste} of the tokens in batches of {batch} consecutive rows are padding "
+    "(measured on the first {rows} rows).":
+        "**パディング:** 連続する {batch} 行ずつのバッチでは、トークンの {waste} がパディング"
+        "です（先頭の {rows} 行で測定）。",
+    "Packing would put these rows into about {sequences} sequences of max_length: {share} "
+    "fewer sequences per epoch, and no padding.":
+        "パッキングすると、これらの行は max_length の系列およそ {sequences} 本に収まります。"
+        "1 エポックあたりの系列が {share} 減り、パディングもなくなります。",
+    "**No plan:** {error_type}: {error}": "**見積もれません:** {error_type}: {error}",
+    "A run is training: measure after it ends (both would share the machine, and the "
+    "figure would be wrong).":
+        "実行が学習中です。終わってから測ってください（マシンを分け合うことになり、正しい"
+        "数字が出ません）。",
+    "**Measuring failed:** {error_type}: {error}": "**測定に失敗しました:** {error_type}: {error}",
+    "Measured {speed} tokens/s.": "{speed} トークン/秒と測定しました。",
+    "No suggestion to apply: the last run did not run out of memory.":
+        "適用できる提案はありません。最後の実行はメモリ不足になっていません。",
+    "Filled in the settings of run {name} with {changes}. Press Start.":
+        "実行 {name} の設定を {changes} にして入力しました。「開始」を押してください。",
+    # Precision and speed-ups this machine cannot run
+    "bf16 and fp16 are both on: choose one mixed precision (or leave both on auto).":
+        "bf16 と fp16 が両方オンです。混合精度はどちらか一方にしてください（両方 auto の"
+        "ままでも構いません）。",
+    "Load the base in 4 bits (QLoRA) trains a LoRA adapter on the frozen 4-bit model: turn "
+    "on Use LoRA too.":
+        "ベースを 4 ビットで読み込む（QLoRA）は、凍結した 4 ビットのモデルの上で LoRA "
+        "アダプタを学習します。「LoRA を使う」もオンにしてください。",
+    "fp16 mixed precision needs a CUDA GPU, and this machine has none: set fp16 to auto.":
+        "fp16 混合精度には CUDA GPU が必要ですが、このマシンにはありません。fp16 を auto "
+        "にしてください。",
+    "This GPU ({name}) has no bf16: set bf16 to auto, which trains in fp16 here.":
+        "この GPU（{name}）は bf16 に対応していません。bf16 を auto にしてください。"
+        "ここでは fp16 で学習します。",
+    "{label}: a CUDA GPU is needed, and this machine has none. Turn it off.":
+        "{label}: CUDA GPU が必要ですが、このマシンにはありません。オフにしてください。",
+    "{label}: the {package} package is needed. pip install {package} (or "
+    "requirements-gpu.txt), then restart.":
+        "{label}: {package} パッケージが必要です。pip install {package}（または "
+        "requirements-gpu.txt）でインストールして、再起動してください。",
+    "fp16 mixed precision (no bf16)": "fp16 混合精度（bf16 は非対応）",
+    "QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none.":
+        "QLoRA（4 ビットのベース）と Liger カーネルには CUDA GPU が必要ですが、このマシンには"
+        "ありません。",
+    "{label}: ready ({package} is installed).":
+        "{label}: 使えます（{package} はインストール済みです）。",
+    "{label}: needs the {package} package (pip install {package}, then restart).":
+        "{label}: {package} パッケージが必要です（pip install {package} のあと再起動）。",
+}
