@@ -635,4 +635,3 @@ for _part in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).par
         _table.update(getattr(_module, _name, {}))
 
 ENTRIES = {**PAGE, **SETTINGS, **MESSAGES}
-
