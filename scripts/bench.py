@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import gc
 import json
 import os
 import re
@@ -96,7 +97,7 @@ def poll(k):
             if snap["state"] not in ("queued", "running", "stopping"):
                 last[0] = snap
                 break
-            every = tick if first_loss[0] else first_tick
+            every = first_tick if k == 0 and not first_loss[0] else tick  # 0 pressed Start
             time.sleep(max(every - (time.perf_counter() - t0), 0))
 threads = [threading.Thread(target=poll, args=(k,)) for k in range(pollers)]
 for t in threads: t.start()
@@ -108,10 +109,10 @@ print(json.dumps({"latencies": latencies, "first_loss": first_loss[0], "state": 
 
 def studio_run(cfg: RunConfig, root: Path) -> dict:
     """A run through the app (RunManager behind a served page). Another process polls
-    /run_status over plain HTTP from POLLERS threads, each as an open page does (four
-    times a second until the first loss point, then once a second; in a process of its
-    own: a client's own CPU is not the server's); sampling time is what the run's log
-    says of each sampling."""
+    /run_status over plain HTTP from POLLERS threads, each as an open page does (once a
+    second; the page that pressed Start four times a second until the first loss point),
+    in a process of its own (a client's own CPU is not the server's). Sampling time is
+    what the run's log says of each sampling."""
     from sft_ui.runs import RunManager
     from sft_ui.runs.log import LOG_FILE
     from sft_ui.ui import build_app
@@ -121,6 +122,7 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
     _, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=7999,
                                    prevent_thread_lock=True, quiet=True)
     manager.warm_up(wait=True)  # as `serve` does before any Start (a person picks settings)
+    gc.freeze()  # as `serve` does
     start = time.time()
     run_id = manager.start(cfg.to_dict())
     poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id, str(POLLERS),
@@ -371,7 +373,7 @@ def print_served() -> None:
         r = [s["tokens_per_second"] / b for b, s in zip(base, studio)]
         return f"{min(r):.2f}-{max(r):.2f} (median {statistics.median(r):.2f})"
     latencies = [x for run in studio for x in run["latencies"]]
-    print(f"\n{name}, {POLLERS} pollers (as pages: 1 Hz, 4 Hz before the first loss): "
+    print(f"\n{name}, {POLLERS} pollers (as pages: 1 Hz; Start's page 4 Hz before the first loss): "
           f"served studio / bare SFTTrainer tokens/s "
           f"{ratios(bare)}; served / its engine alone {ratios(alone)}; /run_status p95 "
           f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over {len(latencies)} "

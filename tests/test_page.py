@@ -169,18 +169,16 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
 
 def test_the_live_view_polls_fast_until_the_first_loss(browser, live_app, tiny_cfg,
                                                        monkeypatch):
-    """From Start to the run's first loss point the page asks for the run's state four
-    times a second (the status, then the first point, show as they happen); after it, once
-    a second. Counted in the server: the live view's updates and what each run state had."""
-    from sft_ui.train.callbacks import StudioCallback
-    from sft_ui.ui import live_view
-    url, manager = live_app
-    ticks, update = [], live_view.update
+    """From Start to the run's first loss point the page that pressed Start asks for the
+    run's state four times a second (the status, then the first point, show as they
+    happen); after it, once a second; another open page, once a second throughout.
+    Counted in each browser page: the times of its requests for the live view."""
+    import httpx
 
-    def counted(snap, last_seen):
-        ticks.append((time.time(), any("loss" in m for m in snap["metrics"])))
-        return update(snap, last_seen)
-    monkeypatch.setattr(live_view, "update", counted)
+    from sft_ui.train.callbacks import StudioCallback
+    url, manager = live_app
+    tick = next(d["id"] for d in httpx.get(url + "config").json()["dependencies"]
+                if d.get("api_name") == "ui_tick")
     begin, step_end = StudioCallback.on_train_begin, StudioCallback.on_step_end
 
     def slow_begin(self, *args, **kwargs):
@@ -192,24 +190,44 @@ def test_the_live_view_polls_fast_until_the_first_loss(browser, live_app, tiny_c
         return step_end(self, *args, **kwargs)
     monkeypatch.setattr(StudioCallback, "on_train_begin", slow_begin)
     monkeypatch.setattr(StudioCallback, "on_step_end", slow_step)
-    page = _open(browser, url)
-    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    starter, other = _open(browser, url), _open(browser, url)
+    for page in (starter, other):  # the time of each live-view request, in the page
+        page.evaluate("""(tick) => {
+          window.ticks = [];
+          const fetch = window.fetch;
+          window.fetch = (resource, options) => {
+            const url = String(resource && resource.url || resource);
+            if (url.includes('/queue/join') && options && options.body &&
+                JSON.parse(options.body).fn_index === tick) window.ticks.push(Date.now() / 1000);
+            return fetch(resource, options);
+          };
+        }""", tick)
+    set_field(starter, "Model", tiny_cfg["model_name_or_path"])
     for label, value in (("Max steps", 8), ("Batch size per device", 2),
                          ("Gradient accumulation steps", 1), ("Max length (tokens)", 64),
                          ("Sample every N steps", 0)):
-        set_field(page, label, value)
-    page.get_by_role("button", name="Start").click()
+        set_field(starter, label, value)
+    starter.get_by_role("button", name="Start").click()
     run = wait_for(lambda: manager.active())
+    first_loss = wait_for(lambda: next((time.time() for m in list(run.metrics)
+                                         if "loss" in m), None), interval=0.05)
     wait_for(lambda: _finished(manager, run.id), timeout=120)
-    page.close()
-    waiting = [t for t, has_loss in ticks if not has_loss and t >= run.created]
-    after = [t for t, has_loss in ticks if has_loss][:-2]  # the run's end polls at once
-    rate = (len(waiting) - 1) / (waiting[-1] - waiting[0])
-    later = (len(after) - 1) / (after[-1] - after[0])
-    print(f"\nLive view before the first loss: {len(waiting)} polls, {rate:.1f}/s; "
-          f"after: {len(after)}, {later:.1f}/s")
-    assert rate >= 2.5, waiting
-    assert later <= 1.5, after
+    starter.wait_for_timeout(1500)
+    asked = {page: page.evaluate("window.ticks") for page in (starter, other)}
+    for page in asked:
+        page.close()
+
+    def rate(times, start, end):
+        inside = [t for t in times if start <= t <= end]
+        return len(inside) / (end - start)
+    start = run.created + 0.5
+    before = {page: rate(times, start, first_loss) for page, times in asked.items()}
+    after = {page: rate(times, first_loss + 1.5, run.finished) for page, times in asked.items()}
+    print(f"\nLive view requests a second, Start to the first loss ({first_loss - start:.1f} s): "
+          f"the starting page {before[starter]:.1f}, another page {before[other]:.1f}; "
+          f"after it: {after[starter]:.1f} and {after[other]:.1f}")
+    assert before[starter] >= 2.5, asked[starter]
+    assert before[other] <= 1.5 and after[starter] <= 1.5 and after[other] <= 1.5, asked
     assert manager.get(run.id).state == "done"
 
 

@@ -22,8 +22,10 @@ from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
-# The live view's poll: every second, and four times a second from Start until the run's
-# first loss point (or its end), so the status and the first point show as they happen.
+# The live view's poll: every second; on the page that pressed Start four times a second
+# until the run's first loss point (or its end), so the status and the first point show
+# as they happen there (other open pages keep to once a second: twenty pages polling
+# fast delayed the first step itself).
 TICK_SECONDS, FIRST_TICK_SECONDS = 1.0, 0.25
 
 REMOTE_CODE_WARNING = (
@@ -214,7 +216,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
         values, key = live_view.update(snap, last_seen)
         active = snap["state"] in ACTIVE_STATES
         waiting = active and not any("loss" in m for m in snap["metrics"])
-        wanted = FIRST_TICK_SECONDS if waiting else TICK_SECONDS
+        wanted = interval if waiting else TICK_SECONDS  # (on_start makes it fast)
         return (*values, gr.update(interactive=not active), gr.update(interactive=active),
                 gr.update(interactive=snap["state"] in ("stopped", "failed")), key,
                 gr.skip() if wanted == interval else wanted)
