@@ -167,3 +167,22 @@ def test_a_training_process_takes_the_apps_answer_on_bf16(monkeypatch):
     for told in ("0", "1"):
         monkeypatch.setenv(hardware.CPU_BF16, told)
         assert hardware.bf16_pays() is (told == "1")
+
+
+def test_the_bf16_check_keeps_its_answer_while_the_cpu_is_busy(monkeypatch):
+    """The app checks whether bf16 pays while it starts, its training process warming up
+    beside it: with both cores busy the check must give the answer it gives on an idle
+    machine (a wrong yes trains every run at a fraction of the speed)."""
+    import subprocess
+    import sys
+
+    from sft_ui.plan import hardware
+    monkeypatch.delenv(hardware.CPU_BF16, raising=False)
+    idle = hardware.bf16_pays()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    try:
+        answers = [hardware.bf16_pays() for _ in range(4)]
+    finally:
+        for p in busy:
+            p.kill()
+    assert answers == [idle] * 4, (idle, answers)
