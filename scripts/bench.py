@@ -82,7 +82,6 @@ POLLER = """
 import json, sys, threading, time
 import httpx
 url, run_id, pollers = sys.argv[1], sys.argv[2], int(sys.argv[3])
-tick, first_tick = float(sys.argv[4]), float(sys.argv[5])  # as the Train page polls
 latencies, first_loss, last = [], [None], [None]
 def poll(k):
     time.sleep(k / pollers)  # spread over the second, as pages opened at different times
@@ -97,8 +96,7 @@ def poll(k):
             if snap["state"] not in ("queued", "running", "stopping"):
                 last[0] = snap
                 break
-            every = first_tick if k == 0 and not first_loss[0] else tick  # 0 pressed Start
-            time.sleep(max(every - (time.perf_counter() - t0), 0))
+            time.sleep(max(1.0 - (time.perf_counter() - t0), 0))
 threads = [threading.Thread(target=poll, args=(k,)) for k in range(pollers)]
 for t in threads: t.start()
 for t in threads: t.join()
@@ -109,14 +107,12 @@ print(json.dumps({"latencies": latencies, "first_loss": first_loss[0], "state": 
 
 def studio_run(cfg: RunConfig, root: Path) -> dict:
     """A run through the app (RunManager behind a served page). Another process polls
-    /run_status over plain HTTP from POLLERS threads, each as an open page does (once a
-    second; the page that pressed Start four times a second until the first loss point),
-    in a process of its own (a client's own CPU is not the server's). Sampling time is
-    what the run's log says of each sampling."""
+    /run_status over plain HTTP from POLLERS threads, each once a second as an open page
+    does, in a process of its own (a client's own CPU is not the server's). Sampling time
+    is what the run's log says of each sampling."""
     from sft_ui.runs import RunManager
     from sft_ui.runs.log import LOG_FILE
     from sft_ui.ui import build_app
-    from sft_ui.ui.train_tab import FIRST_TICK_SECONDS, TICK_SECONDS
     manager = RunManager(root, in_child=True)  # as `python -m sft_ui serve` does
     app = build_app(manager)
     _, url, _ = app.queue().launch(server_name="127.0.0.1", server_port=7999,
@@ -125,8 +121,7 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
     gc.freeze()  # as `serve` does
     start = time.time()
     run_id = manager.start(cfg.to_dict())
-    poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id, str(POLLERS),
-                               str(TICK_SECONDS), str(FIRST_TICK_SECONDS)],
+    poller = subprocess.Popen([sys.executable, "-c", POLLER, url, run_id, str(POLLERS)],
                               text=True, stdout=subprocess.PIPE)
     polled = json.loads(poller.communicate()[0].strip().splitlines()[-1])
     while manager.get(run_id).state in ("queued", "running", "stopping"):
@@ -373,8 +368,7 @@ def print_served() -> None:
         r = [s["tokens_per_second"] / b for b, s in zip(base, studio)]
         return f"{min(r):.2f}-{max(r):.2f} (median {statistics.median(r):.2f})"
     latencies = [x for run in studio for x in run["latencies"]]
-    print(f"\n{name}, {POLLERS} pollers (as pages: 1 Hz; Start's page 4 Hz before the first loss): "
-          f"served studio / bare SFTTrainer tokens/s "
+    print(f"\n{name}, {POLLERS} pollers at 1 Hz: served studio / bare SFTTrainer tokens/s "
           f"{ratios(bare)}; served / its engine alone {ratios(alone)}; /run_status p95 "
           f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms over {len(latencies)} "
           f"polls; first loss {min(r['first_loss'] for r in studio):.1f}-"
@@ -451,7 +445,7 @@ def main() -> None:
          f"steps ({sum(run['samples'] for run in studios)} generations)"),
         ("6. /run_status p95 latency",
          f"{1000 * statistics.quantiles(latencies, n=20)[-1]:.0f} ms", "<= 250 ms",
-         f"{len(latencies)} polls while training, {POLLERS} pollers as pages from another "
+         f"{len(latencies)} polls while training, {POLLERS} pollers at 1 Hz from another "
          "process"),
         ("7. Start to first logged loss", f"{studio['first_loss']:.1f} s", "<= 5 s",
          f"{POLLERS} pollers"),

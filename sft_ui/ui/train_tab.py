@@ -22,12 +22,6 @@ from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
-# The live view's poll: every second; on the page that pressed Start four times a second
-# until the run's first loss point (or its end), so the status and the first point show
-# as they happen there (other open pages keep to once a second: twenty pages polling
-# fast delayed the first step itself).
-TICK_SECONDS, FIRST_TICK_SECONDS = 1.0, 0.25
-
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
     "repository with the rights of this app: files, tokens, network. Turn it on only for "
@@ -173,14 +167,13 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
     manager, live = actions.manager, c.live
     run_id = gr.State("")
     seen = gr.State(None)
-    timer = gr.Timer(TICK_SECONDS)
 
     def on_start(request: gr.Request, token, *values):
         try:
             new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
-            return gr.skip(), problems("Cannot start:", e), gr.skip()
-        return new_id, "", FIRST_TICK_SECONDS
+            return gr.skip(), problems("Cannot start:", e)
+        return new_id, ""
 
     def shown_run(current):
         """The run training now (whichever tab started it), else this page's last run."""
@@ -208,26 +201,23 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
         except UserError as e:
             return gr.skip(), problem("Cannot resume:", e)
 
-    def on_tick(current, last_seen, interval):
+    def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * (len(live.outputs()) + 5)
+            return (gr.skip(),) * (len(live.outputs()) + 4)
         snap = run.snapshot()
         values, key = live_view.update(snap, last_seen)
         active = snap["state"] in ACTIVE_STATES
-        waiting = active and not any("loss" in m for m in snap["metrics"])
-        wanted = interval if waiting else TICK_SECONDS  # (on_start makes it fast)
         return (*values, gr.update(interactive=not active), gr.update(interactive=active),
-                gr.update(interactive=snap["state"] in ("stopped", "failed")), key,
-                gr.skip() if wanted == interval else wanted)
+                gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
 
-    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice, timer],
-                  api_name="ui_start", api_visibility="undocumented")
+    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice], api_name="ui_start",
+                  api_visibility="undocumented")
     c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")
     c.resume.click(on_resume, run_id, [run_id, c.notice], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer.tick(on_tick, [run_id, seen, timer],
-               [*live.outputs(), c.start, c.stop, c.resume, seen, timer],
+    timer = gr.Timer(1.0)
+    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden"
                ).then(None, js=live_view.SCROLL_LOG_JS)
