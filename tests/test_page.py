@@ -109,6 +109,45 @@ def test_lists_keep_themselves_current(browser, live_app, tiny_cfg):
     page.close()
 
 
+def _live_view_requests(page) -> list[float]:
+    """The times at which the page asks the server for the live view (the Train tab's
+    timer), from now on."""
+    tick = page.evaluate("""() => window.gradio_config.dependencies
+                             .find((d) => d.api_name === 'ui_tick').id""")
+    asked = []
+    page.on("request", lambda r: asked.append(time.time()) if "queue/join" in r.url and
+            json.loads(r.post_data or "{}").get("fn_index") == tick else None)
+    return asked
+
+
+def test_the_live_view_asks_only_while_a_run_trains(browser, live_app, tiny_cfg):
+    """An open page sends no live-view requests with no run; a run started elsewhere (the
+    API, another page) wakes it and shows in it; once the run's end shows, it stops
+    asking; Start from the page wakes it again."""
+    from playwright.sync_api import expect
+    url, manager = live_app
+    page = _open(browser, url)
+    asked = _live_view_requests(page)
+    page.wait_for_timeout(3500)
+    assert asked == [], f"{len(asked)} requests with no run"
+    run_id = manager.start({**tiny_cfg, "max_steps": 6, "sample_steps": 0})
+    status = page.locator("#run-status")
+    expect(status).to_contain_text(run_id, timeout=20_000)  # woken by the page's lists
+    expect(status).to_contain_text("done", timeout=120_000)
+    expect(page.locator("#run-progress")).to_contain_text("Step 6/6")
+    during = len(asked)
+    page.wait_for_timeout(3500)
+    assert during > 0 and len(asked) <= during + 1, (during, len(asked))  # asleep again
+    set_field(page, "Model", tiny_cfg["model_name_or_path"])
+    for label, value in (("Max steps", 2), ("Sample every N steps", 0),
+                         ("Max length (tokens)", 64)):
+        set_field(page, label, value)
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator("#run-progress")).to_contain_text("Step 2/2", timeout=120_000)
+    expect(status).not_to_contain_text(run_id)  # the new run
+    page.close()
+
+
 def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg,
                                                      monkeypatch):
     """Trained from the page with slow steps: the loss plot's legend entries are visible

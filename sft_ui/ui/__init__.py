@@ -22,7 +22,7 @@ def build_app(manager: RunManager | None = None, access: Access | None = None) -
         access_panel.build(actions)
         lists = Lists(actions.manager)
         with gr.Tab(T("Train")):
-            train_tab.build(actions)
+            train_tab.build(actions, lists)
         with gr.Tab(T("Chat")):
             chat_tab.build(actions, lists)
         with gr.Tab(T("Compare")):

@@ -155,8 +155,8 @@ def _wire(actions: Actions, w: dict) -> None:
             started = actions.evaluate(who(request), [ref_a, ref_b], name, split, limit,
                                        GenSettings(*values), batch)
         except UserError as e:
-            return gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip()
-        return started.id, "", progress_html(started.snapshot())
+            return gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(), gr.skip()
+        return started.id, "", progress_html(started.snapshot()), gr.Timer(active=True)
 
     def on_stop(request: gr.Request):
         try:
@@ -167,28 +167,34 @@ def _wire(actions: Actions, w: dict) -> None:
                    "No evaluation is running.")
 
     def poll(job_id, shown_id):
+        """Progress while this page's job runs; its results once, and the timer stops."""
+        asleep = gr.Timer(active=False)
         if not job_id:
-            return (gr.skip(),) * 6
+            return (gr.skip(),) * 6 + (asleep,)
         try:
             job = evaluator.get(job_id)
         except UserError:
-            return (gr.skip(),) * 6
+            return (gr.skip(),) * 6 + (asleep,)
         snap = job.snapshot()
-        if snap["state"] not in ("done", "stopped", "failed") or shown_id == job_id:
-            return (progress_html(snap),) + (gr.skip(),) * 5
+        if shown_id == job_id:
+            return (gr.skip(),) * 6 + (asleep,)
+        if snap["state"] not in ("done", "stopped", "failed"):
+            return (progress_html(snap),) + (gr.skip(),) * 6
         notice = problem("Cannot evaluate:", UserError(snap["error"])) \
             if snap["state"] == "failed" else say(snap["error"]) if snap["error"] else ""
         paths = [snap["files"][k] for k in ("jsonl", "csv", "summary") if k in snap["files"]]
         return (progress_html(snap), scores_frame(snap), answers_frame(evaluator.rows(job)),
-                paths or None, notice, job_id)
+                paths or None, notice, job_id, asleep)
 
     w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]], api_name=False)
     w["run_split"].input(lambda value: value or gr.skip(), w["run_split"], w["test_set"],
                          api_name=False)
     inputs = [w["model_a"], w["model_b"], w["test_set"], w["split"], w["limit"], w["batch"],
               *w["settings"]]
-    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"]], api_name=False)
+    timer = gr.Timer(1.0, active=False)  # ticks while this page's job runs
+    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer],
+                  api_name=False)
     w["stop"].click(on_stop, None, w["notice"], api_name=False)
-    gr.Timer(1.0).tick(poll, [w["job"], w["shown"]],
-                       [w["progress"], w["scores"], w["table"], w["files"], w["notice"],
-                        w["shown"]], api_name=False, show_progress="hidden")
+    timer.tick(poll, [w["job"], w["shown"]],
+               [w["progress"], w["scores"], w["table"], w["files"], w["notice"], w["shown"],
+                timer], api_name=False, show_progress="hidden")

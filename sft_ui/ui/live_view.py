@@ -43,10 +43,11 @@ class LiveView:
     grad: gr.LinePlot
     samples: gr.Dataframe
     log: gr.Textbox
+    series: gr.State  # the loss series drawn (their names in the page's language)
 
     def outputs(self) -> list:
         return [self.status, self.progress, self.loss, self.lr, self.grad, self.samples,
-                self.log]
+                self.log, self.series]
 
 
 def build_progress() -> gr.HTML:
@@ -70,15 +71,17 @@ def build(progress: gr.HTML) -> LiveView:
     log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
                      interactive=False, elem_id="run-log")
     # The plot fixes its series and colours when its colour map changes, not when its data
-    # does: once new data is drawn, a new map (new series, or another language) redraws it.
-    # (Sent with the data, the map would be drawn with the data before it.)
-    loss.change(_recolour, loss, loss, api_name=False, show_progress="hidden")
+    # does: once new data is drawn with new series (eval, another language), a new map
+    # redraws it. (Sent with the data, the map would be drawn with the data before it.)
+    series = gr.State(None)
+    series.change(_recolour, series, loss, api_name=False, show_progress="hidden")
+    log.change(None, js=SCROLL_LOG_JS, api_name=False, show_progress="hidden")
     # The samples table is built before any request: its headers are English until the
     # page loads or switches language (a shown run's table is redrawn by `update`).
     Context.root_block.load(_relabel_samples, samples, samples, api_name=False,
                             show_progress="hidden")
     after_switch(_relabel_samples, samples, samples)
-    return LiveView(status, progress, loss, lr, grad, samples, log)
+    return LiveView(status, progress, loss, lr, grad, samples, log, series)
 
 
 def _every_colour() -> dict[str, str]:
@@ -88,13 +91,11 @@ def _every_colour() -> dict[str, str]:
             for name, colour in LOSS_COLOURS.items()}
 
 
-def _recolour(shown):
+def _recolour(series):
     """The loss plot's colour map for the series it shows now."""
-    if shown is None:
+    if not series:
         return gr.skip()
-    data = shown if isinstance(shown, dict) else shown.model_dump()
-    column = data["columns"].index("series")
-    return gr.update(color_map=loss_colours({row[column] for row in data["data"]}))
+    return gr.update(color_map=loss_colours(set(series)))
 
 
 def _relabel_samples(shown):
@@ -112,17 +113,23 @@ def _axes(y_title: str) -> dict:
             "x_axis_format": "d"}
 
 
-def update(snap: dict, last_seen) -> tuple[list, tuple]:
-    """New values for LiveView.outputs() (gr.skip() where nothing changed) and the key
-    that says what was drawn."""
-    log = snap["log"]
-    key = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(log),
-           current_language())
-    if key == last_seen:
-        return [status_markdown(snap), progress_html(snap)] + [gr.skip()] * 5, key
-    return [status_markdown(snap), progress_html(snap), loss_frame(snap),
-            metric_frame(snap, "learning_rate"), metric_frame(snap, "grad_norm"),
-            samples_frame(snap), log], key
+def update(snap: dict, drawn) -> tuple[list, tuple]:
+    """New values for LiveView.outputs(), gr.skip() for what the page shows already
+    (`drawn`, the key this returned last), and the key of what it shows then. A page
+    redraws every output it is sent, so a finished run costs its browser nothing."""
+    status, progress = status_markdown(snap), progress_html(snap)
+    data = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(snap["log"]),
+            current_language())
+    shown_status, shown_progress, shown_data, shown_series = drawn or (None,) * 4
+    values = [status if status != shown_status else gr.skip(),
+              progress if progress != shown_progress else gr.skip()]
+    if data == shown_data:
+        return values + [gr.skip()] * 6, (status, progress, data, shown_series)
+    loss = loss_frame(snap)
+    series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
+    values += [loss, metric_frame(snap, "learning_rate"), metric_frame(snap, "grad_norm"),
+               samples_frame(snap), snap["log"], series if series != shown_series else gr.skip()]
+    return values, (status, progress, data, series)
 
 
 def _no_run(text) -> str:

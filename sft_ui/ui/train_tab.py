@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gradio as gr
+from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig, load_preset, preset_names
@@ -22,6 +23,8 @@ from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
+# Seconds between the live view's looks at the run: until the first loss shows, then on.
+FIRST_TICKS, STEADY_TICKS = 1.0, 2.0
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
     "repository with the rights of this app: files, tokens, network. Turn it on only for "
@@ -72,15 +75,16 @@ class RunControls:
     live: live_view.LiveView
 
 
-def build(actions: Actions) -> None:
-    """Lay out the Train tab inside the current Blocks context and wire it."""
+def build(actions: Actions, lists=None) -> None:
+    """Lay out the Train tab inside the current Blocks context and wire it (`lists`:
+    the page's ui/lists.Lists, which wakes the live view for a run started elsewhere)."""
     with gr.Row():
         with gr.Column(scale=2):
             settings = build_settings()
         with gr.Column(scale=3, elem_id="live-column"):
             controls = build_run_controls()
     wire_settings(settings, controls, actions)
-    wire_run_controls(controls, settings, actions)
+    wire_run_controls(controls, settings, actions, lists)
 
 
 def build_settings() -> Settings:
@@ -162,18 +166,29 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     after_switch(effective_batch_text, sizes, s.effective)
 
 
-def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
-    """Start, Stop, Resume and the live view's timer."""
+def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None) -> None:
+    """Start, Stop, Resume and the live view's timer. The timer ticks while a run
+    trains, every second until the first loss shows and every two seconds then, and stops
+    once the page shows all of the run's end: each tick costs the browser, often on the
+    machine that trains, a round of Gradio's client work over the whole page (headless
+    Chromium on 2 cores: 25-29% of a core at one tick a second, 9-12% at one every two
+    seconds, 10-15% ticking with nothing to show). Start, Resume, a page opened or
+    switching language during a run, and a run started elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
-    seen = gr.State(None)
+    seen = gr.State(None)  # (live_view.update's key, run state, timer's seconds) shown
+    timer = gr.Timer(FIRST_TICKS, active=False)
+
+    def training():
+        active = manager.active()
+        return active is not None and active.state in ACTIVE_STATES
 
     def on_start(request: gr.Request, token, *values):
         try:
             new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
-            return gr.skip(), problems("Cannot start:", e)
-        return new_id, ""
+            return gr.skip(), problems("Cannot start:", e), gr.skip()
+        return new_id, "", gr.Timer(FIRST_TICKS, active=True)
 
     def shown_run(current):
         """The run training now (whichever tab started it), else this page's last run."""
@@ -197,27 +212,45 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions) -> None:
     def on_resume(request: gr.Request, current):
         run = shown_run(current)
         try:
-            return actions.resume(who(request), run.id if run else ""), ""
+            return (actions.resume(who(request), run.id if run else ""), "",
+                    gr.Timer(FIRST_TICKS, active=True))
         except UserError as e:
-            return gr.skip(), problem("Cannot resume:", e)
+            return gr.skip(), problem("Cannot resume:", e), gr.skip()
 
     def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * (len(live.outputs()) + 4)
+            return (gr.skip(),) * (len(live.outputs()) + 4) + (gr.Timer(active=False),)
         snap = run.snapshot()
-        values, key = live_view.update(snap, last_seen)
-        active = snap["state"] in ACTIVE_STATES
-        return (*values, gr.update(interactive=not active), gr.update(interactive=active),
-                gr.update(interactive=snap["state"] in ("stopped", "failed")), key)
+        drawn, shown_state, shown_every = last_seen or (None, None, None)
+        values, key = live_view.update(snap, drawn)
+        state = snap["state"]
+        active = state in ACTIVE_STATES
+        buttons = (gr.skip(),) * 3 if state == shown_state else (
+            gr.update(interactive=not active), gr.update(interactive=active),
+            gr.update(interactive=state in ("stopped", "failed")))
+        every = STEADY_TICKS if any("loss" in m for m in snap["metrics"]) else FIRST_TICKS
+        if not active and key == drawn:  # ended, and the page shows all of it
+            ticks = gr.Timer(active=False)
+        else:
+            ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
+        return (*values, *buttons, (key, state, every), ticks)
 
-    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice], api_name="ui_start",
-                  api_visibility="undocumented")
+    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice, timer],
+                  api_name="ui_start", api_visibility="undocumented")
     c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")
-    c.resume.click(on_resume, run_id, [run_id, c.notice], api_name="ui_resume",
+    c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer = gr.Timer(1.0)
-    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen],
-               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden"
-               ).then(None, js=live_view.SCROLL_LOG_JS)
+    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen,
+                                         timer],
+               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+
+    def wake():
+        return gr.Timer(active=True) if training() else gr.skip()
+
+    Context.root_block.load(wake, None, timer, api_name=False, show_progress="hidden")
+    # A shown run is redrawn in the page's new language by one more tick.
+    after_switch(lambda: gr.Timer(active=True), None, timer)
+    if lists is not None:
+        lists.add(wake, [], [timer])
