@@ -1,7 +1,8 @@
 """`BENCH_ONLY=page make bench`: the served app as a person meets it, in a real browser
 (headless Chromium) on this machine, which often is the machine that trains:
 - Start to the first loss in the page, default run: the first run after the app started
-  (the base model's sample answers come first) and the next;
+  (its base model's sample answers at step 0, generated ahead by the warm training
+  process or at Start) and the next;
 - the browser's CPU, in % of a core, showing the Train tab: idle, while a run trains,
   and with the finished run shown; the run's tokens/s with the page open.
 Needs the test tools (`make test-deps`: Playwright and Debian's Chromium).
@@ -119,8 +120,7 @@ def print_page() -> None:
     f = page_figures()
     print(f"The served app in headless Chromium on this machine, default run, {STEPS} steps:")
     print(f"- Start to the first loss in the page: {f['first loss, first run']:.1f} s for the "
-          f"first run (the base model's sample answers first), "
-          f"{f['first loss, next run']:.1f} s for the next")
+          f"first run after the app started, {f['first loss, next run']:.1f} s for the next")
     print(f"- the browser showing the Train tab, % of a core: idle {f['idle']:.0f}, while the "
           f"run trains {f['training']:.0f}, the finished run shown "
           f"{f['finished run shown']:.0f}; the run trained at {f['tokens/s']:.0f} tokens/s")

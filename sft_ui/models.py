@@ -190,31 +190,32 @@ def load_tokenizer(path: str, trust_remote_code: bool = False):
 _AHEAD: dict[str, tuple] = {}  # path -> (model, tokenizer) loaded before a run asked
 
 
-def load_ahead(name: str, prepare=None) -> bool:
+def load_ahead(name: str, prepare=None) -> tuple | None:
     """Load `name` now, before a run asks for it (the warm training process, while the
     person picks settings): only a model on this machine (the default or a folder, no Hub
     download) whose fp32 weights take under a quarter of the memory available.
     `prepare(model)` runs on it here too. The next load_model_and_tokenizer of the same
-    path with the plain options takes it, once; any other load drops it first."""
+    path with the plain options takes it, once; any other load drops it first. Returns
+    (model, tokenizer), or None when it was not loaded."""
     import psutil
     if name != DEFAULT_MODEL_ID and not Path(name).expanduser().is_dir():
-        return False  # a Hub id: no download before the person asks for it
+        return None  # a Hub id: no download before the person asks for it
     try:
         path = resolve_model(name)
     except ModelError:
-        return False
+        return None
     folder = Path(path)
     if (folder / "adapter_config.json").exists():
-        return False
+        return None
     weights = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
     if not weights or 2 * weights > psutil.virtual_memory().available / 4:  # bf16 -> fp32
-        return False
+        return None
     model, tokenizer = load_model_and_tokenizer(path)
     if prepare:
         prepare(model)
     model.loaded_ahead = True
     _AHEAD[path] = (model, tokenizer)
-    return True
+    return model, tokenizer
 
 
 def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **options):

@@ -270,3 +270,36 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
     run_id = manager.start({**cfg, "sample_prompts": ["Say hi."]})
     wait_for(lambda: manager.get(run_id).state == "done")
     assert len(calls) == 5
+
+
+def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, monkeypatch):
+    """The warm training process, with the likely model loaded ahead, keeps that model's
+    answers to the default sample prompts: the first run of it with those prompts shows
+    them at step 0 without generating them then."""
+    import gc
+
+    from sft_ui.train import callbacks, worker
+    monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
+    calls = []
+    original = callbacks.generate_batch
+
+    def counted(model, tokenizer, prompts, max_new_tokens, half=None):
+        calls.append(list(prompts))
+        return original(model, tokenizer, prompts, max_new_tokens, half)
+    monkeypatch.setattr(callbacks, "generate_batch", counted)
+    defaults = RunConfig()
+    try:
+        worker.warm_up(tiny_cfg["model_name_or_path"])
+    finally:
+        gc.unfreeze()
+    assert calls == [defaults.sample_prompts]
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "sample_steps": 1000,  # before and after training
+                            "sample_max_new_tokens": defaults.sample_max_new_tokens})
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "done", snap["error"]
+    assert len(calls) == 2  # ahead, and after training: none at step 0
+    before = [s for s in snap["samples"] if s["step"] == 0]
+    assert [s["prompt"] for s in before] == defaults.sample_prompts
+    log = (manager.get(run_id).dir / "train.log").read_text()
+    assert "The model was loaded ahead" in log and "Sample answers at step 0" in log

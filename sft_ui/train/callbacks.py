@@ -29,6 +29,33 @@ class RunSink(Protocol):
     def stop_requested(self) -> bool: ...
 
 
+def sample_prompts(prompts: list[str]) -> list[str]:
+    """The sample prompts that are asked (blank ones left out)."""
+    return [p for p in prompts if p.strip()]
+
+
+def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
+                            half: torch.dtype | None, cache: Path | None) -> list[str]:
+    """The base model's greedy answers to `prompts`: the same for every run of that
+    model, prompts, length and precision, so the copy an earlier run (or the warm training
+    process, ahead of the first) kept in `cache` is used instead of generating them again."""
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
+    except (OSError, ValueError):
+        saved = None
+    if isinstance(saved, dict) and saved.get("prompts") == prompts:
+        return saved["answers"]
+    answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half)
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps({"prompts": prompts, "answers": answers}),
+                             encoding="utf-8")
+        except OSError:  # a cache only: a read-only disk costs a generation next time
+            pass
+    return answers
+
+
 class StudioCallback(TrainerCallback):
     """Progress, log records, stop requests and periodic sample generations."""
 
@@ -40,7 +67,7 @@ class StudioCallback(TrainerCallback):
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
         self._step_ended: float | None = None  # when the latest step ended
         self.base_answers = base_answers  # where the answers before training are kept
-        self.prompts = [p for p in prompts if p.strip()]
+        self.prompts = sample_prompts(prompts)
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
         self.log = log or logging.getLogger("sft_ui.train")
         self._sampled_steps: set[int] = set()
@@ -64,26 +91,13 @@ class StudioCallback(TrainerCallback):
                            for p, a in zip(self.prompts, answers)])
 
     def _answers(self, model, step: int) -> list[str]:
-        """Greedy answers to the prompts. Those before training (step 0) are the base
-        model's, the same for every run of that model, prompts and length: an earlier
-        run's copy in `base_answers` is used instead of generating them again."""
-        cache = self.base_answers if step == 0 else None
-        try:
-            saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
-        except (OSError, ValueError):
-            saved = None
-        if isinstance(saved, dict) and saved.get("prompts") == self.prompts:
-            return saved["answers"]
-        answers = generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens,
-                                 self.half)
-        if cache is not None:
-            try:
-                cache.parent.mkdir(parents=True, exist_ok=True)
-                cache.write_text(json.dumps({"prompts": self.prompts, "answers": answers}),
-                                 encoding="utf-8")
-            except OSError:  # a cache only: a read-only disk costs a generation next time
-                pass
-        return answers
+        """Greedy answers to the prompts; those before training (step 0) are the base
+        model's (answers_before_training)."""
+        if step == 0:
+            return answers_before_training(model, self.tokenizer, self.prompts,
+                                           self.max_new_tokens, self.half, self.base_answers)
+        return generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens,
+                              self.half)
 
     def _stop_here(self, state, control) -> bool:
         """End training at this step's end when a stop was requested, with a full checkpoint

@@ -115,8 +115,8 @@ def _axes(y_title: str) -> dict:
 
 def update(snap: dict, drawn) -> tuple[list, tuple]:
     """New values for LiveView.outputs(), gr.skip() for what the page shows already
-    (`drawn`, the key this returned last), and the key of what it shows then. A page
-    redraws every output it is sent, so a finished run costs its browser nothing."""
+    (`drawn`, the key this returned last), and the key of what it shows then: a page
+    redraws every output it is sent, and the status and progress repeat while a run waits."""
     status, progress = status_markdown(snap), progress_html(snap)
     data = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(snap["log"]),
             current_language())
