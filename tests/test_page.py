@@ -122,8 +122,8 @@ def _live_view_requests(page) -> list[float]:
 
 def test_the_live_view_asks_only_while_a_run_trains(browser, live_app, tiny_cfg):
     """An open page sends no live-view requests with no run; a run started elsewhere (the
-    API, another page) wakes it and shows in it; once the run's end shows, it stops
-    asking; Start from the page wakes it again."""
+    API, another page) wakes it and shows in it, even one that ended between two looks;
+    once the run's end shows, it stops asking; Start from the page wakes it again."""
     from playwright.sync_api import expect
     url, manager = live_app
     page = _open(browser, url)
@@ -135,9 +135,14 @@ def test_the_live_view_asks_only_while_a_run_trains(browser, live_app, tiny_cfg)
     expect(status).to_contain_text(run_id, timeout=20_000)  # woken by the page's lists
     expect(status).to_contain_text("done", timeout=120_000)
     expect(page.locator("#run-progress")).to_contain_text("Step 6/6")
+    page.wait_for_timeout(4000)  # a last look, and the lists' look at the ended run
     during = len(asked)
-    page.wait_for_timeout(3500)
-    assert during > 0 and len(asked) <= during + 1, (during, len(asked))  # asleep again
+    page.wait_for_timeout(4000)
+    assert during > 0 and len(asked) == during, (during, len(asked))  # asleep again
+    # A page opened after the run ended shows it too (the latest run, as a reload would).
+    later = _open(browser, url)
+    expect(later.locator("#run-status")).to_contain_text(f"Run {run_id}: done")
+    later.close()
     set_field(page, "Model", tiny_cfg["model_name_or_path"])
     for label, value in (("Max steps", 2), ("Sample every N steps", 0),
                          ("Max length (tokens)", 64)):

@@ -172,16 +172,12 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     once the page shows all of the run's end: each tick costs the browser, often on the
     machine that trains, a round of Gradio's client work over the whole page (headless
     Chromium on 2 cores: 25-29% of a core at one tick a second, 9-12% at one every two
-    seconds, 10-15% ticking with nothing to show). Start, Resume, a page opened or
-    switching language during a run, and a run started elsewhere (`lists`) wake it."""
+    seconds, 10-15% ticking with nothing to show). Start, Resume, a page opened, a
+    language switch and a run started or ended elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
     seen = gr.State(None)  # (live_view.update's key, run state, timer's seconds) shown
     timer = gr.Timer(FIRST_TICKS, active=False)
-
-    def training():
-        active = manager.active()
-        return active is not None and active.state in ACTIVE_STATES
 
     def on_start(request: gr.Request, token, *values):
         try:
@@ -247,7 +243,9 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
 
     def wake():
-        return gr.Timer(active=True) if training() else gr.skip()
+        """On a page opened, and when the runs changed: the timer ticks until the page
+        shows the run of the moment (one that began and ended between two looks too)."""
+        return gr.Timer(active=True) if manager.active() is not None else gr.skip()
 
     Context.root_block.load(wake, None, timer, api_name=False, show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
