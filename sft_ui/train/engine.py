@@ -129,13 +129,11 @@ def base_answers_file(model_path, cfg: RunConfig) -> Path:
     device."""
     import hashlib
     import json
-
-    import torch
-    folder, half = Path(model_path), half_dtype(cfg)
+    folder, mixed = Path(model_path), precision(cfg.bf16, cfg.fp16)
     files = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime))
                    for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     key = json.dumps([str(folder.resolve()), files, cfg.sample_prompts,
-                      cfg.sample_max_new_tokens, half is torch.bfloat16, half is torch.float16,
+                      cfg.sample_max_new_tokens, mixed == "bf16", mixed == "fp16",
                       cfg.load_in_4bit, detect().device])
     return cache_dir() / "base-answers" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
 

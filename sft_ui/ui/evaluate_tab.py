@@ -169,15 +169,13 @@ def _wire(actions: Actions, w: dict) -> None:
     def poll(job_id, shown_id):
         """Progress while this page's job runs; its results once, and the timer stops."""
         asleep = gr.Timer(active=False)
-        if not job_id:
+        if not job_id or shown_id == job_id:
             return (gr.skip(),) * 6 + (asleep,)
         try:
             job = evaluator.get(job_id)
         except UserError:
             return (gr.skip(),) * 6 + (asleep,)
         snap = job.snapshot()
-        if shown_id == job_id:
-            return (gr.skip(),) * 6 + (asleep,)
         if snap["state"] not in ("done", "stopped", "failed"):
             return (progress_html(snap),) + (gr.skip(),) * 6
         notice = problem("Cannot evaluate:", UserError(snap["error"])) \
