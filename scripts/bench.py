@@ -52,9 +52,10 @@ def tokens_per_second(history: list[dict]) -> float:
 def bare_trainer(cfg: RunConfig, out: Path, **overrides) -> float:
     """tokens/s of TRL's SFTTrainer alone with SFTConfig(**overrides) (TRL's defaults
     otherwise), on cfg's model and data."""
+    from sft_ui.data.tokens import load_training_data
+    from sft_ui.lazy import trl
     from sft_ui.models import load_model_and_tokenizer, resolve_model
-    from sft_ui.train.engine import _trl, load_training_data
-    SFTConfig, SFTTrainer = _trl()
+    SFTConfig, SFTTrainer = trl()
     model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
     train_set, _ = load_training_data(cfg, tokenizer).datasets()
     args = SFTConfig(output_dir=str(out), report_to="none", disable_tqdm=True, **overrides)
@@ -111,7 +112,7 @@ def studio_run(cfg: RunConfig, root: Path) -> dict:
     does, in a process of its own (a client's own CPU is not the server's). Sampling time
     is what the run's log says of each sampling."""
     from sft_ui.runs import RunManager
-    from sft_ui.runs.log import LOG_FILE
+    from sft_ui.train.log import LOG_FILE
     from sft_ui.ui import build_app
     manager = RunManager(root, in_child=True)  # as `python -m sft_ui serve` does
     app = build_app(manager)
@@ -184,7 +185,7 @@ def sample():
 threading.Thread(target=sample, daemon=True).start()
 from sft_ui.config import RunConfig
 from sft_ui.train.engine import train
-from sft_ui.cli import NullSink
+from sft_ui.train.events import NullSink
 class Rates(NullSink):
     rates = []
     def add_metrics(self, record):
@@ -217,13 +218,15 @@ import json, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from sft_ui.config import RunConfig
-from sft_ui.cli import NullSink
+from sft_ui.train.events import NullSink
 cfg = RunConfig.from_dict(json.loads({cfg!r}))
 out = Path(tempfile.mkdtemp())
 if {side!r} == "bare":
     from sft_ui.models import load_model_and_tokenizer, resolve_model
-    from sft_ui.train.engine import _trl, load_training_data, sft_config
-    _, SFTTrainer = _trl()
+    from sft_ui.data.tokens import load_training_data
+    from sft_ui.lazy import trl
+    from sft_ui.train.engine import sft_config
+    _, SFTTrainer = trl()
     model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path))
     train_set, _ = load_training_data(cfg, tokenizer).datasets()
     trainer = SFTTrainer(model=model, args=sft_config(cfg, out), train_dataset=train_set,
@@ -418,7 +421,7 @@ def main() -> None:
                                use_cpu=hw.device == "cpu")
     from sft_ui.plan.planner import plan
     params = plan(cfg)["params"]
-    from sft_ui.train.engine import half_dtype
+    from sft_ui.plan.loading import half_dtype
     peak = matmul_flops(half_dtype(cfg))  # the precision the studio trains in here
     # Training steps only: the time inside generate_batch is figure 5.
     training = statistics.mean(run["tokens"] / (run["train_runtime"] - run["sample_seconds"])

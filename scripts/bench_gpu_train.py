@@ -42,8 +42,8 @@ def train_once(system: str, values: dict) -> dict:
                 rates.append((now[1] - self.last[1]) / (now[0] - self.last[0]))
             self.last = now
     if system == "studio":
-        from sft_ui.cli import NullSink
         from sft_ui.train.engine import train
+        from sft_ui.train.events import NullSink
 
         class Sink(NullSink):
             def add_metrics(self, record):

@@ -17,8 +17,17 @@ from typing import Iterator
 from sft_ui.access import Access, Who
 from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
+from sft_ui.data import store_upload
+from sft_ui.data.preview import preview
 from sft_ui.evaluate.job import Evaluation, Evaluator
+from sft_ui.plan.hardware import detect
+from sft_ui.plan.planner import fit_to_machine, fit_to_target, plan_with_data
+from sft_ui.plan.speed import calibrate
+from sft_ui.plan.targets import find
 from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
+from sft_ui.share.export import export_run
+from sft_ui.share.gguf_export import export_gguf
+from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 
 
 class Actions:
@@ -71,15 +80,11 @@ class Actions:
         """The plan of planner.plan_with_data for these settings (it reads the data), on
         this machine or a target GPU (plan/targets.py; blank: this machine)."""
         self._may_read(who, values or {})
-        from sft_ui.plan.planner import plan_with_data
         return plan_with_data(RunConfig.from_dict(values or {}), target=target or "")
 
     def fit(self, values: dict, target: str = "") -> tuple[RunConfig, str]:
         """Batch size and accumulation that fit this machine, and why; on a GPU (a target,
         or this machine's) also the best of full fine-tuning, LoRA and QLoRA there."""
-        from sft_ui.plan.hardware import detect
-        from sft_ui.plan.planner import fit_to_machine, fit_to_target
-        from sft_ui.plan.targets import find
         cfg = RunConfig.from_dict(values)
         if find(target) or detect().device == "cuda":
             return fit_to_target(cfg, target)
@@ -92,19 +97,16 @@ class Actions:
         if active is not None and active.state in ACTIVE_STATES:
             raise RunError("A run is training: measure after it ends (both would share the "
                            "machine, and the figure would be wrong).")
-        from sft_ui.plan.speed import calibrate
         return calibrate(RunConfig.from_dict(values))
 
     def preview(self, who: Who, values: dict) -> dict:
         """What the model learns from with these data settings (data/preview.py)."""
         self._may_read(who, values or {})
-        from sft_ui.data.preview import preview
         return preview(RunConfig.from_dict(values or {}))
 
     def upload(self, who: Who, path: str | Path) -> str:
         """Keep an uploaded dataset file in this caller's upload folder; its path there."""
         self._may(who, "upload a dataset")
-        from sft_ui.data import store_upload
         return store_upload(path, self.access.upload_folder(self.manager.root, who))
 
     # ---- after training ------------------------------------------------------
@@ -139,7 +141,6 @@ class Actions:
     def export(self, who: Who, run_id: str, checkpoint: str = "", merged: bool = False) -> Path:
         """Export a run or one checkpoint (adapter or merged model, with its card)."""
         self._may(who, "export a run")
-        from sft_ui.share.export import export_run
         return export_run(self.manager.get(run_id), checkpoint, bool(merged))
 
     def export_gguf(self, who: Who, run_id: str, checkpoint: str = "",
@@ -147,7 +148,6 @@ class Actions:
         """Convert a run (or one checkpoint; a LoRA run merged first) to one GGUF file;
         (that file, its Ollama Modelfile)."""
         self._may(who, "export a run")
-        from sft_ui.share.gguf_export import export_gguf
         return export_gguf(self.manager.get(run_id), checkpoint, quantisation)
 
     def push_export(self, who: Who, folder: str | Path, repo_id: str, token: str,
@@ -155,14 +155,12 @@ class Actions:
         """Push an exported folder to a Hub model repo; its URL. The token is used for this
         call only."""
         self._may(who, "push to the Hub")
-        from sft_ui.share.hub import push_folder
         return push_folder(folder, repo_id, token, bool(private))
 
     def push(self, who: Who, run_id: str, repo_id: str, token: str, private: bool = True,
              merged: bool = False) -> str:
         """Export a run and push it; a push that cannot happen exports nothing."""
         self._may(who, "push to the Hub")
-        from sft_ui.share.hub import check_push
         check_push(repo_id, token)
         return self.push_export(who, self.export(who, run_id, "", merged), repo_id, token,
                                 private)
@@ -170,13 +168,11 @@ class Actions:
     def publish(self, who: Who, model_repo_id: str, space_id: str, token: str) -> str:
         """Create a Gradio chat Space for a pushed model; its URL."""
         self._may(who, "publish a Space")
-        from sft_ui.share.hub import publish_space
         return publish_space(str(model_repo_id or "").strip(), space_id, token)
 
     def deploy(self, who: Who, space_id: str, token: str) -> str:
         """Upload the studio itself to a Space of the caller's; its URL."""
         self._may(who, "deploy the studio")
-        from sft_ui.share.hub import deploy_studio
         return deploy_studio(space_id, token)
 
     # ---- sessions --------------------------------------------------------------

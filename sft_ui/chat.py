@@ -186,6 +186,7 @@ class ChatService:
                settings: GenSettings | None = None) -> Iterator[str]:
         """Yield the growing reply to `message` after `history`. Closing the generator
         (a Stop in the page) ends the generation too."""
+        # heavy: transformers loaded on first use
         from transformers import StoppingCriteriaList, TextIteratorStreamer
         settings = settings or GenSettings()
         settings.check()

@@ -1,92 +1,111 @@
-"""Headless training: `python -m sft_ui train --config FILE` runs the same engine
-into the same run folder format as the app (its runs appear in the app's history),
-printing progress in the terminal. Under `accelerate launch` every process
-trains one shared run; only the main process writes the run folder.
-`train --run-dir DIR` trains a run the app created and follows (train/launch.py):
-the main process reports events on stdout and the app writes the folder's records."""
+"""The command line, `python -m sft_ui ...`:
+  prepare-model                              convert the offline default model once
+  serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]           the app
+  train --config FILE [--runs-dir DIR] [--events]                    train headless
+  train --run-dir DIR [--resume CHECKPOINT]   a run the app created and follows
+                                              (train/process.py)
+  worker [--load-ahead MODEL]                 the served app's warm training process
+                                              (the app starts it: backends/worker.py)
+
+`train --config` runs the same engine into the same run folder format as the app (its
+runs appear in the app's history), printing progress in the terminal, and resolves a
+time budget as the app does. Under `accelerate launch` every process trains one shared
+run; only the main process writes the run folder. With `--events` the records are also
+printed as events (a Hugging Face Job's log, which the app follows).
+"""
 from __future__ import annotations
 
+import argparse
+import gc
 import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
+from sft_ui.access import Access, parse_users
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
-from sft_ui.runs import Run, create_run, runs_dir
+from sft_ui.models import prepare_default_model
+from sft_ui.runs import Run, RunManager, create_run, runs_dir
+from sft_ui.train.events import EventSink, NullSink, TerminalSink
 
 
-class NullSink:
-    """What the other processes of a multi-process run report to: nothing."""
-
-    def progress(self, step, max_steps):
-        pass
-
-    def add_metrics(self, record):
-        pass
-
-    def add_samples(self, rows):
-        pass
-
-    def stop_requested(self):
-        return False
+def _users(pairs: list[str]) -> dict[str, str]:
+    """USER:PASSWORD pairs from --auth, else SFT_UI_AUTH (separated by commas)."""
+    try:
+        return parse_users(",".join(pairs) if pairs else os.environ.get("SFT_UI_AUTH", ""))
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
-class TerminalSink:
-    """The run's own sink, also printing progress, losses and samples."""
-
-    def __init__(self, run: Run, out=None, events=None):
-        self.run, self.out, self.start = run, out or sys.stdout, time.time()
-        self.events = events  # an EventSink also reporting each record (a job's log)
-
-    def progress(self, step, max_steps):
-        self.run.progress(step, max_steps)
-        if self.events:
-            self.events.progress(step, max_steps)
-
-    def add_metrics(self, record):
-        self.run.add_metrics(record)
-        if self.events:
-            self.events.add_metrics(record)
-        shown = {k: record[k] for k in ("loss", "eval_loss", "learning_rate", "grad_norm",
-                                        "tokens_per_second") if k in record}
-        if shown:
-            text = "  ".join(f"{k} {v:.4g}" for k, v in shown.items())
-            print(f"[{time.time() - self.start:6.0f}s] step {record['step']}/"
-                  f"{self.run.max_steps}  {text}", file=self.out, flush=True)
-
-    def add_samples(self, rows):
-        self.run.add_samples(rows)
-        if self.events:
-            self.events.add_samples(rows)
-        for row in rows:
-            print(f"  sample @ {row['step']}: {row['prompt']!r} -> {row['completion']!r}",
-                  file=self.out, flush=True)
-
-    def stop_requested(self):
-        return False
-
-
-def _shared_run_id(run_id: str | None) -> str:
-    """The main process's run id, known to every process of a distributed run."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return run_id or ""
-    import torch
-    from accelerate import PartialState
-    from accelerate.utils import broadcast_object_list
-    PartialState(cpu=not torch.cuda.is_available())  # joins the process group
-    box = [run_id]
-    broadcast_object_list(box)
-    return box[0]
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sft_ui")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare-model", help="convert the offline default model into the cache")
+    worker = sub.add_parser("worker", help="the served app's training process, which the "
+                            "app starts and hands one run (backends/worker.py)")
+    worker.add_argument("--load-ahead", default=None, metavar="MODEL",
+                        help="load this model while waiting (the run most likely trains it)")
+    serve = sub.add_parser("serve", help="start the app")
+    serve.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    serve.add_argument("--port", type=int,
+                       default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    serve.add_argument("--auth", action="append", default=[], metavar="USER:PASSWORD",
+                       help="logins for training, deleting and pushing; viewing stays "
+                       "open (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
+    serve.add_argument("--private", action="store_true",
+                       default=os.environ.get("SFT_UI_PRIVATE", "") not in ("", "0"),
+                       help="also require the login to view the page (SFT_UI_PRIVATE=1)")
+    train = sub.add_parser("train", help="train a run from a YAML file, without the browser")
+    what = train.add_mutually_exclusive_group(required=True)
+    what.add_argument("--config", help="a YAML file of run settings "
+                      "(saved by the app, or a `trl sft` config)")
+    what.add_argument("--run-dir", help="train the run of this folder for the app that "
+                      "started this command and follows it (events on stdout)")
+    train.add_argument("--events", action="store_true", help="with --config: also print "
+                       "the run's records as @sft_ui event lines (for a follower of the log)")
+    train.add_argument("--resume", default=None, help="with --run-dir: the checkpoint "
+                       "folder to continue from")
+    train.add_argument("--runs-dir", default=None,
+                       help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
+    args = parser.parse_args(argv)
+    if args.command == "prepare-model":
+        print(f"Default model ready in {prepare_default_model()}")
+    elif args.command == "worker":
+        from sft_ui.backends.worker import serve_one_run  # heavy: torch, TRL
+        sys.exit(serve_one_run(args.load_ahead))
+    elif args.command == "train":
+        if args.run_dir:
+            from sft_ui.train.process import train_for_app  # heavy: torch, TRL
+            sys.exit(train_for_app(args.run_dir, args.resume))
+        sys.exit(train_from_file(args.config, args.runs_dir, args.events))
+    else:
+        from sft_ui.ui import build_app  # heavy: gradio, not needed to train
+        users = _users(args.auth)
+        manager = RunManager(in_child=True)  # runs train in a warm child process
+        # With --private the whole page needs gradio's login; else only the actions do.
+        app = build_app(manager, Access.from_env(users))
+        app.queue().launch(server_name=args.host, server_port=args.port,
+                           auth=list(users.items()) if args.private and users else None,
+                           prevent_thread_lock=True)
+        try:
+            manager.warm_up()
+            gc.freeze()  # the page's and the libraries' objects stay: no full GC passes them
+            app.block_thread()  # until Ctrl-C; it closes the server
+        except KeyboardInterrupt:  # while warming up
+            app.close()
+        finally:
+            manager.close()
 
 
 def train_from_file(config: str | Path, root: str | Path | None = None,
                     events: bool = False) -> int:
-    """Train the run described by a YAML file; return the process exit status. `events`:
-    also print the run's records as events (train/events.py) for an app that follows
-    this process's output (a job's logs)."""
-    from sft_ui.train.engine import is_main_process, train
+    """Train the run described by a YAML file; return the process exit status. A time
+    budget is resolved here, as the app resolves it. `events`: also print the run's
+    records as events (train/events.py) for an app that follows this process's output
+    (a job's logs)."""
+    from sft_ui.train.engine import is_main_process, train  # heavy: torch, TRL
     main = is_main_process()
     try:
         cfg = RunConfig.from_yaml(config)
@@ -101,16 +120,17 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
         return 2
     root = Path(root) if root else runs_dir()
     run = create_run(root, cfg) if main else None
-    run_id = _shared_run_id(run.id if run else None)
-    if run and events:
-        from sft_ui.train.events import EventSink
-        sink = TerminalSink(run, events=EventSink(run.dir))
-    else:
-        sink = TerminalSink(run) if run else NullSink()
     if run:
-        print(f"Run {run_id} in {run.dir}", flush=True)
-        run.set_state("running", "Training (command line)...")
+        print(f"Run {run.id} in {run.dir}", flush=True)
     try:
+        if run:
+            _apply_budget(run)
+        # Every process trains the main process's settings, to its deadline.
+        run_id, values, deadline = _shared(
+            (run.id, run.config.to_dict(), run.deadline) if run else None)
+        cfg = RunConfig.from_dict(values)
+        sink = TerminalSink(run, events=EventSink(run.dir) if events else None) if run \
+            else NullSink(deadline)
         out = train(cfg, root / run_id, sink)
     except BaseException as e:  # every ending is written down before leaving
         if run:
@@ -119,7 +139,7 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
             if not isinstance(e, (UserError, KeyboardInterrupt)):
                 (run.dir / "error.log").write_text(traceback.format_exc())
             run.set_state("failed", "", message)
-            print(f"Run {run_id} failed: {message}", file=sys.stderr)
+            print(f"Run {run.id} failed: {message}", file=sys.stderr)
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     if run:
         run.model_dir = str(out)
@@ -128,27 +148,29 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
     return 0
 
 
-def train_for_app(run_dir: str | Path, resume_from: str | None = None) -> int:
-    """Train the run in `run_dir` for the app that launched this process and follows its
-    events (train/events.py); return the process exit status. The ending is an event
-    too: `done`, or `failed` with the message (and the trace of an unexpected error)."""
-    from sft_ui.plan.memory import is_out_of_memory
-    from sft_ui.train.engine import is_main_process, train
-    from sft_ui.train.events import EventSink
-    from sft_ui.train.launch import watch_app
-    watch_app()
-    run_dir = Path(run_dir)
-    main = is_main_process()
-    sink = EventSink(run_dir) if main else NullSink()
-    try:
-        cfg = RunConfig.from_yaml(run_dir / "config.yaml")
-        out = train(cfg, run_dir, sink, Path(resume_from) if resume_from else None)
-    except BaseException as e:  # the app says how the run ended
-        if main:
-            user = isinstance(e, UserError) and not is_out_of_memory(e)
-            sink.emit(failed={"message": str(e) if user else f"{type(e).__name__}: {e}",
-                              "user": user, "trace": "" if user else traceback.format_exc()})
-        return 130 if isinstance(e, KeyboardInterrupt) else 1
-    if main:
-        sink.emit(done=str(out))
-    return 0
+def _apply_budget(run: Run) -> None:
+    """The run's time budget: the settings it chooses and its deadline, printed."""
+    run.apply_budget(time.time())
+    for reason in run.budget:
+        print(f"  time budget: {reason}", flush=True)
+    if run.deadline:
+        print(f"  time budget: training ends by "
+              f"{time.strftime('%H:%M:%S', time.localtime(run.deadline))}", flush=True)
+    run.set_state("running", "Training (command line)...")
+
+
+def _shared(value):
+    """The main process's `value`, known to every process of a distributed run."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return value
+    import torch  # heavy, and only under accelerate launch
+    from accelerate import PartialState
+    from accelerate.utils import broadcast_object_list
+    PartialState(cpu=not torch.cuda.is_available())  # joins the process group
+    box = [value]
+    broadcast_object_list(box)
+    return box[0]
+
+
+if __name__ == "__main__":
+    main()

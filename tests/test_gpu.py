@@ -10,7 +10,7 @@ import torch
 from safetensors.torch import load_file
 
 from sft_ui.config import RunConfig
-from sft_ui.plan import memory, planner, speed
+from sft_ui.plan import loading, memory, planner, speed
 from sft_ui.plan.hardware import detect, installed
 from sft_ui.runs import RunManager
 from sft_ui.train import engine
@@ -77,7 +77,7 @@ def test_fp16_with_loss_scaling_trains(tmp_path, tiny_cfg):
 
 def test_lora_keeps_the_frozen_base_in_half_precision(tmp_path, tiny_cfg):
     cfg = RunConfig.from_dict({**tiny_cfg, "use_peft": True})
-    options = engine.load_options(cfg)
+    options = loading.load_options(cfg)
     assert options["dtype"] in (torch.bfloat16, torch.float16)
     assert options["device_map"] == {"": 0}
     snap, _ = _run(tmp_path, tiny_cfg, use_peft=True)
@@ -92,7 +92,7 @@ def test_qlora_trains_an_adapter_on_a_4bit_base(tmp_path, tiny_cfg):
     from sft_ui.models import load_model_and_tokenizer
     cfg = RunConfig.from_dict({**tiny_cfg, "use_peft": True, "load_in_4bit": True})
     model, _ = load_model_and_tokenizer(tiny_cfg["model_name_or_path"],
-                                        **engine.load_options(cfg))
+                                        **loading.load_options(cfg))
     four_bit = [m for m in model.modules() if isinstance(m, bnb.nn.Linear4bit)]
     assert len(four_bit) == 14  # 2 layers x 7 projections
     del model

@@ -1,4 +1,4 @@
-"""Runs on Hugging Face Jobs (share/jobs.py) against a stand-in built from HfApi itself
+"""Runs on Hugging Face Jobs (backends/jobs.py) against a stand-in built from HfApi itself
 (create_autospec: a changed signature fails here) whose job calls really run the submitted
 command on this machine, so what the app parses is the studio's real job output. The
 `hf` and `pip` commands inside the job are stand-ins too: `hf` copies to and from a folder
@@ -18,9 +18,9 @@ from unittest.mock import create_autospec
 import pytest
 from huggingface_hub import HfApi
 
+from sft_ui.backends.jobs import JobError, flavors, known_flavors
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.runs import RunManager
-from sft_ui.share.jobs import JobError, flavors, known_flavors
 from tests.conftest import wait_for
 
 TOKEN = "hf_FakeTokenForJobs0123456789"

@@ -7,8 +7,10 @@ import pytest
 import torch
 
 from sft_ui.config import RunConfig
+from sft_ui.data.tokens import load_training_data
+from sft_ui.lazy import trl as _trl
 from sft_ui.models import load_model_and_tokenizer
-from sft_ui.train.engine import _trl, load_training_data, sft_config
+from sft_ui.train.engine import sft_config
 from sft_ui.train.lean import studio_trainer
 
 

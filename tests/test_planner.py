@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import memory, planner, speed
+from sft_ui.plan import memory, planner, sample, speed
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import wait_for
@@ -91,7 +91,7 @@ def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
              for share in (0.5, 0.9, 1.5)]
     assert marks == ["fits", "tight", "will not fit"]
     # With the data: padding to each batch's longest row, and steps for epochs.
-    data = planner.DataSample(lengths=(10, 2, 6, 6, 3), rows=10)
+    data = sample.DataSample(lengths=(10, 2, 6, 6, 3), rows=10)
     p = planner.plan(config(small_model, train_by="epochs", num_train_epochs=2,
                             gradient_accumulation_steps=1), CPU, data, available=GIB)
     assert p["padding"]["padded_tokens"] == 16 + 12 + 3 and p["padding"]["tokens"] == 25
@@ -113,10 +113,10 @@ def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
 
 
 def test_padding_and_packing():
-    pad = planner.padding([10, 2, 6, 6, 3], batch=2, max_length=8)
+    pad = sample.padding([10, 2, 6, 6, 3], batch=2, max_length=8)
     assert (pad["tokens"], pad["padded_tokens"], pad["packed_sequences"]) == (25, 31, 4)
     assert pad["waste"] == pytest.approx(6 / 31)
-    assert planner.padding([5, 5], 2, 8)["waste"] == 0
+    assert sample.padding([5, 5], 2, 8)["waste"] == 0
 
 
 def test_fit_to_machine_keeps_the_effective_batch(small_model):

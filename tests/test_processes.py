@@ -1,4 +1,4 @@
-"""A run on several processes of this machine (train/launch.py), through the HTTP API of the
+"""A run on several processes of this machine (backends/processes.py), through the HTTP API of the
 app served as its own process: 2 gloo processes train one run (one folder, one metrics
 series, samples from the main process only) with the loss of 1 process at the same
 effective batch; Stop saves a checkpoint that Resume continues; no process outlives
@@ -8,11 +8,11 @@ import signal
 
 import psutil
 
+from sft_ui.backends.processes import launch_command
 from sft_ui.config import RunConfig
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.runs import latest_checkpoint
 from sft_ui.train.events import EventSink, deliver, read_event
-from sft_ui.train.launch import launch_command
 from tests.conftest import serve, wait_for
 
 
@@ -136,10 +136,10 @@ def test_processes_and_strategy_are_checked_for_the_machine(tmp_path):
     assert RunConfig.from_dict({"num_processes": "auto"}).num_processes is None
     assert RunConfig(num_processes=3, per_device_train_batch_size=2,
                      gradient_accumulation_steps=2).effective_batch(3) == 12
-    ddp = launch_command(tmp_path, 2, "ddp", False)
+    ddp = launch_command(tmp_path, 2, "ddp")
     assert ddp[ddp.index("--num_processes") + 1] == "2" and "--multi_gpu" in ddp
     assert ddp[-2:] == ["--run-dir", str(tmp_path)]
-    fsdp = launch_command(tmp_path, 4, "fsdp", True, tmp_path / "checkpoint-5")
+    fsdp = launch_command(tmp_path, 4, "fsdp", tmp_path / "checkpoint-5")
     assert "--use_fsdp" in fsdp and fsdp[-1] == str(tmp_path / "checkpoint-5")
 
 

@@ -159,6 +159,7 @@ def test_the_accelerate_config_for_several_machines_is_accelerates_own(tmp_path,
     assert config.num_machines == 2 and config.main_process_ip == "MAIN_MACHINE_IP"
     if strategy == "fsdp":
         assert config.fsdp_config["fsdp_sharding_strategy"] == "FULL_SHARD"
-    shown = recipe.accelerate_command(4, 2, strategy=strategy)
+    shown = recipe.accelerate_command(RunConfig(num_processes=4, distributed=strategy), 2)
+    assert path.read_text() in shown  # "Show code" writes the run's Processes and Strategy
     assert "--config_file accelerate.yaml" in shown and "--machine_rank 0" in shown
     assert "-m sft_ui train --config sft.yaml" in shown

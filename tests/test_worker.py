@@ -1,4 +1,4 @@
-"""The served app's training process (train/worker.py) and its cheap reads: a run trains in
+"""The served app's training process (backends/worker.py) and its cheap reads: a run trains in
 a warm child process that reports to the app's run, Stop and a dead worker are handled, no
 worker outlives the app, and anonymous polls of the run's state share one session."""
 import os
@@ -159,8 +159,8 @@ def test_polls_without_a_session_share_one(tmp_path, tiny_cfg):
 def test_a_training_process_takes_the_apps_answer_on_bf16(monkeypatch):
     """The app measures whether bf16 pays on this CPU (the plan's precision); a training
     process it starts takes that answer instead of measuring again, so the two agree."""
+    from sft_ui.backends.child import child_environment
     from sft_ui.plan import hardware
-    from sft_ui.train.launch import child_environment
     if hardware.detect().device == "cpu":
         told = child_environment()[hardware.CPU_BF16]
         assert told == ("1" if hardware.detect().bf16 else "0")

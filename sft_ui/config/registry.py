@@ -1,8 +1,9 @@
 """Every list of settings the studio needs, derived from RunConfig's field metadata
 (config/fields.py), so that a setting is written once: the Train tab's panels, the
-settings the plan is made again for, where each goes in TRL, the model card's table,
-and the API's description of the settings. A new field with its metadata appears in
-all of them with no other edit. Knows nothing of Gradio, torch or TRL.
+settings the plan is made again for, the settings Fit may change, where each goes in
+TRL, the model card's table, and the API's description of the settings. A new field
+with its metadata appears in all of them with no other edit. Knows nothing of Gradio,
+torch or TRL.
 """
 from __future__ import annotations
 
@@ -45,6 +46,13 @@ def plan_inputs(when: str) -> list[str]:
     """The settings the plan is made again for: "change" (on every change) or "leave"
     (typed boxes, when the box is left)."""
     return [f.name for f in fields() if f.metadata["plan"] == when]
+
+
+def fit_names() -> list[str]:
+    """The settings Fit may change: this machine's batch and accumulation, and for a GPU
+    (a target's, or this machine's) also the way to train, max_length and activation
+    checkpointing."""
+    return [f.name for f in fields() if f.metadata["fit"]]
 
 
 def trl_names(destination: str | None = None) -> list[str]:

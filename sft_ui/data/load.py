@@ -8,17 +8,21 @@ the limit (SFT_UI_MAX_DATA_MB). Knows nothing of models, training or the UI.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
 import random
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from sft_ui import models
 from sft_ui.config import DEMO_DATASET, RunConfig
 from sft_ui.data import formats
+from sft_ui.data.demo import demo_rows
 from sft_ui.data.formats import DataError
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
@@ -55,7 +59,7 @@ class TrainData:
     notes: list[str] = field(default_factory=list)
 
     def datasets(self):
-        from datasets import Dataset
+        from datasets import Dataset  # heavy: datasets loaded on first use
         return (Dataset.from_list(self.train),
                 Dataset.from_list(self.eval) if self.eval else None)
 
@@ -69,7 +73,6 @@ def read_source(name: str, cfg: RunConfig, split: str) -> Source:
     """Rows of the demo set, a local file or folder, or a Hub dataset's split."""
     name = name.strip()
     if name == DEMO_DATASET:
-        from sft_ui.data.demo import demo_rows
         rows = demo_rows()
         return Source("demo set", rows, list(rows[0]))
     path = Path(name).expanduser()
@@ -197,7 +200,7 @@ def _read_txt(label: str, text: str, cfg: RunConfig) -> Source:
 
 
 def _read_parquet(path: Path) -> Source:
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # pyarrow: loaded on first use
     try:
         rows = pq.read_table(path).to_pylist()
     except Exception as e:
@@ -225,7 +228,7 @@ def folder_files(path: Path, limit: int = MAX_FOLDER_FILES) -> list[Path]:
 
 
 def _read_folder(path: Path, split: str) -> Source:
-    import datasets
+    import datasets  # heavy: datasets loaded on first use
     folder_files(path)
     try:
         if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
@@ -244,10 +247,9 @@ def _read_folder(path: Path, split: str) -> Source:
 
 
 def _read_hub(name: str, config: str, split: str) -> Source:
-    import datasets
+    import datasets  # heavy: datasets loaded on first use
 
-    from sft_ui.models import hub_reachable
-    if not hub_reachable():
+    if not models.hub_reachable():
         raise DataError(
             f"'{name}' is not a local file or folder, and the Hugging Face Hub cannot be "
             "reached to load it as a dataset id: this machine is offline. Use 'demo', "
@@ -316,8 +318,7 @@ def check_dataset(cfg: RunConfig) -> str:
     names = [cfg.dataset_name.strip(), cfg.eval_dataset_name.strip()]
     if all(not n or n == DEMO_DATASET or os.path.exists(Path(n).expanduser()) for n in names):
         return load_data(cfg).format
-    from sft_ui.models import hub_reachable
-    if not hub_reachable():
+    if not models.hub_reachable():
         hub = next(n for n in names if n and n != DEMO_DATASET
                    and not os.path.exists(Path(n).expanduser()))
         read_source(hub, cfg, cfg.dataset_train_split)  # raises the clear message
@@ -327,8 +328,6 @@ def check_dataset(cfg: RunConfig) -> str:
 def store_upload(path: str | Path, folder: Path) -> str:
     """Copy an uploaded file into `folder` (kept with the runs, so a run can be resumed
     after the upload's temporary copy is gone); return the stored path."""
-    import hashlib
-    import shutil
     path = Path(path)
     _check_file(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]

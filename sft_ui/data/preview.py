@@ -1,7 +1,7 @@
 """What the model will learn from, before training: a few rows three ways (raw,
 the text the model sees, tokens with the loss mask) and token statistics.
 
-Tokens come from TRL's own dataset preparation (engine.tokenize_rows), so the
+Tokens come from TRL's own dataset preparation (data/tokens.py), so the
 mask shown is the mask trained on. Knows nothing of Gradio.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import statistics
 
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
+from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
-from sft_ui.train.engine import load_training_data, tokenize_rows
 
 STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 

@@ -26,7 +26,7 @@ def prompt_text(tokenizer, prompt, system_prompt: str = "") -> str:
 def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
                  stop: threading.Event | None = None) -> list[str]:
     """One answer per prompt (special tokens left out, surrounding whitespace trimmed)."""
-    from transformers import StoppingCriteriaList
+    from transformers import StoppingCriteriaList  # heavy: transformers loaded on first use
     side = tokenizer.padding_side
     if tokenizer.pad_token is None:  # a model without one pads with its end token
         tokenizer.pad_token = tokenizer.eos_token

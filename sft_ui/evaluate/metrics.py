@@ -29,7 +29,7 @@ def is_json(text: str) -> bool:
 def score(answers: list[str], references: list[str]) -> dict:
     """The scores of `answers` (one per reference); json_valid is None when no reference
     is JSON."""
-    import sacrebleu
+    import sacrebleu  # sacrebleu: loaded on first use
     from rouge_score import rouge_scorer
     if not answers or len(answers) != len(references):
         raise ValueError("score needs one answer per reference, and at least one")

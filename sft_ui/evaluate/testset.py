@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sft_ui.config import RunConfig
 from sft_ui.data.formats import DataError
-from sft_ui.data.load import normalised_rows, read_source, resolve_format
+from sft_ui.data.load import load_data, normalised_rows, read_source, resolve_format
 
 RUN_EVAL = "run:"  # "run:<run id>": the eval split that run held out or was given
 
@@ -90,7 +90,6 @@ def load_test_set(name: str, split: str = "test", limit: int = 0,
 
 
 def _run_eval(run_id: str, limit: int, manager) -> TestSet:
-    from sft_ui.data.load import load_data
     run = manager.get(run_id)
     data = load_data(run.config, chat=True)
     if not data.eval:

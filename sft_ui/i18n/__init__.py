@@ -3,6 +3,10 @@
 The English text written in the code is the key, as with gettext: a label, a help
 text, or a message template such as "Run {run_id} is {state}: ...". A catalogue
 per language (sft_ui/i18n/<code>.py) maps each English text to its translation.
+English rather than ids, so that the code reads as the page does, a text without an entry
+still shows readable English, and tests/test_i18n.py finds every message in the source.
+Adding or rewording a message is one edit in the code plus one entry, the same English as
+key, in ja.py or the ja_*.py part of its module (the test fails, naming the file, until then).
 `translate` turns a finished English message into another language: the whole text,
 else each line, else each sentence is looked up, exactly or against the templates,
 whose placeholders carry the values across. Where several templates fit, the one that

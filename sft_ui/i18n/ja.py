@@ -7,7 +7,10 @@ headings), the settings (label and help of each RunConfig field), and the messag
 made while the app runs (errors, notices, the plan, the run's status). FORMATS, apart
 from them, writes figures such as durations ("1分05秒").
 A feature may keep its own entries in a module beside this one, ja_<feature>.py, with
-the same three parts (any of them); they are merged in below.
+the same three parts (any of them); they are merged in below. A part's MODULES names the
+package's modules (paths under sft_ui/, a folder ending in "/") whose messages it holds;
+a message of any other module goes here. tests/test_i18n.py reads every module of the
+package and says, for a message without Japanese, which file to add it to.
 """
 import importlib
 import pkgutil
@@ -294,6 +297,7 @@ MESSAGES = {
     # Run states and their messages
     "Loading the model and the dataset...": "モデルとデータセットを読み込んでいます...",
     "Training...": "学習しています...",
+    "Training (command line)...": "学習しています（コマンドライン）...",
     "Stopping after the current step...": "このステップが終わったら停止します...",
     "Resuming from {checkpoint}...": "{checkpoint} から再開しています...",
     "Stopped at step {step}; the model so far is saved in {folder}, with a checkpoint to "
@@ -321,7 +325,7 @@ MESSAGES = {
     "{text} No checkpoint had been saved yet: free some space and start the run again.":
         "{text}チェックポイントはまだ保存されていませんでした。空き容量を作ってから、"
         "もう一度実行を開始してください。",
-    # runs.py
+    # runs/
     "Run {run_id} has no checkpoint '{name}'.": "実行 {run_id} にはチェックポイント '{name}' がありません。",
     "No run with id {run_id}. Choose one from the list of runs.":
         "ID が {run_id} の実行はありません。実行の一覧から選んでください。",
@@ -340,7 +344,7 @@ MESSAGES = {
     "Run {run_id} is not a folder inside {root}; it was not deleted.":
         "実行 {run_id} は {root} の中のフォルダではないため、削除しませんでした。",
     "Could not delete {folder}: {error}.": "{folder} を削除できませんでした: {error}。",
-    # config.py
+    # config/
     "Unknown setting '{name}'. Known settings: {names}.":
         "'{name}' という設定はありません。使える設定: {names}。",
     "{label} needs a value.": "{label} に値が必要です。",
@@ -406,7 +410,7 @@ MESSAGES = {
         "{label} は {high} 以下にしてください（入力: {value}）。",
     "{label} must be one of {choices} (got {value}).":
         "{label} は {choices} のどれかにしてください（入力: {value}）。",
-    # engine.py
+    # train/engine.py
     "The model has no chat template, so {format} data cannot be rendered. Use an instruct "
     "model, or text / prompt-completion data.":
         "モデルにチャットテンプレートがないため、{format} 形式のデータを整形できません。"
@@ -437,7 +441,7 @@ MESSAGES = {
         "完了した実行がまだありません。まず「学習」タブでモデルを学習してから、ここで"
         "チャットしてください。",
     "Type a message first.": "先にメッセージを入力してください。",
-    # hub.py
+    # share/hub.py
     "Creating the repo": "リポジトリの作成",
     "Creating the Space": "Space の作成",
     "Uploading the studio": "スタジオのアップロード",
@@ -496,7 +500,7 @@ MESSAGES = {
     "model folder.":
         "{repo_id} について Hub から応答がありませんでした（{error_type}: {error}）。"
         "もう一度試すか、ローカルのモデルフォルダを使ってください。",
-    # export.py
+    # share/export.py
     "Run {run_id} has no saved model yet (state: {state}). Export one of its checkpoints, "
     "or wait until it finishes.":
         "実行 {run_id} には保存済みのモデルがまだありません（状態: {state}）。チェックポイント"

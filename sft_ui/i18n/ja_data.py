@@ -1,12 +1,14 @@
 """Japanese for the data's messages (data/load.py, data/formats.py): sources, rows and
 formats that cannot train, and what to do."""
 
+MODULES = ("data/load.py", "data/formats.py")  # whose messages go here (see ja.py)
+
 PAGE = {}
 
 SETTINGS = {}
 
 MESSAGES = {
-    # data.py
+    # data/load.py
     "demo set": "デモデータ",
     "The file {name} does not exist. Check the path, or upload the file.":
         "ファイル {name} がありません。パスを確かめるか、ファイルをアップロードしてください。",
@@ -78,7 +80,7 @@ MESSAGES = {
         "取り分ける割合を下げるか、行を増やしてください。",
     "{file} line {n}": "{file} の {n} 行目",
     "{file} row {n}": "{file} の {n} 件目",
-    # formats.py
+    # data/formats.py
     "plain text: the model learns every token": "プレーンテキスト: モデルはすべてのトークンを学習します",
     "chat messages (role/content), rendered with the model's chat template":
         "チャットのメッセージ（role/content）。モデルのチャットテンプレートで整形します",

@@ -1,6 +1,8 @@
 """Japanese for the Evaluate tab, its engine (sft_ui/evaluate/) and the evaluation in a
 model card and the Runs history; merged into ja.py's three parts."""
 
+MODULES = ("evaluate/", "ui/evaluate_tab.py")  # whose messages go here (see ja.py)
+
 PAGE = {
     "Evaluate": "評価",
     "(none: evaluate model A only)": "（なし: モデル A だけを評価）",

@@ -1,5 +1,7 @@
 """Japanese for the GGUF export (sft_ui/share/gguf_export.py and its part of the Export
-tab); merged into the catalogue by ja.py."""
+tab, ui/gguf_panel.py); merged into the catalogue by ja.py."""
+
+MODULES = ("share/gguf_export.py", "ui/gguf_panel.py")  # whose messages go here (see ja.py)
 
 PAGE = {
     "GGUF quantisation": "GGUF の量子化",

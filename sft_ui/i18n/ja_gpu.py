@@ -2,6 +2,10 @@
 of full fine-tuning, LoRA and QLoRA fit a GPU, and the precision, optimizer and kernels
 chosen there (plan/catalog.py, targets.py, modes.py, kernels.py, ui/target_plan.py)."""
 
+# Whose messages go here (see ja.py).
+MODULES = ("plan/catalog.py", "plan/targets.py", "plan/modes.py", "plan/kernels.py",
+           "ui/target_plan.py")
+
 PAGE = {
     "Plan for": "計画の対象",
     "Where the run will train: this machine, or a GPU as a Space offers them (or type a size "

@@ -1,4 +1,6 @@
-"""Japanese for runs on Hugging Face Jobs (share/jobs.py)."""
+"""Japanese for runs on Hugging Face Jobs (backends/jobs.py)."""
+
+MODULES = ("backends/jobs.py",)  # whose messages go here (see ja.py)
 
 PAGE = {
     "Hugging Face token": "Hugging Face のトークン",

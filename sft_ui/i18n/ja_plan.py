@@ -1,12 +1,16 @@
-"""Japanese for the plan (plan/planner.py, plan/memory.py, ui/plan_panel.py): memory,
-time, padding, what fits, and the precision and speed-ups this machine cannot run."""
+"""Japanese for the plan (plan/planner.py, plan/memory.py, plan/hardware.py,
+ui/plan_panel.py): memory, time, padding, what fits, and the precision and speed-ups this
+machine cannot run."""
+
+# Whose messages go here (see ja.py).
+MODULES = ("plan/planner.py", "plan/memory.py", "plan/hardware.py", "ui/plan_panel.py")
 
 PAGE = {}
 
 SETTINGS = {}
 
 MESSAGES = {
-    # planner.py and memory.py
+    # plan/planner.py and plan/memory.py
     "{needed} of {available} available": "{needed}（使えるのは {available}）",
     "Batch per device {batch} -> {new_batch}, accumulation {accum} -> {new_accum}: about "
     "{room}.":

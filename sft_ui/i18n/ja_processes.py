@@ -1,4 +1,6 @@
-"""Japanese for training on several processes of this machine (train/launch.py)."""
+"""Japanese for training on several processes of this machine (backends/processes.py)."""
+
+MODULES = ("backends/processes.py",)  # whose messages go here (see ja.py)
 
 PAGE = {
     "Where it trains": "学習する場所",

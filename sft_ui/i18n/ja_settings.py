@@ -1,5 +1,6 @@
 """Japanese for the settings: the label and help text of each RunConfig field
-(config/fields.py)."""
+(config/fields.py), but those of a feature with a part of its own (ja_jobs.py,
+ja_processes.py, ja_gpu.py). config/fields.py's other messages go into ja.py."""
 
 PAGE = {}
 

@@ -1,5 +1,7 @@
 """Japanese for the lean CPU training step (train/lean.py) in the plan."""
 
+MODULES = ("train/lean.py",)  # whose messages go here (see ja.py)
+
 PAGE = {}
 
 SETTINGS = {}

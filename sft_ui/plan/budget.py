@@ -19,6 +19,9 @@ import math
 
 from sft_ui.config import RunConfig
 from sft_ui.plan.hardware import Hardware, detect
+from sft_ui.plan.memory import model_shape
+from sft_ui.plan.sample import padding, quick_data_sample, run_steps
+from sft_ui.plan.speed import calibrate, measured_speed
 
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
 MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
@@ -71,8 +74,6 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     chosen = dataclasses.replace(cfg, **changes)
     hw = hw or detect()
     if speed is None:
-        from sft_ui.plan.speed import measured_speed
-
         def speed(c):
             return measured_speed(c, hw)
     return _length(chosen, data, speed(chosen), hw, reasons)
@@ -80,11 +81,10 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
 
 def resolve(cfg: RunConfig) -> Choice:
     """choose() for a run about to start: with its data, and a measured speed (a few
-    training steps first, counted in the budget, when none is known for its settings)."""
-    from sft_ui.plan import planner
-    from sft_ui.plan.memory import model_shape
-    from sft_ui.plan.speed import calibrate
-    data = planner.quick_data_sample(cfg)
+    training steps first, counted in the budget, when none is known for its settings).
+    Done once, where the run starts (the app, or the command line); the training process
+    only keeps the deadline (`deadline`)."""
+    data = quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
     choice = choose(cfg, data, params)
     if choice.needs_speed:
@@ -102,7 +102,6 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
         return Choice(cfg, reasons)  # the person set the length: the budget only stops it
     if not tokens_per_second:
         return Choice(cfg, reasons, needs_speed=True)
-    from sft_ui.plan.planner import padding, run_steps
     tokens = cfg.effective_batch(hw.devices) * cfg.max_length
     if data is not None and data.lengths and not cfg.packing:
         pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length)
@@ -121,3 +120,9 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
                                           num_train_epochs=float(epochs)), reasons)
     reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes}")
     return Choice(dataclasses.replace(cfg, max_steps=steps), reasons)
+
+
+def deadline(cfg: RunConfig, started_at: float) -> float | None:
+    """When a time-budgeted run must have its model, for a (re)start that began at
+    `started_at` (before its settings were chosen and its model loaded); None: no budget."""
+    return started_at + cfg.time_budget_minutes * 60 if cfg.time_budget_minutes else None

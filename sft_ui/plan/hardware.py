@@ -12,6 +12,7 @@ import functools
 import gc
 import importlib.util
 import os
+import time
 from dataclasses import dataclass
 
 import psutil
@@ -55,7 +56,7 @@ def _cpu_flags() -> set[str]:
 
 @functools.lru_cache(maxsize=1)
 def detect() -> Hardware:
-    import torch
+    import torch  # heavy: torch loaded on first use
     if torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
         return Hardware("cuda", props.name, torch.cuda.device_count(),
@@ -69,7 +70,7 @@ def detect() -> Hardware:
 def memory_in_use() -> int:
     """Bytes the training uses now: the process's resident memory on CPU, plus the
     memory the CUDA allocator holds when a GPU is in use."""
-    import torch
+    import torch  # heavy: torch loaded on first use
     used = psutil.Process().memory_info().rss
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         used += torch.cuda.memory_reserved()
@@ -86,12 +87,11 @@ def bf16_pays() -> bool:
     timing on two threads then read bf16 as 1.0-2.2x of fp32 on that CPU, so runs trained
     in bf16 at a fifth of the speed. A training process the app started takes the app's
     answer (CPU_BF16 in its environment), so the plan and the run agree."""
-    import time
     told = os.environ.get(CPU_BF16)
     if told in ("0", "1"):
         return told == "1"
 
-    import torch
+    import torch  # heavy: torch loaded on first use
     a, b = torch.randn(512, 576), torch.randn(576, 1536)
     pairs = {torch.float32: (a, b), torch.bfloat16: (a.bfloat16(), b.bfloat16())}
     best: dict = {}
@@ -156,7 +156,7 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
         problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
                         "in fp16 here.")
-    processes, gpus = cfg.processes(hw), hw.devices
+    processes, gpus = cfg.processes(hw.devices), hw.devices
     if hw.device == "cuda" and processes > hw.devices:
         problems.append(f"Processes ({processes}) is more than the {gpus} GPU(s) of this "
                         "machine: set it to auto or at most the number of GPUs.")
@@ -178,6 +178,6 @@ def release_memory() -> None:
     """Give back what a finished or failed run held: objects in reference cycles, and the
     GPU memory PyTorch's allocator keeps cached."""
     gc.collect()
-    import torch
+    import torch  # heavy: torch loaded on first use
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.empty_cache()

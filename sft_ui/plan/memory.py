@@ -133,7 +133,7 @@ def _shape_at(path: str) -> ModelShape:
     if folder.is_dir():
         file = folder / "config.json"
     else:
-        from huggingface_hub import hf_hub_download
+        from huggingface_hub import hf_hub_download  # huggingface_hub: loaded on first use
         try:
             file = hf_hub_download(path, "config.json")
         except Exception as e:
@@ -159,7 +159,7 @@ def half_precision(cfg: RunConfig, hw: Hardware) -> bool:
 
 
 def weight_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
-    """The model's weights as engine.load_options loads them: fp32 (plus the half-precision
+    """The model's weights as loading.load_options loads them: fp32 (plus the half-precision
     copies autocast makes); a frozen LoRA base on a GPU in half precision, or its linear
     layers in 4 bits for QLoRA; the adapter in fp32."""
     params, half = shape.params(), half_precision(cfg, hw)
@@ -217,7 +217,7 @@ def available_memory(hw: Hardware) -> int:
     """Free GPU memory on CUDA; on a CPU the available RAM plus the runtime this process
     already holds (a run trains in this process, so that part is paid)."""
     if hw.device == "cuda":
-        import torch
+        import torch  # heavy: torch loaded on first use
         return torch.cuda.mem_get_info()[0]
     own = psutil.Process().memory_info().rss
     return psutil.virtual_memory().available + min(own, RUNTIME_BYTES)
@@ -255,7 +255,7 @@ def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
 
 # ---- running out of memory -----------------------------------------------------------
 def is_out_of_memory(error: BaseException) -> bool:
-    import torch
+    import torch  # heavy: torch loaded on first use
     return isinstance(error, torch.OutOfMemoryError) or \
         any(text in str(error) for text in ("DefaultCPUAllocator: can't allocate memory",
                                             "CUDA out of memory", "OutOfMemoryError"))

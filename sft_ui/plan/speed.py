@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.models import cache_dir, resolve_model
+from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
 from sft_ui.plan.kernels import liger_on
+from sft_ui.plan.loading import half_dtype, load_options, peft_config
 from sft_ui.plan.memory import memory_problem
 
 
@@ -46,10 +47,7 @@ def measured_speed(cfg: RunConfig, hw: Hardware | None = None) -> float | None:
 def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     """Time `steps` training steps (forward, backward, AdamW) at cfg's batch and max_length
     on random tokens; remember and return the tokens per second (the first step warms up)."""
-    import torch
-
-    from sft_ui.models import load_model_and_tokenizer
-    from sft_ui.train.engine import half_dtype, load_options, peft_config
+    import torch  # heavy: loaded on first use
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
     if problems:
@@ -58,12 +56,12 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     model, _ = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
                                         cfg.trust_remote_code, **options)
     if liger_on(cfg, hw):  # as transformers' Trainer applies them
-        from transformers.integrations.liger import apply_liger_kernel
+        from transformers.integrations.liger import apply_liger_kernel  # heavy, as torch
         apply_liger_kernel(model, {"fused_linear_cross_entropy": False})  # as TRL does
     if cfg.activation_checkpointing:
         model.gradient_checkpointing_enable()
     if cfg.use_peft:
-        from peft import get_peft_model
+        from peft import get_peft_model  # heavy, as torch
         if cfg.activation_checkpointing:
             model.enable_input_require_grads()  # a frozen base passes no gradient otherwise
         model = get_peft_model(model, peft_config(cfg))

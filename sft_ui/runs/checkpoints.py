@@ -2,6 +2,7 @@
 ran out of disk space says about them. Knows nothing of training."""
 from __future__ import annotations
 
+from sft_ui.runs.run import RunError
 import errno
 import os
 import shutil
@@ -71,7 +72,6 @@ def disk_full_message(run, removed: list[str]) -> str:
 
 def checkpoint_folder(run, name: str) -> Path:
     """One named checkpoint of a run (a plain `checkpoint-N` name), or RunError."""
-    from sft_ui.runs.run import RunError
     path = run.dir / "checkpoints" / name
     if not name.startswith("checkpoint-") or "/" in name or "\\" in name or not path.is_dir():
         raise RunError(f"Run {run.id} has no checkpoint '{name}'.")

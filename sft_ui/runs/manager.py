@@ -1,7 +1,8 @@
-"""RunManager: starts runs (one at a time, in a thread of their own, or for the served app
-in a warm child process), resumes, renames, deletes and finds them, and says how a failed
-run ended (its message, error.log, advice after running out of memory or disk). Knows
-nothing of Gradio: the actions (sft_ui/actions.py) call it.
+"""RunManager: starts runs (one at a time; where each trains is backends/'s choice),
+resolves a time budget into settings once, as a run starts, resumes, renames, deletes
+and finds runs, and says how a failed run ended (its message, error.log, advice after
+running out of memory or disk). Knows nothing of Gradio: the actions (sft_ui/actions.py)
+call it.
 """
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ import time
 import traceback
 from pathlib import Path
 
+from sft_ui import backends
+from sft_ui.backends import jobs
+from sft_ui.backends.worker import WarmWorker
 from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
 from sft_ui.errors import UserError
-from sft_ui.plan.hardware import release_memory
+from sft_ui.lazy import trl
+from sft_ui.plan.hardware import detect, release_memory
 from sft_ui.plan.memory import is_out_of_memory, memory_problem, out_of_memory_advice
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
@@ -24,14 +29,14 @@ from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snap
 class RunManager:
     """Starts runs (one at a time) and finds earlier ones. A run trains in a thread of its
     own, or with `in_child` in a child process started before it is needed
-    (train/worker.py: the served app, whose threads then answer the page without taking
-    the training's GIL); a thread of the app follows it."""
+    (backends/worker.py: the served app, whose threads then answer the page without
+    taking the training's GIL); a thread of the app follows it."""
 
     def __init__(self, root: Path | None = None, trainer=None, preflight=None,
                  in_child: bool = False, hub=None):
         self.root = Path(root) if root else runs_dir()
         self.root.mkdir(parents=True, exist_ok=True)
-        # Injectable for tests; default: engine.train and engine.preflight.
+        # Injectable for tests; default: backends.trainer_for's and backends.preflight.
         self._train, self._preflight = trainer, preflight
         self.hub = hub  # the HfApi runs on Hugging Face Jobs use (None: a new HfApi)
         self._trainers: dict[str, object] = {}  # run id -> its own trainer (a job's)
@@ -41,7 +46,6 @@ class RunManager:
         self._worker = None
         if in_child:  # (a worker trains in its main thread: on a CPU, PyTorch trained a
             # quarter slower in another thread, 3.6 s against 2.7 s a default step)
-            from sft_ui.train.worker import WarmWorker
             self._worker = WarmWorker(self.likely_model)
 
     def _launch(self, run: Run, resume_from: Path | None = None) -> None:
@@ -55,8 +59,7 @@ class RunManager:
         if self._train is None:
             if self._worker:
                 self._worker.warm()
-            from sft_ui.train.engine import _trl
-            _trl()
+            trl()
             if self._worker and wait:
                 self._worker.wait_ready()
 
@@ -78,9 +81,8 @@ class RunManager:
         self._check_idle()
         trainer = None
         if cfg.run_on == "hf_jobs":
-            from sft_ui.share import jobs
             jobs.check(cfg, token, self.hub)
-            trainer = jobs.train_on_jobs(token.strip(), self.hub)
+            trainer = backends.trainer_for(cfg, token=token, hub=self.hub)
         else:
             self._check_here(cfg, allow_over_memory)
         with self._lock:
@@ -94,10 +96,7 @@ class RunManager:
 
     def _check_here(self, cfg: RunConfig, allow_over_memory: bool) -> None:
         """Why cfg cannot train on this machine (raises), before a run folder exists."""
-        preflight = self._preflight
-        if preflight is None:
-            from sft_ui.train.engine import preflight
-        preflight(cfg)
+        (self._preflight or backends.preflight)(cfg)
         if self._train is None and not allow_over_memory:  # the estimate is the engine's
             problem = memory_problem(cfg)
             if problem:
@@ -131,19 +130,15 @@ class RunManager:
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
         train = self._train or self._trainers.pop(run.id, None)
         try:
-            run.suggestion, run.started_at = {}, time.time()
+            run.suggestion, started = {}, time.time()
             if run.config.run_on == "hf_jobs" and train is None:
                 raise RunError(f"Run {run.id} trained on Hugging Face Jobs: it cannot be "
                                "resumed here. Start it again.")
-            here = run.config.run_on != "hf_jobs"
-            if resume_from is None and run.config.time_budget_minutes and here:
-                run.set_state("running", "Choosing settings for the time budget...")
-                from sft_ui.plan.budget import resolve
-                choice = resolve(run.config)  # may measure the speed first
-                run.choose_settings(choice.config, choice.reasons)
+            if run.config.run_on != "hf_jobs":  # a job resolves it where it trains
+                run.apply_budget(started, choose=resume_from is None)
             if train is None:
-                train = _trainer_for(run.config, self._worker)
-            processes = run.config.processes()
+                train = backends.trainer_for(run.config, self._worker)
+            processes = run.config.processes(detect().devices)
             run.set_state("running", "Training..." if processes == 1 else
                           f"Training on {processes} processes...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
@@ -269,15 +264,3 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
-
-
-def _trainer_for(cfg: RunConfig, worker=None):
-    """The engine's train on several processes (train/launch.py), in the warm `worker`
-    when there is one, else in this process."""
-    if cfg.processes() > 1:
-        from sft_ui.train.launch import train_in_processes
-        return train_in_processes
-    if worker is not None:
-        return worker.train
-    from sft_ui.train.engine import train
-    return train

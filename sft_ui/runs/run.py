@@ -11,8 +11,9 @@ from pathlib import Path
 
 from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
-from sft_ui.runs import log as runlog
+from sft_ui.plan import budget
 from sft_ui.runs.folder import clean_name, read_jsonl
+from sft_ui.train import log as runlog
 
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
@@ -39,7 +40,7 @@ class Run:
         self.resumed = 0
         self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
         self.budget: list[str] = []  # what a time budget chose, a sentence a setting
-        self.started_at: float | None = None  # when this (re)start began (time budget)
+        self.deadline: float | None = None  # a time budget's end for this (re)start (the sink's)
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -103,13 +104,20 @@ class Run:
                 self.finished = time.time()
         self._save_state()
 
-    def choose_settings(self, config: RunConfig, reasons: list[str]) -> None:
-        """The settings a time budget chose replace the run's (config.yaml too)."""
-        with self._lock:
-            self.config, self.budget = config, list(reasons)
-            self.max_steps = config.max_steps
-        (self.dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-        self._save_state()
+    def apply_budget(self, started: float, choose: bool = True) -> None:
+        """A time budget, resolved once where the run starts (the app, or the command
+        line): with `choose`, the settings it picks replace the run's (config.yaml too;
+        it may measure the speed first); and this (re)start's deadline, from `started`,
+        which the training process only keeps."""
+        if choose and self.config.time_budget_minutes:
+            self.set_state("running", "Choosing settings for the time budget...")
+            choice = budget.resolve(self.config)
+            with self._lock:
+                self.config, self.budget = choice.config, list(choice.reasons)
+                self.max_steps = choice.config.max_steps
+            (self.dir / "config.yaml").write_text(choice.config.to_yaml(), encoding="utf-8")
+            self._save_state()
+        self.deadline = budget.deadline(self.config, started)
 
     def rename(self, name: str) -> None:
         with self._lock:

@@ -33,9 +33,9 @@ def plot_loss(run: Run, path: Path) -> bool:
     train = [(m["step"], m["loss"]) for m in run.metrics if "loss" in m]
     if not train:
         return False
-    import matplotlib
+    import matplotlib  # matplotlib: loaded on first use
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # matplotlib: loaded on first use
     fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
     ax.plot(*zip(*train), label="train loss")
     evals = [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]

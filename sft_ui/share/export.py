@@ -15,6 +15,7 @@ from pathlib import Path
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.models import resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
+from sft_ui.share.card import write_card
 
 EXPORT_SUBDIR = "export"
 
@@ -59,7 +60,6 @@ def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
         _copy_model_files(source, out)
         if adapter:
             _portable_base(out / "adapter_config.json", run.config)
-    from sft_ui.share.card import write_card
     write_card(run, out, kind, checkpoint)
     return out
 
@@ -83,7 +83,7 @@ def _copy_model_files(source: Path, out: Path) -> None:
 
 
 def _merge(source: Path, out: Path) -> None:
-    import torch
+    import torch  # heavy: torch loaded on first use
     from peft import AutoPeftModelForCausalLM
     from transformers import AutoTokenizer
     model = AutoPeftModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)

@@ -28,11 +28,12 @@ class HubError(UserError, RuntimeError):
 def _client(token: str, api):
     if api is not None:
         return api
-    from huggingface_hub import HfApi
+    from huggingface_hub import HfApi  # huggingface_hub: loaded on first use
     return HfApi(token=token)
 
 
 def _check(repo_id: str, token: str) -> str:
+    # huggingface_hub: loaded on first use
     from huggingface_hub.utils import HFValidationError, validate_repo_id
     repo_id = (repo_id or "").strip()
     if repo_id.count("/") != 1:

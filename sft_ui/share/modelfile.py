@@ -141,7 +141,7 @@ def _quote(text: str) -> str:
 def write_modelfile(folder: Path, gguf_name: str, model_folder: Path) -> Path:
     """Write `Modelfile` beside the GGUF file, from the tokenizer and config of the
     model folder it was converted from."""
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # heavy: transformers loaded on first use
     tokenizer = AutoTokenizer.from_pretrained(str(model_folder))
     shape = measure(tokenizer)
     generation = _json(model_folder / "generation_config.json")

@@ -13,9 +13,13 @@ from pathlib import Path
 
 import yaml
 
+from sft_ui.backends.processes import accelerate_settings
 from sft_ui.config import DEMO_DATASET, RunConfig
 from sft_ui.config.registry import studio_names
-from sft_ui.train.arguments import flat, has_eval_data, to_trl
+from sft_ui.config.trl import flat, has_eval_data
+from sft_ui.data import DataError, load_data
+from sft_ui.plan.hardware import detect
+from sft_ui.train.arguments import to_trl
 
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
@@ -52,38 +56,37 @@ def trl_command(cfg: RunConfig, config_file: str = "sft.yaml") -> str:
     return f"{note}# or: trl sft --config {config_file}\n" + " \\\n    ".join(lines)
 
 
-def accelerate_config(num_processes: int = 2, num_machines: int = 1,
+def accelerate_config(num_processes: int, num_machines: int = 1,
                       strategy: str = "ddp") -> str:
-    """accelerate's config file for `num_machines` machines x `num_processes` GPUs each,
-    DDP or FSDP (the same FSDP options as a run the app launches, train/launch.py)."""
-    from sft_ui.train.launch import FSDP_OPTIONS
-    machines = max(1, int(num_machines))
-    values = {"compute_environment": "LOCAL_MACHINE",
-              "distributed_type": "FSDP" if strategy == "fsdp" else "MULTI_GPU",
-              "num_machines": machines, "num_processes": max(1, int(num_processes)) * machines,
-              "machine_rank": 0, "mixed_precision": "no", "dynamo_config": {}}
-    if machines > 1:
+    """accelerate's config file for `num_machines` machines x `num_processes` processes
+    each, DDP or FSDP: the settings a run the app launches uses (accelerate_settings)."""
+    values = accelerate_settings(num_processes, strategy, num_machines)
+    if values["num_machines"] > 1:
         values.update(main_process_ip="MAIN_MACHINE_IP", main_process_port=29500)
-    if strategy == "fsdp":
-        values["fsdp_config"] = dict(FSDP_OPTIONS)
     return yaml.safe_dump(values, sort_keys=False)
 
 
-def accelerate_command(num_processes: int = 2, num_machines: int = 1,
-                       config_file: str = "sft.yaml", strategy: str = "ddp") -> str:
+def accelerate_command(cfg: RunConfig, num_machines: int = 1,
+                       config_file: str = "sft.yaml") -> str:
     """Run the studio's CLI on several GPUs and machines through accelerate: its config
-    file (written by the command itself) and the launch, the same on every machine but
-    for --machine_rank."""
+    file (written by the command itself, for cfg's Processes and Strategy on each
+    machine) and the launch, the same on every machine but for --machine_rank."""
     machines = max(1, int(num_machines))
-    text = accelerate_config(num_processes, machines, strategy)
-    note = ("# Run on every machine, with --machine_rank 0 on the main one (whose address "
-            "replaces MAIN_MACHINE_IP) and 1, 2, ... on the others.\n" if machines > 1 else "")
+    processes = cfg.processes(detect().devices)
+    text = accelerate_config(processes, machines, cfg.distributed)
+    notes = []
+    if cfg.num_processes is None:
+        notes.append(f"# num_processes: Processes is auto, one per GPU of this machine "
+                     f"({processes}); set Processes to the GPUs of each machine there.")
+    if machines > 1:
+        notes.append("# Run on every machine, with --machine_rank 0 on the main one (whose "
+                     "address replaces MAIN_MACHINE_IP) and 1, 2, ... on the others.")
     launch = ["accelerate launch --config_file accelerate.yaml"]
     if machines > 1:
         launch.append("--machine_rank 0")
     launch.append(f"-m sft_ui train --config {config_file}")
-    return (f"{note}cat > accelerate.yaml <<'EOF'\n{text}EOF\n" +
-            " \\\n    ".join(launch))
+    return "".join(n + "\n" for n in notes) + \
+        f"cat > accelerate.yaml <<'EOF'\n{text}EOF\n" + " \\\n    ".join(launch)
 
 
 def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
@@ -108,7 +111,6 @@ def _data_format(cfg: RunConfig) -> str:
     """The format the studio would use: chosen, or detected on local data."""
     if cfg.dataset_format != "auto":
         return cfg.dataset_format
-    from sft_ui.data import DataError, load_data
     try:
         return load_data(cfg).format
     except (DataError, OSError):

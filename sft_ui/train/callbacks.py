@@ -1,9 +1,10 @@
 """TrainerCallbacks that turn training into small events for a run.
 
-The callback only calls methods of a `sink` (progress, add_metrics,
-add_samples, stop_requested); it never touches UI objects or files. Sample generation
-(train/generation.py) follows the shape of TRL's LogCompletionsCallback: a frequency, a guard
-against sampling a step twice, eval mode and no_grad, train mode restored.
+The callback only calls methods of a `sink` (train/events.py's RunSink: progress,
+add_metrics, add_samples, stop_requested, deadline); it never touches UI objects or
+files. Sample generation (train/generation.py) follows the shape of TRL's
+LogCompletionsCallback: a frequency, a guard against sampling a step twice, eval mode
+and no_grad, train mode restored.
 """
 from __future__ import annotations
 
@@ -11,22 +12,16 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Protocol
 
 import torch
+import torch.distributed as dist
 from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
+from sft_ui.train.events import RunSink
 from sft_ui.train.generation import generate_batch
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
-
-
-class RunSink(Protocol):
-    def progress(self, step: int, max_steps: int) -> None: ...
-    def add_metrics(self, record: dict) -> None: ...
-    def add_samples(self, rows: list[dict]) -> None: ...
-    def stop_requested(self) -> bool: ...
 
 
 def sample_prompts(prompts: list[str]) -> list[str]:
@@ -186,7 +181,6 @@ class StudioCallback(TrainerCallback):
 
 
 def _processes() -> int:
-    import torch.distributed as dist
     return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
 
 
@@ -194,7 +188,6 @@ def agree(wanted: bool, device) -> bool:
     """True in every process when any process wants it (one process: `wanted`)."""
     if _processes() == 1:
         return wanted
-    import torch.distributed as dist
     flag = torch.tensor([1 if wanted else 0], device=device)
     dist.all_reduce(flag, op=dist.ReduceOp.MAX)
     return bool(flag.item())

@@ -1,89 +1,42 @@
-"""Build and run TRL's SFTTrainer from a RunConfig: the only module importing trl.
+"""Build and run TRL's SFTTrainer from a RunConfig.
 
-Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus
-this process's own arguments) and how the model is loaded for the run (fp32; a
-LoRA base in bf16 on a GPU; 4 bits for QLoRA). Knows nothing
-of Gradio; reports through a RunSink.
+Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus this
+process's own arguments), the model loaded as plan/loading.py says, the data as
+data/tokens.py reads it, the callbacks, and the saved model. Enforces a time budget's
+deadline given by the sink (the budget itself is resolved where the run started:
+plan/budget.py). Knows nothing of Gradio; reports through a RunSink (train/events.py).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import threading
+import time
 from pathlib import Path
 
-from sft_ui.config import ConfigError, RunConfig
-from sft_ui.data import DataError, TrainData, check_dataset, load_data
-from sft_ui.data.formats import is_chat
+from sft_ui.config import RunConfig
+from sft_ui.data.tokens import load_training_data
+from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
-from sft_ui.plan.hardware import detect, precision, unsupported
-from sft_ui.runs import log as runlog
+from sft_ui.plan.hardware import detect, precision
+from sft_ui.plan.loading import half_dtype, load_options, peft_config
+from sft_ui.plan.speed import remember_run_speed
+from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
-from sft_ui.train.callbacks import RunSink, StudioCallback, answers_before_training, sample_prompts
+from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
+from sft_ui.train.events import MODEL_SUBDIR, RunSink
 from sft_ui.train.lean import studio_trainer
-
-MODEL_SUBDIR = "model"
-_TRL_IMPORT = threading.Lock()
-
-
-def _trl():
-    """TRL's SFTConfig and SFTTrainer. TRL's lazy first import is not thread-safe (two
-    threads importing at once can get an ImportError), so it happens under a lock."""
-    with _TRL_IMPORT:
-        from trl import SFTConfig, SFTTrainer
-    return SFTConfig, SFTTrainer
 
 
 def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
     """SFTConfig for cfg on this machine: to_trl's values and this process's own
-    arguments (where checkpoints go, no progress bars, data.py's text column)."""
-    SFTConfig, _ = _trl()
+    arguments (where checkpoints go, no progress bars, the text column data/formats.py
+    fills)."""
+    SFTConfig, _ = trl()
     values = {**to_trl(cfg, has_eval)["sft"], "output_dir": str(output_dir),
-              "dataset_text_field": "text",  # data.py puts plain text there
+              "dataset_text_field": "text",  # data/formats.py puts plain text there
               "disable_tqdm": True, "dataloader_num_workers": 0}
     return SFTConfig(**values)
-
-
-def peft_config(cfg: RunConfig):
-    """The LoRA adapter of cfg (None without LoRA), from to_trl's ModelConfig values."""
-    if not cfg.use_peft:
-        return None
-    from peft import LoraConfig
-    model = to_trl(cfg)["model"]
-    return LoraConfig(r=model["lora_r"], lora_alpha=model["lora_alpha"],
-                      lora_dropout=model["lora_dropout"],
-                      target_modules=model["lora_target_modules"], task_type="CAUSAL_LM")
-
-
-def half_dtype(cfg: RunConfig):
-    """torch's dtype for cfg's mixed precision on this machine; None for fp32."""
-    import torch
-    return {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision(cfg.bf16, cfg.fp16))
-
-
-def load_options(cfg: RunConfig) -> dict:
-    """How from_pretrained loads cfg's model on this machine. Trained weights stay fp32
-    (autocast computes in half precision); a frozen LoRA base on a GPU is kept in its
-    half precision, or in 4 bits for QLoRA, on this process's GPU."""
-    hw, half = detect(), half_dtype(cfg)
-    if not (cfg.use_peft and hw.device == "cuda" and half is not None):
-        return {}
-    options = {"dtype": half, "device_map": {"": int(os.environ.get("LOCAL_RANK", "0"))}}
-    if cfg.load_in_4bit:
-        from transformers import BitsAndBytesConfig
-        options["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=half,
-            bnb_4bit_use_double_quant=True)
-    return options
-
-
-def preflight(cfg: RunConfig) -> None:
-    """Fail fast, before a run folder exists, on a model or dataset that cannot work, or on
-    settings this machine cannot run."""
-    problems = unsupported(cfg)
-    if problems:
-        raise ConfigError(problems)
-    resolve_model(cfg.model_name_or_path)
-    check_dataset(cfg)
 
 
 def is_main_process() -> bool:
@@ -91,44 +44,10 @@ def is_main_process() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
 
-def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
-    """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template)."""
-    chat = bool(getattr(tokenizer, "chat_template", None))
-    data = load_data(cfg, chat=chat)
-    if not chat and is_chat(data.train[0]):
-        raise DataError(f"The model has no chat template, so {data.format} data cannot be "
-                        "rendered. Use an instruct model, or text / prompt-completion data.")
-    return data
-
-
-def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
-    """input_ids and labels (-100: no loss) of each row, untruncated, made by TRL's own
-    dataset preparation: exactly what the trainer sees, before cutting at max_length."""
-    from types import SimpleNamespace
-
-    import datasets
-    _, SFTTrainer = _trl()
-    datasets.disable_progress_bars()
-    args = sft_config(cfg, Path("unused"))
-    args.max_length, args.shuffle_dataset = None, False
-    sample = rows[0]
-    only_completion = cfg.completion_only_loss
-    if only_completion is None:
-        only_completion = "prompt" in sample and "completion" in sample
-    shim = SimpleNamespace(_tokenizer=tokenizer, chat_template=None,
-                           completion_only_loss=only_completion)
-    prepared = SFTTrainer._prepare_dataset(
-        shim, datasets.Dataset.from_list(rows), tokenizer, args, packing=False,
-        formatting_func=None, dataset_name="preview")
-    return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]
-
-
 def base_answers_file(model_path, cfg: RunConfig) -> Path:
     """Where the base model's answers to the sample prompts are kept between runs: one
     file per model (its files' names, sizes and times), prompts, length, precision and
     device."""
-    import hashlib
-    import json
     folder, mixed = Path(model_path), precision(cfg.bf16, cfg.fp16)
     files = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime))
                    for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
@@ -153,23 +72,11 @@ def answer_ahead(name: str, model, tokenizer) -> None:
                             half_dtype(cfg), base_answers_file(resolve_model(name), cfg))
 
 
-def _deadline(cfg: RunConfig, sink: RunSink, log) -> float | None:
-    """When a time-budgeted run must have its model: the budget from the moment this
-    (re)start began (the sink's started_at, before the model loaded), else from now."""
-    if not cfg.time_budget_minutes:
-        return None
-    import time
-    start = getattr(sink, "started_at", None) or time.time()
-    log.info("Time budget %g min: training ends by %s", cfg.time_budget_minutes,
-             time.strftime("%H:%M:%S", time.localtime(start + cfg.time_budget_minutes * 60)))
-    return start + cfg.time_budget_minutes * 60
-
-
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
-    _, SFTTrainer = _trl()
-    from transformers import PrinterCallback
+    _, SFTTrainer = trl()
+    from transformers import PrinterCallback  # heavy: loaded with TRL, on first use
     run_dir.mkdir(parents=True, exist_ok=True)
     main = is_main_process()
     with runlog.capture(run_dir) if main else runlog.quiet() as log:
@@ -188,10 +95,11 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  " ".join(data.notes))
         train_set, eval_set = data.datasets()
         args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
+        deadline = getattr(sink, "deadline", None)  # a sink without one: no time budget
         callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
-                                  deadline=_deadline(cfg, sink, log))
+                                  deadline=deadline)
         trainer = studio_trainer(SFTTrainer)(
             model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
             processing_class=tokenizer, peft_config=peft_config(cfg), callbacks=[callback])
@@ -204,6 +112,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  "bf16" if args.bf16 else "fp16" if args.fp16 else "fp32",
                  (", QLoRA (4-bit base)" if cfg.load_in_4bit else ", LoRA") if cfg.use_peft
                  else ", full fine-tuning")
+        if deadline:
+            log.info("Time budget %g min: training ends by %s", cfg.time_budget_minutes,
+                     time.strftime("%H:%M:%S", time.localtime(deadline)))
         if args.use_liger_kernel:
             log.info("Liger kernels on")
         if trainer.lean:
@@ -211,7 +122,6 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         if main and not resume_from:  # a resumed run's log mixes two starts
-            from sft_ui.plan.speed import remember_run_speed
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)

@@ -1,11 +1,15 @@
-"""What a training process tells the app that follows it, one JSON line at a time.
+"""The event protocol: what a training run reports, and to whom.
 
-A run trained away from the app's own process (accelerate's processes on this machine,
-a Hugging Face Job elsewhere) reports through an EventSink: its main process prints each
-progress step, metrics record, batch of samples and its ending as a line
-`@sft_ui {...}` on stdout, among its other output. The app reads those lines (a child's
-stdout, a job's logs) with `read_event` and feeds them to the run (`deliver`), so the run
-folder, the page and the API see such a run exactly as a run trained in the app.
+The engine reports through a RunSink (progress, metrics records, sample answers; it asks
+`stop_requested` and reads `deadline`). The sinks:
+- runs.Run: the app's own record of a run (its folder, the page, the API);
+- EventSink: a training process another process follows (the served app's warm worker,
+  accelerate's processes, a Hugging Face Job). Its main process prints each record and
+  its ending as a line `@sft_ui {...}` on stdout, among its other output; the follower
+  reads those lines (a child's stdout, a job's logs) with `read_event` and feeds them to
+  the run with `deliver`, so a run trained elsewhere looks like one trained in the app;
+- TerminalSink: the command line's run, also printed for a person;
+- NullSink: the other processes of a multi-process run (only the main one reports).
 """
 from __future__ import annotations
 
@@ -14,20 +18,58 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Protocol
 
 PREFIX = "@sft_ui "
 STOP_FILE = "stop-requested"  # in the run folder: the app asks the processes to stop
+MODEL_SUBDIR = "model"  # in the run folder: the trained model the engine saves
+DEADLINE = "SFT_UI_DEADLINE"  # environment: when a time-budgeted run must have its model
+APP_PID = "SFT_UI_APP_PID"  # environment: the app's process (train/process.watch_app)
+
+
+class RunSink(Protocol):
+    deadline: float | None  # time.time() by which a time-budgeted run has its model
+
+    def progress(self, step: int, max_steps: int) -> None: ...
+    def add_metrics(self, record: dict) -> None: ...
+    def add_samples(self, rows: list[dict]) -> None: ...
+    def stop_requested(self) -> bool: ...
+
+
+def deadline_from_environment() -> float | None:
+    """The deadline the app gave a training process it started (None: no time budget)."""
+    value = os.environ.get(DEADLINE, "")
+    return float(value) if value else None
+
+
+class NullSink:
+    """What the other processes of a multi-process run report to: nothing. They know the
+    deadline too: every process decides together whether a step is the last in time."""
+
+    def __init__(self, deadline: float | None = None):
+        self.deadline = deadline if deadline is not None else deadline_from_environment()
+
+    def progress(self, step, max_steps):
+        pass
+
+    def add_metrics(self, record):
+        pass
+
+    def add_samples(self, rows):
+        pass
+
+    def stop_requested(self):
+        return False
 
 
 class EventSink:
     """The RunSink of a run's main process when another process follows the run: events
     on `out`; a stop is asked for by the file STOP_FILE in the run folder."""
 
-    def __init__(self, run_dir: Path, out=None):
+    def __init__(self, run_dir: Path, out=None, deadline: float | None = None):
         self.stop_file = Path(run_dir) / STOP_FILE
         self.out = out or sys.stdout
-        started = os.environ.get("SFT_UI_STARTED_AT")  # when the app began this (re)start
-        self.started_at = float(started) if started else time.time()
+        self.deadline = deadline if deadline is not None else deadline_from_environment()
 
     def emit(self, **event) -> None:
         self.out.write(PREFIX + json.dumps(event) + "\n")
@@ -46,6 +88,47 @@ class EventSink:
         return self.stop_file.exists()
 
 
+class TerminalSink:
+    """The command line's sink: the run's own record (a runs.Run), progress, losses and
+    samples printed for a person, and with `events` each record also as an event (a
+    Hugging Face Job's log, which the app follows)."""
+
+    def __init__(self, run, out=None, events: EventSink | None = None):
+        self.run, self.out, self.start = run, out or sys.stdout, time.time()
+        self.events = events
+
+    @property
+    def deadline(self) -> float | None:
+        return self.run.deadline
+
+    def progress(self, step, max_steps):
+        self.run.progress(step, max_steps)
+        if self.events:
+            self.events.progress(step, max_steps)
+
+    def add_metrics(self, record):
+        self.run.add_metrics(record)
+        if self.events:
+            self.events.add_metrics(record)
+        shown = {k: record[k] for k in ("loss", "eval_loss", "learning_rate", "grad_norm",
+                                        "tokens_per_second") if k in record}
+        if shown:
+            text = "  ".join(f"{k} {v:.4g}" for k, v in shown.items())
+            print(f"[{time.time() - self.start:6.0f}s] step {record['step']}/"
+                  f"{self.run.max_steps}  {text}", file=self.out, flush=True)
+
+    def add_samples(self, rows):
+        self.run.add_samples(rows)
+        if self.events:
+            self.events.add_samples(rows)
+        for row in rows:
+            print(f"  sample @ {row['step']}: {row['prompt']!r} -> {row['completion']!r}",
+                  file=self.out, flush=True)
+
+    def stop_requested(self):
+        return False
+
+
 def read_event(line: str) -> dict | None:
     """The event a line of output carries (None: an ordinary line). A job's log lines may
     carry a timestamp in front, so the marker is looked for anywhere in the line."""
@@ -59,7 +142,7 @@ def read_event(line: str) -> dict | None:
     return event if isinstance(event, dict) else None
 
 
-def deliver(event: dict, run) -> None:
+def deliver(event: dict, run: RunSink) -> None:
     """Feed one event to the run (a runs.Run, or any RunSink)."""
     if "progress" in event:
         step, max_steps = event["progress"]

@@ -78,6 +78,7 @@ def rows_attention(bounds: list[int] | None):
     if not bounds:
         yield
         return
+    # heavy: transformers loaded on first use
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
     from transformers.models.llama.modeling_llama import repeat_kv
     mapping = ALL_ATTENTION_FUNCTIONS._global_mapping

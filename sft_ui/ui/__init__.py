@@ -1,4 +1,5 @@
-"""The Gradio app: one module per tab plus the HTTP API. Only this package imports gradio."""
+"""The Gradio app: one module per tab or panel, the HTTP API, and the Blocks they sit in
+(studio.py). Only this package imports gradio."""
 from __future__ import annotations
 
 import gradio as gr
@@ -6,9 +7,10 @@ import gradio as gr
 from sft_ui.access import Access
 from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
-from sft_ui.ui import access_panel, api, chat_tab, evaluate_tab, export_tab, history_tab, train_tab
-from sft_ui.ui.lang import Studio, T, build_selector
+from sft_ui.ui import access_panel, api, chat_tab, evaluate_tab, export_tab, runs_tab, train_tab
+from sft_ui.ui.lang import T, build_selector
 from sft_ui.ui.lists import Lists
+from sft_ui.ui.studio import Studio
 
 
 def build_app(manager: RunManager | None = None, access: Access | None = None) -> gr.Blocks:
@@ -29,8 +31,8 @@ def build_app(manager: RunManager | None = None, access: Access | None = None) -
             chat_tab.build_compare(actions, lists)
         with gr.Tab(T("Evaluate")):
             evaluate_tab.build(actions, lists)
-        with gr.Tab(T("Runs")) as runs_tab:
-            history_tab.build(actions, runs_tab, lists)
+        with gr.Tab(T("Runs")) as tab:
+            runs_tab.build(actions, tab, lists)
         with gr.Tab(T("Export")):
             export_tab.build(actions, lists)
         lists.wire()

@@ -3,7 +3,6 @@ with the same readable messages the page shows, in English unless the client's
 Accept-Language asks for Japanese."""
 from __future__ import annotations
 
-import json
 from typing import Iterator
 
 import gradio as gr
@@ -15,6 +14,7 @@ from sft_ui.errors import UserError
 from sft_ui.share.export import zip_export
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import messages, say
+from sft_ui.ui.shared_reads import READS
 
 
 def _answer(fn, *args):
@@ -30,54 +30,11 @@ ENDPOINTS = ("sign_in", "start_run", "run_status", "stop_run", "resume_run", "pr
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
              "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
              "push_to_hub", "publish_space")
-READS = ("run_status", "list_runs", "settings")
-READ_SESSION = "shared-reads"  # the session of reads that name none (SharedReadSession)
 
 
 def build(actions: Actions) -> None:
     """The API's endpoints, each one action (sft_ui/actions.py) with the caller's identity."""
     Api(actions).register()
-
-
-class SharedReadSession:
-    """ASGI middleware: a call of a read endpoint (READS) on /gradio_api/run/ that names no
-    session_hash gets the shared one, READ_SESSION. For each call without a session
-    Gradio builds a new one, with the configuration of every component of the page: 30 ms
-    of CPU a poll here (2-3 ms with a session), which 20 clients polling once a second
-    took from training on a 2-core CPU. The reads keep nothing in a session."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        route, _, name = scope.get("path", "").rpartition("/run/")
-        if scope["type"] != "http" or scope.get("method") != "POST" \
-                or not route.endswith("gradio_api") or name not in READS:
-            return await self.app(scope, receive, send)
-        body, message = b"", {"more_body": True}
-        while message.get("more_body"):
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return
-            body += message.get("body", b"")
-        try:
-            call = json.loads(body)
-            if isinstance(call, dict) and not call.get("session_hash"):
-                body = json.dumps({**call, "session_hash": READ_SESSION}).encode()
-        except ValueError:
-            pass  # Gradio answers a malformed call as it does
-        headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
-        scope = {**scope, "headers": headers + [(b"content-length", str(len(body)).encode())]}
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
 
 
 class Api:
@@ -88,7 +45,7 @@ class Api:
         for name in ENDPOINTS:
             # Reads of run state take no lock a run holds for long: they skip the queue
             # (served at once on /gradio_api/run/<name>, about 2 ms of CPU with a session,
-            # see SharedReadSession), any number at once, so many clients polling do not
+            # see ui/shared_reads.py), any number at once, so many clients polling do not
             # wait behind one another.
             reads = name in READS
             gr.api(getattr(self, name), api_name=name, queue=not reads,

@@ -30,30 +30,26 @@ def build_controls():
                      interactive=False, elem_id="code-python")
     command = gr.Code(language="shell", label=T("trl sft command line"), interactive=False,
                       elem_id="code-trl")
-    with gr.Row():
-        gpus = gr.Number(2, precision=0, label=T("GPUs per machine"), minimum=1)
-        machines = gr.Number(1, precision=0, label=T("Machines"), minimum=1)
+    machines = gr.Number(1, precision=0, label=T("Machines"), minimum=1)
     launch = gr.Code(language="shell", label=T("accelerate config and launch (DDP or FSDP, "
                      "as Strategy says)"), interactive=False,
                      elem_id="code-accelerate")
-    return show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch
+    return show, save, load, saved, notice, yaml_code, script, command, machines, launch
 
 
 def wire(controls, names: list[str], inputs: list) -> None:
-    show, save, load, saved, notice, yaml_code, script, command, gpus, machines, launch = \
-        controls
+    show, save, load, saved, notice, yaml_code, script, command, machines, launch = controls
 
     def current(values) -> RunConfig:
         return RunConfig.from_dict(values_to_dict(names, values))
 
-    def on_show(n_gpus, n_machines, *values):
+    def on_show(n_machines, *values):
         try:
             cfg = current(values)
         except ConfigError as e:
             return (_problems(e),) + (gr.skip(),) * 4
         return ("", recipe.to_yaml(cfg), recipe.python_script(cfg), recipe.trl_command(cfg),
-                recipe.accelerate_command(int(n_gpus or 1), int(n_machines or 1),
-                                          strategy=cfg.distributed))
+                recipe.accelerate_command(cfg, int(n_machines or 1)))
 
     def on_save(*values):
         try:
@@ -79,7 +75,7 @@ def wire(controls, names: list[str], inputs: list) -> None:
             "\n\n" + problems("Check these before Start:", ConfigError(found)) if found else "")
         return config_to_values(cfg, names) + [note]
 
-    show.click(on_show, [gpus, machines, *inputs],
+    show.click(on_show, [machines, *inputs],
                [notice, yaml_code, script, command, launch], api_name=False)
     save.click(on_save, inputs, [notice, saved], api_name=False)
     load.upload(on_load, load, [*inputs, notice], api_name=False)

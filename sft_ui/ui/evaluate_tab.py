@@ -15,10 +15,10 @@ from sft_ui.data import SUFFIXES
 from sft_ui.errors import UserError
 from sft_ui.evaluate.metrics import NAMES
 from sft_ui.evaluate.testset import RUN_EVAL
+from sft_ui.runs import display_name
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.chat_tab import choices, settings_widgets
-from sft_ui.ui.history_tab import duration_text
-from sft_ui.ui.lang import T, after_switch, problem, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, problem, say
 from sft_ui.ui.lists import Lists
 
 NONE = ""  # Model B left out: one model is evaluated
@@ -38,7 +38,6 @@ def model_choices(actions: Actions, with_none: bool = False) -> list[tuple[str, 
 
 def eval_split_choices(actions: Actions) -> list[tuple[str, str]]:
     """(label, 'run:<id>') of the runs that held out eval rows or were given some."""
-    from sft_ui.runs import display_name
     return [(display_name(r), RUN_EVAL + r.id) for r in actions.manager.all_runs()
             if r.config.eval_fraction > 0 or r.config.eval_dataset_name.strip()
             or r.config.dataset_test_split.strip()]
@@ -49,9 +48,9 @@ def progress_html(snap: dict | None) -> str:
         return "<div id='eval-bar'></div>"
     done, total = snap["rows_answered"], max(snap["rows_asked"], 1)
     parts = [STATES[snap["state"]], f"Answered {done}/{total} rows",
-             f"elapsed {duration_text(snap['elapsed_seconds'])}"]
+             f"elapsed {compact_duration(snap['elapsed_seconds'])}"]
     if snap["state"] == "answering":
-        parts.append(f"ETA {duration_text(snap['eta_seconds'])}")
+        parts.append(f"ETA {compact_duration(snap['eta_seconds'])}")
     return (f"<div id='eval-bar'><progress value='{done}' max='{total}' style='width:100%'>"
             f"</progress><div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
 

@@ -81,6 +81,22 @@ def say(text: str) -> str:
     return i18n.translate(text, current_language())
 
 
+def compact_duration(seconds) -> str:
+    """A measured or expected time as '2h 03m', '1m 05s' or '14s', in the request's
+    language ('2時間03分'); plan.planner.duration_text is the plan's rounded estimate
+    ('about 3 min')."""
+    if seconds is None:
+        return "--"
+    minutes, s = divmod(int(seconds), 60)
+    hours, m = divmod(minutes, 60)
+    lang = current_language()
+    if hours:
+        return i18n.formatted("{hours}h {minutes}m", lang, hours=hours, minutes=f"{m:02d}")
+    if m:
+        return i18n.formatted("{minutes}m {seconds}s", lang, minutes=m, seconds=f"{s:02d}")
+    return i18n.formatted("{seconds}s", lang, seconds=s)
+
+
 def messages(error: Exception) -> list[str]:
     """A person-facing error's messages, translated."""
     return [say(m) for m in getattr(error, "messages", None) or [str(error)]]
@@ -128,33 +144,3 @@ def after_switch(fn, inputs, outputs) -> None:
     switch = getattr(Context.root_block, "sft_language_switch", None)
     if switch is not None:
         switch.then(fn, inputs, outputs, api_name=False, show_progress="hidden")
-
-
-# How long Gradio's queue sleeps when it has nothing to do (its own: 1 ms, and 10 ms
-# between progress updates): a served app with no page open took 8% of a core in wakeups,
-# which a run training on a 2-core CPU lost and more (its threads wait on each other).
-# An event now waits up to 20 ms more for the queue to notice it.
-QUEUE_NAPS = {"sleep_when_free": 0.02, "progress_update_sleep_when_free": 0.05}
-
-
-class Studio(gr.Blocks):
-    """Blocks that launch with the page's translations (gr.I18n) and style (style.py)
-    unless given others, the API's shared session for reads (api.SharedReadSession) and
-    a calmer queue (QUEUE_NAPS)."""
-
-    def launch(self, *args, i18n: gr.I18n | None = None, css: str | None = None,
-               head: str | None = None, app_kwargs: dict | None = None, **kwargs):
-        from starlette.middleware import Middleware
-
-        from sft_ui.ui.api import SharedReadSession
-        from sft_ui.ui.style import CSS, HEAD_JS
-        app_kwargs = dict(app_kwargs or {})
-        app_kwargs["middleware"] = [Middleware(SharedReadSession),
-                                    *app_kwargs.get("middleware", [])]
-        for name, seconds in QUEUE_NAPS.items():
-            if hasattr(self._queue, name):
-                setattr(self._queue, name, seconds)
-        return super().launch(*args, i18n=i18n or gr.I18n(**translations()),
-                              css=CSS if css is None else css,
-                              head=HEAD_JS if head is None else head, app_kwargs=app_kwargs,
-                              **kwargs)

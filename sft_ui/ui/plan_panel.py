@@ -11,7 +11,7 @@ import gradio as gr
 from sft_ui.access import Who
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig
-from sft_ui.config.registry import plan_inputs
+from sft_ui.config.registry import fit_names, plan_inputs
 from sft_ui.errors import UserError
 from sft_ui.plan.memory import size_text
 from sft_ui.plan.planner import duration_text
@@ -24,10 +24,7 @@ PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
-# What Fit may change: the batch and accumulation, and for a target GPU also the way to
-# train (full, LoRA, QLoRA), max_length and activation checkpointing.
-FIT_FIELDS = ["per_device_train_batch_size", "gradient_accumulation_steps", "max_length",
-              "activation_checkpointing", "use_peft", "load_in_4bit"]
+FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
 
 
 @dataclass

@@ -32,16 +32,21 @@ REMOTE_CODE_WARNING = (
 
 
 def effective_batch_text(batch, accum, processes="auto") -> str:
+    """The effective batch of the page's batch size, accumulation and processes (auto: one
+    per device of this machine), as RunConfig counts it, and what it means."""
     try:
-        devices = int(processes) if str(processes).strip() not in ("", "auto") else \
-            detect().devices
-        b, a = int(batch), int(accum)
+        cfg = RunConfig(per_device_train_batch_size=int(batch),
+                        gradient_accumulation_steps=int(accum),
+                        num_processes=None if str(processes).strip() in ("", "auto")
+                        else int(processes))
     except (TypeError, ValueError):
         return say("**Effective batch:** enter whole numbers for batch size and accumulation.")
-    return say(f"**Effective batch: {b * a * devices}** = {b} (batch size per device) x {a} "
-               f"(gradient accumulation) x {devices} (processes): the examples behind each "
-               "update of the weights. Memory follows the batch size per device; "
-               "accumulation adds time, not memory.")
+    devices = cfg.processes(detect().devices)
+    return say(f"**Effective batch: {cfg.effective_batch(devices)}** = "
+               f"{cfg.per_device_train_batch_size} (batch size per device) x "
+               f"{cfg.gradient_accumulation_steps} (gradient accumulation) x {devices} "
+               "(processes): the examples behind each update of the weights. Memory follows "
+               "the batch size per device; accumulation adds time, not memory.")
 
 
 @dataclass

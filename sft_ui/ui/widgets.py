@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gradio as gr
 
+from sft_ui.backends.jobs import known_flavors
 from sft_ui.config import RunConfig, registry
 from sft_ui.plan import catalog
-from sft_ui.share.jobs import known_flavors
 from sft_ui.ui.lang import T
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None

@@ -1,4 +1,4 @@
-# The command of a run on Hugging Face Jobs (share/jobs.py sends it; SFT_UI_REPO is the
+# The command of a run on Hugging Face Jobs (backends/jobs.py sends it; SFT_UI_REPO is the
 # model repo, whose .studio folder holds the studio's code and the run's settings).
 set -euo pipefail
 pip install --quiet --no-cache-dir huggingface_hub

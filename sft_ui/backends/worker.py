@@ -1,7 +1,7 @@
 """The served app's training process: a child started before it is needed, which has
 imported torch, transformers and TRL and waits. Start hands it a run folder; it trains
 that run in its main thread and reports through events (train/events.py), as the main
-process of a multi-process run does, and the app follows both alike (launch.follow).
+process of a multi-process run does, and the app follows both alike (child.follow).
 
 Why a process of its own: the app's threads answer the page (every open page polls the
 run's status each second); in the process that trained they shared its GIL with the
@@ -23,11 +23,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-from sft_ui.train.events import PREFIX, STOP_FILE, read_event
-from sft_ui.train.launch import child_environment, end_with_parent, follow
+from sft_ui.backends.child import child_environment, end_with_parent, follow
+from sft_ui.lazy import trl
+from sft_ui.models import load_ahead
+from sft_ui.plan.hardware import detect
+from sft_ui.train.events import DEADLINE, PREFIX, STOP_FILE, read_event
 
 
 class WarmWorker:
@@ -106,7 +108,7 @@ class WarmWorker:
         (run_dir / STOP_FILE).unlink(missing_ok=True)
         child = self._take()
         job = {"run_dir": str(run_dir), "resume": str(resume_from) if resume_from else None,
-               "started_at": getattr(sink, "started_at", None) or time.time()}
+               "deadline": getattr(sink, "deadline", None)}
         try:
             child.stdin.write(json.dumps(job) + "\n")
             child.stdin.close()
@@ -122,8 +124,7 @@ def serve_one_run(model: str | None = None) -> int:
     """In the worker (`python -m sft_ui worker`): warm up (loading `model` ahead), wait for
     the app's run, train it; return the exit status (0 when the app closed without handing
     one over)."""
-    from sft_ui.cli import train_for_app
-    from sft_ui.train.launch import watch_app
+    from sft_ui.train.process import train_for_app, watch_app  # heavy: torch, TRL
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; it ends with the app
     watch_app()
     warm_up(model)
@@ -132,7 +133,7 @@ def serve_one_run(model: str | None = None) -> int:
     if not line.strip():
         return 0
     job = json.loads(line)
-    os.environ["SFT_UI_STARTED_AT"] = str(job["started_at"])
+    os.environ[DEADLINE] = "" if job["deadline"] is None else repr(job["deadline"])
     return train_for_app(job["run_dir"], job["resume"])
 
 
@@ -145,15 +146,14 @@ def warm_up(model: str | None = None) -> None:
     (engine.answer_ahead: 3.4-4.1 s there). Then the objects made so far are left out of
     the garbage collector's full passes (gc.freeze): accelerate collects at the start of
     training, and that pass over the libraries' objects took 0.4 s."""
-    from sft_ui.plan.hardware import detect
-    from sft_ui.train.engine import _trl, answer_ahead
-    _trl()
-    detect()
-    from transformers import AutoModelForCausalLM  # noqa: F401
+    from transformers import AutoModelForCausalLM  # noqa: F401  (heavy: the point here)
     from transformers.models.llama import modeling_llama  # noqa: F401
+
+    from sft_ui.train.engine import answer_ahead  # heavy: torch, TRL
+    from sft_ui.train.lean import own_weights  # heavy: torch
+    trl()
+    detect()
     if model:
-        from sft_ui.models import load_ahead
-        from sft_ui.train.lean import own_weights
         try:
             ahead = load_ahead(model, prepare=own_weights)
             if ahead:

@@ -10,32 +10,17 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
-from sft_ui import i18n
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.evaluate.store import headline, latest
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, current_language, problem, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, problem, say
 from sft_ui.ui.lists import Lists
 
 # English; the table's headers, states and durations are in the request's language.
 COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Evaluation",
            "Duration", "Created"]
-
-
-def duration_text(seconds) -> str:
-    """'2h 03m', '1m 05s' or '14s', in the request's language ('2時間03分')."""
-    if seconds is None:
-        return "--"
-    minutes, s = divmod(int(seconds), 60)
-    hours, m = divmod(minutes, 60)
-    lang = current_language()
-    if hours:
-        return i18n.formatted("{hours}h {minutes}m", lang, hours=hours, minutes=f"{m:02d}")
-    if m:
-        return i18n.formatted("{minutes}m {seconds}s", lang, minutes=m, seconds=f"{s:02d}")
-    return i18n.formatted("{seconds}s", lang, seconds=s)
 
 
 def table_frame(rows: list[dict]) -> pd.DataFrame:
@@ -45,7 +30,7 @@ def table_frame(rows: list[dict]) -> pd.DataFrame:
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
         say(r.get("evaluation") or "--"),
-        duration_text(r["duration_seconds"]),
+        compact_duration(r["duration_seconds"]),
         time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
     ] for r in rows], columns=[say(c) for c in COLUMNS])
 

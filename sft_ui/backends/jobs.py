@@ -40,7 +40,7 @@ class JobError(UserError, RuntimeError):
 
 def known_flavors() -> list[str]:
     """The hardware names of Hugging Face Jobs as this huggingface_hub knows them."""
-    from huggingface_hub import JobHardware
+    from huggingface_hub import JobHardware  # huggingface_hub: loaded on first use
     return [h.value for h in JobHardware]
 
 
@@ -55,7 +55,7 @@ def flavors(api=None) -> list[str]:
 def _api(api=None):
     if api is not None:
         return api
-    from huggingface_hub import HfApi
+    from huggingface_hub import HfApi  # huggingface_hub: loaded on first use
     return HfApi()
 
 

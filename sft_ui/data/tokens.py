@@ -1,0 +1,49 @@
+"""The training rows as TRL's trainer sees them: cfg's data for a tokenizer (chat rows
+need a chat template), and input_ids with the loss mask made by TRL's own dataset
+preparation, so the preview and the plan show exactly what is trained on.
+Knows nothing of Gradio or of the trainer's run.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from sft_ui.config import RunConfig
+from sft_ui.config.trl import translate
+from sft_ui.data.formats import DataError, is_chat
+from sft_ui.data.load import TrainData, load_data
+from sft_ui.lazy import trl
+
+
+def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
+    """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template)."""
+    chat = bool(getattr(tokenizer, "chat_template", None))
+    data = load_data(cfg, chat=chat)
+    if not chat and is_chat(data.train[0]):
+        raise DataError(f"The model has no chat template, so {data.format} data cannot be "
+                        "rendered. Use an instruct model, or text / prompt-completion data.")
+    return data
+
+
+def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
+    """input_ids and labels (-100: no loss) of each row, untruncated, made by TRL's own
+    dataset preparation: exactly what the trainer sees, before cutting at max_length."""
+    import datasets  # heavy: loaded on first use
+
+    SFTConfig, SFTTrainer = trl()
+    datasets.disable_progress_bars()
+    # The run's own SFTConfig values (the engine adds this machine's precision and
+    # optimizer, which do not change how rows are tokenized).
+    values = {**translate(cfg)["sft"], "output_dir": "unused", "use_cpu": True, "bf16": False,
+              "dataset_text_field": "text", "disable_tqdm": True}
+    args = SFTConfig(**values)
+    args.max_length, args.shuffle_dataset = None, False
+    sample = rows[0]
+    only_completion = cfg.completion_only_loss
+    if only_completion is None:
+        only_completion = "prompt" in sample and "completion" in sample
+    shim = SimpleNamespace(_tokenizer=tokenizer, chat_template=None,
+                           completion_only_loss=only_completion)
+    prepared = SFTTrainer._prepare_dataset(
+        shim, datasets.Dataset.from_list(rows), tokenizer, args, packing=False,
+        formatting_func=None, dataset_name="preview")
+    return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]

@@ -1,0 +1,18 @@
+"""The heavy libraries, loaded when first needed rather than when a module is imported:
+the page and the planner start without torch, transformers and TRL.
+
+TRL's lazy first import is not thread-safe (two threads importing at once can get an
+ImportError), so it happens under a lock.
+"""
+from __future__ import annotations
+
+import threading
+
+_TRL_IMPORT = threading.Lock()
+
+
+def trl():
+    """TRL's SFTConfig and SFTTrainer."""
+    with _TRL_IMPORT:
+        from trl import SFTConfig, SFTTrainer  # heavy: loaded on first use
+    return SFTConfig, SFTTrainer

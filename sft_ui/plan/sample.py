@@ -1,0 +1,90 @@
+"""The data a plan reads: token lengths of the first training rows as the trainer
+tokenizes them (data/tokens.py), the row count and format; and the arithmetic on them:
+padding of batches, steps of a run counted in epochs. The planner and the time budget
+read it. Knows nothing of Gradio or of the trainer.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import os
+from pathlib import Path
+
+from sft_ui.config import DEMO_DATASET, RunConfig
+from sft_ui.data import folder_files
+from sft_ui.data.formats import DataError
+from sft_ui.data.tokens import load_training_data, tokenize_rows
+from sft_ui.models import load_tokenizer, resolve_model
+
+DATA_SAMPLE_ROWS = 1000
+QUICK_DATA_BYTES = 64 * 2**20
+# The settings the data sample depends on: the panels of the model and the data.
+DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
+               if f.metadata["group"] in ("start", "model", "data", "eval")] + \
+    ["seed", "max_length"]
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSample:
+    lengths: tuple[int, ...]  # token lengths of the first rows, before truncation
+    rows: int                 # training rows in all
+    format: str = "text"      # the data format the rows were read in
+
+
+def data_sample(cfg: RunConfig) -> DataSample:
+    """Token lengths of the first training rows, as the trainer tokenizes them (cached)."""
+    key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS)
+    path = Path(cfg.dataset_name).expanduser()
+    return _data_sample(key, os.path.getmtime(path) if os.path.exists(path) else 0)
+
+
+@functools.lru_cache(maxsize=8)
+def _data_sample(key: tuple, mtime: float) -> DataSample:
+    cfg = RunConfig.from_dict(dict(key))
+    tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    data = load_training_data(cfg, tokenizer)
+    rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
+    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format)
+
+
+def quick_data_sample(cfg: RunConfig) -> DataSample | None:
+    """data_sample where it is cheap: the demo set and local data up to 64 MB."""
+    name = cfg.dataset_name.strip()
+    path = Path(name).expanduser()
+    if name != DEMO_DATASET:
+        if not os.path.exists(path):
+            return None
+        try:
+            files = folder_files(path) if path.is_dir() else [path]
+            if sum(f.stat().st_size for f in files if f.is_file()) > QUICK_DATA_BYTES:
+                return None
+        except (DataError, OSError):
+            return None  # the run's own checks say what is wrong with it
+    return data_sample(cfg)
+
+
+def padding(lengths, batch: int, max_length: int) -> dict:
+    """Padding of batches of consecutive rows (each padded to its longest row, rows cut
+    at max_length), and how many max_length sequences packing would fill."""
+    cut = [min(n, max_length) for n in lengths]
+    tokens = sum(cut)
+    padded = sum(max(cut[k:k + batch]) * len(cut[k:k + batch]) for k in range(0, len(cut), batch))
+    return {"batch": batch, "rows": len(cut), "tokens": tokens, "padded_tokens": padded,
+            "waste": 1 - tokens / padded if padded else 0.0,
+            "packed_sequences": math.ceil(tokens / max_length)}
+
+
+def run_steps(cfg: RunConfig, devices: int, data: DataSample | None) -> int | None:
+    """Optimizer steps of the run; for epochs only when the data is known."""
+    if cfg.train_by == "steps":
+        return cfg.max_steps
+    if data is None or not data.lengths:
+        return None
+    sequences = data.rows
+    if cfg.packing:
+        packed = padding(data.lengths, 1, cfg.max_length)["packed_sequences"]
+        sequences = math.ceil(packed * data.rows / len(data.lengths))
+    batches = math.ceil(sequences / (cfg.per_device_train_batch_size * devices))
+    return math.ceil(max(math.ceil(batches / cfg.gradient_accumulation_steps), 1)
+                     * cfg.num_train_epochs)

@@ -1,0 +1,77 @@
+"""What the Export tab exports: a run with a final model or a checkpoint, and which of
+them. The download, the GGUF file and the push all start from this choice."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from sft_ui.errors import UserError
+from sft_ui.runs import RunManager, checkpoints, display_name
+from sft_ui.share.export import is_lora_run
+from sft_ui.ui.lang import T, after_switch, say
+from sft_ui.ui.lists import Lists
+
+FINAL = "final model"
+NO_RUN_CHOSEN = ("Choose a run first: the Run list holds every run with a final model or a "
+                 "checkpoint. None there yet? Train one on the Train tab.")
+
+
+def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
+    """(label, run id) of every run with a final model or a checkpoint, newest first."""
+    return [(f"{display_name(r)} ({say(r.state)})", r.id) for r in manager.all_runs()
+            if r.model_dir or checkpoints(r.dir)]
+
+
+def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
+    if not run_id:
+        return [FINAL]
+    try:
+        run = manager.get(run_id)
+    except UserError:
+        return [FINAL]
+    return [FINAL] + [p.name for p in checkpoints(run.dir)]
+
+
+def checkpoint_name(choice: str) -> str:
+    """The checkpoint the actions take: blank for the final model."""
+    return "" if choice == FINAL else choice
+
+
+@dataclass
+class Source:
+    run: gr.Dropdown
+    checkpoint: gr.Dropdown
+    refresh: gr.Button
+
+
+def build(manager: RunManager) -> Source:
+    with gr.Row():
+        run = gr.Dropdown(exportable_runs(manager), label=T("Run"), elem_id="export-run")
+        checkpoint = gr.Dropdown([FINAL], value=FINAL, label=T("Model or checkpoint"))
+        refresh = gr.Button(T("Refresh"), scale=0)
+    return Source(run, checkpoint, refresh)
+
+
+def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
+         lists: Lists | None = None) -> None:
+    """A run chosen shows its checkpoints, and the merge choice for a LoRA run; the run
+    list follows Refresh, a language switch and (through `lists`) the runs' changes."""
+    def on_run(run_id):
+        """Its checkpoints; the merge choice only for a LoRA run."""
+        try:
+            lora = bool(run_id) and is_lora_run(manager.get(run_id))
+        except UserError:
+            lora = False
+        return (gr.update(choices=checkpoint_choices(manager, run_id), value=FINAL),
+                gr.update(visible=lora, value=False if not lora else gr.skip()))
+
+    def runs():
+        return gr.update(choices=exportable_runs(manager))
+
+    source.run.change(on_run, source.run, [source.checkpoint, merged], api_name=False)
+    source.refresh.click(runs, None, source.run, api_name=False)
+    # After a language switch: the run list's states in the new one.
+    after_switch(runs, None, source.run)
+    if lists is not None:
+        lists.add(runs, [], [source.run])

@@ -1,0 +1,63 @@
+"""The Export tab's Hub part: push the export to a model repo, and publish a chat Space
+for a pushed model. The token field belongs to this page only: it is sent with the call
+and kept nowhere."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from sft_ui.actions import Actions
+from sft_ui.errors import UserError
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, problem, say
+
+
+@dataclass
+class Hub:
+    repo: gr.Textbox
+    private: gr.Checkbox
+    token: gr.Textbox  # the deploy panel uses it too
+    push: gr.Button
+    space_id: gr.Textbox
+    publish: gr.Button
+    notice: gr.Markdown  # the deploy panel's too
+
+
+def build() -> Hub:
+    gr.Markdown(T("### Push to the Hugging Face Hub"))
+    with gr.Row():
+        repo = gr.Textbox(label=T("Model repo id"), placeholder="your-name/my-model")
+        private = gr.Checkbox(True, label=T("Private"))
+    token = gr.Textbox(label=T("Hugging Face token (write access)"), type="password",
+                       info=T("Used for this push only; never saved, logged or written into "
+                              "the model card."))
+    with gr.Row():
+        push = gr.Button(T("Push the export"))
+        space_id = gr.Textbox(label=T("Space id for a chat app"),
+                              placeholder="your-name/my-chat", scale=2)
+        publish = gr.Button(T("Publish as a chat Space"))
+    notice = gr.Markdown(elem_id="hub-notice")
+    return Hub(repo, private, token, push, space_id, publish, notice)
+
+
+def wire(h: Hub, actions: Actions, folder: gr.State) -> None:
+    """Push sends the export in `folder` (the Export button's); Publish makes the Space."""
+    def on_push(request: gr.Request, path, repo_id, tok, is_private):
+        if not path:
+            return say("Export first, then push the export.")
+        try:
+            url = actions.push_export(who(request), path, repo_id, tok, is_private)
+        except UserError as e:
+            return problem("Cannot push:", e)
+        return say(f"Pushed: [{url}]({url})")
+
+    def on_publish(request: gr.Request, repo_id, sid, tok):
+        try:
+            url = actions.publish(who(request), repo_id, sid, tok)
+        except UserError as e:
+            return problem("Cannot publish:", e)
+        return say(f"Space created: [{url}]({url}) (it builds for a few minutes).")
+
+    h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_name=False)
+    h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_name=False)

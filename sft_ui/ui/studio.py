@@ -1,0 +1,35 @@
+"""The app's Blocks: launched with the page's translations, style and calmer queue, and
+one shared session for the API's reads."""
+from __future__ import annotations
+
+import gradio as gr
+from starlette.middleware import Middleware
+
+from sft_ui.ui.lang import translations
+from sft_ui.ui.shared_reads import SharedReadSession
+from sft_ui.ui.style import CSS, HEAD_JS
+
+# How long Gradio's queue sleeps when it has nothing to do (its own: 1 ms, and 10 ms
+# between progress updates): a served app with no page open took 8% of a core in wakeups,
+# which a run training on a 2-core CPU lost and more (its threads wait on each other).
+# An event now waits up to 20 ms more for the queue to notice it.
+QUEUE_NAPS = {"sleep_when_free": 0.02, "progress_update_sleep_when_free": 0.05}
+
+
+class Studio(gr.Blocks):
+    """Blocks that launch with the page's translations (gr.I18n, ui/lang.py) and style
+    (ui/style.py) unless given others, the API's shared session for reads
+    (ui/shared_reads.py) and a calmer queue (QUEUE_NAPS)."""
+
+    def launch(self, *args, i18n: gr.I18n | None = None, css: str | None = None,
+               head: str | None = None, app_kwargs: dict | None = None, **kwargs):
+        app_kwargs = dict(app_kwargs or {})
+        app_kwargs["middleware"] = [Middleware(SharedReadSession),
+                                    *app_kwargs.get("middleware", [])]
+        for name, seconds in QUEUE_NAPS.items():
+            if hasattr(self._queue, name):
+                setattr(self._queue, name, seconds)
+        return super().launch(*args, i18n=i18n or gr.I18n(**translations()),
+                              css=CSS if css is None else css,
+                              head=HEAD_JS if head is None else head, app_kwargs=app_kwargs,
+                              **kwargs)
