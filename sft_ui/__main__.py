@@ -1,4 +1,5 @@
 """`python -m sft_ui ...`: the command line (cli.py)."""
 from sft_ui.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

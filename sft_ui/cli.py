@@ -39,7 +39,8 @@ def _users(pairs: list[str]) -> dict[str, str]:
         raise SystemExit(str(e)) from None
 
 
-def main(argv=None) -> None:
+def parser() -> argparse.ArgumentParser:
+    """The commands and their options."""
     parser = argparse.ArgumentParser(prog="python -m sft_ui")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare-model", help="convert the offline default model into the cache")
@@ -69,7 +70,11 @@ def main(argv=None) -> None:
                        "folder to continue from")
     train.add_argument("--runs-dir", default=None,
                        help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> None:
+    args = parser().parse_args(argv)
     if args.command == "prepare-model":
         print(f"Default model ready in {prepare_default_model()}")
     elif args.command == "worker":
@@ -81,22 +86,26 @@ def main(argv=None) -> None:
             sys.exit(train_for_app(args.run_dir, args.resume))
         sys.exit(train_from_file(args.config, args.runs_dir, args.events))
     else:
-        from sft_ui.ui import build_app  # heavy: gradio, not needed to train
-        users = _users(args.auth)
-        manager = RunManager(in_child=True)  # runs train in a warm child process
-        # With --private the whole page needs gradio's login; else only the actions do.
-        app = build_app(manager, Access.from_env(users))
-        app.queue().launch(server_name=args.host, server_port=args.port,
-                           auth=list(users.items()) if args.private and users else None,
-                           prevent_thread_lock=True)
-        try:
-            manager.warm_up()
-            gc.freeze()  # the page's and the libraries' objects stay: no full GC passes them
-            app.block_thread()  # until Ctrl-C; it closes the server
-        except KeyboardInterrupt:  # while warming up
-            app.close()
-        finally:
-            manager.close()
+        serve(args.host, args.port, _users(args.auth), args.private)
+
+
+def serve(host: str, port: int, users: dict[str, str], private: bool) -> None:
+    """Serve the app until Ctrl-C; its runs train in a warm child process."""
+    from sft_ui.ui import build_app  # heavy: gradio, not needed to train
+    manager = RunManager(in_child=True)  # runs train in a warm child process
+    # With --private the whole page needs gradio's login; else only the actions do.
+    app = build_app(manager, Access.from_env(users))
+    app.queue().launch(server_name=host, server_port=port,
+                       auth=list(users.items()) if private and users else None,
+                       prevent_thread_lock=True)
+    try:
+        manager.warm_up()
+        gc.freeze()  # the page's and the libraries' objects stay: no full GC passes them
+        app.block_thread()  # until Ctrl-C; it closes the server
+    except KeyboardInterrupt:  # while warming up
+        app.close()
+    finally:
+        manager.close()
 
 
 def train_from_file(config: str | Path, root: str | Path | None = None,
