@@ -82,6 +82,9 @@ def test_show_code_for_the_settings_in_the_page(page):
     from playwright.sync_api import expect
     page.get_by_role("tab", name="Train").click()
     _set(page, "Batch size per device", 3)
+    processes = _field(page, "Processes").first  # the accelerate settings follow it
+    processes.fill("2")
+    processes.press("Enter")
     page.get_by_text("Save, load, show code").click()
     page.locator("#show-code").click()
     expect(page.locator("#code-python")).to_contain_text("args = SFTConfig(", timeout=30_000)
@@ -89,3 +92,4 @@ def test_show_code_for_the_settings_in_the_page(page):
     expect(page.locator("#code-yaml")).to_contain_text("per_device_train_batch_size: 3")
     expect(page.locator("#code-trl")).to_contain_text("trl sft")
     expect(page.locator("#code-accelerate")).to_contain_text("num_processes: 2")
+    expect(page.locator("#code-accelerate")).to_contain_text("distributed_type: MULTI_GPU")

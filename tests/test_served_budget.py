@@ -1,0 +1,40 @@
+"""The served app (`python -m sft_ui serve`: runs train in its warm training process) with
+a time budget set in a real page: the app resolves the budget once (settings chosen and
+written into the run folder), hands the deadline to the training process, and the run
+that the person made long ends in time with its model, the page showing its end."""
+import json
+
+from sft_ui.config import RunConfig
+from tests.conftest import serve, set_field, wait_for
+
+
+def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cfg):
+    from playwright.sync_api import expect
+    runs = tmp_path / "runs"
+    with serve(runs, tmp_path / "app.log") as (proc, client):
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(60_000)
+        page.goto(client.src)
+        set_field(page, "Model", tiny_cfg["model_name_or_path"])
+        set_field(page, "Time budget (minutes)", 0.25)
+        for label, value in (("Max steps", 100_000), ("Batch size per device", 2),
+                             ("Max length (tokens)", 64), ("Sample every N steps", 0)):
+            set_field(page, label, value)
+        page.get_by_role("button", name="Start").click()
+        folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
+                          timeout=60)
+
+        def ended():
+            state = json.loads((folder / "state.json").read_text())
+            return state if state["state"] in ("done", "failed", "stopped") else None
+        state = wait_for(ended, timeout=300)
+        assert state["state"] == "done", state["error"]
+        assert 1 <= state["step"] < 100_000  # the deadline ended it, not the length
+        log = (folder / "train.log").read_text()
+        assert "Time budget: step" in log and "training ends by" in log
+        saved = RunConfig.from_yaml(folder / "config.yaml")
+        assert state["budget"] and saved.use_peft  # chosen by the app, kept in the folder
+        assert saved.max_steps == 100_000  # the person's length stays theirs
+        assert (folder / "model").is_dir()
+        expect(page.locator("#run-status")).to_contain_text("done", timeout=30_000)
+        page.close()
