@@ -78,16 +78,37 @@ def test_lean_step_in_bf16_stays_close_to_trls_step(cfg, tmp_path):
     _, SFTTrainer = _trl()
     _, plain_logs = _train(SFTTrainer, cfg, tmp_path / "plain")
     _, lean_logs = _train(studio_trainer(SFTTrainer), cfg, tmp_path / "lean")
+    assert len(plain_logs) == len(lean_logs) == 4  # a record per step, compared
     for a, b in zip(plain_logs, lean_logs):
         assert b["loss"] == pytest.approx(a["loss"], rel=1e-2)
 
 
-def test_metrics_only_at_logging_steps_and_at_every_one(cfg, tmp_path):
+@pytest.mark.parametrize("every, logged, computed", [
+    (2, [2, 4], [2, 2, 4, 4]),
+    # the last step (not a logging one) too: its metrics go into the run's closing
+    # record, as TRL's do
+    (3, [3], [3, 3, 4, 4])])
+def test_metrics_only_at_logging_steps_and_at_every_one(cfg, tmp_path, monkeypatch, every,
+                                                        logged, computed):
+    """The metrics are computed for each micro-batch (2 a step) of the steps that log, and
+    of no other step: TRL's log() clears them, so the log records alone cannot tell."""
+    from sft_ui.train import lean as lean_module
+    steps, original = [], lean_module._log_metrics
+
+    def counted(trainer, *args):
+        steps.append(trainer.state.global_step + 1)  # the step under way
+        return original(trainer, *args)
+    monkeypatch.setattr(lean_module, "_log_metrics", counted)
     _, SFTTrainer = _trl()
-    lean, logs = _train(studio_trainer(SFTTrainer), cfg, tmp_path / "lean", logging_steps=2)
-    assert [r["step"] for r in logs] == [2, 4]
+    lean, logs = _train(studio_trainer(SFTTrainer), cfg, tmp_path / "lean",
+                        logging_steps=every)
+    assert [r["step"] for r in logs] == logged
+    assert steps == computed
     for record in logs:
         assert 0.0 <= record["mean_token_accuracy"] <= 1.0 and record["entropy"] > 0
+    closing = lean.state.log_history[-1]  # the last step's metrics, if no log took them
+    assert "train_runtime" in closing
+    assert ("mean_token_accuracy" in closing) == (logged[-1] != cfg.max_steps)
     assert not lean._metrics["train"]  # nothing left over for a log that never comes
 
 

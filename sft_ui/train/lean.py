@@ -73,8 +73,9 @@ def logging_now(trainer) -> bool:
 def rows_attention(bounds: list[int] | None):
     """While a padding-free batch goes forward, the "sdpa" attention of transformers
     attends within each row (between consecutive `bounds`) with a causal kernel. Any other
-    call (no bounds, a cache, one query) goes to transformers' own function unchanged, so
-    generation in another thread meanwhile is unaffected; the backward needs no swap."""
+    call (no bounds, a cache, one query, a sliding window shorter than the longest row)
+    goes to transformers' own function unchanged, so generation in another thread
+    meanwhile is unaffected; the backward needs no swap."""
     if not bounds:
         yield
         return
@@ -83,12 +84,18 @@ def rows_attention(bounds: list[int] | None):
     from transformers.models.llama.modeling_llama import repeat_kv
     mapping = ALL_ATTENTION_FUNCTIONS._global_mapping
     sdpa = mapping["sdpa"]
+    longest = max((b - a for a, b in zip(bounds[:-1], bounds[1:])), default=0)
 
     def attend(module, query, key, value, attention_mask, dropout=0.0, scaling=None,
                is_causal=None, **kwargs):
         rows = kwargs.get("cu_seq_lens_q")
+        # a local layer (Qwen2's or Mistral's sliding window, Gemma-3's local layers)
+        # sees only the last `window` positions; transformers' mask of the packed rows
+        # keeps that window, the causal kernel here would not
+        window = kwargs.get("sliding_window") or getattr(module, "sliding_window", None)
         if rows is None or query.shape[0] != 1 or query.shape[2] != key.shape[2] \
-                or kwargs.get("position_bias") is not None or kwargs.get("softcap"):
+                or kwargs.get("position_bias") is not None or kwargs.get("softcap") \
+                or (window and window < longest):
             return sdpa(module, query, key, value, attention_mask, dropout=dropout,
                         scaling=scaling, is_causal=is_causal, **kwargs)
         groups = getattr(module, "num_key_value_groups", 1)
