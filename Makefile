@@ -29,6 +29,9 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt
 	$(PIP) install -r requirements-test.txt
 	touch $@
 
+# llama-cpp-python builds llama.cpp for any x86-64 CPU (not only this one's: the venv may
+# move to another machine) and without its multimodal library, which the tests do not use.
+test-deps: export CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 test-deps: install $(TEST_STAMP)
 	bash scripts/install_chromium.sh
 

@@ -63,6 +63,17 @@ def test_f16_gguf_answers_as_the_merged_model(lora_run):
             if weight.ndim >= 2:
                 weight.copy_(weight.half().float())
     ref_tokenizer = AutoTokenizer.from_pretrained(str(merged))
+    # The file holds the merged weights (the run's training in them), not the base's: a
+    # matrix the LoRA step changed is the merged model's, in f16, and not the base's.
+    import gguf
+    from safetensors.torch import load_file
+
+    from sft_ui.models import prepare_default_model
+    stored = {t.name: t for t in gguf.GGUFReader(str(file)).tensors}["blk.0.ffn_down.weight"]
+    stored = torch.from_numpy(stored.data.astype("float32"))
+    base = load_file(str(prepare_default_model() / "model.safetensors"))
+    assert torch.equal(stored, reference.model.layers[0].mlp.down_proj.weight)
+    assert not torch.equal(stored, base["model.layers.0.mlp.down_proj.weight"].half().float())
     model, tokenizer = _load_gguf(file)
     assert tokenizer.chat_template == ref_tokenizer.chat_template  # kept in the file
     answer = _greedy(model, tokenizer)

@@ -2,10 +2,13 @@
 (create_autospec: a changed signature fails here) whose job calls really run the submitted
 command on this machine, so what the app parses is the studio's real job output. The
 `hf` and `pip` commands inside the job are stand-ins too: `hf` copies to and from a folder
-playing the Hub, `pip` has nothing to install here."""
+playing the Hub, `pip` has nothing to install here. What the stand-ins copy is filtered as
+the real ones filter it (--include / --exclude, allow_patterns / ignore_patterns, through
+huggingface_hub's own filter_repo_objects)."""
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,38 +21,50 @@ from unittest.mock import create_autospec
 import pytest
 from huggingface_hub import HfApi
 
-from sft_ui.backends.jobs import JobError, flavors, known_flavors
-from sft_ui.config import DEFAULT_MODEL_ID
-from sft_ui.runs import RunManager
+from sft_ui.backends.jobs import JobError, flavors, known_flavors, train_on_jobs
+from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
+from sft_ui.errors import UserError
+from sft_ui.models import hub_reachable
+from sft_ui.runs import Run, RunManager, create_run
 from tests.conftest import wait_for
 
 TOKEN = "hf_FakeTokenForJobs0123456789"
 REPO = "me/jobs-model"
 
 HF_SHIM = textwrap.dedent("""\
-    import fnmatch, os, shutil, sys
+    import os, shutil, sys
     from pathlib import Path
+    from huggingface_hub.utils import filter_repo_objects  # the real CLI's own filter
     hub = Path(os.environ["FAKE_HUB"])
     args = sys.argv[1:]
     def opt(name):
         return [args[i + 1] for i, a in enumerate(args) if a == name]
     words = [a for i, a in enumerate(args) if not a.startswith("--")
              and (i == 0 or not args[i - 1].startswith("--"))]
+    def copy(source, dest):  # the files --include / --exclude let through, as hf does
+        files = sorted(p.relative_to(source).as_posix() for p in source.rglob("*")
+                       if p.is_file())
+        for rel in filter_repo_objects(files, allow_patterns=opt("--include") or None,
+                                       ignore_patterns=opt("--exclude") or None):
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source / rel, dest / rel)
     if words[0] == "download":
-        repo, local = words[1], Path(opt("--local-dir")[0])
-        shutil.copytree(hub / repo, local, dirs_exist_ok=True)
+        copy(hub / words[1], Path(opt("--local-dir")[0]))
     elif words[0] == "upload":
         repo, source, target = words[1], Path(words[2]), words[3]
-        include = opt("--include")
-        dest = hub / repo / ("" if target == "." else target)
-        for path in source.rglob("*"):
-            rel = path.relative_to(source)
-            if path.is_file() and (not include or any(fnmatch.fnmatch(rel.name, p)
-                                                       for p in include)):
-                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, dest / rel)
+        copy(source, hub / repo / ("" if target == "." else target))
     print("hf", words[0], "done")
 """)
+
+
+def _copy_filtered(source: Path, dest: Path, allow=None, ignore=None) -> None:
+    """Copy the files of `source` that allow_patterns / ignore_patterns let through, as
+    HfApi's upload_folder and snapshot_download filter them."""
+    from huggingface_hub.utils import filter_repo_objects
+    files = sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file())
+    for rel in filter_repo_objects(files, allow_patterns=allow, ignore_patterns=ignore):
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source / rel, dest / rel)
 
 
 class FakeJobs:
@@ -66,9 +81,10 @@ class FakeJobs:
         self.procs, self.cancelled, self.secrets = {}, set(), []
         self.ids = itertools.count(1)
 
-    def upload_folder(self, *, repo_id, folder_path, path_in_repo=None, **kwargs):
-        shutil.copytree(folder_path, self.hub / repo_id / (path_in_repo or ""),
-                        dirs_exist_ok=True)
+    def upload_folder(self, *, repo_id, folder_path, path_in_repo=None, allow_patterns=None,
+                      ignore_patterns=None, **kwargs):
+        _copy_filtered(Path(folder_path), self.hub / repo_id / (path_in_repo or ""),
+                       allow_patterns, ignore_patterns)
 
     def run_job(self, *, image, command, env=None, secrets=None, flavor=None, **kwargs):
         job_id = f"job{next(self.ids)}"
@@ -98,9 +114,9 @@ class FakeJobs:
         self.cancelled.add(job_id)
         os.killpg(self.procs[job_id].pid, signal.SIGTERM)
 
-    def snapshot_download(self, repo_id, *, local_dir, ignore_patterns=None, **kwargs):
-        shutil.copytree(self.hub / repo_id, local_dir, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(".studio", "run"))
+    def snapshot_download(self, repo_id, *, local_dir, allow_patterns=None,
+                          ignore_patterns=None, **kwargs):
+        _copy_filtered(self.hub / repo_id, Path(local_dir), allow_patterns, ignore_patterns)
         return str(local_dir)
 
 
@@ -142,6 +158,9 @@ def _token_anywhere(*folders) -> list[str]:
 
 
 def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
+    # The repo exists already, with a model card: the job fetches only the studio's folder.
+    (hub.fake.hub / REPO).mkdir(parents=True)
+    (hub.fake.hub / REPO / "README.md").write_text("# My model\n")
     manager = RunManager(tmp_path / "runs", hub=hub)
     run_id = manager.start(_job_cfg(tmp_path), token=TOKEN)
     run = manager.get(run_id)
@@ -157,6 +176,24 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     assert (pushed / "model.safetensors").exists() and (pushed / "run" / "metrics.jsonl").exists()
     assert (pushed / ".studio" / "data" / "chat.jsonl").exists()
     assert (Path(run.model_dir) / "model.safetensors").exists()
+    # The repo is created private, before anything is uploaded to it.
+    calls = [c[0] for c in hub.mock_calls]
+    assert "create_repo" in calls and calls.index("create_repo") < calls.index("upload_folder")
+    create = hub.create_repo.call_args
+    assert (create.args or [create.kwargs.get("repo_id")])[0] == REPO
+    assert create.kwargs["private"] is True and create.kwargs["token"] == TOKEN
+    # What travels is what job.sh's --include and follow's ignore_patterns let through:
+    # the job fetched the studio's folder alone, pushed only the run's records beside the
+    # model, and the model came back without the studio's code or the records.
+    assert os.listdir(hub.fake.root / "job1" / "work") == [".studio"]
+    records = sorted(p.relative_to(pushed / "run").as_posix()
+                     for p in (pushed / "run").rglob("*") if p.is_file())
+    assert {"metrics.jsonl", "config.yaml"} <= set(records)
+    assert all(r.endswith(".jsonl") or r in ("config.yaml", "train.log") for r in records), \
+        records
+    brought = {p.relative_to(run.model_dir).parts[0] for p in Path(run.model_dir).rglob("*")}
+    assert "model.safetensors" in brought and "README.md" in brought
+    assert not brought & {".studio", "run"}, brought
     from sft_ui.chat import ChatService
     assert ChatService(manager).model_path(run_id) == Path(run.model_dir)
     # The token went to the job as a secret, and nowhere else.
@@ -164,6 +201,45 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     job = hub.run_job.call_args.kwargs
     assert TOKEN not in json.dumps(job["command"]) and job["flavor"] == "t4-small"
     assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
+
+
+def test_a_failed_job_shows_its_last_lines_in_the_runs_error(tmp_path, hub):
+    """A job whose training fails ends in ERROR: the run failed, and its error carries the
+    job's last lines, the trainer's own reason among them."""
+    data = tmp_path / "numbers.jsonl"  # rows that are no format the studio trains on
+    data.write_text("".join(json.dumps({"n": n}) + "\n" for n in (1, 2, 3)))
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    run_id = manager.start(_job_cfg(tmp_path, dataset_name=str(data)), token=TOKEN)
+    run = manager.get(run_id)
+    wait_for(lambda: run.state not in ("queued", "running"), timeout=600, interval=0.5)
+    assert hub.inspect_job(job_id="job1").status.stage == "ERROR"
+    assert run.state == "failed", (run.state, run.message)
+    assert "The job job1 ended with ERROR. Its last lines:" in run.error
+    assert re.search(r"Run \S+ failed: numbers.jsonl line 1 matches no known format",
+                     run.error), run.error
+    assert "@sft_ui" not in run.error  # the events went to the run, not into its error
+    assert TOKEN not in run.error and not _token_anywhere(tmp_path / "runs")
+    assert Run.load(run.dir).error == run.error  # kept in the run folder too
+
+
+def test_a_jobs_run_is_not_resumed_here(tmp_path, hub):
+    """A job's checkpoints stay in the job: its trainer refuses to resume, before any job
+    is sent."""
+    cfg = RunConfig.from_dict(_job_cfg(tmp_path))
+    train = train_on_jobs(TOKEN, hub)
+    with pytest.raises(JobError, match="Hugging Face Jobs cannot be resumed: start it again"):
+        train(cfg, tmp_path / "run", None, resume_from=tmp_path / "run" / "checkpoint-2")
+    assert not hub.create_repo.called and not hub.run_job.called
+
+
+def test_resuming_a_jobs_run_says_why_not(tmp_path, hub):
+    """Resume on a failed (or stopped) Jobs run says it trained on Hugging Face Jobs."""
+    run = create_run(tmp_path / "runs", RunConfig.from_dict(_job_cfg(tmp_path)))
+    run.set_state("failed", "", "The job job1 ended with ERROR.")
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    with pytest.raises(UserError, match="Hugging Face Jobs: a job cannot be resumed"):
+        manager.resume(run.id)
+    assert manager.get(run.id).state == "failed" and not hub.run_job.called
 
 
 def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
@@ -177,11 +253,14 @@ def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
     with pytest.raises(JobError, match="not one Hugging Face Jobs offers"):
         manager.start(_job_cfg(tmp_path, jobs_flavor="a-supercomputer"), token=TOKEN)
     assert not hub.run_job.called and not list((tmp_path / "runs").iterdir())
-    # This machine has no internet: the real HfApi says so at Start.
+    assert "a10g-small" in known_flavors() and flavors(hub) == known_flavors()
+    # Without internet, the real HfApi says so at Start (online, it would ask the Hub).
+    if hub_reachable(timeout=3):
+        pytest.skip("huggingface.co is reachable from this machine: the offline message "
+                    "cannot be seen here")
     offline = RunManager(tmp_path / "runs")
     with pytest.raises(JobError, match="this machine is offline"):
         offline.start(_job_cfg(tmp_path), token=TOKEN)
-    assert "a10g-small" in known_flavors() and flavors(hub) == known_flavors()
 
 
 def test_the_page_follows_a_job_and_stop_cancels_it(tmp_path, hub, browser):

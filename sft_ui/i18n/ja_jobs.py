@@ -68,9 +68,9 @@ MESSAGES = {
         "Hugging Face Jobs での実行は再開できません。もう一度開始してください。",
     "Training on Hugging Face Jobs ({flavor}), job {job_id}...":
         "Hugging Face Jobs（{flavor}）で学習中、ジョブ {job_id}...",
-    "Run {run_id} trained on Hugging Face Jobs: it cannot be resumed here. Start it again.":
-        "実行 {run_id} は Hugging Face Jobs で学習しました。ここでは再開できません。"
-        "もう一度開始してください。",
+    "Run {run_id} trained on Hugging Face Jobs: a job cannot be resumed (its checkpoints stay in the job). Start it again.":
+        "実行 {run_id} は Hugging Face Jobs で学習しました。ジョブは再開できません"
+        "（チェックポイントはジョブに残ります）。もう一度開始してください。",
     "Stopped at step {step}: the job was cancelled before it saved a model.":
         "ステップ {step} で停止しました。ジョブはモデルを保存する前に取り消されました。",
 }

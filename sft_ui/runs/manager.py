@@ -110,6 +110,9 @@ class RunManager:
             if run.state not in ("stopped", "failed"):
                 raise RunError(f"Run {run.id} is {run.state}: only a stopped or failed run "
                                "can be resumed.")
+            if run.config.run_on == "hf_jobs":  # its checkpoints stayed in the job
+                raise RunError(f"Run {run.id} trained on Hugging Face Jobs: a job cannot be "
+                               "resumed (its checkpoints stay in the job). Start it again.")
             discard_partial_checkpoints(run.dir)  # e.g. cut short when the app was killed
             checkpoint = latest_checkpoint(run.dir)
             if checkpoint is None:
@@ -131,9 +134,6 @@ class RunManager:
         train = self._train or self._trainers.pop(run.id, None)
         try:
             run.suggestion, started = {}, time.time()
-            if run.config.run_on == "hf_jobs" and train is None:
-                raise RunError(f"Run {run.id} trained on Hugging Face Jobs: it cannot be "
-                               "resumed here. Start it again.")
             if run.config.run_on != "hf_jobs":  # a job resolves it where it trains
                 run.apply_budget(started, choose=resume_from is None)
             if train is None:
