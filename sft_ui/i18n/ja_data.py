@@ -1,7 +1,8 @@
-"""Japanese for the data's messages (data/load.py, data/formats.py): sources, rows and
-formats that cannot train, and what to do."""
+"""Japanese for the data's messages (data/load.py, data/formats.py, data/preference.py):
+sources, rows and formats that cannot train, and what to do."""
 
-MODULES = ("data/load.py", "data/formats.py")  # whose messages go here (see ja.py)
+MODULES = ("data/load.py", "data/formats.py", "data/preference.py",
+           "data/preference_demo.py")  # whose messages go here (see ja.py)
 
 PAGE = {}
 
@@ -135,4 +136,87 @@ MESSAGES = {
         "{where}: '{column}' の {n} 番目の要素に '{key}' がありません。各要素には "
         "'{role}' と '{content}' が必要です。",
     "{where}: 'input' must be text.": "{where}: 'input' は文字列にしてください。",
+    # data/preference.py
+    "implicit preference": "暗黙プロンプトの選好",
+    "unpaired preference": "ペアなしの選好",
+    "preference demo set": "選好デモデータ",
+    "row {n}": "{n} 件目",
+    "a prompt with a chosen and a rejected answer":
+        "プロンプトと、選ばれた回答（'chosen'）・退けられた回答（'rejected'）",
+    "chosen and rejected conversations that start with the same prompt":
+        "同じプロンプトで始まる 'chosen' と 'rejected' の会話",
+    "a prompt and one answer labelled good (true) or bad (false)":
+        "プロンプトと、良い（true）か悪い（false）かのラベルが付いた回答 1 つ",
+    "prompt/completion/label columns (or prompt/chosen/rejected)":
+        "prompt/completion/label の列（または prompt/chosen/rejected）",
+    "prompt/chosen/rejected columns": "prompt/chosen/rejected の列",
+    "add a label, true or false, to each prompt and completion":
+        "各プロンプトと回答に true か false の 'label' を付ける",
+    "add a chosen and a rejected answer to each prompt":
+        "各プロンプトに 'chosen' と 'rejected' の回答を加える",
+    "This file has no preference data: its columns are {columns}. Preference data has "
+    "prompt/chosen/rejected columns (DPO, ORPO) or prompt/completion/label (KTO).":
+        "このファイルには選好データがありません。列は {columns} です。選好データには "
+        "prompt/chosen/rejected の列（DPO、ORPO）か prompt/completion/label の列（KTO）が"
+        "必要です。",
+    "Unknown training stage '{stage}'; use one of {stages}.":
+        "学習段階 '{stage}' は不明です。{stages} のどれかを使ってください。",
+    "{name} needs prompt/chosen/rejected columns; this file has prompt/completion/label "
+    "(unpaired preference, for KTO): choose KTO, or pair each prompt's good and bad answers "
+    "as chosen and rejected.":
+        "{name} には prompt/chosen/rejected の列が必要ですが、このファイルは "
+        "prompt/completion/label（KTO 用のペアなしの選好）です。KTO を選ぶか、プロンプト"
+        "ごとに良い回答と悪い回答を 'chosen' と 'rejected' の組にしてください。",
+    "{name} needs {what}; this file has {columns} ({description}), which is data for SFT: "
+    "use it for SFT, or {action}.":
+        "{name} には {what}が必要ですが、このファイルにあるのは {columns}（{description}）"
+        "で、SFT 用のデータです。SFT に使うか、次のようにしてください: {action}。",
+    "{name} needs {what}; this file has {columns}. Rename its columns, or choose another "
+    "file.":
+        "{name} には {what}が必要ですが、このファイルにあるのは {columns} です。列の名前を"
+        "変えるか、別のファイルを選んでください。",
+    "Mixed forms: {where} is {form} but {where2} is {form2}. Keep one form per file.":
+        "形式が混ざっています: {where} は {form} ですが、{where2} は {form2} です。"
+        "1 つのファイルでは形式をそろえてください。",
+    "Every label is {value}: KTO needs good answers (true) and bad ones (false) to learn "
+    "from. Add rows with the other label.":
+        "ラベルがすべて {value} です。KTO の学習には良い回答（true）と悪い回答（false）の"
+        "両方が必要です。もう一方のラベルの行を加えてください。",
+    "{where}: '{first}' is {form} but '{column}' is {form2}. Use text for every column of "
+    "a row, or messages for every one.":
+        "{where}: '{first}' は {form} ですが、'{column}' は {form2} です。1 つの行では"
+        "すべての列をテキストにするか、すべてをメッセージにしてください。",
+    "{where}: '{column}' is a {type}; it must be text or a list of messages.":
+        "{where}: '{column}' が {type} です。文字列かメッセージのリストにしてください。",
+    "{where}: the last message of 'prompt' is from {role}; a prompt must end with the "
+    "user's message.":
+        "{where}: 'prompt' の最後のメッセージが {role} からです。プロンプトはユーザーの"
+        "メッセージで終わる必要があります。",
+    "{where}: 'label' must be true or false (it is {value}): true for a good answer, false "
+    "for a bad one.":
+        "{where}: 'label' は true か false にしてください（今は {value}）。良い回答には "
+        "true、悪い回答には false です。",
+    "{where}: 'chosen' and 'rejected' are the same answer; a preference needs two "
+    "different answers. Fix the row or remove it.":
+        "{where}: 'chosen' と 'rejected' が同じ回答です。選好には異なる 2 つの回答が"
+        "必要です。行を直すか、削除してください。",
+    "{where}: '{column}' is missing. Every row needs '{column}'; fill it in or remove the "
+    "row.":
+        "{where}: '{column}' がありません。すべての行に '{column}' が必要です。値を入れるか、"
+        "行を削除してください。",
+    "{where}: '{column}' is an empty list of messages.":
+        "{where}: '{column}' がメッセージの空のリストです。",
+    "{where}: message {n} of '{column}' needs a 'role' and a 'content'.":
+        "{where}: '{column}' の {n} 番目のメッセージには 'role' と 'content' が必要です。",
+    "{where}: message {n} of '{column}' has role '{role}'; use one of {roles}.":
+        "{where}: '{column}' の {n} 番目のメッセージの role が '{role}' です。{roles} の"
+        "どれかにしてください。",
+    "{where}: message {n} of '{column}' has a content that is not text.":
+        "{where}: '{column}' の {n} 番目のメッセージの content が文字列ではありません。",
+    "{where}: 'chosen' and 'rejected' do not start with the same prompt. Without a "
+    "'prompt' column, both must hold the same prompt (the same first messages, up to the "
+    "user's) followed by a different answer; or add a 'prompt' column.":
+        "{where}: 'chosen' と 'rejected' が同じプロンプトで始まっていません。'prompt' 列が"
+        "ない場合は、両方に同じプロンプト（ユーザーのメッセージまでの同じ先頭メッセージ）を"
+        "入れ、その後に異なる回答を続けてください。または 'prompt' 列を加えてください。",
 }

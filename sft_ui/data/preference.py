@@ -1,0 +1,274 @@
+"""Preference data: recognise and check rows as TRL 1.16's DPOTrainer, ORPOTrainer and
+KTOTrainer read them, and hand them over in TRL's own shapes.
+
+Formats (TRL's dataset formats; each in standard form, strings, or conversational form,
+lists of {"role", "content"} messages, the same form in every column of a row):
+- "preference": prompt, chosen, rejected (DPO, ORPO; KTO unpairs it itself);
+- "implicit preference": chosen and rejected only, both starting with the same prompt
+  (TRL's extract_prompt takes their shared beginning as the prompt);
+- "unpaired preference": prompt, completion and a true/false label (KTO only).
+
+Errors name the row ("row 3", or the file and line through `Source.where`) and what
+to do. Files are read by load.py (`read_source`); this module only adds the demo set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from sft_ui.config import RunConfig
+from sft_ui.data import formats
+from sft_ui.data.formats import ROLES, DataError
+from sft_ui.data.load import Source, read_source
+from sft_ui.data.preference_demo import PREFERENCE_DEMO, preference_demo_rows
+
+STAGES = {"dpo": "DPO", "orpo": "ORPO", "kto": "KTO"}
+# The formats each stage's trainer accepts (KTO's trainer unpairs paired rows itself).
+STAGE_FORMATS = {
+    "dpo": ("preference", "implicit preference"),
+    "orpo": ("preference", "implicit preference"),
+    "kto": ("unpaired preference", "preference", "implicit preference"),
+}
+COLUMNS = {
+    "preference": ("prompt", "chosen", "rejected"),
+    "implicit preference": ("chosen", "rejected"),
+    "unpaired preference": ("prompt", "completion", "label"),
+}
+DESCRIPTIONS = {
+    "preference": "a prompt with a chosen and a rejected answer",
+    "implicit preference": "chosen and rejected conversations that start with the same prompt",
+    "unpaired preference": "a prompt and one answer labelled good (true) or bad (false)",
+}
+LABELS = {"true": True, "false": False}  # a label written as text (CSV, TSV)
+PROMPT_ENDS = ("user", "tool")  # TRL adds the generation prompt after these
+
+
+@dataclass
+class PreferenceData:
+    """Checked rows in TRL's shapes, their format and form, and where they came from."""
+    rows: list[dict]
+    format: str
+    conversational: bool
+    source: Source
+
+
+def row_number(i: int) -> str:
+    """How a message names row i (0-based) of a list of rows: "row 1" first."""
+    return f"row {i + 1}"
+
+
+def preference_format(rows: Iterable[dict], columns: Sequence[str] | None = None) -> str:
+    """"preference", "implicit preference" or "unpaired preference", from the columns
+    (those given, else every key of the first 1000 rows); DataError for other data."""
+    columns = list(columns) if columns is not None else _columns(rows)
+    fmt = _format_of(columns)
+    if fmt is None:
+        raise DataError(f"This file has no preference data: its columns are "
+                        f"{', '.join(columns) or 'none'}. Preference data has prompt/chosen/"
+                        "rejected columns (DPO, ORPO) or prompt/completion/label (KTO).")
+    return fmt
+
+
+def check_preference_rows(rows: Sequence[dict], stage: str,
+                          where: Callable[[int], str] = row_number,
+                          columns: Sequence[str] | None = None) -> list[dict]:
+    """Every row checked for `stage` ("dpo", "orpo", "kto"); the rows in TRL's shapes
+    (only its columns, roles in lower case, labels as booleans). DataError names the
+    first row that cannot be used and what to do."""
+    if stage not in STAGES:
+        raise DataError(f"Unknown training stage '{stage}'; use one of "
+                        f"{', '.join(STAGES)}.")
+    if not len(rows):
+        raise DataError("The dataset has no rows.")
+    columns = list(columns) if columns is not None else _columns(rows)
+    fmt = _format_of(columns)
+    if fmt not in STAGE_FORMATS[stage]:
+        raise DataError(_wrong_data(stage, fmt, rows, columns))
+    out, first_form = [], None
+    for i, row in enumerate(rows):
+        checked, conversational = _check_row(row, fmt, where(i))
+        if first_form is None:
+            first_form = conversational
+        elif conversational != first_form:
+            raise DataError(
+                f"Mixed forms: {where(0)} is {_form(first_form)} but {where(i)} is "
+                f"{_form(conversational)}. Keep one form per file.")
+        out.append(checked)
+    if stage == "kto" and fmt == "unpaired preference":
+        kinds = {row["label"] for row in out}
+        if len(kinds) < 2:
+            label = "true" if kinds.pop() else "false"
+            raise DataError(
+                f"Every label is {label}: KTO needs good answers "
+                "(true) and bad ones (false) to learn from. Add rows with the other label.")
+    return out
+
+
+def is_conversational(rows: Sequence[dict]) -> bool:
+    """Whether checked rows are in the conversational form (TRL's is_conversational)."""
+    return bool(rows) and any(isinstance(v, list) for v in rows[0].values())
+
+
+def read_preference_source(name: str, cfg: RunConfig, split: str = "train") -> Source:
+    """The preference demo set, or a file, folder or Hub dataset through load.py."""
+    if name.strip() == PREFERENCE_DEMO:
+        rows = preference_demo_rows()
+        return Source("preference demo set", rows, list(rows[0]))
+    return read_source(name, cfg, split)
+
+
+def load_preference(name: str, cfg: RunConfig, stage: str,
+                    split: str = "train") -> PreferenceData:
+    """The checked rows of a preference dataset for `stage`."""
+    source = read_preference_source(name, cfg, split)
+    rows = check_preference_rows(source.rows, stage, source.where, source.columns)
+    return PreferenceData(rows, _format_of(source.columns), is_conversational(rows), source)
+
+
+# ---- one row -----------------------------------------------------------------------
+def _check_row(row: dict, fmt: str, where: str) -> tuple[dict, bool]:
+    """The row in TRL's shape, and whether it is conversational."""
+    if fmt == "unpaired preference":
+        texts = ("prompt", "completion")
+    else:
+        texts = COLUMNS[fmt]
+    values = {c: _present(row, c, where) for c in texts}
+    conversational = isinstance(values[texts[0]], list)
+    for column, value in values.items():
+        if isinstance(value, list) != conversational:
+            raise DataError(
+                f"{where}: '{texts[0]}' is {_form(conversational)} but '{column}' is "
+                f"{_form(isinstance(value, list))}. Use text for every column of a row, "
+                "or messages for every one.")
+        if conversational:
+            _check_messages(value, column, where)
+        elif not isinstance(value, str):
+            raise DataError(f"{where}: '{column}' is a {type(value).__name__}; it must be "
+                            "text or a list of messages.")
+        elif not value.strip():
+            raise DataError(f"{where}: '{column}' is empty.")
+    out = {c: _lowered(v) for c, v in values.items()}
+    if conversational and "prompt" in out and out["prompt"][-1]["role"] not in PROMPT_ENDS:
+        raise DataError(f"{where}: the last message of 'prompt' is from "
+                        f"{out['prompt'][-1]['role']}; a prompt must end with the user's "
+                        "message.")
+    if fmt == "unpaired preference":
+        out["label"] = _label(row.get("label"), where)
+        return out, conversational
+    if _same(out["chosen"], out["rejected"]):
+        raise DataError(f"{where}: 'chosen' and 'rejected' are the same answer; a "
+                        "preference needs two different answers. Fix the row or remove it.")
+    if fmt == "implicit preference":
+        _check_shared_prompt(out["chosen"], out["rejected"], conversational, where)
+    return out, conversational
+
+
+def _present(row: dict, column: str, where: str):
+    value = row.get(column)
+    if value is None:
+        raise DataError(f"{where}: '{column}' is missing. Every row needs "
+                        f"'{column}'; fill it in or remove the row.")
+    return value
+
+
+def _check_messages(messages: list, column: str, where: str) -> None:
+    if not messages:
+        raise DataError(f"{where}: '{column}' is an empty list of messages.")
+    for n, message in enumerate(messages, 1):
+        if not isinstance(message, dict) or message.get("role") is None \
+                or message.get("content") is None:
+            raise DataError(f"{where}: message {n} of '{column}' needs a 'role' and a "
+                            "'content'.")
+        if str(message["role"]).lower() not in ROLES:
+            raise DataError(f"{where}: message {n} of '{column}' has role "
+                            f"'{message['role']}'; use one of {', '.join(ROLES)}.")
+        if not isinstance(message["content"], str):
+            raise DataError(f"{where}: message {n} of '{column}' has a content that is "
+                            "not text.")
+    if not any(m["content"].strip() for m in messages):
+        raise DataError(f"{where}: '{column}' is empty.")
+
+
+def _lowered(value):
+    if isinstance(value, list):
+        return [{"role": str(m["role"]).lower(), "content": m["content"]} for m in value]
+    return value
+
+
+def _label(value, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in LABELS:
+        return LABELS[value.strip().lower()]
+    raise DataError(f"{where}: 'label' must be true or false (it is {value!r}): true for a "
+                    "good answer, false for a bad one.")
+
+
+def _same(chosen, rejected) -> bool:
+    if isinstance(chosen, str):
+        return chosen.strip() == rejected.strip()
+    return [(m["role"], m["content"].strip()) for m in chosen] == \
+        [(m["role"], m["content"].strip()) for m in rejected]
+
+
+def _check_shared_prompt(chosen, rejected, conversational: bool, where: str) -> None:
+    """With no 'prompt', TRL takes the shared beginning of chosen and rejected as the
+    prompt: there must be one, ending with the user's message, and answers after it."""
+    shared = 0
+    while shared < min(len(chosen), len(rejected)) and chosen[shared] == rejected[shared]:
+        shared += 1
+    if conversational:
+        good = 0 < shared < min(len(chosen), len(rejected)) and \
+            chosen[shared - 1]["role"] in PROMPT_ENDS
+    else:
+        good = bool(chosen[:shared].strip())
+    if not good:
+        raise DataError(
+            f"{where}: 'chosen' and 'rejected' do not start with the same prompt. Without "
+            "a 'prompt' column, both must hold the same prompt (the same first messages, "
+            "up to the user's) followed by a different answer; or add a 'prompt' column.")
+
+
+# ---- the file as a whole -------------------------------------------------------------
+def _format_of(columns: Sequence[str]) -> str | None:
+    present = set(columns)
+    if {"chosen", "rejected"} <= present:
+        return "preference" if "prompt" in present else "implicit preference"
+    if {"prompt", "completion", "label"} <= present:
+        return "unpaired preference"
+    return None
+
+
+def _wrong_data(stage: str, fmt: str | None, rows: Sequence[dict],
+                columns: Sequence[str]) -> str:
+    """The message for data that the stage's trainer cannot take."""
+    name, listed = STAGES[stage], ", ".join(columns) or "none"
+    if fmt == "unpaired preference":  # DPO or ORPO given KTO's data
+        return (f"{name} needs prompt/chosen/rejected columns; this file has "
+                "prompt/completion/label (unpaired preference, for KTO): choose KTO, or "
+                "pair each prompt's good and bad answers as chosen and rejected.")
+    need = ("prompt/completion/label columns (or prompt/chosen/rejected)" if stage == "kto"
+            else "prompt/chosen/rejected columns")
+    sft = formats.row_format(rows[0], "text") if isinstance(rows[0], dict) else None
+    if sft is not None:
+        description = formats.DESCRIPTIONS[sft]
+        todo = ("add a label, true or false, to each prompt and completion" if stage == "kto"
+                else "add a chosen and a rejected answer to each prompt")
+        return (f"{name} needs {need}; this file has {listed} ({description}), "
+                f"which is data for SFT: use it for SFT, or {todo}.")
+    return (f"{name} needs {need}; this file has {listed}. Rename its columns, "
+            "or choose another file.")
+
+
+def _form(conversational: bool) -> str:
+    return "messages" if conversational else "text"
+
+
+def _columns(rows: Iterable[dict]) -> list[str]:
+    seen: dict[str, None] = {}
+    for n, row in enumerate(rows):
+        if n >= 1000:
+            break
+        if isinstance(row, dict):
+            seen.update((k, None) for k, v in row.items() if v is not None)
+    return list(seen)
