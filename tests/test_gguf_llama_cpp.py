@@ -104,13 +104,20 @@ def _assert_one_turn(choice: dict) -> str:
     return text
 
 
+def _answer(learned: dict, quantisation: str):
+    """The learned run exported as a `quantisation` GGUF file and asked QUESTION in
+    llama.cpp: its one-turn answer, the token usage and the loaded model."""
+    file, _ = export_gguf(learned["run"], "", quantisation)
+    choice, usage, llm = _chat(file, QUESTION)
+    text = _assert_one_turn(choice)
+    print(f"\nllama.cpp {quantisation}: {text!r}")
+    return text, usage, llm
+
+
 @needs_llama_cpp
 def test_llama_cpp_answers_the_f16_file_as_the_merged_model(learned):
     from transformers import AutoTokenizer
-    file, _ = export_gguf(learned["run"], "", "f16")
-    choice, usage, llm = _chat(file, QUESTION)
-    text = _assert_one_turn(choice)
-    print(f"\nllama.cpp f16: {text!r}")
+    text, usage, llm = _answer(learned, "f16")
     assert text.startswith(STYLE)
     # The merged model's own greedy answer (weights rounded to f16 as the file holds them).
     tokenizer = AutoTokenizer.from_pretrained(str(learned["merged"]))
@@ -130,10 +137,7 @@ def test_llama_cpp_answers_the_f16_file_as_the_merged_model(learned):
 
 @needs_llama_cpp
 def test_llama_cpp_answers_the_q8_0_file_in_the_learned_style(learned):
-    file, _ = export_gguf(learned["run"], "", "q8_0")
-    choice, usage, _ = _chat(file, QUESTION)
-    text = _assert_one_turn(choice)
-    print(f"\nllama.cpp q8_0: {text!r}")
+    text, usage, _ = _answer(learned, "q8_0")
     assert text.startswith(STYLE) and "Rome" in text
     assert usage["completion_tokens"] < MAX_TOKENS
 

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from sft_ui.errors import UserError
 from sft_ui.plan.hardware import CPU_BF16, detect
-from sft_ui.train.events import APP_PID, DEADLINE, MODEL_SUBDIR, STOP_FILE, deliver, read_event
+from sft_ui.train.events import (
+    APP_PID,
+    DEADLINE,
+    MODEL_SUBDIR,
+    STOP_FILE,
+    deadline_for_environment,
+    deliver,
+    read_event,
+)
 
 TAIL_LINES = 30  # lines of the processes' output a failure shows
 _PR_SET_PDEATHSIG = 1
@@ -41,7 +49,7 @@ def child_environment(deadline: float | None = None) -> dict:
     time budget's deadline, and whether bf16 pays on this CPU as the app found it (the
     plan's precision is the run's)."""
     env = {**os.environ, APP_PID: str(os.getpid()), "PYTHONUNBUFFERED": "1",
-           DEADLINE: "" if deadline is None else repr(deadline)}
+           DEADLINE: deadline_for_environment(deadline)}
     hw = detect()
     if hw.device == "cpu":
         env[CPU_BF16] = "1" if hw.bf16 else "0"

@@ -29,7 +29,7 @@ from sft_ui.backends.child import child_environment, end_with_parent, follow
 from sft_ui.lazy import trl
 from sft_ui.models import load_ahead
 from sft_ui.plan.hardware import detect
-from sft_ui.train.events import DEADLINE, PREFIX, STOP_FILE, read_event
+from sft_ui.train.events import DEADLINE, PREFIX, STOP_FILE, deadline_for_environment, read_event
 
 
 class WarmWorker:
@@ -133,7 +133,7 @@ def serve_one_run(model: str | None = None) -> int:
     if not line.strip():
         return 0
     job = json.loads(line)
-    os.environ[DEADLINE] = "" if job["deadline"] is None else repr(job["deadline"])
+    os.environ[DEADLINE] = deadline_for_environment(job["deadline"])
     return train_for_app(job["run_dir"], job["resume"])
 
 

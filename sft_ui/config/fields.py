@@ -43,18 +43,17 @@ TRL_DESTINATIONS = ("script", "model", "sft")  # ScriptArguments, ModelConfig, S
 
 
 def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
-       trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=""):
+       trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False):
     """A field and everything said of it once (config/registry.py derives the rest):
     help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
     must be greater than `minimum`, not equal to it); `group`, the panel it is in
     (PANEL_TITLES), and `advanced`, shown in a closed panel; `trl`, where it goes in TRL
     (TRL_DESTINATIONS; None: the studio's own); `plan`, whether the plan is made again
     when it changes ("change") or when its typed box is left ("leave"); `card`, a row
-    of the model card's settings table; `fit`, what Fit may change it for: "machine"
-    (this machine's memory: batch and accumulation) or "target" (a GPU: also the way to
-    train, max_length and activation checkpointing)."""
+    of the model card's settings table; `fit`, Fit may change it (batch and accumulation
+    for this machine's memory; for a GPU also the way to train, max_length and
+    activation checkpointing: plan/planner.py and plan/modes.py decide which)."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
-    assert fit in ("", "machine", "target")
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
             "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
             "plan": plan, "card": card, "advanced": advanced, "fit": fit}
@@ -121,13 +120,13 @@ class RunConfig:
         "hardware better, but memory grows with them. Out of memory? Halve it and double "
         "gradient accumulation: the effective batch stays the same.",
         "batch", minimum=1, maximum=1024, label="Batch size per device",
-        trl="sft", plan="change", card=True, fit="machine")
+        trl="sft", plan="change", card=True, fit=True)
     gradient_accumulation_steps: int = _f(
         2, "Gradient accumulation: run this many batches and add up their gradients "
         "before the weights are updated once. A small batch then acts like a big one: "
         "effective batch = batch size x accumulation x devices. Costs time, not memory.",
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps",
-        trl="sft", plan="change", card=True, fit="machine")
+        trl="sft", plan="change", card=True, fit=True)
     train_by: str = _f(
         "steps", "End the run after a number of steps (predictable time) or after a "
         "number of epochs (full passes over the training data).", "batch",
@@ -146,7 +145,7 @@ class RunConfig:
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
-        label="Max length (tokens)", trl="sft", plan="change", card=True, fit="target")
+        label="Max length (tokens)", trl="sft", plan="change", card=True, fit=True)
     packing: bool = _f(
         False, "Packing: put several short examples end to end into each max_length "
         "sequence instead of padding each one to the longest in its batch. No compute is "
@@ -245,7 +244,7 @@ class RunConfig:
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
         "hardware", label="Activation checkpointing", trl="sft", plan="change", advanced=True,
-        fit="target")
+        fit=True)
     use_liger_kernel: typing.Optional[bool] = _f(
         None, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
         "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package. Blank: "
@@ -282,7 +281,7 @@ class RunConfig:
         "matrices beside its layers. Far less memory (no gradients or optimizer state for "
         "the frozen weights) and a small adapter file; results often come close to full "
         "fine-tuning.", "lora", label="Use LoRA",
-        trl="model", plan="change", card=True, advanced=True, fit="target")
+        trl="model", plan="change", card=True, advanced=True, fit=True)
     lora_r: int = _f(16, "LoRA rank: the width of the adapter matrices. Higher learns more "
                      "and takes more memory; 8 to 64 is common.", "lora", minimum=1,
                      maximum=4096, label="LoRA r", trl="model", plan="change", card=True,
@@ -302,7 +301,7 @@ class RunConfig:
         "LoRA adapter: about a quarter of the weights' memory, a little slower per step. "
         "Needs LoRA, a CUDA GPU and the bitsandbytes package.", "lora",
         label="Load the base in 4 bits (QLoRA)",
-        trl="model", plan="change", card=True, advanced=True, fit="target")
+        trl="model", plan="change", card=True, advanced=True, fit=True)
 
     # ---- construction -------------------------------------------------
     @classmethod

@@ -11,6 +11,9 @@ from __future__ import annotations
 from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
 from sft_ui.config.registry import field, trl_names
 
+# What every SFTConfig the studio builds carries besides the settings: the column
+# data/formats.py puts plain text in, and no progress bars (the run's log has the steps).
+STUDIO_SFT_ARGUMENTS = {"dataset_text_field": "text", "disable_tqdm": True}
 # The settings whose value this machine decides ("auto", or a default that depends on
 # the hardware): left out here, set by train/arguments.py.
 MACHINE_CHOICES = ("bf16", "fp16", "optim", "use_liger_kernel")

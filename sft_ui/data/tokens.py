@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from sft_ui.config import RunConfig
-from sft_ui.config.trl import translate
+from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, translate
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
 from sft_ui.lazy import trl
@@ -33,8 +33,8 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
     datasets.disable_progress_bars()
     # The run's own SFTConfig values (the engine adds this machine's precision and
     # optimizer, which do not change how rows are tokenized).
-    values = {**translate(cfg)["sft"], "output_dir": "unused", "use_cpu": True, "bf16": False,
-              "dataset_text_field": "text", "disable_tqdm": True}
+    values = {**translate(cfg)["sft"], **STUDIO_SFT_ARGUMENTS, "output_dir": "unused",
+              "use_cpu": True, "bf16": False}
     args = SFTConfig(**values)
     args.max_length, args.shuffle_dataset = None, False
     sample = rows[0]

@@ -2,11 +2,12 @@
 ran out of disk space says about them. Knows nothing of training."""
 from __future__ import annotations
 
-from sft_ui.runs.run import RunError
 import errno
 import os
 import shutil
 from pathlib import Path
+
+from sft_ui.runs.run import RunError
 
 
 def _checkpoint_folders(folder: Path) -> list[Path]:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from sft_ui.config import RunConfig
+from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS
 from sft_ui.data.tokens import load_training_data
 from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
@@ -33,9 +34,8 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
     arguments (where checkpoints go, no progress bars, the text column data/formats.py
     fills)."""
     SFTConfig, _ = trl()
-    values = {**to_trl(cfg, has_eval)["sft"], "output_dir": str(output_dir),
-              "dataset_text_field": "text",  # data/formats.py puts plain text there
-              "disable_tqdm": True, "dataloader_num_workers": 0}
+    values = {**to_trl(cfg, has_eval)["sft"], **STUDIO_SFT_ARGUMENTS,
+              "output_dir": str(output_dir), "dataloader_num_workers": 0}
     return SFTConfig(**values)
 
 

@@ -36,6 +36,11 @@ class RunSink(Protocol):
     def stop_requested(self) -> bool: ...
 
 
+def deadline_for_environment(deadline: float | None) -> str:
+    """DEADLINE's value for a training process the app starts ('' : no time budget)."""
+    return "" if deadline is None else repr(deadline)
+
+
 def deadline_from_environment() -> float | None:
     """The deadline the app gave a training process it started (None: no time budget)."""
     value = os.environ.get(DEADLINE, "")
