@@ -16,3 +16,11 @@ def trl():
     with _TRL_IMPORT:
         from trl import SFTConfig, SFTTrainer  # heavy: loaded on first use
     return SFTConfig, SFTTrainer
+
+
+def trl_class(module: str, name: str):
+    """A class of TRL by module and name (e.g. "trl", "DPOConfig"), imported under the
+    same lock."""
+    import importlib
+    with _TRL_IMPORT:
+        return getattr(importlib.import_module(module), name)

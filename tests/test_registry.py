@@ -23,7 +23,7 @@ def _install_config_with_a_new_field(monkeypatch):
     adding the field to config/fields.py does."""
     extended = dataclasses.make_dataclass("RunConfig", [("max_grad_norm", "float", _f(
         1.0, "Clip the gradient norm to this value each step.", "optim", minimum=0.0,
-        maximum=1e6, label="Max gradient norm", trl="sft", card=True))], bases=(RunConfig,))
+        maximum=1e6, label="Max gradient norm", trl="train", card=True))], bases=(RunConfig,))
     for name, module in list(sys.modules.items()):
         if name.startswith("sft_ui") and getattr(module, "RunConfig", None) is RunConfig:
             monkeypatch.setattr(module, "RunConfig", extended)
@@ -51,7 +51,7 @@ def test_a_new_field_reaches_page_yaml_trainer_and_card(monkeypatch, tmp_path, t
     assert float(widget.value) == 1.0 and "max_grad_norm" in str(widget.info)
     assert "max_grad_norm" in next(p for p in registry.panels() if p.group == "optim").names
     (described,) = [d for d in registry.describe() if d["name"] == "max_grad_norm"]
-    assert described["trl"] == "sft" and described["panel"] == "Optimizer"
+    assert described["trl"] == "train" and described["panel"] == "Optimizer"
     # The YAML, as TRL's own parser reads it.
     cfg = extended.from_dict({**tiny_cfg, "max_grad_norm": 0.25, "sample_steps": 0})
     path = tmp_path / "sft.yaml"

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 
+from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO, STAGE_LOSSES, STAGES
 from sft_ui.config.values import field_label, shorten
 
 
 def problems(cfg) -> list[str]:
     """Readable messages for every bad value or combination of `cfg`; empty when fine."""
     errors = []
+    known_stage = cfg.stage in STAGES
     for f in dataclasses.fields(cfg):
+        if known_stage and cfg.stage not in f.metadata["stages"]:
+            continue  # another stage's setting: hidden and ignored
         value, lo, hi = getattr(cfg, f.name), f.metadata["min"], f.metadata["max"]
         label = field_label(f)
         if value is None:  # an Optional field on auto
@@ -32,13 +36,9 @@ def problems(cfg) -> list[str]:
     if cfg.sample_steps and not [p for p in cfg.sample_prompts if p.strip()]:
         errors.append("Samples are on but there are no sample prompts: "
                       "add a prompt or set sample_steps to 0.")
-    if cfg.dataset_format == "template" and not cfg.dataset_template.strip():
-        errors.append("Data format is 'template' but the template is empty: write one "
-                      "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
-    if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
-                                   or cfg.dataset_test_split.strip()):
-        errors.append("Choose one source of eval data: an eval dataset or split, or a "
-                      "held-out eval fraction, not both.")
+    errors += _stage_problems(cfg)
+    if cfg.stage == "sft":
+        errors += _sft_data_problems(cfg)
     if cfg.warmup_steps >= 1 and cfg.warmup_steps != int(cfg.warmup_steps):
         errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be a whole number of "
                       "steps, or a fraction below 1.")
@@ -57,7 +57,40 @@ def problems(cfg) -> list[str]:
     if cfg.use_peft and not cfg.lora_target_modules.strip():
         errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
                       "module names such as q_proj,v_proj.")
+    return errors
+
+
+def _sft_data_problems(cfg) -> list[str]:
+    """The combinations an SFT run's data settings cannot read."""
+    errors = []
     if not cfg.dataset_text_field.strip():
         errors.append("Text field is empty: name the column that holds the text "
                       "(usually 'text').")
+    if cfg.dataset_format == "template" and not cfg.dataset_template.strip():
+        errors.append("Data format is 'template' but the template is empty: write one "
+                      "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
+    if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
+                                   or cfg.dataset_test_split.strip()):
+        errors.append("Choose one source of eval data: an eval dataset or split, or a "
+                      "held-out eval fraction, not both.")
+    return errors
+
+
+def _stage_problems(cfg) -> list[str]:
+    """The combinations a stage cannot train: the other stage's demo set, a loss its
+    trainer does not know, KTO's batch of one."""
+    errors, name = [], cfg.dataset_name.strip()
+    if cfg.stage == "sft" and name == PREFERENCE_DEMO:
+        errors.append(f"'{PREFERENCE_DEMO}' holds preference pairs: choose a preference "
+                      f"stage (dpo, orpo, kto) for it, or the '{SFT_DEMO}' set for sft.")
+    if cfg.stage in PREFERENCE_STAGES and name == SFT_DEMO:
+        errors.append(f"The '{SFT_DEMO}' set holds SFT examples, not preference pairs: "
+                      f"for {cfg.stage} choose '{PREFERENCE_DEMO}' or a file of "
+                      "prompt/chosen/rejected rows.")
+    if cfg.stage in STAGE_LOSSES and cfg.loss_type not in ("auto", *STAGE_LOSSES[cfg.stage]):
+        errors.append(f"Loss type {cfg.loss_type} is not one of {cfg.stage}'s: choose "
+                      f"auto or {', '.join(STAGE_LOSSES[cfg.stage])}.")
+    if cfg.stage == "kto" and cfg.per_device_train_batch_size < 2:
+        errors.append("KTO compares answers within a batch: set Batch size per device "
+                      "to 2 or more.")
     return errors

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from sft_ui.config.checks import problems
+from sft_ui.config.stages import PREFERENCE_STAGES, STAGE_LOSSES, STAGES
 from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
@@ -34,16 +35,18 @@ DEFAULT_SAMPLE_PROMPTS = [
 # The panels of the Train tab, in page order (the first open): a field's `group` names its
 # panel.
 PANEL_TITLES = {"start": "Model and data", "model": "Model", "data": "Dataset",
-                "batch": "Batch and time", "optim": "Optimizer",
+                "preference": "Preference tuning", "batch": "Batch and time", "optim": "Optimizer",
                 "log": "Logging, checkpoints and samples", "eval": "Eval data",
                 "hardware": "Precision and memory", "lora": "LoRA",
                 "where": "Where it trains"}
-# Where a setting goes in TRL: `trl sft`'s three argument classes.
-TRL_DESTINATIONS = ("script", "model", "sft")  # ScriptArguments, ModelConfig, SFTConfig
+# Where a setting goes in TRL: ScriptArguments, ModelConfig, and the stage's training
+# arguments (SFTConfig, DPOConfig, ORPOConfig or KTOConfig).
+TRL_DESTINATIONS = ("script", "model", "train")
 
 
 def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
-       trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False):
+       trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False,
+       stages=None):
     """A field and everything said of it once (config/registry.py derives the rest):
     help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
     must be greater than `minimum`, not equal to it); `group`, the panel it is in
@@ -52,11 +55,15 @@ def _f(default, help, group, minimum=None, maximum=None, choices=None, label=Non
     when it changes ("change") or when its typed box is left ("leave"); `card`, a row
     of the model card's settings table; `fit`, Fit may change it (batch and accumulation
     for this machine's memory; for a GPU also the way to train, max_length and
-    activation checkpointing: plan/planner.py and plan/modes.py decide which)."""
+    activation checkpointing: plan/planner.py and plan/modes.py decide which); `stages`,
+    the stages (STAGES) it applies to (None: every stage): under another stage the panels
+    hide it and the run ignores it."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
+    assert stages is None or set(stages) <= set(STAGES)
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
             "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
-            "plan": plan, "card": card, "advanced": advanced, "fit": fit}
+            "plan": plan, "card": card, "advanced": advanced, "fit": fit,
+            "stages": tuple(stages) if stages else tuple(STAGES)}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -72,9 +79,17 @@ class RunConfig:
     trust_remote_code: bool = _f(
         False, "Run Python code shipped with the model. Only for models you trust.", "model",
         label="Trust remote code", trl="model")
+    stage: str = _f(
+        "sft", "What the run trains. sft: supervised fine-tuning, the model learns to write "
+        "the examples' answers. dpo, orpo, kto: preference tuning, usually after sft: the "
+        "model learns to prefer the chosen answer to the rejected one (DPO: pairs, kept "
+        "near a reference model; ORPO: pairs, no reference; KTO: answers labelled good or "
+        "bad). Preference data: 'demo-preference' (built in) or prompt/chosen/rejected "
+        "rows.", "start", choices=list(STAGES), label="Stage", plan="change", card=True)
     # Data
     dataset_name: str = _f(
-        DEMO_DATASET, "'demo' (the built-in set), a Hub dataset id, an uploaded file "
+        DEMO_DATASET, "'demo' (the built-in set), 'demo-preference' (its preference pairs, "
+        "for dpo/orpo/kto), a Hub dataset id, an uploaded file "
         "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
         "start", label="Dataset", trl="script", plan="change")
     time_budget_minutes: float = _f(
@@ -83,28 +98,29 @@ class RunConfig:
         "first if needed) and, for the settings left at their defaults, picks LoRA or full "
         "fine-tuning, a learning rate, loss on answers only and whole epochs on small data; "
         "the plan says what it chose. 0: off (train for Max steps or Epochs as set).",
-        "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change")
+        "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change",
+        stages=["sft"])
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",
-        "data", choices=FORMATS, label="Data format", plan="change")
+        "data", choices=FORMATS, label="Data format", plan="change", stages=["sft"])
     dataset_text_field: str = _f(
         "text", "The column holding plain text (format 'text'). Chat and "
         "prompt/completion data are recognised by their columns.", "data", label="Text field",
-        trl="sft")
+        trl="train", stages=["sft"])
     dataset_template: str = _f(
         "", "For format 'template': a format string over the columns, e.g. "
         "'Question: {question}\nAnswer: {answer}'. Each row becomes that text.",
-        "data", label="Template")
+        "data", label="Template", stages=["sft"])
     completion_only_loss: typing.Optional[bool] = _f(
         None, "Count the loss only on answers, not on prompts. Blank: on for "
         "prompt/completion and instruction data, off for plain text and chats "
         "(on for chats trains on the last assistant reply only).", "data",
-        label="Loss on answers only", trl="sft")
+        label="Loss on answers only", trl="train", stages=["sft"])
     txt_mode: str = _f(
         "lines", "For .txt files: one example per line, or the whole file cut into "
         "chunks of about max_length tokens.", "data", choices=["lines", "chunks"],
-        label="Text file mode")
+        label="Text file mode", stages=["sft"])
     dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).",
                              "data", label="Dataset config", trl="script")
     dataset_train_split: str = _f("train", "Which split to train on.", "data",
@@ -113,6 +129,25 @@ class RunConfig:
         0, "Use only the first N training examples (0: all). For quick tries.",
         "data", minimum=0, maximum=1_000_000_000, label="Limit training examples",
         plan="change")
+    # Preference tuning (dpo, orpo, kto)
+    beta: float = _f(
+        0.1, "Beta: how strongly the preference is weighed. DPO and KTO: how far the model "
+        "may move from the reference model (higher: stays nearer; 0.1 is common). ORPO: "
+        "the weight of the preference term beside the SFT loss.", "preference", minimum=0,
+        min_exclusive=True, maximum=100.0, label="Beta", trl="train", card=True,
+        stages=PREFERENCE_STAGES)
+    loss_type: str = _f(
+        "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid; KTO: kto). "
+        "DPO also: ipo, hinge, robust, apo_zero, apo_down, sigmoid_norm. KTO also: "
+        "apo_zero_unpaired.", "preference",
+        choices=["auto", *dict.fromkeys(l for ls in STAGE_LOSSES.values() for l in ls)],
+        label="Loss type", trl="train", card=True, stages=["dpo", "kto"])
+    ref_model: str = _f(
+        "", "The reference model DPO and KTO keep the model near. Blank: the model training "
+        "starts from (with LoRA that is the model with the adapter switched off: no second "
+        "copy in memory). Or a run's model folder, another folder or a Hub id: loaded as a "
+        "second, frozen copy.", "preference", label="Reference model", plan="leave",
+        stages=["dpo", "kto"])
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Batch size: how many examples the model reads at once, in one forward and "
@@ -120,13 +155,13 @@ class RunConfig:
         "hardware better, but memory grows with them. Out of memory? Halve it and double "
         "gradient accumulation: the effective batch stays the same.",
         "batch", minimum=1, maximum=1024, label="Batch size per device",
-        trl="sft", plan="change", card=True, fit=True)
+        trl="train", plan="change", card=True, fit=True)
     gradient_accumulation_steps: int = _f(
         2, "Gradient accumulation: run this many batches and add up their gradients "
         "before the weights are updated once. A small batch then acts like a big one: "
         "effective batch = batch size x accumulation x devices. Costs time, not memory.",
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps",
-        trl="sft", plan="change", card=True, fit=True)
+        trl="train", plan="change", card=True, fit=True)
     train_by: str = _f(
         "steps", "End the run after a number of steps (predictable time) or after a "
         "number of epochs (full passes over the training data).", "batch",
@@ -135,79 +170,80 @@ class RunConfig:
         30, "Steps to train (when training for steps). A step is one update of the "
         "weights, made after one effective batch of examples; the number of steps bounds "
         "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps",
-        trl="sft", plan="change", card=True)
+        trl="train", plan="change", card=True)
     num_train_epochs: float = _f(
         1.0, "Epochs to train (when training for epochs). One epoch is one full pass over "
         "the training data: 3 shows every example three times. Fractions allowed. Many "
         "epochs over few examples and the model learns them by heart.",
         "batch", minimum=0.01, maximum=1000.0, label="Epochs",
-        trl="sft", plan="change", card=True)
+        trl="train", plan="change", card=True)
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
-        label="Max length (tokens)", trl="sft", plan="change", card=True, fit=True)
+        label="Max length (tokens)", trl="train", plan="change", card=True, fit=True)
     packing: bool = _f(
         False, "Packing: put several short examples end to end into each max_length "
         "sequence instead of padding each one to the longest in its batch. No compute is "
         "spent on padding, so an epoch takes fewer steps and less time.", "batch",
-        label="Packing", trl="sft", plan="change", card=True)
+        label="Packing", trl="train", plan="change", card=True, stages=["sft"])
     packing_strategy: str = _f(
         "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
         "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
-        choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy", trl="sft")
+        choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy", trl="train",
+        stages=["sft"])
     # Optimizer
     learning_rate: float = _f(
         1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "
         "jumps or diverges; too low and the model learns little in the steps it has. "
         "Common: 1e-5 to 5e-5 for full fine-tuning, 1e-4 to 3e-4 for LoRA.",
-        "optim", minimum=0, min_exclusive=True, maximum=1.0, label="Learning rate", trl="sft",
+        "optim", minimum=0, min_exclusive=True, maximum=1.0, label="Learning rate", trl="train",
         card=True)
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
                              "optim", minimum=0.0, maximum=1.0, label="Weight decay",
-                             trl="sft", card=True)
+                             trl="train", card=True)
     warmup_steps: float = _f(
         0, "Warmup: the learning rate climbs from 0 to its full value over these first "
         "steps, so the first, noisy updates do not knock the model off course. A value "
         "below 1 is a fraction of the run (0.1 = the first 10% of steps).", "optim", minimum=0,
-        maximum=10_000_000, label="Warmup steps (or ratio)", trl="sft", card=True)
+        maximum=10_000_000, label="Warmup steps (or ratio)", trl="train", card=True)
     lr_scheduler_type: str = _f(
         "linear", "How the learning rate changes after warmup: linear falls to 0 by the "
         "end, cosine falls along a curve, constant stays.", "optim",
         choices=["linear", "cosine", "constant", "constant_with_warmup"], label="LR scheduler",
-        trl="sft", card=True)
+        trl="train", card=True)
     neftune_noise_alpha: float = _f(
         0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
-        label="NEFTune noise alpha", trl="sft")
+        label="NEFTune noise alpha", trl="train", stages=["sft"])
     optim: str = _f(
         "auto", "The optimizer. auto: fused AdamW (on a GPU and on a CPU), and "
         "bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
         "says which and why). The 8-bit ones need a CUDA GPU and bitsandbytes.", "optim",
         choices=["auto", "adamw_torch_fused", "adamw_torch", "adamw_8bit", "paged_adamw_8bit"],
-        label="Optimizer", trl="sft", plan="change")
+        label="Optimizer", trl="train", plan="change")
     seed: int = _f(42, "Random seed: the same seed and settings give the same run.",
-                   "optim", minimum=0, maximum=2**31 - 1, label="Seed", trl="sft", card=True)
+                   "optim", minimum=0, maximum=2**31 - 1, label="Seed", trl="train", card=True)
     # Logging, checkpoints and samples
     logging_strategy: str = _f("steps", "Log every N steps, or once per epoch.", "log",
-                               choices=["steps", "epoch"], label="Logging strategy", trl="sft")
+                               choices=["steps", "epoch"], label="Logging strategy", trl="train")
     logging_steps: int = _f(1, "Log the loss every this many optimizer steps.",
                             "log", minimum=1, maximum=1_000_000, label="Logging steps",
-                            trl="sft")
+                            trl="train")
     save_strategy: str = _f(
         "steps", "When to write checkpoints (to resume from): every N steps, every epoch, "
         "or never (Stop still writes one).", "log", choices=["steps", "epoch", "no"],
-        label="Save strategy", trl="sft")
+        label="Save strategy", trl="train")
     save_steps: int = _f(
         0, "Save a checkpoint every this many steps (0: only the final model). Each "
         "full checkpoint holds weights and optimizer state: about 3x the model size.",
-        "log", minimum=0, maximum=1_000_000, label="Save every N steps", trl="sft")
+        "log", minimum=0, maximum=1_000_000, label="Save every N steps", trl="train")
     save_total_limit: int = _f(
         0, "Keep only the newest N checkpoints (0: keep all). Saves disk.", "log",
-        minimum=0, maximum=1_000_000, label="Keep at most N checkpoints", trl="sft")
+        minimum=0, maximum=1_000_000, label="Keep at most N checkpoints", trl="train")
     report_to: str = _f(
         "none", "Also send metrics to an experiment tracker (installed separately): "
         "tensorboard, trackio, wandb... 'none': only the studio's own view.", "log",
-        label="Report to", trl="sft")
+        label="Report to", trl="train")
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
         "log", minimum=0, maximum=1_000_000, label="Sample every N steps")
@@ -219,37 +255,39 @@ class RunConfig:
     # Eval data (advanced)
     eval_dataset_name: str = _f(
         "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
-        "eval", label="Eval dataset", advanced=True)
+        "eval", label="Eval dataset", advanced=True, stages=["sft"])
     dataset_test_split: str = _f(
         "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
-        "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True)
+        "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True,
+        stages=["sft"])
     eval_fraction: float = _f(
         0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
         "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction",
-        plan="change", advanced=True)
+        plan="change", advanced=True, stages=["sft"])
     eval_strategy: str = _f(
         "steps", "When to compute the eval loss (when there is eval data).", "eval",
-        choices=["steps", "epoch", "no"], label="Eval strategy", trl="sft", advanced=True)
+        choices=["steps", "epoch", "no"], label="Eval strategy", trl="train", advanced=True,
+        stages=["sft"])
     eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
                          "eval data).", "eval", minimum=1, maximum=1_000_000,
-                         label="Eval every N steps", trl="sft", advanced=True)
+                         label="Eval every N steps", trl="train", advanced=True, stages=["sft"])
     # Precision and memory (advanced)
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",
-        "hardware", label="bf16", trl="sft", plan="change", advanced=True)
+        "hardware", label="bf16", trl="train", plan="change", advanced=True)
     fp16: typing.Optional[bool] = _f(
         None, "float16 mixed precision with loss scaling, for CUDA GPUs without bf16 (such as "
         "a T4). Blank: on only on such a GPU.", "hardware", label="fp16",
-        trl="sft", plan="change", advanced=True)
+        trl="train", plan="change", advanced=True)
     activation_checkpointing: bool = _f(
         False, "Recompute activations in the backward pass: less memory, more time.",
-        "hardware", label="Activation checkpointing", trl="sft", plan="change", advanced=True,
+        "hardware", label="Activation checkpointing", trl="train", plan="change", advanced=True,
         fit=True)
     use_liger_kernel: typing.Optional[bool] = _f(
         None, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
         "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package. Blank: "
         "on where a CUDA GPU and the package are there.",
-        "hardware", label="Liger kernels", trl="sft", advanced=True)
+        "hardware", label="Liger kernels", trl="train", advanced=True)
     # Where it trains (advanced): accelerate's processes on this machine
     num_processes: typing.Optional[int] = _f(
         None, "Training processes on this machine, one per GPU (accelerate's num_processes). "
@@ -274,7 +312,7 @@ class RunConfig:
     hub_model_id: str = _f(
         "", "The Hub repo (your-name/my-model) a run on Hugging Face Jobs pushes its model, "
         "metrics and samples to; created private if it does not exist.", "where",
-        label="Hub repo for the model", trl="sft", advanced=True)
+        label="Hub repo for the model", trl="train", advanced=True)
     # LoRA, TRL's ModelConfig names (advanced)
     use_peft: bool = _f(
         False, "LoRA (low-rank adaptation): freeze the model and train small extra "

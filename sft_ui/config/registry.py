@@ -55,11 +55,24 @@ def fit_names() -> list[str]:
     return [f.name for f in fields() if f.metadata["fit"]]
 
 
-def trl_names(destination: str | None = None) -> list[str]:
-    """Settings that `trl sft` reads (into one of TRL_DESTINATIONS, or any of them)."""
+def applies(name: str, stage: str) -> bool:
+    """Whether setting `name` applies to a run of `stage` (the others are hidden in the
+    panels and ignored by the run)."""
+    return stage in field(name).metadata["stages"]
+
+
+def stage_names(stage: str) -> list[str]:
+    """The settings that apply to a run of `stage`."""
+    return [f.name for f in fields() if stage in f.metadata["stages"]]
+
+
+def trl_names(destination: str | None = None, stage: str | None = None) -> list[str]:
+    """Settings that TRL reads (into one of TRL_DESTINATIONS, or any of them), for a
+    run of `stage` (or of any stage)."""
     assert destination in (None, *TRL_DESTINATIONS)
     return [f.name for f in fields() if f.metadata["trl"] and
-            destination in (None, f.metadata["trl"])]
+            destination in (None, f.metadata["trl"]) and
+            stage in (None, *f.metadata["stages"])]
 
 
 def studio_names() -> list[str]:
@@ -68,21 +81,24 @@ def studio_names() -> list[str]:
 
 
 def card_names(cfg) -> list[str]:
-    """The rows of the model card's settings table for cfg (LoRA's only with LoRA on)."""
-    return [f.name for f in fields() if f.metadata["card"] and
-            (cfg.use_peft or not f.name.startswith("lora_"))]
+    """The rows of the model card's settings table for cfg (LoRA's only with LoRA on,
+    the stage's own only)."""
+    return [f.name for f in fields() if f.metadata["card"] and cfg.stage in
+            f.metadata["stages"] and (cfg.use_peft or not f.name.startswith("lora_"))]
 
 
 def describe() -> list[dict]:
     """Every setting for the API: name, type, default, label, help, panel, bounds (with
-    min_exclusive: the value must be above min), choices and where it goes in TRL."""
+    min_exclusive: the value must be above min), choices, where it goes in TRL and the
+    stages it applies to."""
     defaults = RunConfig()
     return [{"name": f.name, "type": _type_name(f), "default": getattr(defaults, f.name),
              "label": f.metadata["label"], "help": f.metadata["help"],
              "panel": PANEL_TITLES[f.metadata["group"]], "advanced": f.metadata["advanced"],
              "min": f.metadata["min"], "min_exclusive": f.metadata["min_exclusive"],
              "max": f.metadata["max"], "choices": f.metadata["choices"],
-             "trl": f.metadata["trl"]} for f in fields()]
+             "trl": f.metadata["trl"], "stages": list(f.metadata["stages"])}
+            for f in fields()]
 
 
 def _type_name(f: dataclasses.Field) -> str:

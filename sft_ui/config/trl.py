@@ -1,15 +1,25 @@
 """RunConfig -> TRL's argument names: the one translation of the settings, before this
 machine's choices (train/arguments.py adds those: precision, optimizer, Liger, use_cpu).
 
-Each setting goes where its field's `trl` metadata says (config/fields.py), under its
-own name; only the settings whose studio form differs from TRL's are converted here
-(training for epochs, "off" written as 0, lists written as text). Imports no TRL: the
+Each setting of the run's stage goes where its field's `trl` metadata says
+(config/fields.py), under its own name: "train" is the stage's training arguments
+(SFTConfig, DPOConfig, ORPOConfig or KTOConfig, named by TRAINING_ARGUMENTS); only the
+settings whose studio form differs from TRL's are converted here (training for epochs,
+"off" written as 0, lists written as text, "auto" left to TRL). Imports no TRL: the
 recipe writes files without it, and the data's tokenization (data/tokens.py) reads it.
 """
 from __future__ import annotations
 
 from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
 from sft_ui.config.registry import field, trl_names
+
+# Each stage's training arguments and trainer: (module, class) in TRL 1.16 (ORPO lives in
+# trl.experimental there).
+TRAINING_ARGUMENTS = {"sft": ("trl", "SFTConfig"), "dpo": ("trl", "DPOConfig"),
+                      "orpo": ("trl.experimental.orpo", "ORPOConfig"),
+                      "kto": ("trl", "KTOConfig")}
+TRAINERS = {"sft": ("trl", "SFTTrainer"), "dpo": ("trl", "DPOTrainer"),
+            "orpo": ("trl.experimental.orpo", "ORPOTrainer"), "kto": ("trl", "KTOTrainer")}
 
 # What every SFTConfig the studio builds carries besides the settings: the column
 # data/formats.py puts plain text in, and no progress bars (the run's log has the steps).
@@ -20,42 +30,49 @@ MACHINE_CHOICES = ("bf16", "fp16", "optim", "use_liger_kernel")
 
 
 def has_eval_data(cfg: RunConfig) -> bool:
-    """Whether a run of cfg has eval data: a held-out fraction, an eval dataset or split."""
-    return cfg.eval_fraction > 0 or bool(cfg.eval_dataset_name.strip()
-                                         or cfg.dataset_test_split.strip())
+    """Whether a run of cfg has eval data: a held-out fraction, an eval dataset or split
+    (an SFT run's only: a preference run has no eval data)."""
+    return cfg.stage == "sft" and (cfg.eval_fraction > 0 or bool(
+        cfg.eval_dataset_name.strip() or cfg.dataset_test_split.strip()))
 
 
 def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
-    """{"script": ScriptArguments, "model": ModelConfig, "sft": SFTConfig} keyword values
-    for cfg, except MACHINE_CHOICES. `has_eval`: whether the trainer gets eval data
-    (default: cfg names some; `trl sft` itself reads only dataset_test_split)."""
+    """{"script": ScriptArguments, "model": ModelConfig, "train": the stage's training
+    arguments} keyword values for cfg, except MACHINE_CHOICES; the settings of other
+    stages left out. `has_eval`: whether the trainer gets eval data (default: cfg names
+    some; `trl sft` itself reads only dataset_test_split)."""
     out = {dest: {} for dest in TRL_DESTINATIONS}
-    for name in trl_names():
+    for name in trl_names(stage=cfg.stage):
         if name not in MACHINE_CHOICES:
             out[field(name).metadata["trl"]][name] = getattr(cfg, name)
-    script, model, sft = out["script"], out["model"], out["sft"]
+    script, model, training = out["script"], out["model"], out["train"]
     script["dataset_config"] = cfg.dataset_config or None
-    script["dataset_test_split"] = cfg.dataset_test_split.strip() or None
+    if "dataset_test_split" in script:
+        script["dataset_test_split"] = cfg.dataset_test_split.strip() or None
     targets = cfg.lora_target_modules.strip()
     if targets != "all-linear":
         model["lora_target_modules"] = [t.strip() for t in targets.split(",") if t.strip()]
     if cfg.train_by == "epochs":
-        sft["max_steps"] = -1
+        training["max_steps"] = -1
     if cfg.warmup_steps >= 1:
-        sft["warmup_steps"] = int(cfg.warmup_steps)
-    sft["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
-    sft["hub_model_id"] = cfg.hub_model_id.strip() or None
+        training["warmup_steps"] = int(cfg.warmup_steps)
+    if cfg.stage == "sft":
+        training["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
+    if training.get("loss_type") == "auto":
+        del training["loss_type"]
+    training["hub_model_id"] = cfg.hub_model_id.strip() or None
     if cfg.save_strategy == "steps" and not cfg.save_steps:
-        sft["save_strategy"], sft["save_steps"] = "no", 500  # Stop still writes a checkpoint
-    sft["save_total_limit"] = cfg.save_total_limit or None
-    sft["report_to"] = [r.strip() for r in cfg.report_to.split(",") if r.strip()
-                        and r.strip() != "none"] or "none"
+        # Stop still writes a checkpoint
+        training["save_strategy"], training["save_steps"] = "no", 500
+    training["save_total_limit"] = cfg.save_total_limit or None
+    training["report_to"] = [r.strip() for r in cfg.report_to.split(",") if r.strip()
+                             and r.strip() != "none"] or "none"
     if not (has_eval_data(cfg) if has_eval is None else has_eval):
-        sft["eval_strategy"] = "no"
-    sft["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
+        training["eval_strategy"] = "no"
+    training["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
     return out
 
 
 def flat(args: dict[str, dict]) -> dict:
-    """The three parts as one mapping: a `trl sft` settings file."""
+    """The three parts as one mapping: a `trl sft` (or `trl dpo`, ...) settings file."""
     return {k: v for part in args.values() for k, v in part.items()}

@@ -33,7 +33,7 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
     datasets.disable_progress_bars()
     # The run's own SFTConfig values (the engine adds this machine's precision and
     # optimizer, which do not change how rows are tokenized).
-    values = {**translate(cfg)["sft"], **STUDIO_SFT_ARGUMENTS, "output_dir": "unused",
+    values = {**translate(cfg)["train"], **STUDIO_SFT_ARGUMENTS, "output_dir": "unused",
               "use_cpu": True, "bf16": False}
     args = SFTConfig(**values)
     args.max_length, args.shuffle_dataset = None, False

@@ -124,5 +124,8 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
 
 def deadline(cfg: RunConfig, started_at: float) -> float | None:
     """When a time-budgeted run must have its model, for a (re)start that began at
-    `started_at` (before its settings were chosen and its model loaded); None: no budget."""
-    return started_at + cfg.time_budget_minutes * 60 if cfg.time_budget_minutes else None
+    `started_at` (before its settings were chosen and its model loaded); None: no budget
+    (a preference stage has none: its speed is not measured)."""
+    if not cfg.time_budget_minutes or cfg.stage != "sft":
+        return None
+    return started_at + cfg.time_budget_minutes * 60

@@ -109,7 +109,7 @@ class Run:
         line): with `choose`, the settings it picks replace the run's (config.yaml too;
         it may measure the speed first); and this (re)start's deadline, from `started`,
         which the training process only keeps."""
-        if choose and self.config.time_budget_minutes:
+        if choose and self.config.time_budget_minutes and self.config.stage == "sft":
             self.set_state("running", "Choosing settings for the time budget...")
             choice = budget.resolve(self.config)
             with self._lock:

@@ -160,7 +160,7 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
-    sft = dict(args["sft"])
+    sft = dict(args["train"])
     if fmt == "template":
         sft["dataset_text_field"] = "text"
     arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in sft.items() if v is not None)

@@ -14,20 +14,21 @@ from sft_ui.plan import hardware, kernels
 
 
 def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
-    """{"script": ScriptArguments, "model": ModelConfig, "sft": SFTConfig} keyword values
-    for cfg on this machine. `has_eval`: as config.trl.translate."""
+    """{"script": ScriptArguments, "model": ModelConfig, "train": the stage's training
+    arguments} keyword values for cfg on this machine. `has_eval`: as
+    config.trl.translate."""
     out = translate(cfg, has_eval)
-    sft = out["sft"]
+    training = out["train"]
     # TRL's own defaults are bf16 on and fused AdamW, whatever the hardware: wrong on a
     # CPU without fast bf16 and on a T4. plan/kernels.py decides for this machine (a set
     # value wins).
     hw = hardware.detect()
     chosen = kernels.choose(cfg, hw)
     mixed = chosen["precision"].value
-    sft["bf16"], sft["fp16"] = mixed == "bf16", mixed == "fp16"
-    sft["optim"] = chosen["optim"].value
-    sft["use_liger_kernel"] = chosen["use_liger_kernel"].value
+    training["bf16"], training["fp16"] = mixed == "bf16", mixed == "fp16"
+    training["optim"] = chosen["optim"].value
+    training["use_liger_kernel"] = chosen["use_liger_kernel"].value
     if hw.device == "cpu":
-        sft["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
+        training["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
     assert set(flat(out)) <= {*trl_names(), *DERIVED_TRL_KEYS}  # a file reads back
     return out

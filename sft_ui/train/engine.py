@@ -1,4 +1,5 @@
-"""Build and run TRL's SFTTrainer from a RunConfig.
+"""Build and run a run's TRL trainer from a RunConfig: SFTTrainer, or a preference stage's
+(train/preference.py).
 
 Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus this
 process's own arguments), the model loaded as plan/loading.py says, the data as
@@ -27,6 +28,7 @@ from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink
 from sft_ui.train.lean import studio_trainer
+from sft_ui.train.preference import drop_reference_adapter, preference_trainer
 
 
 def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
@@ -34,7 +36,7 @@ def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
     arguments (where checkpoints go, no progress bars, the text column data/formats.py
     fills)."""
     SFTConfig, _ = trl()
-    values = {**to_trl(cfg, has_eval)["sft"], **STUDIO_SFT_ARGUMENTS,
+    values = {**to_trl(cfg, has_eval)["train"], **STUDIO_SFT_ARGUMENTS,
               "output_dir": str(output_dir), "dataloader_num_workers": 0}
     return SFTConfig(**values)
 
@@ -72,10 +74,23 @@ def answer_ahead(name: str, model, tokenizer) -> None:
                             half_dtype(cfg), base_answers_file(resolve_model(name), cfg))
 
 
+def _sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callback, log):
+    """SFTTrainer (with the studio's lean CPU step) for cfg, with its data."""
+    _, SFTTrainer = trl()
+    data = load_training_data(cfg, tokenizer)
+    log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
+             data.source.label, len(data.train), len(data.eval or []), data.format,
+             " ".join(data.notes))
+    train_set, eval_set = data.datasets()
+    args = sft_config(cfg, output_dir, eval_set is not None)
+    return studio_trainer(SFTTrainer)(
+        model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
+        processing_class=tokenizer, peft_config=peft_config(cfg), callbacks=[callback])
+
+
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
-    _, SFTTrainer = trl()
     from transformers import PrinterCallback  # heavy: loaded with TRL, on first use
     run_dir.mkdir(parents=True, exist_ok=True)
     main = is_main_process()
@@ -89,23 +104,21 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                                     **load_options(cfg))
         if getattr(model, "loaded_ahead", False):
             log.info("The model was loaded ahead, while the app waited for Start")
-        data = load_training_data(cfg, tokenizer)
-        log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
-                 data.source.label, len(data.train), len(data.eval or []), data.format,
-                 " ".join(data.notes))
-        train_set, eval_set = data.datasets()
-        args = sft_config(cfg, run_dir / "checkpoints", eval_set is not None)
         deadline = getattr(sink, "deadline", None)  # a sink without one: no time budget
         callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
                                   deadline=deadline)
-        trainer = studio_trainer(SFTTrainer)(
-            model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
-            processing_class=tokenizer, peft_config=peft_config(cfg), callbacks=[callback])
+        checkpoints = run_dir / "checkpoints"
+        if cfg.stage == "sft":
+            trainer = _sft_trainer(cfg, model, tokenizer, checkpoints, callback, log)
+        else:
+            trainer = preference_trainer(cfg, model, tokenizer, checkpoints, [callback], log)
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
+        args = trainer.args
         processes = int(os.environ.get("WORLD_SIZE", "1"))
-        log.info("Training: effective batch %d on %d process%s, %s, %s%s",
+        log.info("Training%s: effective batch %d on %d process%s, %s, %s%s",
+                 "" if cfg.stage == "sft" else f" ({cfg.stage.upper()})",
                  cfg.effective_batch(processes), processes, "es" if processes > 1 else "",
                  f"{cfg.max_steps} steps" if cfg.train_by == "steps"
                  else f"{cfg.num_train_epochs:g} epochs",
@@ -117,15 +130,17 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                      time.strftime("%H:%M:%S", time.localtime(deadline)))
         if args.use_liger_kernel:
             log.info("Liger kernels on")
-        if trainer.lean:
+        if getattr(trainer, "lean", False):
             log.info("CPU step: the loss on labelled positions only, %s",
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-        if main and not resume_from:  # a resumed run's log mixes two starts
+        # (a resumed run's log mixes two starts; a preference step is no SFT step)
+        if main and not resume_from and cfg.stage == "sft":
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)
         out = run_dir / MODEL_SUBDIR
+        drop_reference_adapter(trainer.model)
         trainer.save_model(str(out))  # the main process writes, the others wait
         if main:
             tokenizer.save_pretrained(str(out))

@@ -92,7 +92,7 @@ class Api:
 
     def settings(self) -> list:
         """Every RunConfig field: name, type, default, label, help, panel, bounds, choices
-        and where it goes in TRL ("sft", "model", "script"; null: the studio's own)."""
+        and where it goes in TRL ("train", "model", "script"; null: the studio's own)."""
         return registry.describe()
 
     def list_runs(self) -> list:

@@ -1,0 +1,120 @@
+"""The trainer of a preference run (stage dpo, orpo or kto): TRL's DPOTrainer,
+ORPOTrainer (trl.experimental.orpo in TRL 1.16) or KTOTrainer.
+
+Owns what differs from an SFT run: the stage's training arguments (to_trl's "train"
+part in the stage's Config class), the preference rows as TRL reads them
+(data/preference.py), and the policy and its reference model:
+- LoRA on a base model: a new adapter; the reference is the same model with the adapter
+  switched off (TRL's own way: no second copy in memory);
+- LoRA on a finished LoRA run (its model folder is an adapter): that adapter trains on
+  (stacked, not merged), and TRL keeps a frozen copy of it as the reference: a second
+  adapter, not a second model;
+- full fine-tuning: the reference is a frozen copy of the starting weights (a finished
+  LoRA run is merged into its base first); ORPO needs no reference at all;
+- a Reference model setting (ref_model): that model, loaded as a second frozen copy.
+The engine (train/engine.py) loads the model, runs and saves the trainer.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from sft_ui.config import RunConfig
+from sft_ui.config.trl import TRAINERS, TRAINING_ARGUMENTS
+from sft_ui.data.formats import DataError
+from sft_ui.data.preference import STAGES, load_preference
+from sft_ui.lazy import trl_class
+from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.plan.loading import load_options, peft_config
+from sft_ui.train.arguments import to_trl
+
+REFERENCE_ADAPTER = "ref"  # the name TRL gives the frozen copy of a trained-on adapter
+
+
+def training_arguments(cfg: RunConfig, output_dir: Path):
+    """The stage's Config (DPOConfig, ORPOConfig, KTOConfig) for cfg on this machine."""
+    Config = trl_class(*TRAINING_ARGUMENTS[cfg.stage])
+    values = {**to_trl(cfg)["train"], "output_dir": str(output_dir),
+              "dataloader_num_workers": 0, "disable_tqdm": True}
+    return Config(**values)
+
+
+def preference_rows(cfg: RunConfig, tokenizer):
+    """The run's preference rows as a datasets.Dataset, and the PreferenceData."""
+    import datasets  # heavy: loaded on first use
+    data = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
+    if data.conversational and not getattr(tokenizer, "chat_template", None):
+        raise DataError(f"The model has no chat template, so conversational {data.format} "
+                        "rows cannot be rendered. Use an instruct model, or rows of "
+                        "plain text.")
+    rows = data.rows
+    if cfg.max_train_samples and cfg.max_train_samples < len(rows):
+        rows = rows[:cfg.max_train_samples]
+    datasets.disable_progress_bars()
+    return datasets.Dataset.from_list(rows), data
+
+
+def is_adapter(model) -> bool:
+    """Whether `model` is a peft model (a finished LoRA run's folder loads as one)."""
+    return hasattr(model, "peft_config") and hasattr(model, "merge_and_unload")
+
+
+def policy_and_reference(cfg: RunConfig, model) -> tuple:
+    """(model, peft_config, ref_model, what the reference is, in a sentence) for the
+    trainer, with no second copy of the model where TRL allows."""
+    if cfg.use_peft and is_adapter(model):
+        for name, parameter in model.named_parameters():  # the adapter trains on
+            parameter.requires_grad = ".default." in name and "lora_" in name
+        policy, lora = model, None
+        reference = "a frozen copy of the finished run's LoRA adapter (no second model)"
+    elif cfg.use_peft:
+        policy, lora = model, peft_config(cfg)
+        reference = "the model with the new LoRA adapter switched off (no second copy)"
+    else:
+        policy, lora = (model.merge_and_unload() if is_adapter(model) else model), None
+        reference = "a frozen copy of the starting weights"
+    ref_model = None
+    if cfg.stage == "orpo":
+        reference = "none (ORPO needs no reference model)"
+    elif cfg.ref_model.strip():
+        ref_model = _frozen(load_model_and_tokenizer(resolve_model(cfg.ref_model.strip()),
+                                                     cfg.trust_remote_code,
+                                                     **load_options(cfg))[0])
+        reference = f"{cfg.ref_model.strip()}, a second frozen copy"
+    elif not cfg.use_peft:
+        ref_model = _frozen(copy.deepcopy(policy))
+    return policy, lora, ref_model, reference
+
+
+def _frozen(model):
+    """A reference model: merged when it is an adapter, in eval mode, no gradients."""
+    if is_adapter(model):
+        model = model.merge_and_unload()
+    model.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad = False
+    return model
+
+
+def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks,
+                       log):
+    """The stage's TRL trainer for cfg, with its data, policy and reference."""
+    assert cfg.stage in STAGES
+    args = training_arguments(cfg, output_dir)
+    train_set, data = preference_rows(cfg, tokenizer)
+    log.info("Data: %s, %d %s rows (%s form)", data.source.label, len(train_set),
+             data.format, "conversational" if data.conversational else "standard")
+    policy, lora, ref_model, reference = policy_and_reference(cfg, model)
+    log.info("%s reference model: %s", STAGES[cfg.stage], reference)
+    Trainer = trl_class(*TRAINERS[cfg.stage])
+    extra = {} if cfg.stage == "orpo" else {"ref_model": ref_model}
+    return Trainer(model=policy, args=args, train_dataset=train_set,
+                   processing_class=tokenizer, peft_config=lora, callbacks=callbacks,
+                   **extra)
+
+
+def drop_reference_adapter(model) -> None:
+    """Before saving: TRL's frozen copy of a trained-on adapter, so that the saved folder
+    holds the trained adapter only."""
+    if is_adapter(model) and REFERENCE_ADAPTER in model.peft_config:
+        model.delete_adapter(REFERENCE_ADAPTER)
