@@ -6,6 +6,7 @@ ImportError), so it happens under a lock.
 """
 from __future__ import annotations
 
+import importlib
 import threading
 
 _TRL_IMPORT = threading.Lock()
@@ -21,6 +22,5 @@ def trl():
 def trl_class(module: str, name: str):
     """A class of TRL by module and name (e.g. "trl", "DPOConfig"), imported under the
     same lock."""
-    import importlib
     with _TRL_IMPORT:
         return getattr(importlib.import_module(module), name)

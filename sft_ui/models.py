@@ -126,7 +126,7 @@ def resolve_model(name: str) -> str:
         return str(prepare_default_model())
     path = Path(name).expanduser()
     if os.path.exists(path):  # False, not an error, for a name too long to be a path
-        if not (path / "config.json").exists():
+        if not ((path / "config.json").exists() or (path / "adapter_config.json").exists()):
             raise ModelError(f"The folder {path} holds no config.json: it is not a "
                              "Hugging Face model folder.")
         return str(path)

@@ -42,9 +42,14 @@ def _done_run(manager, steps=3):
 
 
 # ---- restart after a crash ---------------------------------------------------------
-def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg):
+@pytest.mark.parametrize("stage", [
+    {"max_steps": 30},
+    {"max_steps": 12, "stage": "dpo", "dataset_name": "demo-preference", "use_peft": True}],
+    ids=["sft", "dpo"])
+def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg, stage):
     runs, log = tmp_path / "runs", tmp_path / "app.log"
-    cfg = {**tiny_cfg, "max_steps": 30, "save_steps": 1, "sample_steps": 5}
+    cfg = {**tiny_cfg, "save_steps": 1, "sample_steps": 5, **stage}
+    last = cfg["max_steps"]
     try:
         with serve(runs, log) as (proc, client):
             run_id = client.predict(cfg, api_name="/start_run")["run_id"]
@@ -52,7 +57,7 @@ def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg):
             wait_for(lambda: latest_checkpoint(runs / run_id), timeout=120, interval=0.05)
             before = client.predict(run_id, api_name="/run_status")
             os.killpg(proc.pid, signal.SIGKILL)  # no chance to write anything more
-        assert before["state"] == "running" and before["step"] < 30, before["state"]
+        assert before["state"] == "running" and before["step"] < last, before["state"]
 
         with serve(runs, log) as (proc, client):
             listed = {r["run_id"]: r for r in client.predict(api_name="/list_runs")}
@@ -71,9 +76,9 @@ def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg):
             assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
             done = wait_for(lambda: _finished(
                 lambda r: client.predict(r, api_name="/run_status"), run_id), timeout=120)
-            assert done["state"] == "done" and done["step"] == 30, done["error"]
+            assert done["state"] == "done" and done["step"] == last, done["error"]
             losses = [m for m in done["metrics"] if "loss" in m]
-            assert [m["step"] for m in losses] == list(range(1, 31))  # one series, no gaps
+            assert [m["step"] for m in losses] == list(range(1, last + 1))  # no gaps
             kept = [m for m in before["metrics"] if "loss" in m and m["step"] <= checkpoint]
             assert losses[:len(kept)] == kept
     finally:

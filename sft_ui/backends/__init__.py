@@ -11,6 +11,7 @@ from sft_ui.backends import jobs
 from sft_ui.backends.processes import train_in_processes
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data import check_dataset
+from sft_ui.data.preference import check_preference_dataset
 from sft_ui.models import resolve_model
 from sft_ui.plan.hardware import detect, unsupported
 
@@ -22,7 +23,10 @@ def preflight(cfg: RunConfig) -> None:
     if problems:
         raise ConfigError(problems)
     resolve_model(cfg.model_name_or_path)
-    check_dataset(cfg)
+    if cfg.stage == "sft":
+        check_dataset(cfg)
+    else:
+        check_preference_dataset(cfg)
 
 
 def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):

@@ -13,9 +13,12 @@ to do. Files are read by load.py (`read_source`); this module only adds the demo
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from sft_ui import models
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
 from sft_ui.data.formats import ROLES, DataError
@@ -123,6 +126,21 @@ def load_preference(name: str, cfg: RunConfig, stage: str,
     source = read_preference_source(name, cfg, split)
     rows = check_preference_rows(source.rows, stage, source.where, source.columns)
     return PreferenceData(rows, _format_of(source.columns), is_conversational(rows), source)
+
+
+def check_preference_dataset(cfg: RunConfig) -> str:
+    """Quick check before a preference run starts (as load.check_dataset for SFT data):
+    the demo set and local data are read and every row checked; a Hub id only needs the
+    Hub to be reachable (the download happens in the run). Returns the format, or "hub"."""
+    name = cfg.dataset_name.strip()
+    if name == PREFERENCE_DEMO or os.path.exists(Path(name).expanduser()):
+        return load_preference(name, cfg, cfg.stage, cfg.dataset_train_split).format
+    if not models.hub_reachable():
+        raise DataError(f"'{name}' is not a local file or folder, and the Hugging Face Hub "
+                        "cannot be reached to load it as a dataset id: this machine is "
+                        f"offline. Use '{PREFERENCE_DEMO}', or upload a .jsonl/.csv/.parquet "
+                        "file of preference rows.")
+    return "hub"
 
 
 # ---- one row -----------------------------------------------------------------------

@@ -280,6 +280,19 @@ PAGE = {
 SETTINGS = {}  # the settings' labels and help: ja_settings.py
 
 MESSAGES = {
+    "'{PREFERENCE_DEMO}' holds preference pairs: choose a preference stage (dpo, orpo, "
+    "kto) for it, or the '{SFT_DEMO}' set for sft.":
+        "'{PREFERENCE_DEMO}' は選好ペアのデータです。選好学習の段階（dpo、orpo、kto）を"
+        "選ぶか、sft には '{SFT_DEMO}' を使ってください。",
+    "The '{SFT_DEMO}' set holds SFT examples, not preference pairs: for {stage} choose "
+    "'{PREFERENCE_DEMO}' or a file of prompt/chosen/rejected rows.":
+        "'{SFT_DEMO}' は SFT の例で、選好ペアではありません。{stage} には "
+        "'{PREFERENCE_DEMO}' か、prompt/chosen/rejected の行のファイルを選んでください。",
+    "Loss type {loss_type} is not one of {stage}'s: choose auto or {join}.":
+        "損失の種類 {loss_type} は {stage} では使えません。auto か {join} を選んでください。",
+    "KTO compares answers within a batch: set Batch size per device to 2 or more.":
+        "KTO はバッチの中の回答どうしを比べます。デバイスあたりのバッチサイズを 2 以上に"
+        "してください。",
     # Train tab
     "**Effective batch:** enter whole numbers for batch size and accumulation.":
         "**実効バッチサイズ:** バッチサイズと勾配累積には整数を入れてください。",
@@ -611,6 +624,26 @@ MESSAGES = {
     "Sample answers (step {step})": "サンプルの回答（ステップ {step}）",
     "How to load it": "読み込み方",
     "the base model ({model}) is loaded with it": "ベースモデル（{model}）も一緒に読み込まれます",
+    # A preference run's card (share/card.py); its reference in the words of the run's log
+    # (train/preference.py)
+    "This model is {what} of `{model}`, preference-tuned with {stage} (TRL's {trainer}) in "
+    "SFT Studio on `{data}` ({count} steps).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
+        "`{data}` で {stage} の選好チューニングを行いました（{count} ステップ）。",
+    "This model is {what} of `{model}`, preference-tuned with {stage} (TRL's {trainer}) in "
+    "SFT Studio on `{data}` ({count} steps, {checkpoint}).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
+        "`{data}` で {stage} の選好チューニングを行いました（{count} ステップ、{checkpoint}）。",
+    "Reference model: {description}.": "参照モデル: {description}。",
+    "none (ORPO needs no reference model)": "なし（ORPO は参照モデルを使いません）",
+    "{model}, a second frozen copy": "{model}（凍結した 2 つ目のコピー）",
+    "a frozen copy of the finished run's LoRA adapter (no second model)":
+        "完了した実行の LoRA アダプタの凍結コピー（2 つ目のモデルなし）",
+    "the model with the new LoRA adapter switched off (no second copy)":
+        "新しい LoRA アダプタを無効にしたモデル（2 つ目のコピーなし）",
+    "a frozen copy of the starting weights": "学習開始時の重みの凍結コピー",
+    "final reward accuracy": "最終報酬正解率",
+    "final reward margin": "最終報酬マージン",
     "Export first, then push the export.": "先にエクスポートしてから、それをプッシュしてください。",
     "Pushed: [{url}]({link})": "プッシュしました: [{url}]({link})",
     "Space created: [{url}]({link}) (it builds for a few minutes).":

@@ -9,6 +9,13 @@ PAGE = {}
 SETTINGS = {}
 
 MESSAGES = {
+    "'{name}' is not a local file or folder, and the Hugging Face Hub cannot be reached to "
+    "load it as a dataset id: this machine is offline. Use '{PREFERENCE_DEMO}', or upload "
+    "a .jsonl/.csv/.parquet file of preference rows.":
+        "'{name}' はローカルのファイルやフォルダではなく、データセット ID として読み込むための "
+        "Hugging Face Hub にも接続できません（このマシンはオフラインです）。"
+        "'{PREFERENCE_DEMO}' を使うか、選好データの行を含む .jsonl/.csv/.parquet ファイルを"
+        "アップロードしてください。",
     # data/load.py
     "demo set": "デモデータ",
     "The file {name} does not exist. Check the path, or upload the file.":

@@ -21,13 +21,14 @@ from sft_ui.data.tokens import load_training_data
 from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
-from sft_ui.plan.loading import half_dtype, load_options, peft_config
+from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_run_speed
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink
 from sft_ui.train.lean import studio_trainer
+from sft_ui.train.policy import policy
 from sft_ui.train.preference import drop_reference_adapter, preference_trainer
 
 
@@ -83,9 +84,10 @@ def _sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callback, l
              " ".join(data.notes))
     train_set, eval_set = data.datasets()
     args = sft_config(cfg, output_dir, eval_set is not None)
+    trained, lora = policy(cfg, model, log)
     return studio_trainer(SFTTrainer)(
-        model=model, args=args, train_dataset=train_set, eval_dataset=eval_set,
-        processing_class=tokenizer, peft_config=peft_config(cfg), callbacks=[callback])
+        model=trained, args=args, train_dataset=train_set, eval_dataset=eval_set,
+        processing_class=tokenizer, peft_config=lora, callbacks=[callback])
 
 
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:

@@ -25,8 +25,9 @@ from sft_ui.data.formats import DataError
 from sft_ui.data.preference import STAGES, load_preference
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_model_and_tokenizer, resolve_model
-from sft_ui.plan.loading import load_options, peft_config
+from sft_ui.plan.loading import load_options
 from sft_ui.train.arguments import to_trl
+from sft_ui.train.policy import is_adapter, policy
 
 REFERENCE_ADAPTER = "ref"  # the name TRL gives the frozen copy of a trained-on adapter
 
@@ -54,24 +55,15 @@ def preference_rows(cfg: RunConfig, tokenizer):
     return datasets.Dataset.from_list(rows), data
 
 
-def is_adapter(model) -> bool:
-    """Whether `model` is a peft model (a finished LoRA run's folder loads as one)."""
-    return hasattr(model, "peft_config") and hasattr(model, "merge_and_unload")
-
-
-def policy_and_reference(cfg: RunConfig, model) -> tuple:
+def policy_and_reference(cfg: RunConfig, model, log) -> tuple:
     """(model, peft_config, ref_model, what the reference is, in a sentence) for the
     trainer, with no second copy of the model where TRL allows."""
-    if cfg.use_peft and is_adapter(model):
-        for name, parameter in model.named_parameters():  # the adapter trains on
-            parameter.requires_grad = ".default." in name and "lora_" in name
-        policy, lora = model, None
+    trained, lora = policy(cfg, model, log)
+    if cfg.use_peft and lora is None:
         reference = "a frozen copy of the finished run's LoRA adapter (no second model)"
     elif cfg.use_peft:
-        policy, lora = model, peft_config(cfg)
         reference = "the model with the new LoRA adapter switched off (no second copy)"
     else:
-        policy, lora = (model.merge_and_unload() if is_adapter(model) else model), None
         reference = "a frozen copy of the starting weights"
     ref_model = None
     if cfg.stage == "orpo":
@@ -82,8 +74,8 @@ def policy_and_reference(cfg: RunConfig, model) -> tuple:
                                                      **load_options(cfg))[0])
         reference = f"{cfg.ref_model.strip()}, a second frozen copy"
     elif not cfg.use_peft:
-        ref_model = _frozen(copy.deepcopy(policy))
-    return policy, lora, ref_model, reference
+        ref_model = _frozen(copy.deepcopy(trained))
+    return trained, lora, ref_model, reference
 
 
 def _frozen(model):
@@ -104,11 +96,11 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     train_set, data = preference_rows(cfg, tokenizer)
     log.info("Data: %s, %d %s rows (%s form)", data.source.label, len(train_set),
              data.format, "conversational" if data.conversational else "standard")
-    policy, lora, ref_model, reference = policy_and_reference(cfg, model)
+    trained, lora, ref_model, reference = policy_and_reference(cfg, model, log)
     log.info("%s reference model: %s", STAGES[cfg.stage], reference)
     Trainer = trl_class(*TRAINERS[cfg.stage])
     extra = {} if cfg.stage == "orpo" else {"ref_model": ref_model}
-    return Trainer(model=policy, args=args, train_dataset=train_set,
+    return Trainer(model=trained, args=args, train_dataset=train_set,
                    processing_class=tokenizer, peft_config=lora, callbacks=callbacks,
                    **extra)
 
