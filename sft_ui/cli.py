@@ -8,8 +8,9 @@
                                               (the app starts it: backends/worker.py)
 
 `train --config` runs the same engine into the same run folder format as the app (its
-runs appear in the app's history), printing progress in the terminal, and resolves a
-time budget as the app does. Under `accelerate launch` every process trains one shared
+runs appear in the app's history), for the file's stage (SFT, or a preference stage: for
+ORPO the one command line, `trl` has none), printing progress in the terminal, and
+resolves a time budget as the app does. Under `accelerate launch` every process trains one shared
 run; only the main process writes the run folder. With `--events` the records are also
 printed as events (a Hugging Face Job's log, which the app follows).
 """
@@ -60,8 +61,9 @@ def parser() -> argparse.ArgumentParser:
                        help="also require the login to view the page (SFT_UI_PRIVATE=1)")
     train = sub.add_parser("train", help="train a run from a YAML file, without the browser")
     what = train.add_mutually_exclusive_group(required=True)
-    what.add_argument("--config", help="a YAML file of run settings "
-                      "(saved by the app, or a `trl sft` config)")
+    what.add_argument("--config", help="a YAML file of run settings (saved by the "
+                      "app, or a `trl sft` config); its `stage` (sft, dpo, orpo, kto) "
+                      "picks the trainer")
     what.add_argument("--run-dir", help="train the run of this folder for the app that "
                       "started this command and follows it (events on stdout)")
     train.add_argument("--events", action="store_true", help="with --config: also print "

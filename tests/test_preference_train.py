@@ -16,6 +16,7 @@ from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
 from sft_ui.runs import RunManager
 from sft_ui.runs.checkpoints import latest_checkpoint
+from sft_ui.runs.run import base_model_name
 from sft_ui.share.export import export_run
 from sft_ui.train.engine import train
 from sft_ui.train.events import MODEL_SUBDIR, NullSink
@@ -109,6 +110,21 @@ def test_a_finished_sft_run_continues_into_dpo(tmp_path, tiny_cfg, tiny_model_di
     train(_cfg(tiny_cfg, model_name_or_path=str(sft_model), use_peft=True,
                ref_model=tiny_model_dir, max_steps=1), tmp_path / "ref", other)
     assert other.steps()[0]["rewards/margins"] != 0
+
+
+def test_a_run_from_a_finished_run_names_that_runs_base(tmp_path):
+    """An adapter trained on from a finished LoRA run is exported (and carded) against
+    the base that run named, not against the run's folder."""
+    sft = tmp_path / "runs" / "sft"
+    (sft / MODEL_SUBDIR).mkdir(parents=True)
+    (sft / "config.yaml").write_text(RunConfig(model_name_or_path="owner/base").to_yaml())
+    (sft / MODEL_SUBDIR / "adapter_config.json").write_text(
+        json.dumps({"base_model_name_or_path": "/this/machine/copy"}))
+    dpo = RunConfig(stage="dpo", model_name_or_path=str(sft / MODEL_SUBDIR))
+    assert base_model_name(dpo) == "owner/base"
+    (sft / "config.yaml").unlink()  # a folder outside the runs: the adapter's own base
+    assert base_model_name(dpo) == "/this/machine/copy"
+    assert base_model_name(RunConfig()) == RunConfig().model_name_or_path
 
 
 def test_stop_and_resume_keep_one_series(tmp_path, tiny_cfg):

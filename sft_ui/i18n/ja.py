@@ -57,9 +57,9 @@ PAGE = {
     "Save settings as YAML": "設定を YAML で保存",
     "Load settings from YAML": "YAML から設定を読み込む",
     "Settings file": "設定ファイル",
-    "sft.yaml (trl sft --config sft.yaml)": "sft.yaml（trl sft --config sft.yaml）",
-    "Python script (TRL SFTTrainer)": "Python スクリプト（TRL SFTTrainer）",
-    "trl sft command line": "trl sft コマンドライン",
+    "Settings file (YAML for trl --config)": "設定ファイル（trl の --config 用 YAML）",
+    "Python script (TRL)": "Python スクリプト（TRL）",
+    "trl command line": "trl コマンドライン",
     "GPUs per machine": "マシンあたりの GPU 数",
     "Machines": "マシン数",
     "accelerate config and launch (DDP or FSDP, as Strategy says)":

@@ -229,3 +229,18 @@ def create_run(root: Path, cfg: RunConfig) -> Run:
     run = Run(run_id, folder, cfg)
     run.set_state("queued", "Loading the model and the dataset...")
     return run
+
+
+def base_model_name(cfg: RunConfig) -> str:
+    """The model a run of cfg fine-tunes, as the model card and an exported adapter name
+    it: cfg's model, or, when cfg starts from a finished LoRA run's model folder (an
+    adapter trained on, or merged: train/policy.py), that run's own base, followed back
+    through its config.yaml to the Hub id it named."""
+    folder = Path(cfg.model_name_or_path).expanduser()
+    adapter = folder / "adapter_config.json"
+    if not adapter.exists():
+        return cfg.model_name_or_path
+    started = folder.parent / "config.yaml"  # the run folder the model folder is in
+    if started.exists():
+        return base_model_name(RunConfig.from_yaml(started))
+    return json.loads(adapter.read_text(encoding="utf-8"))["base_model_name_or_path"]

@@ -1,6 +1,8 @@
-"""The model card (README.md) of an export: base model, data, settings, the run's
-real losses, its loss curve as an image, its latest evaluation's scores, sample answers,
-and how to load it; and the card as a page shows it (`card_for_page`)."""
+"""The model card (README.md) of an export: base model, data, stage (SFT, or a preference
+stage with its trainer and reference model), settings, the run's real losses (and a
+preference run's reward accuracy and margin), its loss curve as an image, its latest
+evaluation's scores, sample answers, and how to load it; and the card as a page shows it
+(`card_for_page`)."""
 from __future__ import annotations
 
 import base64
@@ -12,9 +14,16 @@ from pathlib import Path
 import yaml
 
 from sft_ui.config.registry import card_names
+from sft_ui.config.trl import TRAINERS
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import NAMES
 from sft_ui.runs import Run
+from sft_ui.runs.run import base_model_name
+from sft_ui.train.preference import reference_description
+
+# A preference trainer's figures (DPO, ORPO; KTO the margin), last logged value each.
+REWARD_FIGURES = {"rewards/accuracies": "final_reward_accuracy",
+                  "rewards/margins": "final_reward_margin"}
 
 
 def loss_figures(run: Run) -> dict:
@@ -25,7 +34,31 @@ def loss_figures(run: Run) -> dict:
         out["final_loss"], out["best_loss"] = train[-1][1], min(v for _, v in train)
     if evals:
         out["final_eval_loss"], out["best_eval_loss"] = evals[-1][1], min(v for _, v in evals)
+    for key, name in REWARD_FIGURES.items():
+        values = [m[key] for m in run.metrics if key in m]
+        if values:
+            out[name] = values[-1]
     return out
+
+
+def tags(cfg) -> list[str]:
+    """The card's tags: the stage ("sft", "dpo", "orpo", "kto"), TRL, the studio, LoRA."""
+    return [cfg.stage, "trl", "sft-studio"] + (["lora"] if cfg.use_peft else [])
+
+
+def about_lines(run: Run, cfg, what: str, checkpoint: str) -> list[str]:
+    """What the model is and how it was trained: the stage, its TRL trainer and, for a
+    preference stage, its reference model."""
+    model, data, count = base_model_name(cfg), Path(cfg.dataset_name).name, run.step
+    if cfg.stage == "sft":
+        return [f"This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT "
+                f"Studio on `{data}` ({count} steps{', ' + checkpoint if checkpoint else ''})."]
+    stage, trainer = cfg.stage.upper(), TRAINERS[cfg.stage][1]
+    description = reference_description(cfg)
+    return [f"This model is {what} of `{model}`, preference-tuned with {stage} (TRL's "
+            f"{trainer}) in SFT Studio on `{data}` "
+            f"({count} steps{', ' + checkpoint if checkpoint else ''}).", "",
+            f"Reference model: {description}."]
 
 
 def plot_loss(run: Run, path: Path) -> bool:
@@ -55,9 +88,9 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     cfg = run.config
     figures = loss_figures(run)
     has_plot = plot_loss(run, out / "loss.png")
-    front = {"base_model": cfg.model_name_or_path, "library_name":
+    front = {"base_model": base_model_name(cfg), "library_name":
              "peft" if kind == "adapter" else "transformers",
-             "tags": ["sft", "trl", "sft-studio"] + (["lora"] if cfg.use_peft else []),
+             "tags": tags(cfg),
              "pipeline_tag": "text-generation"}
     if "/" in cfg.dataset_name and not Path(cfg.dataset_name).exists():
         front["datasets"] = [cfg.dataset_name]
@@ -66,9 +99,7 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     lines = [
         "---", yaml.safe_dump(front, sort_keys=False).strip(), "---", "",
         f"# {run.name if getattr(run, 'name', '') else run.id}", "",
-        f"This model is {what} of `{cfg.model_name_or_path}`, trained with TRL's "
-        f"SFTTrainer in SFT Studio on `{Path(cfg.dataset_name).name}` "
-        f"({run.step} steps{', ' + checkpoint if checkpoint else ''}).", "",
+        *about_lines(run, cfg, what, checkpoint), "",
         "## Results", "",
         "| figure | value |", "|---|---|",
         f"| steps | {run.step} |",
@@ -119,7 +150,7 @@ def load_code(kind: str, cfg) -> list[str]:
                 "from transformers import AutoTokenizer", "",
                 'model = AutoPeftModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
                 'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")',
-                f"# the base model ({cfg.model_name_or_path}) is loaded with it"]
+                f"# the base model ({base_model_name(cfg)}) is loaded with it"]
     return ["from transformers import AutoModelForCausalLM, AutoTokenizer", "",
             'model = AutoModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
             'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")']

@@ -15,6 +15,7 @@ from pathlib import Path
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.models import resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
+from sft_ui.runs.run import base_model_name
 from sft_ui.share.card import write_card
 
 EXPORT_SUBDIR = "export"
@@ -96,7 +97,7 @@ def _portable_base(adapter_config: Path, cfg: RunConfig) -> None:
     it, when the run named one, so the adapter loads anywhere. The offline default model
     answers to its Hub id here too, through the Hugging Face cache (models.py)."""
     data = json.loads(adapter_config.read_text())
-    name = cfg.model_name_or_path
+    name = base_model_name(cfg)
     if not Path(name).expanduser().exists() and "/" in name:
         if name == DEFAULT_MODEL_ID:
             resolve_model(name)  # prepares it, and links it into the Hub cache

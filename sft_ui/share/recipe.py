@@ -1,9 +1,13 @@
-"""Take a run elsewhere: the settings as a YAML file that `trl sft --config` reads, a
-complete Python script using TRL's API, the equivalent `trl sft` command line, and
-the `accelerate launch` command for several GPUs or machines.
+"""Take a run elsewhere: the settings as a YAML file that `trl sft --config` reads (`trl
+dpo` or `trl kto` for those stages), a complete Python script using TRL's API (the
+stage's Config and Trainer), the equivalent `trl` command line, and the `accelerate
+launch` command for several GPUs or machines.
 
 TRL reads the keys it knows and ignores the studio's own (sample prompts, data
-format...); the studio reads both. Knows nothing of Gradio.
+format, stage, reference model...); the studio reads both. Each file holds the settings
+of the run's stage only (config/registry.py's `applies`), as the run itself reads them.
+TRL 1.16 has no `trl orpo` command (ORPO is in trl.experimental): an ORPO run's file is
+for the studio's CLI, and the Python script trains it. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
@@ -15,45 +19,92 @@ import yaml
 
 from sft_ui.backends.processes import accelerate_settings
 from sft_ui.config import DEMO_DATASET, RunConfig
-from sft_ui.config.registry import studio_names
-from sft_ui.config.trl import flat, has_eval_data
+from sft_ui.config.registry import applies, studio_names
+from sft_ui.config.stages import PREFERENCE_DEMO
+from sft_ui.config.trl import TRAINERS, TRAINING_ARGUMENTS, flat, has_eval_data
 from sft_ui.data import DataError, load_data
 from sft_ui.plan.hardware import detect
 from sft_ui.train.arguments import to_trl
 
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
+# The stages TRL 1.16's command line trains (`trl sft`, `trl dpo`, `trl kto`: each reads
+# ScriptArguments, ModelConfig and the stage's Config from one file); ORPO has none.
+CLI_STAGES = ("sft", "dpo", "kto")
+DEMOS = (DEMO_DATASET, PREFERENCE_DEMO)  # the studio's built-in sets: no TRL command has them
 
 
 def trl_values(cfg: RunConfig) -> dict:
-    """The settings `trl sft` reads, as to_trl writes them for this machine; eval only with
-    an eval split (the one eval source `trl sft` knows)."""
-    return flat(to_trl(cfg, has_eval=bool(cfg.dataset_test_split.strip())))
+    """The settings the stage's `trl` command reads, as to_trl writes them for this
+    machine; eval only with an eval split (the one eval source `trl sft` knows; a
+    preference run has no eval data)."""
+    return flat(to_trl(cfg, has_eval=cfg.stage == "sft" and
+                       bool(cfg.dataset_test_split.strip())))
 
 
 def studio_values(cfg: RunConfig) -> dict:
-    return {name: getattr(cfg, name) for name in studio_names()}
+    """The studio's own settings that apply to cfg's stage (the stage among them)."""
+    return {name: getattr(cfg, name) for name in studio_names() if applies(name, cfg.stage)}
+
+
+def trl_cli(cfg: RunConfig) -> str | None:
+    """TRL's command for cfg's stage ("trl sft", "trl dpo", "trl kto"); None for ORPO."""
+    return f"trl {cfg.stage}" if cfg.stage in CLI_STAGES else None
+
+
+def _header(cfg: RunConfig) -> str:
+    command = trl_cli(cfg)
+    if cfg.stage == "sft":
+        return HEADER
+    if command is None:
+        text = (f"# SFT Studio run settings, stage {cfg.stage}. TRL 1.16 has no `trl "
+                f"{cfg.stage}` command\n# ({cfg.stage.upper()} is in trl.experimental): "
+                "`python -m sft_ui train --config THIS_FILE` reads\n# all, or run the Python "
+                "script of Show code.\n")
+    else:
+        text = (f"# SFT Studio run settings, stage {cfg.stage}. `{command} --config THIS_FILE` "
+                "reads the TRL\n# keys and ignores the studio's own; `python -m sft_ui train "
+                "--config THIS_FILE` reads all.\n")
+    if command and cfg.ref_model.strip():
+        text += (f"# ref_model is the studio's own: {command} keeps the model it starts from "
+                 "as the\n# reference; the studio and the Python script load ref_model "
+                 "instead.\n")
+    return text
 
 
 def to_yaml(cfg: RunConfig) -> str:
-    """One YAML file for both `trl sft --config` and the studio."""
+    """One YAML file for both the stage's `trl` command (`--config`) and the studio."""
     body = yaml.safe_dump(trl_values(cfg), sort_keys=False, allow_unicode=True)
     studio = yaml.safe_dump(studio_values(cfg), sort_keys=False, allow_unicode=True)
-    return f"{HEADER}{body}# Studio settings (trl sft ignores these)\n{studio}"
+    ignored = f"{trl_cli(cfg)} ignores these" if trl_cli(cfg) else "TRL's parsers ignore these"
+    return f"{_header(cfg)}{body}# Studio settings ({ignored})\n{studio}"
 
 
-def trl_command(cfg: RunConfig, config_file: str = "sft.yaml") -> str:
-    """`trl sft` with every TRL setting on the command line."""
-    lines = ["trl sft"]
+def trl_command(cfg: RunConfig, config_file: str | None = None) -> str:
+    """The stage's `trl` command with every TRL setting on the command line; for a stage
+    with no command (ORPO), the studio's own."""
+    config_file = config_file or f"{cfg.stage}.yaml"
+    command = trl_cli(cfg)
+    if command is None:
+        return (f"# TRL 1.16 has no `trl {cfg.stage}` command ({cfg.stage.upper()} is in "
+                "trl.experimental):\n# run the Python script, or the studio's own command "
+                "line with the settings file:\n"
+                f"python -m sft_ui train --config {config_file}")
+    lines = [command]
     for key, value in trl_values(cfg).items():
         if value is None or value == "":
             continue
         values = value if isinstance(value, list) else [value]
         lines.append(f"--{key} " + " ".join(shlex.quote(str(v)) for v in values))
-    lines.append("--output_dir sft-output")
-    note = ("# The demo set is the studio's own: use a Hub id or a data folder with trl sft.\n"
-            if cfg.dataset_name == DEMO_DATASET else "")
-    return f"{note}# or: trl sft --config {config_file}\n" + " \\\n    ".join(lines)
+    lines.append(f"--output_dir {cfg.stage}-output")
+    notes = ""
+    if cfg.dataset_name.strip() in DEMOS:
+        notes += (f"# The demo set is the studio's own: use a Hub id or a data folder with "
+                  f"{command}.\n")
+    if cfg.stage != "sft" and cfg.ref_model.strip():
+        notes += (f"# {command} keeps the starting model as the reference; for ref_model "
+                  f"({cfg.ref_model.strip()})\n# use the Python script or the studio.\n")
+    return f"{notes}# or: {command} --config {config_file}\n" + " \\\n    ".join(lines)
 
 
 def accelerate_config(num_processes: int, num_machines: int = 1,
@@ -67,10 +118,12 @@ def accelerate_config(num_processes: int, num_machines: int = 1,
 
 
 def accelerate_command(cfg: RunConfig, num_machines: int = 1,
-                       config_file: str = "sft.yaml") -> str:
+                       config_file: str | None = None) -> str:
     """Run the studio's CLI on several GPUs and machines through accelerate: its config
     file (written by the command itself, for cfg's Processes and Strategy on each
-    machine) and the launch, the same on every machine but for --machine_rank."""
+    machine) and the launch, the same on every machine but for --machine_rank. The
+    settings file is the one Save writes (sft.yaml, dpo.yaml, ...)."""
+    config_file = config_file or f"{cfg.stage}.yaml"
     machines = max(1, int(num_machines))
     processes = cfg.processes(detect().devices)
     text = accelerate_config(processes, machines, cfg.distributed)
@@ -93,6 +146,10 @@ def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> l
     if name == DEMO_DATASET:
         return ["from sft_ui.data.demo import demo_rows  # the studio's demo set",
                 f"{var} = Dataset.from_list(demo_rows())"]
+    if name == PREFERENCE_DEMO:
+        return ["from sft_ui.data.preference_demo import preference_demo_rows  "
+                "# the studio's preference demo set",
+                f"{var} = Dataset.from_list(preference_demo_rows())"]
     path = Path(name).expanduser()
     if path.is_dir():
         return [f"{var} = load_from_disk({str(path)!r})",
@@ -136,8 +193,12 @@ FORMAT_CODE = {
 }
 
 
-def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
-    """A complete script with the current TRL API that trains like the studio would."""
+def python_script(cfg: RunConfig, output_dir: str | None = None) -> str:
+    """A complete script with the current TRL API that trains like the studio would: an
+    SFT run with SFTTrainer, a preference run with its stage's trainer."""
+    output_dir = output_dir or f"{cfg.stage}-output"
+    if cfg.stage != "sft":
+        return _preference_script(cfg, output_dir)
     args = to_trl(cfg)  # the script reads the eval data the studio would
     values = flat(args)
     data = ["# Data"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
@@ -164,12 +225,7 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
     if fmt == "template":
         sft["dataset_text_field"] = "text"
     arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in sft.items() if v is not None)
-    peft = "peft_config = None"
-    if cfg.use_peft:
-        targets = values["lora_target_modules"]
-        peft = (f"peft_config = LoraConfig(r={cfg.lora_r}, lora_alpha={cfg.lora_alpha}, "
-                f"lora_dropout={cfg.lora_dropout}, target_modules={_py(targets)}, "
-                "task_type=\"CAUSAL_LM\")")
+    peft = _peft_code(cfg, values)
     return "\n".join([
         '"""Fine-tune with TRL\'s SFTTrainer: the settings of an SFT Studio run."""',
         "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
@@ -190,18 +246,95 @@ def python_script(cfg: RunConfig, output_dir: str = "sft-output") -> str:
         "tokenizer.save_pretrained(args.output_dir)", ""])
 
 
+def _preference_script(cfg: RunConfig, output_dir: str) -> str:
+    """DPOTrainer, ORPOTrainer (trl.experimental.orpo) or KTOTrainer on the preference
+    rows, with the reference the studio would use."""
+    args = to_trl(cfg)
+    values = flat(args)
+    stage, name = cfg.stage, cfg.stage.upper()
+    config_module, config_class = TRAINING_ARGUMENTS[stage]
+    trainer_module, trainer_class = TRAINERS[stage]
+    imports = [f"from {config_module} import {config_class}, {trainer_class}"] \
+        if config_module == trainer_module else \
+        [f"from {config_module} import {config_class}",
+         f"from {trainer_module} import {trainer_class}"]
+    if stage not in CLI_STAGES:
+        imports.append(f"# {name} is in trl.experimental in TRL 1.16, which has no "
+                       f"`trl {stage}` command")
+    columns = "prompt/chosen/rejected" + (", or prompt/completion/label" if stage == "kto"
+                                          else "")
+    data = [f"# Data: preference rows as {trainer_class} reads them ({columns})"] + \
+        _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
+    if cfg.max_train_samples:
+        data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
+                    "len(dataset))))")
+    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
+                          if v is not None)
+    reference, ref_arg = [], ""
+    if stage != "orpo":
+        ref_id = cfg.ref_model.strip()
+        if ref_id:
+            reference = ["# The reference model: the Reference model setting, a second "
+                         "frozen copy",
+                         f"ref_model = AutoModelForCausalLM.from_pretrained({ref_id!r}, "
+                         f"{_load_kwargs(cfg, values)})"]
+        else:
+            where = "the model with the LoRA adapter switched off" if cfg.use_peft else \
+                "a frozen copy of the starting weights"
+            reference = [f"ref_model = None  # the reference: {where} (TRL's own way)"]
+        ref_arg = " ref_model=ref_model,"
+    peft = _peft_code(cfg, values)
+    return "\n".join([
+        f'"""Preference tuning ({name}) with TRL\'s {trainer_class}: the settings of an SFT '
+        'Studio run."""',
+        "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
+        "from peft import LoraConfig",
+        "from transformers import AutoModelForCausalLM, AutoTokenizer",
+        *imports, "",
+        f"model_id = {cfg.model_name_or_path!r}",
+        f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
+        f"trust_remote_code={cfg.trust_remote_code})",
+        *_model_code(cfg, values), *reference, "",
+        *data, "",
+        f"args = {config_class}(\n    output_dir={output_dir!r},\n{arg_lines}\n)", peft, "",
+        f"trainer = {trainer_class}(model=model,{ref_arg} args=args, train_dataset=dataset,",
+        "    processing_class=tokenizer, peft_config=peft_config)",
+        "trainer.train()",
+        "trainer.save_model(args.output_dir)",
+        "tokenizer.save_pretrained(args.output_dir)", ""])
+
+
+def _peft_code(cfg: RunConfig, values: dict) -> str:
+    if not cfg.use_peft:
+        return "peft_config = None"
+    return (f"peft_config = LoraConfig(r={cfg.lora_r}, lora_alpha={cfg.lora_alpha}, "
+            f"lora_dropout={cfg.lora_dropout}, target_modules="
+            f"{_py(values['lora_target_modules'])}, task_type=\"CAUSAL_LM\")")
+
+
+def _quantized(cfg: RunConfig) -> bool:
+    return cfg.use_peft and cfg.load_in_4bit
+
+
+def _load_kwargs(cfg: RunConfig, values: dict) -> str:
+    """from_pretrained's keywords as the run loads a model (QLoRA: 4 bits on the GPU,
+    with the `quantization` _model_code defines)."""
+    if not _quantized(cfg):
+        return f"trust_remote_code={cfg.trust_remote_code}"
+    half = "torch.float16" if values["fp16"] else "torch.bfloat16"
+    return (f"dtype={half}, quantization_config=quantization, device_map={{\"\": 0}}, "
+            f"trust_remote_code={cfg.trust_remote_code}")
+
+
 def _model_code(cfg: RunConfig, values: dict) -> list[str]:
     """Loading the model as the run does: QLoRA keeps the base in 4 bits on the GPU."""
-    if not (cfg.use_peft and cfg.load_in_4bit):
-        return [f"model = AutoModelForCausalLM.from_pretrained(model_id, "
-                f"trust_remote_code={cfg.trust_remote_code})"]
+    load = f"model = AutoModelForCausalLM.from_pretrained(model_id, {_load_kwargs(cfg, values)})"
+    if not _quantized(cfg):
+        return [load]
     half = "torch.float16" if values["fp16"] else "torch.bfloat16"
     return ["import torch", "from transformers import BitsAndBytesConfig",
             f"quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", "
-            f"bnb_4bit_compute_dtype={half}, bnb_4bit_use_double_quant=True)",
-            f"model = AutoModelForCausalLM.from_pretrained(model_id, dtype={half}, "
-            f"quantization_config=quantization, device_map={{\"\": 0}}, "
-            f"trust_remote_code={cfg.trust_remote_code})"]
+            f"bnb_4bit_compute_dtype={half}, bnb_4bit_use_double_quant=True)", load]
 
 
 def _py(value) -> str:

@@ -55,27 +55,36 @@ def preference_rows(cfg: RunConfig, tokenizer):
     return datasets.Dataset.from_list(rows), data
 
 
-def policy_and_reference(cfg: RunConfig, model, log) -> tuple:
-    """(model, peft_config, ref_model, what the reference is, in a sentence) for the
-    trainer, with no second copy of the model where TRL allows."""
-    trained, lora = policy(cfg, model, log)
-    if cfg.use_peft and lora is None:
-        reference = "a frozen copy of the finished run's LoRA adapter (no second model)"
-    elif cfg.use_peft:
-        reference = "the model with the new LoRA adapter switched off (no second copy)"
-    else:
-        reference = "a frozen copy of the starting weights"
-    ref_model = None
+def reference_description(cfg: RunConfig) -> str:
+    """What the reference model of a run of cfg is, in a phrase (the run's log and the
+    model card say it)."""
+    named = cfg.ref_model.strip()
     if cfg.stage == "orpo":
-        reference = "none (ORPO needs no reference model)"
-    elif cfg.ref_model.strip():
+        return "none (ORPO needs no reference model)"
+    if named:
+        return f"{named}, a second frozen copy"
+    if cfg.use_peft and (Path(cfg.model_name_or_path).expanduser() /
+                         "adapter_config.json").exists():
+        return "a frozen copy of the finished run's LoRA adapter (no second model)"
+    if cfg.use_peft:
+        return "the model with the new LoRA adapter switched off (no second copy)"
+    return "a frozen copy of the starting weights"
+
+
+def policy_and_reference(cfg: RunConfig, model, log) -> tuple:
+    """(model, peft_config, ref_model) for the trainer, with no second copy of the model
+    where TRL allows (reference_description says which)."""
+    trained, lora = policy(cfg, model, log)
+    ref_model = None
+    if cfg.stage == "orpo":  # ORPO has no reference
+        return trained, lora, None
+    if cfg.ref_model.strip():
         ref_model = _frozen(load_model_and_tokenizer(resolve_model(cfg.ref_model.strip()),
                                                      cfg.trust_remote_code,
                                                      **load_options(cfg))[0])
-        reference = f"{cfg.ref_model.strip()}, a second frozen copy"
     elif not cfg.use_peft:
         ref_model = _frozen(copy.deepcopy(trained))
-    return trained, lora, ref_model, reference
+    return trained, lora, ref_model
 
 
 def _frozen(model):
@@ -96,8 +105,8 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     train_set, data = preference_rows(cfg, tokenizer)
     log.info("Data: %s, %d %s rows (%s form)", data.source.label, len(train_set),
              data.format, "conversational" if data.conversational else "standard")
-    trained, lora, ref_model, reference = policy_and_reference(cfg, model, log)
-    log.info("%s reference model: %s", STAGES[cfg.stage], reference)
+    trained, lora, ref_model = policy_and_reference(cfg, model, log)
+    log.info("%s reference model: %s", STAGES[cfg.stage], reference_description(cfg))
     Trainer = trl_class(*TRAINERS[cfg.stage])
     extra = {} if cfg.stage == "orpo" else {"ref_model": ref_model}
     return Trainer(model=trained, args=args, train_dataset=train_set,

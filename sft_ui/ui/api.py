@@ -91,8 +91,12 @@ class Api:
         return _answer(self.actions.plan, who(request), config, target)
 
     def settings(self) -> list:
-        """Every RunConfig field: name, type, default, label, help, panel, bounds, choices
-        and where it goes in TRL ("train", "model", "script"; null: the studio's own)."""
+        """Every RunConfig field: name, type, default, label, help, panel, advanced,
+        bounds (min, min_exclusive, max), choices, where it goes in TRL ("train": the
+        stage's training arguments, SFTConfig, DPOConfig, ORPOConfig or KTOConfig;
+        "model": ModelConfig; "script": ScriptArguments; null: the studio's own) and
+        "stages", the stages it applies to (sft, dpo, orpo, kto; a run of another stage
+        ignores it)."""
         return registry.describe()
 
     def list_runs(self) -> list:

@@ -1,6 +1,7 @@
-"""Take the run elsewhere: save or load the settings as YAML (a `trl sft` config),
-and show the equivalent Python script, `trl sft` command and `accelerate launch`
-command for the current settings, each with a copy button."""
+"""Take the run elsewhere: save or load the settings as YAML (a `trl sft` config; `trl
+dpo` or `trl kto` for those stages), and show the equivalent Python script (the stage's
+TRL trainer), `trl` command and `accelerate launch` command for the current settings,
+each with a copy button (share/recipe.py writes them)."""
 from __future__ import annotations
 
 import tempfile
@@ -24,11 +25,11 @@ def build_controls():
                        height=90, elem_id="load-yaml")
         saved = gr.File(label=T("Settings file"), interactive=False, height=90)
     notice = gr.Markdown(elem_id="code-notice")
-    yaml_code = gr.Code(language="yaml", label=T("sft.yaml (trl sft --config sft.yaml)"),
+    yaml_code = gr.Code(language="yaml", label=T("Settings file (YAML for trl --config)"),
                         interactive=False, elem_id="code-yaml")
-    script = gr.Code(language="python", label=T("Python script (TRL SFTTrainer)"),
+    script = gr.Code(language="python", label=T("Python script (TRL)"),
                      interactive=False, elem_id="code-python")
-    command = gr.Code(language="shell", label=T("trl sft command line"), interactive=False,
+    command = gr.Code(language="shell", label=T("trl command line"), interactive=False,
                       elem_id="code-trl")
     machines = gr.Number(1, precision=0, label=T("Machines"), minimum=1)
     launch = gr.Code(language="shell", label=T("accelerate config and launch (DDP or FSDP, "
@@ -53,10 +54,11 @@ def wire(controls, names: list[str], inputs: list) -> None:
 
     def on_save(*values):
         try:
-            text = recipe.to_yaml(current(values))
+            cfg = current(values)
         except ConfigError as e:
             return _problems(e), gr.skip()
-        path = Path(tempfile.mkdtemp(prefix="sft-settings-")) / "sft.yaml"
+        path = Path(tempfile.mkdtemp(prefix="sft-settings-")) / f"{cfg.stage}.yaml"
+        text = recipe.to_yaml(cfg)
         path.write_text(text, encoding="utf-8")
         return "", str(path)
 
