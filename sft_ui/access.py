@@ -178,7 +178,8 @@ class Access:
             lambda name: getattr(values, name, ""))
         self.check_paths(root, who, {"Model": get("model_name_or_path"),
                                      "Dataset": get("dataset_name"),
-                                     "Eval dataset": get("eval_dataset_name")})
+                                     "Eval dataset": get("eval_dataset_name"),
+                                     "Reference model": get("ref_model")})
 
 
 def _is_local(text: str) -> bool:

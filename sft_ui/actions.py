@@ -25,6 +25,7 @@ from sft_ui.plan.planner import fit_to_machine, fit_to_target, plan_with_data
 from sft_ui.plan.speed import calibrate
 from sft_ui.plan.targets import find
 from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
+from sft_ui.runs.next_stage import FollowUp, preference_after
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
@@ -74,6 +75,11 @@ class Actions:
     def delete(self, who: Who, run_id: str) -> str:
         self._may(who, "delete a run")
         return self.manager.delete(run_id)
+
+    def continue_with_preference(self, run_id: str) -> FollowUp:
+        """The settings of a DPO run that continues a finished SFT run (runs/next_stage.py),
+        for the page to fill in; nothing starts (Start checks the right to train)."""
+        return preference_after(self.manager.get(run_id))
 
     # ---- settings and data ---------------------------------------------------
     def plan(self, who: Who, values: dict, target: str = "") -> dict:

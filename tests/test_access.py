@@ -87,6 +87,8 @@ def test_local_files_belong_to_one_session(tmp_path):
             access.check_config(tmp_path, a, {"dataset_name": str(path)})
     with pytest.raises(AccessError, match="Model: "):
         access.check_config(tmp_path, a, {"model_name_or_path": "/usr"})
+    with pytest.raises(AccessError, match="Reference model"):
+        access.check_config(tmp_path, a, {"stage": "dpo", "ref_model": "/usr"})
     Access().check_config(tmp_path, a, {"dataset_name": "/etc/passwd"})  # open: one person
 
 

@@ -1,5 +1,7 @@
 """What the model will learn from, before training: a few rows three ways (raw,
-the text the model sees, tokens with the loss mask) and token statistics.
+the text the model sees, tokens with the loss mask) and token statistics; for a
+preference stage (dpo, orpo, kto), the rows as prompt, chosen and rejected answers (or
+an answer labelled good or bad) in the text the model sees, with their token lengths.
 
 Tokens come from TRL's own dataset preparation (data/tokens.py), so the
 mask shown is the mask trained on. Knows nothing of Gradio.
@@ -10,8 +12,11 @@ import json
 import statistics
 
 from sft_ui.config import RunConfig
-from sft_ui.data import formats
+from sft_ui.config.stages import PREFERENCE_STAGES
+from sft_ui.data import formats, preference
+from sft_ui.data.formats import DataError
 from sft_ui.data.tokens import load_training_data, tokenize_rows
+from sft_ui.lazy import trl_class
 from sft_ui.models import load_tokenizer, resolve_model
 
 STATS_ROWS = 2000  # token statistics are measured on at most this many rows
@@ -20,6 +25,8 @@ STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 def preview(cfg: RunConfig, examples: int = 3) -> dict:
     """A JSON-ready description of cfg's training data as the trainer will see it."""
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    if cfg.stage in PREFERENCE_STAGES:
+        return preference_preview(cfg, tokenizer, examples)
     data = load_training_data(cfg, tokenizer)
     source, chat = data.source, bool(getattr(tokenizer, "chat_template", None))
     raw, shaped = [], []
@@ -34,6 +41,7 @@ def preview(cfg: RunConfig, examples: int = 3) -> dict:
     shown = tokenize_rows(cfg, tokenizer, shaped)
     measured = tokenize_rows(cfg, tokenizer, data.train[:STATS_ROWS])
     return {
+        "kind": "sft",
         "format": data.format,
         "format_description": formats.DESCRIPTIONS[data.format],
         "source": source.label,
@@ -74,3 +82,69 @@ def _tokens(tokenizer, tokenized: dict, max_length: int) -> list[dict]:
 
 def _jsonable(row: dict) -> dict:
     return json.loads(json.dumps(row, default=str, ensure_ascii=False))
+
+
+def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
+    """cfg's preference data (data/preference.py) as the stage's trainer reads it: the
+    format and form, the first rows raw and in the text the model sees (prompt, then
+    each answer), and token lengths of the prompt with its longer answer."""
+    data = preference.load_preference(cfg.dataset_name, cfg, cfg.stage,
+                                      cfg.dataset_train_split)
+    if data.conversational and not getattr(tokenizer, "chat_template", None):
+        raise DataError(f"The model has no chat template, so conversational {data.format} "
+                        "rows cannot be rendered. Use an instruct model, or rows of "
+                        "plain text.")
+    rows, notes = data.rows, []
+    if cfg.max_train_samples and cfg.max_train_samples < len(rows):
+        notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
+        rows = rows[:cfg.max_train_samples]
+    train_rows = len(rows)
+    if cfg.stage == "kto" and data.format != "unpaired preference":
+        train_rows *= 2
+        notes.append("KTO unpairs each pair: the chosen answer becomes a good example and "
+                     "the rejected one a bad example, so there are twice as many rows.")
+    shown = [rendered(row, tokenizer) for row in rows[:STATS_ROWS]]
+    lengths = [max(_length(tokenizer, s["prompt"] + s[answer])
+                   for answer in ANSWERS if answer in s) for s in shown]
+    cut = cfg.max_length
+    return {
+        "kind": "preference",
+        "stage": cfg.stage,
+        "format": data.format,
+        "format_description": preference.DESCRIPTIONS[data.format],
+        "conversational": data.conversational,
+        "source": data.source.label,
+        "columns": data.source.columns,
+        "rows": train_rows,
+        "eval_rows": 0,
+        "notes": notes,
+        "stats": {"measured_rows": len(shown), "min": min(lengths),
+                  "median": statistics.median(lengths), "max": max(lengths),
+                  "max_length": cut, "over_max_length": sum(n > cut for n in lengths),
+                  "epochs_in_max_steps": round(cfg.max_steps * cfg.effective_batch()
+                                               / max(train_rows, 1), 2)},
+        "examples": [{"raw": _jsonable(raw), **s}
+                     for raw, s in zip(data.source.rows[:examples], shown[:examples])],
+    }
+
+
+ANSWERS = ("chosen", "rejected", "completion")  # the answers of a preference row
+
+
+def rendered(row: dict, tokenizer) -> dict:
+    """A checked preference row as the model reads it: the prompt and each answer as
+    text (the chat template applied to messages, the shared beginning taken as the
+    prompt where there is no prompt column, the end-of-text token after a plain-text
+    answer, as TRL's trainers do); a KTO row keeps its label."""
+    extract = trl_class("trl.data_utils", "maybe_extract_prompt")
+    apply = trl_class("trl.data_utils", "maybe_apply_chat_template")
+    conversational = preference.is_conversational([row])
+    row = apply(extract(dict(row)), tokenizer)
+    if not conversational and tokenizer.eos_token:
+        row = {k: v + tokenizer.eos_token if k in ANSWERS and not v.endswith(
+            tokenizer.eos_token) else v for k, v in row.items()}
+    return row
+
+
+def _length(tokenizer, text: str) -> int:
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -282,7 +282,7 @@ SETTINGS = {}  # the settings' labels and help: ja_settings.py
 MESSAGES = {
     "'{PREFERENCE_DEMO}' holds preference pairs: choose a preference stage (dpo, orpo, "
     "kto) for it, or the '{SFT_DEMO}' set for sft.":
-        "'{PREFERENCE_DEMO}' は選好ペアのデータです。選好学習の段階（dpo、orpo、kto）を"
+        "'{PREFERENCE_DEMO}' は選好ペアのデータです。選好学習の段階（`dpo`、`orpo`、`kto`）を"
         "選ぶか、sft には '{SFT_DEMO}' を使ってください。",
     "The '{SFT_DEMO}' set holds SFT examples, not preference pairs: for {stage} choose "
     "'{PREFERENCE_DEMO}' or a file of prompt/chosen/rejected rows.":

@@ -1,5 +1,6 @@
 """The data part of the Train tab: upload a file, and preview what the model learns
-from (raw row, text the model sees, tokens with the loss mask, token statistics)."""
+from (raw row, text the model sees, tokens with the loss mask, token statistics; for a
+preference stage, each row's prompt with its chosen and rejected answers)."""
 from __future__ import annotations
 
 import html
@@ -10,6 +11,7 @@ import gradio as gr
 
 from sft_ui.access import UPLOADS
 from sft_ui.actions import Actions
+from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO
 from sft_ui.errors import UserError
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, problems, say
@@ -23,12 +25,21 @@ STYLE = """<style>
 #data-preview .tok.cut{text-decoration:line-through;opacity:.55}
 #data-preview pre{white-space:pre-wrap;max-height:16em;overflow:auto;font-size:12px}
 #data-preview .example{border-top:1px solid #ddd;padding-top:.4em;margin-top:.6em}
+#data-preview pre.chosen,#data-preview pre.good{background:#dcfce7}
+#data-preview pre.rejected,#data-preview pre.bad{background:#fee2e2}
 </style>"""
 LEGEND = [("tok loss", "green", "counts in the loss"), ("tok masked", "grey", "masked (no loss)"),
           ("tok loss cut", "struck", "cut off by max_length")]
 
 
+def demo_for(stage: str) -> str:
+    """The built-in set of a stage: preference pairs for dpo, orpo and kto."""
+    return PREFERENCE_DEMO if stage in PREFERENCE_STAGES else SFT_DEMO
+
+
 def summary_markdown(p: dict) -> str:
+    if p.get("kind") == "preference":
+        return preference_summary_markdown(p)
     s = p["stats"]
     lines = [
         f"**Format: {p['format']}** ({p['format_description']}). Change it under *Data "
@@ -54,7 +65,54 @@ def summary_markdown(p: dict) -> str:
     return "\n\n".join(say(line) for line in lines)
 
 
+def preference_summary_markdown(p: dict) -> str:
+    """The summary of preference data: format and form, rows, token lengths."""
+    s = p["stats"]
+    lines = [
+        f"**Format: {p['format']}** ({p['format_description']}), for {p['stage'].upper()}.",
+        "Conversational rows: the model's chat template renders each turn, as in training."
+        if p["conversational"] else "Plain-text rows: each answer ends with the "
+        "end-of-text token, as in training.",
+        f"**Rows:** {p['rows']:,} to train on &middot; source {html.escape(p['source'])} "
+        f"&middot; columns: {html.escape(', '.join(p['columns']))}",
+        f"**Tokens per example** (the prompt with its longer answer): min {s['min']}, "
+        f"median {s['median']:g}, max {s['max']}. **{s['over_max_length']:,}** of "
+        f"{s['measured_rows']:,} exceed max_length {s['max_length']} and will be truncated.",
+        f"Max steps x effective batch covers **{s['epochs_in_max_steps']:g} epochs**.",
+    ]
+    if s["measured_rows"] < p["rows"]:
+        lines.append(f"Token figures measured on the first {s['measured_rows']:,} rows.")
+    lines += [html.escape(n) for n in p["notes"]]
+    return "\n\n".join(say(line) for line in lines)
+
+
+def preference_examples_html(p: dict) -> str:
+    """Each example: the raw row, then the prompt and each answer as the model reads
+    them (chosen in green, rejected in red; a KTO answer by its label)."""
+    parts = [STYLE, "<div id='data-preview'>"]
+    for n, ex in enumerate(p["examples"], 1):
+        raw = html.escape(json.dumps(ex["raw"], ensure_ascii=False, indent=1))
+        parts.append(f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+                     f"<details{' open' if n == 1 else ''}><summary>{say('Raw row')}"
+                     f"</summary><pre class='raw'>{raw}</pre></details>")
+        answers = [("prompt", say("Prompt"))]
+        if "completion" in ex:
+            good = bool(ex.get("label"))
+            answers.append(("completion", say("Answer, labelled good" if good else
+                                              "Answer, labelled bad"), "good" if good else "bad"))
+        else:
+            answers += [("chosen", say("Chosen answer")), ("rejected", say("Rejected answer"))]
+        for key, title, *css in answers:
+            parts.append(f"<div><b>{title}</b><pre class='{css[0] if css else key}'>"
+                         f"{html.escape(ex[key])}</pre></div>")
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def examples_html(p: dict) -> str:
+    if p.get("kind") == "preference":
+        return preference_examples_html(p)
     legend = " &middot; ".join(f"<span class='{css}'>{say(colour)}</span> {say(meaning)}"
                                for css, colour, meaning in LEGEND)
     parts = [STYLE, "<div id='data-preview'>", f"<p>{legend}</p>"]
@@ -95,21 +153,22 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
     On a shared server an upload goes to this session's own folder."""
     upload, button, summary, examples = controls
 
-    def on_upload(request: gr.Request, path, current, before):
+    def on_upload(request: gr.Request, path, current, before, stage):
         """(dataset box, summary, examples, whether to preview, the value to go back to).
         A file that cannot be used says why in the summary (not in a passing toast), and
-        the dataset box goes back to what it held before any upload."""
+        the dataset box goes back to what it held before any upload (else the stage's
+        built-in set)."""
         if not before or not _is_upload(before):
-            before = current if current and not _is_upload(current) else "demo"
+            before = current if current and not _is_upload(current) else demo_for(stage)
         try:
             return actions.upload(who(request), path), gr.skip(), gr.skip(), True, before
         except UserError as e:
             return (before, problem("Cannot use this file:", e) + "\n\n" +
                     say(f"The dataset is back to {before}."), "", False, before)
 
-    def on_clear(before):
+    def on_clear(before, stage):
         """The upload was removed: the dataset box goes back, the preview goes."""
-        return before or "demo", "", ""
+        return before or demo_for(stage), "", ""
 
     def on_preview(request: gr.Request, *values):
         try:
@@ -124,10 +183,11 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
         return on_preview(request, *values) if ok else (gr.skip(), gr.skip())
 
     stored, before = gr.State(False), gr.State("")
-    upload.upload(on_upload, [upload, dataset_box, before],
+    stage = inputs[names.index("stage")]
+    upload.upload(on_upload, [upload, dataset_box, before, stage],
                   [dataset_box, summary, examples, stored, before], api_name=False).then(
         after_upload, [stored, *inputs], [summary, examples], api_name=False)
-    upload.clear(on_clear, before, [dataset_box, summary, examples], api_name=False)
+    upload.clear(on_clear, [before, stage], [dataset_box, summary, examples], api_name=False)
     button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")
 

@@ -1,5 +1,6 @@
-"""The live view of a run: status, progress, loss (train raw and smoothed, eval),
-learning rate, grad norm, throughput and memory, samples and the run's log.
+"""The live view of a run: status, progress, loss (train raw and smoothed, eval), a
+preference run's rewards (chosen, rejected, their margin) and reward accuracy, learning
+rate, grad norm, throughput and memory, samples and the run's log.
 
 Everything is drawn from a run snapshot (RunManager), so a reload or a second
 tab shows the same run; `update` only re-sends what changed (or everything, in the
@@ -22,6 +23,12 @@ SAMPLE_COLUMNS = ["step", "prompt", "completion"]  # English; headers in the pag
 # The loss series by their English names; the plot gets them in the page's language, with
 # a colour map that follows (loss_colours).
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
+# A preference run's reward series (TRL's metric -> its English name), with their colours;
+# the plots show only for a run that logs them.
+REWARDS = {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
+           "rewards/margins": "margin"}
+REWARD_COLOURS = {"chosen": "#16a34a", "rejected": "#dc2626", "margin": "#7c3aed"}
+ACCURACY = "rewards/accuracies"
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
 # The log shows its newest lines: scrolled to the end whenever its text grew (a person
 # who scrolled up to read keeps their place until new lines come).
@@ -39,15 +46,18 @@ class LiveView:
     status: gr.Markdown
     progress: gr.HTML
     loss: gr.LinePlot
+    rewards: gr.LinePlot
+    accuracy: gr.LinePlot
     lr: gr.LinePlot
     grad: gr.LinePlot
     samples: gr.Dataframe
     log: gr.Textbox
     series: gr.State  # the loss series drawn (their names in the page's language)
+    reward_series: gr.State  # the reward series drawn, likewise
 
     def outputs(self) -> list:
-        return [self.status, self.progress, self.loss, self.lr, self.grad, self.samples,
-                self.log, self.series]
+        return [self.status, self.progress, self.loss, self.rewards, self.accuracy, self.lr,
+                self.grad, self.samples, self.log, self.series, self.reward_series]
 
 
 def build_progress() -> gr.HTML:
@@ -60,7 +70,15 @@ def build(progress: gr.HTML) -> LiveView:
     loss = gr.LinePlot(None, x="step", y="value", color="series", color_map=_every_colour(),
                        label=T("Loss (train, smoothed, eval)"), height=280,
                        elem_id="loss-plot", **_axes("loss"))
+    # A preference run's rewards and reward accuracy, shown when the run logs them.
+    rewards = gr.LinePlot(None, x="step", y="value", color="series",
+                          color_map=_every_colour(REWARD_COLOURS),
+                          label=T("Rewards (chosen, rejected, margin)"), height=280,
+                          visible=False, elem_id="reward-plot", **_axes("reward"))
     with gr.Row():
+        accuracy = gr.LinePlot(None, x="step", y="value", label=T("Reward accuracy"),
+                               y_lim=[0, 1], height=180, visible=False, elem_id="accuracy-plot",
+                               **_axes("accuracy"))
         lr = gr.LinePlot(None, x="step", y="value", label=T("Learning rate"), height=180,
                          **_axes("learning rate"))
         grad = gr.LinePlot(None, x="step", y="value", label=T("Grad norm"), height=180,
@@ -73,22 +91,25 @@ def build(progress: gr.HTML) -> LiveView:
     # The plot fixes its series and colours when its colour map changes, not when its data
     # does: once new data is drawn with new series (eval, another language), a new map
     # redraws it. (Sent with the data, the map would be drawn with the data before it.)
-    series = gr.State(None)
+    series, reward_series = gr.State(None), gr.State(None)
     series.change(_recolour, series, loss, api_name=False, show_progress="hidden")
+    reward_series.change(_recolour_rewards, reward_series, rewards, api_name=False,
+                         show_progress="hidden")
     log.change(None, js=SCROLL_LOG_JS, api_name=False, show_progress="hidden")
     # The samples table is built before any request: its headers are English until the
     # page loads or switches language (a shown run's table is redrawn by `update`).
     Context.root_block.load(_relabel_samples, samples, samples, api_name=False,
                             show_progress="hidden")
     after_switch(_relabel_samples, samples, samples)
-    return LiveView(status, progress, loss, lr, grad, samples, log, series)
+    return LiveView(status, progress, loss, rewards, accuracy, lr, grad, samples, log, series,
+                    reward_series)
 
 
-def _every_colour() -> dict[str, str]:
+def _every_colour(colours: dict[str, str] = LOSS_COLOURS) -> dict[str, str]:
     """Each series' colour by its name in every language: the first frame a page draws is
     in its colours whatever its language."""
     return {i18n.translate(name, lang): colour for lang in i18n.LANGUAGES
-            for name, colour in LOSS_COLOURS.items()}
+            for name, colour in colours.items()}
 
 
 def _recolour(series):
@@ -96,6 +117,13 @@ def _recolour(series):
     if not series:
         return gr.skip()
     return gr.update(color_map=loss_colours(set(series)))
+
+
+def _recolour_rewards(series):
+    """The reward plot's colour map for the series it shows now."""
+    if not series:
+        return gr.skip()
+    return gr.update(color_map=loss_colours(set(series), REWARD_COLOURS))
 
 
 def _relabel_samples(shown):
@@ -120,16 +148,26 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
     status, progress = status_markdown(snap), progress_html(snap)
     data = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(snap["log"]),
             current_language())
-    shown_status, shown_progress, shown_data, shown_series = drawn or (None,) * 4
+    shown_status, shown_progress, shown_data, shown_series, shown_rewards = \
+        drawn or (None,) * 5
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
     if data == shown_data:
-        return values + [gr.skip()] * 6, (status, progress, data, shown_series)
-    loss = loss_frame(snap)
+        return values + [gr.skip()] * 9, (status, progress, data, shown_series, shown_rewards)
+    loss, rewards, accuracy = loss_frame(snap), reward_frame(snap), accuracy_frame(snap)
     series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
-    values += [loss, metric_frame(snap, "learning_rate"), metric_frame(snap, "grad_norm"),
-               samples_frame(snap), snap["log"], series if series != shown_series else gr.skip()]
-    return values, (status, progress, data, series)
+    reward_series = tuple(sorted(set(rewards["series"]))) if rewards is not None else ()
+    if rewards is None and accuracy is None and shown_rewards == ():
+        plots = [gr.skip()] * 2  # hidden, and nothing to show
+    else:  # axis titles sent too: a plot built hidden shows untranslated ones
+        plots = [gr.update(value=frame, visible=frame is not None, x_title=say("step"),
+                           y_title=say(title))
+                 for frame, title in ((rewards, "reward"), (accuracy, "accuracy"))]
+    values += [loss, *plots, metric_frame(snap, "learning_rate"),
+               metric_frame(snap, "grad_norm"), samples_frame(snap), snap["log"],
+               series if series != shown_series else gr.skip(),
+               reward_series if reward_series != shown_rewards else gr.skip()]
+    return values, (status, progress, data, series, reward_series)
 
 
 def _no_run(text) -> str:
@@ -212,12 +250,27 @@ def loss_frame(snap: dict | None) -> pd.DataFrame | None:
     return _frame(rows)
 
 
-def loss_colours(shown=None) -> dict[str, str]:
-    """The colour of each loss series by its name in the request's language: of those
-    named in `shown` (the series a plot shows), else of all. A map that changes with the
-    series shown (eval appearing, another language) makes the plot redraw them."""
-    return {say(name): colour for name, colour in LOSS_COLOURS.items()
+def loss_colours(shown=None, colours: dict[str, str] = LOSS_COLOURS) -> dict[str, str]:
+    """The colour of each loss series (or of `colours`' series) by its name in the
+    request's language: of those named in `shown` (the series a plot shows), else of all.
+    A map that changes with the series shown (eval appearing, another language) makes the
+    plot redraw them."""
+    return {say(name): colour for name, colour in colours.items()
             if shown is None or say(name) in shown}
+
+
+def reward_frame(snap: dict | None) -> pd.DataFrame | None:
+    """A preference run's rewards of the chosen and rejected answers and their margin,
+    the series named in the request's language; None for a run without them."""
+    metrics = (snap or {}).get("metrics", [])
+    return _frame([(m["step"], m[key], say(name)) for key, name in REWARDS.items()
+                   for m in metrics if key in m])
+
+
+def accuracy_frame(snap: dict | None) -> pd.DataFrame | None:
+    """How often the chosen answer's reward beat the rejected one's (0 to 1)."""
+    return _frame([(m["step"], m[ACCURACY], say("accuracy"))
+                   for m in (snap or {}).get("metrics", []) if ACCURACY in m])
 
 
 def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:

@@ -14,11 +14,11 @@ from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig, load_preset, preset_names
-from sft_ui.config.registry import panels
+from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
 from sft_ui.plan.hardware import detect, speedups
 from sft_ui.runs import ACTIVE_STATES, RunError
-from sft_ui.ui import code_panel, data_panel, live_view, plan_panel
+from sft_ui.ui import code_panel, data_panel, live_view, plan_panel, stage_view
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
@@ -60,6 +60,8 @@ class Settings:
     plan: plan_panel.PlanControls
     code: tuple
     hf_token: gr.Textbox  # a run on Hugging Face Jobs: for that launch only, never saved
+    rows: list  # (gr.Row, the names of its settings): hidden with them (stage_view.py)
+    accordions: dict  # the panels by group, hidden when no setting of theirs applies
 
     @property
     def names(self) -> list[str]:
@@ -78,6 +80,7 @@ class RunControls:
     notice: gr.Markdown
     plan_line: gr.Markdown
     live: live_view.LiveView
+    follow: gr.Button  # Continue with preference tuning, after a finished SFT run
 
 
 def build(actions: Actions, lists=None) -> None:
@@ -99,19 +102,23 @@ def build_settings() -> Settings:
     with gr.Group(elem_classes=["settings"]):
         preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
                              info=T("Load a saved recipe into every panel."))
-    widgets, extras = {}, {}
+    widgets, extras, rows, accordions = {}, {}, [], {}
+    stage = RunConfig().stage  # the panels show the settings of the stage they start with
     for n, panel in enumerate(panels()):
         if n == 1:
             gr.Markdown(T("**All settings** (each overrides the choices above)"))
-        with gr.Accordion(T(panel.title), open=n == 0, elem_classes=["settings"]):
+        with gr.Accordion(T(panel.title), open=n == 0, elem_classes=["settings"],
+                          visible=stage_view.panel_shown(panel.group, stage)) as accordion:
             for pair in (panel.names[i:i + 2] for i in range(0, len(panel.names), 2)):
-                with gr.Row():
+                with gr.Row(visible=any(applies(name, stage) for name in pair)) as row:
                     for name in pair:
                         widgets[name] = make_widget(name)
+                rows.append((row, pair))
             extras.update(_panel_extras(panel.group))
+        accordions[panel.group] = accordion
     with gr.Accordion(T("Save, load, show code"), open=False):
         code = code_panel.build_controls()
-    return Settings(widgets, preset, code=code, **extras)
+    return Settings(widgets, preset, code=code, rows=rows, accordions=accordions, **extras)
 
 
 def _panel_extras(group: str) -> dict:
@@ -147,14 +154,17 @@ def build_run_controls() -> RunControls:
             stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
             resume = gr.Button(T("Resume"), interactive=False, min_width=80)
         progress = live_view.build_progress()
+    follow = stage_view.build_continue()
     notice = gr.Markdown(elem_id="start-notice")
     plan_line = gr.Markdown(elem_id="plan-summary")
-    return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress))
+    return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),
+                       follow)
 
 
 def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     """The preset, the panels' helpers and the remote-code warning."""
     names, inputs, widgets = s.names, s.inputs, s.widgets
+    stage_view.wire(widgets["stage"], widgets["dataset_name"], widgets, s.rows, s.accordions)
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
     code_panel.wire(s.code, names, inputs)
     plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions)
@@ -181,7 +191,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     language switch and a run started or ended elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
-    seen = gr.State(None)  # (live_view.update's key, run state, timer's seconds) shown
+    seen = gr.State(None)  # (live_view.update's key, (run, state), timer's seconds) shown
     timer = gr.Timer(FIRST_TICKS, active=False)
 
     def on_start(request: gr.Request, token, *values):
@@ -189,6 +199,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
             return gr.skip(), problems("Cannot start:", e), gr.skip()
+        except Exception as e:  # keep the page usable, say what happened
+            return gr.skip(), say(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip()
         return new_id, "", gr.Timer(FIRST_TICKS, active=True)
 
     def shown_run(current):
@@ -221,21 +233,23 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * (len(live.outputs()) + 4) + (gr.Timer(active=False),)
+            return (gr.skip(),) * (len(live.outputs()) + 5) + (gr.Timer(active=False),)
         snap = run.snapshot()
         drawn, shown_state, shown_every = last_seen or (None, None, None)
         values, key = live_view.update(snap, drawn)
         state = snap["state"]
         active = state in ACTIVE_STATES
-        buttons = (gr.skip(),) * 3 if state == shown_state else (
+        # (by run and state: a run that ended between two looks, after one that ended too)
+        buttons = (gr.skip(),) * 4 if (run.id, state) == shown_state else (
             gr.update(interactive=not active), gr.update(interactive=active),
-            gr.update(interactive=state in ("stopped", "failed")))
+            gr.update(interactive=state in ("stopped", "failed")),
+            gr.update(visible=stage_view.continue_visible(snap)))
         every = STEADY_TICKS if any("loss" in m for m in snap["metrics"]) else FIRST_TICKS
         if not active and key == drawn:  # ended, and the page shows all of it
             ticks = gr.Timer(active=False)
         else:
             ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
-        return (*values, *buttons, (key, state, every), ticks)
+        return (*values, *buttons, (key, (run.id, state), every), ticks)
 
     c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice, timer],
                   api_name="ui_start", api_visibility="undocumented")
@@ -243,8 +257,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
                  api_visibility="undocumented")
     c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, seen,
-                                         timer],
+    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, c.follow,
+                                         seen, timer],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
 
     def wake():
@@ -252,6 +266,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
         shows the run of the moment (one that began and ended between two looks too)."""
         return gr.Timer(active=True) if manager.active() is not None else gr.skip()
 
+    stage_view.wire_continue(c.follow, shown_run, run_id, s.names, s.inputs, c.notice,
+                             actions)
     Context.root_block.load(wake, None, timer, api_name=False, show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
     after_switch(lambda: gr.Timer(active=True), None, timer)

@@ -28,11 +28,14 @@ def widget_value(name: str, value):
 
 
 def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Component:
+    """The setting's widget with its value in `default` (else RunConfig's), shown only
+    where the setting applies to that stage (ui/stage_view.py hides and shows it after)."""
     f = registry.field(name)
     meta = f.metadata
-    value = widget_value(name, getattr(default or RunConfig(), name))
+    cfg = default or RunConfig()
+    value = widget_value(name, getattr(cfg, name))
     common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
-                  value=value, elem_id=f"cfg-{name}")
+                  value=value, elem_id=f"cfg-{name}", visible=registry.applies(name, cfg.stage))
     kind = str(f.type)
     if name == "model_name_or_path":  # the listed models, or any Hub id or folder typed
         return gr.Dropdown(catalog.choices(), allow_custom_value=True, filterable=True,

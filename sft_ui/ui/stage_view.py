@@ -1,0 +1,107 @@
+"""The Train tab follows the stage: the settings that apply to it are shown and the others
+hidden (each field's `stages`, config/fields.py), a panel with none left is hidden, and
+the demo set follows the stage ('demo' for sft, 'demo-preference' for dpo, orpo, kto).
+Whatever sets the stage (a person, a preset, a settings file, Apply suggestion, Continue
+with preference tuning) updates the panels, since the stage's change event does it.
+Also "Continue with preference tuning": the settings of a DPO run after a finished SFT
+run (runs/next_stage.py), filled into the panels.
+"""
+from __future__ import annotations
+
+import gradio as gr
+
+from sft_ui.actions import Actions
+from sft_ui.config.registry import applies, panels
+from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO, STAGES
+from sft_ui.errors import UserError
+from sft_ui.runs.next_stage import can_continue
+from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.widgets import config_to_values
+
+
+def staged(names) -> list[str]:
+    """The settings among `names` that some stage does without (the others never hide)."""
+    return [n for n in names if not all(applies(n, stage) for stage in STAGES)]
+
+
+def shown(names, stage: str) -> dict[str, bool]:
+    """Whether each setting of `names` shows under `stage`."""
+    return {n: applies(n, stage) for n in names}
+
+
+def panel_shown(group: str, stage: str) -> bool:
+    """Whether a settings panel shows under `stage`: it holds a setting that applies."""
+    return any(applies(n, stage) for p in panels() if p.group == group for n in p.names)
+
+
+def demo_switch(stage: str, dataset: str) -> str | None:
+    """The other demo set when `dataset` is the demo set of the other kind of stage (the
+    SFT examples for a preference stage, or the pairs for sft); else None."""
+    name = str(dataset or "").strip()
+    if stage in PREFERENCE_STAGES and name == SFT_DEMO:
+        return PREFERENCE_DEMO
+    if stage == "sft" and name == PREFERENCE_DEMO:
+        return SFT_DEMO
+    return None
+
+
+def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordions: dict,
+         ) -> None:
+    """Hide and show, on every change of the stage: the settings (`widgets`, by name),
+    the rows of the panels (`rows`: (gr.Row, its settings' names)) and the panels
+    (`accordions`, by group) that depend on it; and switch the demo set."""
+    names = staged(widgets)
+    row_list = [(row, row_names) for row, row_names in rows if staged(row_names)]
+    groups = [g for g in accordions if staged(n for p in panels() if p.group == g
+                                              for n in p.names)]
+    outputs = ([widgets[n] for n in names] + [row for row, _ in row_list] +
+               [accordions[g] for g in groups] + [dataset_box])
+
+    def on_stage(stage, dataset):
+        visible = shown(names, stage)
+        switched = demo_switch(stage, dataset)
+        return ([gr.update(visible=visible[n]) for n in names] +
+                [gr.update(visible=any(applies(n, stage) for n in row_names))
+                 for _, row_names in row_list] +
+                [gr.update(visible=panel_shown(g, stage)) for g in groups] +
+                [switched if switched is not None else gr.skip()])
+
+    stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_name=False,
+                     show_progress="hidden")
+
+
+def build_continue() -> gr.Button:
+    """The button shown after a finished SFT run (the live view's tick shows it)."""
+    return gr.Button(T("Continue with preference tuning"), visible=False, size="sm",
+                     elem_id="continue-preference")
+
+
+def continue_visible(snap: dict | None) -> bool:
+    return bool(snap) and can_continue(snap)
+
+
+def follow_up_markdown(run_id: str, notes: list[str]) -> str:
+    """What Continue with preference tuning filled in, in the request's language."""
+    return "\n".join([say(f"**Filled in a DPO run after run {run_id}.** Check the settings, "
+                          "then press Start."), ""] + [f"- {say(note)}" for note in notes])
+
+
+def wire_continue(button: gr.Button, run_of, run_id: gr.State, names: list[str],
+                  inputs: list, notice: gr.Markdown, actions: Actions) -> None:
+    """Continue with preference tuning: the settings of a DPO run after the shown run
+    (`run_of(current id)`: the run the live view shows) into every panel, and what was
+    set into `notice`."""
+
+    def on_continue(current):
+        run = run_of(current)
+        try:
+            if run is None:
+                raise UserError("No finished SFT run to continue.")
+            follow = actions.continue_with_preference(run.id)
+        except UserError as e:
+            return [gr.skip()] * len(inputs) + [problem("Cannot continue:", e)]
+        return config_to_values(follow.config, names) + [follow_up_markdown(run.id,
+                                                                            follow.notes)]
+
+    button.click(on_continue, run_id, [*inputs, notice], api_name="ui_continue_preference",
+                 api_visibility="undocumented")

@@ -1,0 +1,76 @@
+"""A real browser (Debian's Chromium through Playwright) takes a model through SFT and then
+DPO from the page: a short LoRA run on the demo set, "Continue with preference tuning"
+fills in the DPO run (model folder, stage, preference demo set, LoRA, learning rate) and
+the panels show DPO's settings only; Start, and the reward plots show the run's rewards."""
+import re
+
+from tests.conftest import field as _field
+from tests.conftest import open_panels, wait_for
+from tests.conftest import set_field as _set
+
+
+def _done(manager, count):
+    """The newest run once `count` runs exist and it ended."""
+    runs = manager.all_runs()
+    return runs[0] if len(runs) == count and runs[0].state in ("done", "stopped",
+                                                               "failed") else None
+
+
+def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
+    from playwright.sync_api import expect
+    manager = live_app[1]
+    open_panels(page)
+    expect(page.locator("#cfg-packing")).to_be_visible()
+    expect(page.locator("#cfg-beta")).to_be_hidden()  # sft: no preference settings
+    _set(page, "Model", tiny_model_dir)
+    _set(page, "Max steps", 3)
+    _set(page, "Batch size per device", 2)
+    _set(page, "Gradient accumulation steps", 1)
+    _set(page, "Max length (tokens)", 64)
+    _set(page, "Sample every N steps", 0)
+    _field(page, "Use LoRA").first.check()
+    page.get_by_role("button", name="Start").click()
+    sft = wait_for(lambda: _done(manager, 1), timeout=180)
+    assert sft.state == "done", sft.error
+    expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=30_000)
+
+    follow = page.locator("#continue-preference")
+    expect(follow).to_be_visible(timeout=30_000)
+    follow.click()
+    notice = page.locator("#start-notice")
+    expect(notice).to_contain_text(f"Filled in a DPO run after run {sft.id}")
+    model_dir = f"{sft.dir}/model"
+    expect(page.locator("#cfg-model_name_or_path input")).to_have_value(model_dir)
+    expect(page.locator("#cfg-stage input")).to_have_value("dpo")
+    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(
+        "demo-preference")
+    expect(page.locator("#cfg-learning_rate").get_by_role("textbox")).to_have_value("5e-05")
+    expect(page.locator("#cfg-use_peft input[type=checkbox]")).to_be_checked()
+    expect(page.locator("#cfg-max_steps input").first).to_have_value("3")  # kept
+    # The panels show DPO's settings: the preference panel, not the SFT-only ones.
+    open_panels(page)  # the preference panel, shown now
+    expect(page.locator("#cfg-beta")).to_be_visible()
+    for name in ("packing", "time_budget_minutes", "dataset_format", "eval_fraction"):
+        expect(page.locator(f"#cfg-{name}")).to_be_hidden()
+    page.screenshot(path=str(tmp_path / "continue.png"), full_page=True)
+
+    page.get_by_role("button", name="Start").click()
+
+    def refused():  # the page says why it did not start
+        text = notice.inner_text()
+        return ("Cannot start" in text or "Start failed" in text) and text
+    dpo = wait_for(lambda: _done(manager, 2) or refused(), timeout=180)
+    assert not isinstance(dpo, str), dpo  # the page refused to start it: why
+    assert dpo.state == "done", dpo.error
+    assert dpo.config.stage == "dpo" and dpo.config.model_name_or_path == model_dir
+    assert any("rewards/margins" in m for m in dpo.metrics)
+    expect(page.locator("#run-status")).to_contain_text(f"Run {dpo.id}: done", timeout=30_000)
+    rewards = page.locator("#reward-plot")
+    expect(rewards).to_be_visible()
+    for series in ("chosen", "rejected", "margin"):  # the legend: drawn with data
+        expect(rewards).to_contain_text(series)
+    expect(page.locator("#accuracy-plot")).to_be_visible()
+    expect(page.locator("#run-progress")).to_contain_text("Step 3/3")
+    expect(follow).to_be_hidden()  # a DPO run is not continued with DPO
+    assert re.search(r"loss", page.locator("#run-log textarea").input_value())
+    page.screenshot(path=str(tmp_path / "dpo.png"), full_page=True)

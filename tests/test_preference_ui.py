@@ -1,0 +1,247 @@
+"""The page's side of preference tuning, without a browser: the Train tab's panels follow
+the stage (from each field's `stages`), the demo set follows it, "Continue with preference
+tuning" fills in a DPO run after a finished SFT run, the preview shows preference rows
+(and says what is wrong with a bad file), and the live view plots a run's rewards with
+series in the page's language."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import gradio as gr
+import pytest
+
+from sft_ui.access import Access
+from sft_ui.actions import Actions
+from sft_ui.config import RunConfig, registry
+from sft_ui.config.stages import STAGES
+from sft_ui.data import DataError
+from sft_ui.runs import RunError, RunManager
+from sft_ui.runs.next_stage import can_continue, preference_after
+from sft_ui.runs.run import create_run
+from sft_ui.ui import data_panel, live_view, stage_view
+from tests.test_i18n import JAPANESE, _in_japanese, english_left
+
+
+# ---- the panels follow the stage --------------------------------------------------------
+def test_each_stage_shows_its_own_settings_and_panels():
+    names = [f.name for f in registry.fields()]
+    for stage in STAGES:
+        shown = stage_view.shown(names, stage)
+        for f in registry.fields():
+            assert shown[f.name] == (stage in f.metadata["stages"]), (stage, f.name)
+    dpo = stage_view.shown(names, "dpo")
+    assert dpo["beta"] and dpo["ref_model"] and dpo["learning_rate"] and dpo["use_peft"]
+    assert not any(dpo[n] for n in ("time_budget_minutes", "dataset_format", "packing",
+                                    "neftune_noise_alpha", "eval_fraction"))
+    sft = stage_view.shown(names, "sft")
+    assert sft["packing"] and not sft["beta"] and not sft["loss_type"]
+    assert not stage_view.shown(names, "orpo")["ref_model"]  # ORPO has no reference
+    # A panel shows while one of its settings applies.
+    assert not stage_view.panel_shown("eval", "dpo") and stage_view.panel_shown("eval", "sft")
+    assert not stage_view.panel_shown("preference", "sft")
+    assert stage_view.panel_shown("preference", "kto") and stage_view.panel_shown("data", "dpo")
+    # Only the settings some stage does without are ever hidden.
+    assert "learning_rate" not in stage_view.staged(names)
+    assert {"beta", "packing", "eval_steps"} <= set(stage_view.staged(names))
+
+
+def test_the_demo_set_follows_the_stage():
+    assert stage_view.demo_switch("dpo", "demo") == "demo-preference"
+    assert stage_view.demo_switch("kto", " demo ") == "demo-preference"
+    assert stage_view.demo_switch("sft", "demo-preference") == "demo"
+    assert stage_view.demo_switch("dpo", "demo-preference") is None
+    assert stage_view.demo_switch("sft", "demo") is None
+    assert stage_view.demo_switch("dpo", "/data/pairs.jsonl") is None
+    assert data_panel.demo_for("orpo") == "demo-preference" and data_panel.demo_for("sft") == "demo"
+
+
+def _stage_handler(app: gr.Blocks):
+    """The function the stage's change runs, and the elem_id (or kind) of each output."""
+    stage = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "cfg-stage")
+    fn = next(f for f in app.fns.values()
+              if (stage._id, "change") in [tuple(t) for t in f.targets])
+    outputs = [getattr(o, "elem_id", None) or type(o).__name__ for o in fn.outputs]
+    return fn.fn, outputs, fn.outputs
+
+
+def test_the_page_hides_what_the_stage_does_without(tmp_path):
+    """The built page starts with sft's settings; a stage change (by a person, a preset,
+    a settings file or Continue: the same change event) shows the new stage's settings,
+    rows and panels and switches the demo set."""
+    from sft_ui.ui import build_app
+    app = build_app(RunManager(tmp_path), Access.from_env())
+    widget = {b.elem_id: b for b in app.blocks.values()
+              if str(getattr(b, "elem_id", "") or "").startswith("cfg-")}
+    assert widget["cfg-packing"].visible and not widget["cfg-beta"].visible
+    accordions = [b for b in app.blocks.values() if isinstance(b, gr.Accordion)]
+    hidden = [a for a in accordions if not a.visible]
+    assert len(hidden) == 1  # the preference panel
+
+    fn, outputs, components = _stage_handler(app)
+    values = fn("dpo", "demo")
+    assert outputs[-1] == "cfg-dataset_name" and values[-1] == "demo-preference"
+    shown = {name: v["visible"] for name, v in zip(outputs, values) if name.startswith("cfg-")
+             and isinstance(v, dict)}
+    assert shown["cfg-beta"] and shown["cfg-ref_model"]
+    assert not shown["cfg-packing"] and not shown["cfg-time_budget_minutes"]
+    assert "cfg-learning_rate" not in shown  # never hidden, never sent
+    panels = [v["visible"] for c, v in zip(components, values) if isinstance(c, gr.Accordion)]
+    assert panels.count(False) == 1 and panels.count(True) >= 1  # eval hidden, preference shown
+    values = fn("sft", "demo-preference")
+    assert values[-1] == "demo"
+    values = fn("sft", "my.jsonl")
+    assert not isinstance(values[-1], str)  # a file of the person's stays
+
+
+# ---- Continue with preference tuning -----------------------------------------------------
+def _finished_sft(root, **settings):
+    run = create_run(root, RunConfig.from_dict(settings))
+    model = run.dir / "model"
+    model.mkdir()
+    run.model_dir = str(model)
+    run.set_state("done", "Finished.")
+    return run
+
+
+def test_continue_after_an_sft_run_with_lora_on_the_demo_set(tmp_path):
+    run = _finished_sft(tmp_path, use_peft=True, max_steps=3, learning_rate=2e-4,
+                        time_budget_minutes=5)
+    assert can_continue(run.snapshot())
+    follow = preference_after(run)
+    cfg = follow.config
+    assert cfg.model_name_or_path == run.model_dir and cfg.stage == "dpo"
+    assert cfg.dataset_name == "demo-preference" and cfg.use_peft
+    assert cfg.learning_rate == 5e-5 and cfg.max_steps == 3 and cfg.ref_model == ""
+    assert cfg.validate() == []
+    text = " ".join(follow.notes)
+    assert run.model_dir in text and "demo-preference" in text and "5e-05" in text
+    # Through the actions, by run id, and the notes in Japanese.
+    actions = Actions(RunManager(tmp_path), Access.from_env())
+    assert actions.continue_with_preference(run.id).config == cfg
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, follow.notes))
+    assert not english_left(page.replace(run.model_dir, "")), page
+
+
+def test_continue_after_full_fine_tuning_on_other_data(tmp_path):
+    run = _finished_sft(tmp_path, use_peft=False, dataset_name="/data/qa.jsonl")
+    follow = preference_after(run)
+    assert not follow.config.use_peft and follow.config.learning_rate == 5e-6
+    assert follow.config.dataset_name == ""  # the person chooses preference data
+    assert any("choose preference data" in n and "`/data/qa.jsonl`" in n for n in follow.notes)
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, follow.notes))
+    assert JAPANESE.search(page) and not english_left(
+        page.replace(run.model_dir, "").replace("/data/qa.jsonl", "")), page
+
+
+def test_only_a_finished_sft_run_with_a_model_continues(tmp_path):
+    running = create_run(tmp_path, RunConfig())
+    running.set_state("running", "Training...")
+    assert not can_continue(running.snapshot())
+    with pytest.raises(RunError, match="once it is done"):
+        preference_after(running)
+    dpo = _finished_sft(tmp_path, stage="dpo", dataset_name="demo-preference")
+    assert not can_continue(dpo.snapshot())
+    with pytest.raises(RunError, match="trained dpo, not sft"):
+        preference_after(dpo)
+    gone = _finished_sft(tmp_path)
+    (gone.dir / "model").rmdir()
+    with pytest.raises(RunError, match="no saved model"):
+        preference_after(gone)
+    failed = create_run(tmp_path, RunConfig())
+    failed.set_state("failed", "", "boom")
+    assert not can_continue(failed.snapshot())
+
+
+# ---- the preview of preference data --------------------------------------------------------
+def test_preview_of_the_preference_demo_set(tiny_model_dir):
+    from sft_ui.data.preview import preview
+    p = preview(RunConfig(model_name_or_path=tiny_model_dir, stage="dpo",
+                          dataset_name="demo-preference", max_length=60))
+    assert p["kind"] == "preference" and p["format"] == "preference" and p["conversational"]
+    assert p["rows"] == 83 and p["columns"] == ["prompt", "chosen", "rejected"]
+    ex = p["examples"][0]
+    assert ex["prompt"].endswith("<|im_start|>assistant\n")  # the chat template applied
+    assert ex["chosen"].startswith("Arr") and ex["chosen"].endswith("<|im_end|>\n")
+    assert ex["raw"]["chosen"][0]["role"] == "assistant"
+    assert p["stats"]["over_max_length"] > 0 and p["stats"]["max"] > 60
+    json.dumps(p)  # JSON-ready, for the API
+    summary, html = data_panel.summary_markdown(p), data_panel.examples_html(p)
+    assert "Format: preference" in summary and "for DPO" in summary
+    assert "Chosen answer" in html and "Rejected answer" in html and "Arr" in html
+    summary_ja = _in_japanese(lambda: data_panel.summary_markdown(p))
+    html_ja = _in_japanese(lambda: data_panel.examples_html(p))
+    assert "選ばれた回答" in html_ja
+    # English left: the format's name and the columns, as the file names them.
+    assert set(english_left(summary_ja.replace("&middot;", ""))) <= {
+        "preference", "chosen", "rejected"}, summary_ja
+
+
+def test_preview_of_unpaired_text_rows_and_of_bad_files(tiny_model_dir, tmp_path):
+    from sft_ui.data.preview import preview
+    rows = tmp_path / "kto.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"prompt": "Say hi.", "completion": " Hi!", "label": True},
+        {"prompt": "Say bye.", "completion": " Whatever.", "label": "false"}]))
+    p = preview(RunConfig(model_name_or_path=tiny_model_dir, stage="kto",
+                          dataset_name=str(rows), per_device_train_batch_size=2))
+    assert p["format"] == "unpaired preference" and not p["conversational"]
+    assert p["examples"][1]["label"] is False and p["examples"][0]["completion"].startswith(" Hi!")
+    html = data_panel.examples_html(p)
+    assert "Answer, labelled good" in html and "Answer, labelled bad" in html
+    assert "Plain-text rows" in data_panel.summary_markdown(p)
+    sft = tmp_path / "qa.jsonl"
+    sft.write_text('{"prompt": "Say hi.", "completion": " Hi!"}\n')
+    with pytest.raises(DataError, match="DPO needs prompt/chosen/rejected columns"):
+        preview(RunConfig(model_name_or_path=tiny_model_dir, stage="dpo",
+                          dataset_name=str(sft)))
+    same = tmp_path / "same.jsonl"
+    same.write_text('{"prompt": "a", "chosen": "b", "rejected": "b"}\n')
+    with pytest.raises(DataError, match="'chosen' and 'rejected' are the same answer"):
+        preview(RunConfig(model_name_or_path=tiny_model_dir, stage="dpo",
+                          dataset_name=str(same)))
+
+
+# ---- the live view's reward plots --------------------------------------------------------
+def _snap(metrics):
+    return {"run_id": "r1", "name": "r1", "state": "running", "step": 2, "max_steps": 3,
+            "metrics": metrics, "samples": [], "error": "", "message": "",
+            "eta_seconds": None, "elapsed_seconds": 3.0, "log": "", "config": {}}
+
+
+def test_the_live_view_plots_rewards_only_for_a_run_that_has_them():
+    dpo = _snap([{"step": 1, "loss": 0.69, "rewards/chosen": 0.01, "rewards/rejected": -0.02,
+                  "rewards/margins": 0.03, "rewards/accuracies": 0.5, "logps/chosen": -40.0},
+                 {"step": 2, "loss": 0.6, "rewards/chosen": 0.05, "rewards/rejected": -0.1,
+                  "rewards/margins": 0.15, "rewards/accuracies": 1.0}])
+    frame = live_view.reward_frame(dpo)
+    assert set(frame["series"]) == {"chosen", "rejected", "margin"} and len(frame) == 6
+    assert list(live_view.accuracy_frame(dpo)["value"]) == [0.5, 1.0]
+    outputs = ["status", "progress", "loss", "rewards", "accuracy", "lr", "grad", "samples",
+               "log", "series", "reward_series"]
+    values, key = live_view.update(dpo, None)
+    assert len(values) == len(outputs)
+    got = dict(zip(outputs, values))
+    assert got["rewards"]["visible"] and got["accuracy"]["visible"]
+    assert got["reward_series"] == ("chosen", "margin", "rejected")
+    # An SFT run after it hides them; one before any reward, with nothing shown, sends none.
+    sft = _snap([{"step": 1, "loss": 2.0}])
+    got = dict(zip(outputs, live_view.update(sft, key)[0]))
+    assert got["rewards"]["visible"] is False and got["reward_series"] == ()
+    got = dict(zip(outputs, live_view.update(sft, None)[0]))
+    assert got["rewards"]["visible"] is False
+    _, shown = live_view.update(sft, None)
+    again = dict(zip(outputs, live_view.update({**sft, "log": "x"}, shown)[0]))
+    assert not isinstance(again["rewards"], dict) or "visible" not in again["rewards"]
+    # Series in the page's language, with colours that follow them.
+    names = _in_japanese(lambda: set(live_view.reward_frame(dpo)["series"]))
+    assert names == {"選ばれた回答", "退けられた回答", "差"}
+    colours = _in_japanese(lambda: live_view.loss_colours(names, live_view.REWARD_COLOURS))
+    assert set(colours) == names
+    assert set(_in_japanese(lambda: live_view.accuracy_frame(dpo)["series"])) == {"正解率"}
+
+
+def test_live_view_outputs_match_the_update():
+    """LiveView.outputs() and update() agree on the number of outputs."""
+    fields = [f.name for f in dataclasses.fields(live_view.LiveView)]
+    assert len(fields) == len(live_view.update(_snap([]), None)[0])
