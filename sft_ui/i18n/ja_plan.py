@@ -66,6 +66,31 @@ MESSAGES = {
     "Could not read the config.json of {path} ({error_type}), so its memory cannot be "
     "estimated.":
         "{path} の config.json を読めなかった（{error_type}）ため、メモリを見積もれません。",
+    # What a preference stage's memory holds (plan/memory.py's memory_notes)
+    "{trainer}: the chosen and the rejected answer of each example go through the model "
+    "together, {sequences} sequences of up to {length} tokens (prompt and answer) per batch "
+    "of {batch}.":
+        "{trainer}: 各例の選ばれた回答と退けられた回答をまとめてモデルに通します。バッチ "
+        "{batch} あたり、最大 {length} トークン（プロンプトと回答）の系列が {sequences} 本です。",
+    "KTO: each answer is an example of its own, {sequences} sequences of up to {length} "
+    "tokens (prompt and answer) per batch.":
+        "KTO: 回答 1 つずつが 1 つの例です。バッチあたり、最大 {length} トークン（プロンプトと"
+        "回答）の系列が {sequences} 本です。",
+    "A KL batch of mismatched prompts and answers runs through the model without gradients.":
+        "プロンプトと別の例の回答を組み合わせた KL 用のバッチを、勾配なしでモデルに通します。",
+    "Reference model: none, ORPO needs none.": "参照モデル: なし（ORPO には要りません）。",
+    "Reference model: {ref}, a second frozen copy (about {size}); its forward pass runs "
+    "without gradients.":
+        "参照モデル: {ref}（凍結した 2 つ目のコピー、約 {size}）。その順伝播は勾配なしで"
+        "計算します。",
+    "Reference model: a second frozen copy of the starting weights (about {size}); its "
+    "forward pass runs without gradients.":
+        "参照モデル: 学習開始時の重みの凍結した 2 つ目のコピー（約 {size}）。その順伝播は"
+        "勾配なしで計算します。",
+    "Reference model: the model with the LoRA adapter switched off, no second copy; its "
+    "forward pass runs without gradients.":
+        "参照モデル: LoRA アダプタをオフにしたモデル（2 つ目のコピーはなし）。その順伝播は"
+        "勾配なしで計算します。",
     # Plan panel
     "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
     "rows are padded only to the longest in their batch), about {typical} with this data.":

@@ -2,7 +2,9 @@
 
 Owns the model's size read from its config.json (no weights loaded; the listed
 models' configs ship with the app, plan/catalog.py), the peak
-memory of a training step by part, this machine's available memory and the
+memory of a training step by part (for a preference stage, dpo, orpo or kto, also what
+its trainer adds: two answers per example, the reference model and its forward pass
+without gradients), this machine's available memory and the
 fit against it, the RAM guard, and the advice after running out of memory.
 Knows nothing of Gradio, runs or the data.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 import psutil
 
 from sft_ui.config import RunConfig
+from sft_ui.config.stages import PREFERENCE_STAGES
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
 from sft_ui.plan.hardware import Hardware, detect, precision
@@ -35,6 +38,26 @@ from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 # Python with torch, transformers, trl, datasets and peft imported holds 430 MB;
 # the tokenizer, data and thread pools of a run bring it to about 512 MiB.
 RUNTIME_BYTES = 512 * 2**20
+# Preference stages (TRL 1.16): DPOTrainer and KTOTrainer score tokens with a fused LM head
+# (trl/kernels/chunked_logprob.py) that holds the logits of at most 4096 positions by 32768
+# vocabulary entries at once, recomputed in the backward pass; ORPOTrainer computes the
+# whole logits, as SFTTrainer does. DPO and KTO keep the model near a reference model.
+FUSED_TILE = (4096, 32768)
+FUSED_HEAD_STAGES = ("dpo", "kto")
+REFERENCE_STAGES = ("dpo", "kto")
+# Peak RSS of 2- and 3-step preference trainings (the engine) of SmolLM2-135M on a 2-core
+# CPU, bf16 unless marked, rows filling max_length, batch x max_length (DPO and ORPO put
+# twice the sequences through the model: chosen and rejected); in brackets this estimate's
+# error:
+#   DPO   LoRA r16  b2 x 48: 1.88 GB (+5%)  b4 x 56: 2.49 GB (+9%)  b2 x 256: 3.81 GB (+14%)
+#                   fp32 b2 x 256: 4.37 GB (+16%)
+#         full      b2 x 48: 3.59 GB (+7%)  b4 x 56: 4.10 GB (+4%)  b2 x 256: 5.28 GB (0%)
+#                   b4 x 512: 12.14 GB (-12%)  fp32 b2 x 256: 5.76 GB (+4%)
+#   ORPO  LoRA r16  b2 x 56: 1.98 GB (+5%)   full b2 x 56: 3.17 GB (+6%)
+#   KTO   full      b2 x 56: 3.50 GB (+5%)
+# On the CPU the fused LM head's tile, its fp32 transform, exponentials, masks and
+# gradient make about 6 copies (more at 4096 positions: the b4 x 512 row).
+FUSED_CPU_COPIES = 6.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,18 +67,19 @@ class Calibration:
     activation_scale: float   # measured activations over the per-block count below
     logit_copies: float       # vocabulary-sized fp32 values kept per token
     lora_input_copies: float  # copies (with dropout masks) of each adapted layer's input
+    fused_tile_copies: float  # fp32 copies of the fused LM head's tile (DPO, KTO)
 
 
 # CPU (the measurements above): the logits, their log-softmax, both gradients and TRL's
 # token accuracy and entropy metrics make 4.5 copies; LoRA keeps about 1.5 copies of each
 # adapted layer's input, and activation checkpointing does not remove them.
-CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5)
+CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES)
 # CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
 # SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,
 # LoRA, QLoRA; scripts/bench_gpu.py), worst error 6%: the context and kernels' workspace
 # take about 1.25 GiB, TRL's fused LM head (Triton) keeps about half a copy of the logits,
 # and LoRA's input copies vanish in the activations that are kept anyway.
-CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0)
+CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0, 1.0)
 # Liger's fused RMSNorm, RoPE and SwiGLU kept 0.78 of the activations there (16 x 512 tokens).
 LIGER_ACTIVATIONS = 0.8
 # NF4 with nested quantization: 4 bits a weight plus about 0.127 bits of scales.
@@ -129,7 +153,13 @@ class ModelShape:
 
 @functools.lru_cache(maxsize=16)
 def _shape_at(path: str) -> ModelShape:
+    """The shape in a model's config.json; a LoRA adapter's folder (a finished run's
+    model) has the shape of the base its adapter_config.json names."""
     folder = Path(path)
+    adapter = folder / "adapter_config.json"
+    if folder.is_dir() and adapter.exists() and not (folder / "config.json").exists():
+        base = json.loads(adapter.read_text(encoding="utf-8"))["base_model_name_or_path"]
+        return model_shape(base)
     if folder.is_dir():
         file = folder / "config.json"
     else:
@@ -158,27 +188,51 @@ def half_precision(cfg: RunConfig, hw: Hardware) -> bool:
     return precision(cfg.bf16, cfg.fp16, hw) != "fp32"
 
 
-def weight_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
-    """The model's weights as loading.load_options loads them: fp32 (plus the half-precision
-    copies autocast makes); a frozen LoRA base on a GPU in half precision, or its linear
-    layers in 4 bits for QLoRA; the adapter in fp32."""
-    params, half = shape.params(), half_precision(cfg, hw)
-    adapter = trainable_params(cfg, shape) if cfg.use_peft else 0
-    if not (cfg.use_peft and half and hw.device == "cuda"):
-        return 4 * (params + adapter) + (2 * params if half else 0)
+def loads_in_fp32(cfg: RunConfig, hw: Hardware) -> bool:
+    """Whether loading.load_options loads the model in fp32: everywhere but a frozen LoRA
+    base on a GPU in half precision (or 4 bits, QLoRA)."""
+    return not (cfg.use_peft and half_precision(cfg, hw) and hw.device == "cuda")
+
+
+def loaded_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+    """The model's weights as loading.load_options loads them, without an adapter: fp32;
+    a frozen LoRA base on a GPU in half precision, or its linear layers in 4 bits for
+    QLoRA. A preference run's second, frozen copy of the model is this size too."""
+    params = shape.params()
+    if loads_in_fp32(cfg, hw):
+        return 4 * params
     if not cfg.load_in_4bit:
-        return 2 * params + 4 * adapter
+        return 2 * params
     linear = shape.layers * sum(a * b for a, b in shape.linears().values())
-    return round(NF4_BYTES * linear) + 2 * (params - linear) + 4 * adapter
+    return round(NF4_BYTES * linear) + 2 * (params - linear)
+
+
+def weight_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+    """The trained model's weights: as loaded (loaded_bytes), plus the half-precision
+    copies autocast makes of fp32 weights, plus the adapter in fp32."""
+    adapter = trainable_params(cfg, shape) if cfg.use_peft else 0
+    casts = 2 * shape.params() if half_precision(cfg, hw) and loads_in_fp32(cfg, hw) else 0
+    return loaded_bytes(cfg, shape, hw) + casts + 4 * adapter
+
+
+def block_values(shape: ModelShape) -> int:
+    """Values per token a block computes and a backward pass keeps: the norms, attention
+    inputs and outputs and the linear layers' inputs (~16 x hidden), the MLP's
+    intermediate values (4 or 2 x intermediate)."""
+    return 16 * shape.hidden + (4 if shape.gated else 2) * shape.intermediate
+
+
+def activation_value(cfg: RunConfig, hw: Hardware) -> int:
+    """Bytes of one activation value: mixed precision (bf16 or fp16) halves fp32's."""
+    return 2 if half_precision(cfg, hw) else 4
 
 
 def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int,
                      lora_input_copies: float = CPU.lora_input_copies) -> int:
-    """Bytes the backward pass keeps per token. Per block: the norms, attention inputs
-    and outputs and the linear layers' inputs (~16 x hidden), the MLP's intermediate
-    values (4 or 2 x intermediate). Checkpointing keeps each block's input plus one
-    block. LoRA adds copies of the adapted layers' inputs."""
-    block = value * (16 * shape.hidden + (4 if shape.gated else 2) * shape.intermediate)
+    """Bytes the backward pass keeps per token: block_values per block. Checkpointing
+    keeps each block's input plus one block. LoRA adds copies of the adapted layers'
+    inputs."""
+    block = value * block_values(shape)
     kept = shape.layers * shape.hidden * value + block if cfg.activation_checkpointing \
         else shape.layers * block
     if cfg.use_peft:
@@ -197,20 +251,135 @@ def trainable_params(cfg: RunConfig, shape: ModelShape) -> int:
 
 def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, int]:
     """Peak memory of a training step by part, in bytes (with every sequence at max_length).
-    Mixed precision (bf16 or fp16) halves the activations."""
-    half = half_precision(cfg, hw)
+    Mixed precision (bf16 or fp16) halves the activations. A preference stage (dpo, orpo,
+    kto) counts the sequences its trainer puts through the model (trained_tokens) and adds
+    a "reference" part: the reference model and its forward pass without gradients."""
     trainable = trainable_params(cfg, shape)
-    tokens = cfg.per_device_train_batch_size * cfg.max_length
-    device = CUDA if hw.device == "cuda" else CPU
-    activations = activation_bytes(cfg, shape, 2 if half else 4, device.lora_input_copies) * \
+    parts = {"weights": weight_bytes(cfg, shape, hw),
+             "gradients": 4 * trainable,
+             # AdamW: two fp32 moments; an 8-bit AdamW keeps them in a byte each
+             "optimizer": (2 if optimizer(cfg, hw) in EIGHT_BIT else 8) * trainable,
+             "activations": round(trained_tokens(cfg) * _token_activations(cfg, shape, hw)),
+             "logits": logit_bytes(cfg, shape, hw),
+             "runtime": _calibration(hw).runtime}
+    if cfg.stage in PREFERENCE_STAGES:
+        parts["reference"] = reference_bytes(cfg, shape, hw) + \
+            no_grad_bytes(cfg, shape, activation_value(cfg, hw))
+    return parts
+
+
+def _calibration(hw: Hardware) -> Calibration:
+    return CUDA if hw.device == "cuda" else CPU
+
+
+def _token_activations(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> float:
+    """Bytes the backward pass keeps per trained token on this device, with its precision
+    and kernels (activation_bytes as measured there)."""
+    device = _calibration(hw)
+    return activation_bytes(cfg, shape, activation_value(cfg, hw), device.lora_input_copies) * \
         device.activation_scale * (LIGER_ACTIVATIONS if liger_on(cfg, hw) else 1)
-    return {"weights": weight_bytes(cfg, shape, hw),
-            "gradients": 4 * trainable,
-            # AdamW: two fp32 moments; an 8-bit AdamW keeps them in a byte each
-            "optimizer": (2 if optimizer(cfg, hw) in EIGHT_BIT else 8) * trainable,
-            "activations": round(tokens * activations),
-            "logits": int(tokens * shape.vocab * 4 * device.logit_copies),
-            "runtime": device.runtime}
+
+
+def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+    """The logits and the loss: vocabulary-sized fp32 values for every trained token
+    (SFTTrainer, ORPO), or for DPO and KTO the fused LM head's tile (FUSED_TILE), which
+    never holds the whole logits."""
+    device = _calibration(hw)
+    if cfg.stage in FUSED_HEAD_STAGES:
+        positions, entries = FUSED_TILE
+        return int(min(trained_tokens(cfg), positions) * min(shape.vocab, entries) * 4 *
+                   device.fused_tile_copies)
+    return int(trained_tokens(cfg) * shape.vocab * 4 * device.logit_copies)
+
+
+# ---- preference stages (dpo, orpo, kto) ------------------------------------------------
+def sequences_per_example(cfg: RunConfig) -> int:
+    """Sequences (the prompt and one answer, cut at max_length) each example of a batch
+    puts through the trained model with gradients: DPO and ORPO concatenate the chosen
+    and the rejected answer into one batch (2); KTO reads each answer as an example of
+    its own, and SFT its one text (1)."""
+    return 2 if cfg.stage in ("dpo", "orpo") else 1
+
+
+def trained_tokens(cfg: RunConfig) -> int:
+    """Tokens in one forward and backward pass of the trained model (every sequence at
+    max_length): batch x sequences_per_example x max_length."""
+    return cfg.per_device_train_batch_size * sequences_per_example(cfg) * cfg.max_length
+
+
+def no_grad_tokens(cfg: RunConfig) -> int:
+    """Tokens of the largest forward pass without gradients: DPO's reference model over
+    both answers of each example; KTO's reference model, and its KL batch (mismatched
+    prompts and answers), over one sequence per example; none for ORPO and SFT."""
+    if cfg.stage == "dpo":
+        return trained_tokens(cfg)
+    if cfg.stage == "kto":
+        return cfg.per_device_train_batch_size * cfg.max_length
+    return 0
+
+
+def has_kl_batch(cfg: RunConfig) -> bool:
+    """Whether KTO scores a KL batch (each prompt with another example's answer, without
+    gradients): with its own loss, not with apo_zero_unpaired."""
+    return cfg.stage == "kto" and cfg.loss_type != "apo_zero_unpaired"
+
+
+def has_reference_copy(cfg: RunConfig) -> bool:
+    """Whether a second, frozen copy of the model is in memory as the reference model
+    (train/preference.py): a Reference model setting (DPO, KTO), or full fine-tuning with
+    DPO or KTO (a copy of the starting weights). Not with LoRA (the reference is the model
+    with the adapter switched off) nor with ORPO (no reference model)."""
+    if cfg.stage not in REFERENCE_STAGES:
+        return False
+    return bool(cfg.ref_model.strip()) or not cfg.use_peft
+
+
+def reference_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+    """The reference model's weights: a second copy loaded as the trained model is
+    (loaded_bytes, counted at the trained model's size), or nothing."""
+    return loaded_bytes(cfg, shape, hw) if has_reference_copy(cfg) else 0
+
+
+def no_grad_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
+    """The largest forward pass without gradients (the reference model's, KTO's KL
+    batch): nothing is kept for a backward pass, so the hidden states and one block's
+    values for its tokens exist at a time, beside the trained model's kept activations."""
+    return no_grad_tokens(cfg) * value * (block_values(shape) + shape.hidden)
+
+
+def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> list[str]:
+    """What a preference stage's memory holds besides an SFT run's, in sentences for the
+    plan: the sequences a batch puts through the model, and what the reference model is
+    (nothing for sft)."""
+    if cfg.stage not in PREFERENCE_STAGES:
+        return []
+    batch, length = cfg.per_device_train_batch_size, cfg.max_length
+    sequences = batch * sequences_per_example(cfg)
+    if cfg.stage == "kto":
+        lines = [f"KTO: each answer is an example of its own, {sequences} sequences of up to "
+                 f"{length} tokens (prompt and answer) per batch."]
+        if has_kl_batch(cfg):
+            lines.append("A KL batch of mismatched prompts and answers runs through the "
+                         "model without gradients.")
+    else:
+        trainer = cfg.stage.upper()
+        lines = [f"{trainer}: the chosen and the rejected answer of each example go through "
+                 f"the model together, {sequences} sequences of up to {length} tokens "
+                 f"(prompt and answer) per batch of {batch}."]
+    size = size_text(reference_bytes(cfg, shape, hw))
+    ref = cfg.ref_model.strip()
+    if cfg.stage not in REFERENCE_STAGES:
+        lines.append("Reference model: none, ORPO needs none.")
+    elif ref:
+        lines.append(f"Reference model: {ref}, a second frozen copy (about {size}); its "
+                     "forward pass runs without gradients.")
+    elif has_reference_copy(cfg):
+        lines.append(f"Reference model: a second frozen copy of the starting weights (about "
+                     f"{size}); its forward pass runs without gradients.")
+    else:
+        lines.append("Reference model: the model with the LoRA adapter switched off, no "
+                     "second copy; its forward pass runs without gradients.")
+    return lines
 
 
 def available_memory(hw: Hardware) -> int:

@@ -1,7 +1,8 @@
 """Will a run fit this machine, and how long will it take?
 
 Owns the plan of a run before it starts: effective batch, tokens per step, the
-peak memory (memory.py) against this machine, time per step from a remembered
+peak memory (memory.py) against this machine and, for a preference stage, what that
+memory holds (memory_notes), time per step from a remembered
 throughput (speed.py), the batch and accumulation that
 fit, and padding waste. Knows nothing of Gradio; imports torch only to measure.
 """
@@ -16,16 +17,24 @@ from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
+    REFERENCE_STAGES,
     TIGHT,
     available_memory,
     fit_mark,
+    memory_notes,
     model_shape,
     peak_memory,
+    sequences_per_example,
     size_text,
     trainable_params,
 )
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, run_steps
 from sft_ui.plan.speed import measured_speed
+
+# A preference step's time beside an SFT step's on the same tokens: DPO and KTO also run
+# the reference model's forward pass, about a third of a training step's forward and
+# backward (an estimate from the FLOPs, not measured: the remembered speed is SFT's).
+REFERENCE_FORWARD = 1 / 3
 
 
 # ---- the plan ------------------------------------------------------------------
@@ -94,7 +103,8 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     available = available_memory(hw) if available is None else available
     processes = cfg.processes(hw.devices)
     effective = cfg.effective_batch(processes)
-    per_step = effective * cfg.max_length  # an upper bound: rows pad to their batch's longest
+    # An upper bound: rows pad to their batch's longest (DPO and ORPO: two answers a row).
+    per_step = effective * cfg.max_length * sequences_per_example(cfg)
     pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
         if data and data.lengths else None
     padding_free = pads_nothing(cfg, hw)
@@ -103,13 +113,16 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
+    if seconds and cfg.stage in REFERENCE_STAGES:
+        seconds *= 1 + REFERENCE_FORWARD
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
             "precision": precision(cfg.bf16, cfg.fp16, hw),
             "params": shape.params(), "trainable_params": trainable_params(cfg, shape),
             "effective_batch": effective, "tokens_per_step": per_step,
             "tokens_per_step_typical": typical, "steps": steps,
             "total_tokens": steps * per_step if steps else None,
-            "memory": {**parts, "total": total}, "available_bytes": available,
+            "memory": {**parts, "total": total}, "memory_notes": memory_notes(cfg, shape, hw),
+            "available_bytes": available,
             "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
             "padding_free": padding_free,
@@ -122,11 +135,13 @@ def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
              processes: int) -> dict | None:
     """For a run on several GPUs: DDP (each holds the whole model) when its training fits
     one GPU, else FSDP (weights, gradients and optimizer state split across them), with
-    the memory per GPU of each; None for one process."""
+    the memory per GPU of each (a preference run's reference model is split too, as TRL
+    prepares it for FSDP); None for one process."""
     if processes < 2:
         return None
     whole = sum(parts.values())
-    sharded = sum(v for k, v in parts.items() if k in ("weights", "gradients", "optimizer"))
+    sharded = sum(v for k, v in parts.items()
+                  if k in ("weights", "gradients", "optimizer", "reference"))
     split = whole - sharded + sharded / processes
     best = "ddp" if whole <= TIGHT * available else "fsdp"
     ddp, fsdp, room = size_text(whole), size_text(split), size_text(available)
@@ -142,9 +157,11 @@ def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
 
 def pads_nothing(cfg: RunConfig, hw: Hardware) -> bool:
     """Whether a run trains on padding-free batches: on a CPU the engine's lean step
-    (train/lean.py) lays each batch's rows end to end; a model's own remote code may not
-    keep such rows apart, so it keeps padded batches."""
-    return hw.device == "cpu" and not cfg.packing and not cfg.trust_remote_code
+    (train/lean.py, SFT only: the preference trainers pad each batch) lays each batch's
+    rows end to end; a model's own remote code may not keep such rows apart, so it keeps
+    padded batches."""
+    return hw.device == "cpu" and cfg.stage == "sft" and not cfg.packing and \
+        not cfg.trust_remote_code
 
 
 def _check(cfg: RunConfig) -> None:

@@ -22,7 +22,8 @@ from sft_ui.ui.widgets import config_to_values, values_to_dict
 
 PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
-         ("logits", "logits and loss"), ("runtime", "runtime")]
+         ("logits", "logits and loss"), ("reference", "reference model"),
+         ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
 FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
 
@@ -80,8 +81,9 @@ def plan_markdown(p: dict) -> str:
                  f"of {_count(p['params'])} parameters trained): about "
                  f"{size_text(m['total'])} of {size_text(p['available_bytes'])} "
                  f"available: **{p['fit']}**")
+    lines += list(p.get("memory_notes") or [])
     rows = [f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
-            f"{size_text(m[key])} |" for key, label in PARTS]
+            f"{size_text(m[key])} |" for key, label in PARTS if key in m]
     lines.append("\n".join(["| part | size |", "|---|---:|", *rows,
                             f"| **total** | **{size_text(m['total'])}** |"]))
     if p.get("strategy"):

@@ -1,0 +1,158 @@
+"""The plan of a preference run (dpo, orpo, kto): the memory estimate by part on a
+hand-sized model (two answers per example, the reference model and its forward pass
+without gradients, the fused LM head of DPO and KTO), what the plan says the memory holds,
+and the estimate against the peak of a real DPO training of the default model on this CPU,
+with LoRA (the reference is the model with its adapter switched off) and with full
+fine-tuning (a second, frozen copy of the model)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
+from sft_ui.models import ModelError, resolve_model
+from sft_ui.plan import memory, planner
+from sft_ui.plan.hardware import Hardware, detect
+
+CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
+GIB = 2**30
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    """A config.json only: hidden 8, 2 layers, MLP 16, vocab 100, 2 heads of 4, 1 KV head."""
+    folder = tmp_path_factory.mktemp("small-model")
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 8, "num_hidden_layers": 2,
+        "intermediate_size": 16, "vocab_size": 100, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "tie_word_embeddings": True}))
+    return str(folder)
+
+
+def config(model, stage="dpo", **values) -> RunConfig:
+    return RunConfig.from_dict({"model_name_or_path": model, "stage": stage,
+                                "dataset_name": "demo" if stage == "sft" else "demo-preference",
+                                "per_device_train_batch_size": 2,
+                                "gradient_accumulation_steps": 3, "max_length": 8,
+                                "max_steps": 10, **values})
+
+
+def test_preference_memory_by_part(small_model):
+    shape = memory.model_shape(small_model)
+    params, block = 1992, 16 * 8 + 4 * 16  # per token and block: 16 x hidden + 4 x MLP
+    sft = memory.peak_memory(config(small_model, "sft"), shape, CPU)
+    assert "reference" not in sft
+    # DPO, full fine-tuning: chosen and rejected in one batch (twice SFT's activations), the
+    # fused LM head's tile instead of the whole logits, and a second frozen fp32 copy of the
+    # model beside the reference forward's one block at a time (2 x 8 tokens per example).
+    dpo = memory.peak_memory(config(small_model), shape, CPU)
+    assert {k: dpo[k] for k in ("weights", "gradients", "optimizer", "runtime")} == \
+        {k: sft[k] for k in ("weights", "gradients", "optimizer", "runtime")}
+    assert dpo["activations"] == 2 * sft["activations"]
+    assert dpo["logits"] == int(2 * 2 * 8 * 100 * 4 * memory.CPU.fused_tile_copies)
+    assert dpo["reference"] == 4 * params + 2 * 2 * 8 * 4 * (block + 8)
+    # LoRA: the reference is the model with the adapter switched off, no second copy.
+    lora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2), shape, CPU)
+    assert lora["reference"] == 2 * 2 * 8 * 4 * (block + 8)
+    # A Reference model setting loads a second copy with LoRA too.
+    named = memory.peak_memory(config(small_model, use_peft=True, lora_r=2,
+                                      ref_model="my-run/model"), shape, CPU)
+    assert named["reference"] == lora["reference"] + 4 * params
+    # ORPO: two answers per example and the whole logits, as SFTTrainer has; no reference.
+    orpo = memory.peak_memory(config(small_model, "orpo"), shape, CPU)
+    assert orpo["activations"] == dpo["activations"] and orpo["reference"] == 0
+    assert orpo["logits"] == 2 * sft["logits"]
+    # KTO: one answer per example; its reference (and KL batch) forward over one sequence.
+    kto = memory.peak_memory(config(small_model, "kto"), shape, CPU)
+    assert kto["activations"] == sft["activations"]
+    assert kto["reference"] == 4 * params + 2 * 8 * 4 * (block + 8)
+    # The fused LM head's tile holds at most 4096 positions by 32768 vocabulary entries.
+    long = memory.peak_memory(config(small_model, max_length=4096), shape, CPU)
+    assert long["logits"] == int(4096 * 100 * 4 * memory.CPU.fused_tile_copies)
+    # On a GPU a frozen LoRA base (and so a named reference) is in half precision.
+    gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
+    on_gpu = memory.peak_memory(config(small_model, use_peft=True, lora_r=2,
+                                       ref_model="my-run/model"), shape, gpu)
+    assert on_gpu["reference"] == 2 * params + 2 * 2 * 8 * 2 * (block + 8)
+
+
+def test_the_plan_says_what_the_memory_holds(small_model):
+    lora = planner.plan(config(small_model, use_peft=True, lora_r=2), CPU, available=GIB)
+    assert lora["memory"]["total"] == sum(v for k, v in lora["memory"].items() if k != "total")
+    assert lora["memory_notes"] == [
+        "DPO: the chosen and the rejected answer of each example go through the model "
+        "together, 4 sequences of up to 8 tokens (prompt and answer) per batch of 2.",
+        "Reference model: the model with the LoRA adapter switched off, no second copy; its "
+        "forward pass runs without gradients."]
+    assert not lora["padding_free"]  # the preference trainers pad their batches
+    full = planner.plan(config(small_model), CPU, available=GIB)
+    assert full["memory_notes"][1].startswith("Reference model: a second frozen copy of the "
+                                              "starting weights (about ")
+    named = planner.plan(config(small_model, ref_model="my-run/model"), CPU, available=GIB)
+    assert named["memory_notes"][1].startswith("Reference model: my-run/model, a second "
+                                               "frozen copy")
+    assert planner.plan(config(small_model, "orpo"), CPU, available=GIB)["memory_notes"][1] \
+        == "Reference model: none, ORPO needs none."
+    kto = planner.plan(config(small_model, "kto"), CPU, available=GIB)["memory_notes"]
+    assert kto[0].startswith("KTO: each answer is an example of its own, 2 sequences")
+    assert kto[1].startswith("A KL batch") and len(kto) == 3
+    assert len(planner.plan(config(small_model, "kto", loss_type="apo_zero_unpaired"), CPU,
+                            available=GIB)["memory_notes"]) == 2
+    assert planner.plan(config(small_model, "sft"), CPU, available=GIB)["memory_notes"] == []
+
+
+# One DPO training in a fresh process (the app's engine, as a run trains): its peak
+# resident memory, sampled there every 10 ms (getrusage's ru_maxrss would start from the
+# parent's size at fork).
+MEASURE = """
+import json, sys, tempfile, threading, time
+from pathlib import Path
+import psutil
+sys.path.insert(0, {root!r})
+peak, done = [0], threading.Event()
+def sample():
+    me = psutil.Process()
+    while not done.is_set():
+        peak[0] = max(peak[0], me.memory_info().rss)
+        time.sleep(0.01)
+threading.Thread(target=sample, daemon=True).start()
+from sft_ui.config import RunConfig
+from sft_ui.train.engine import train
+from sft_ui.train.events import NullSink
+train(RunConfig.from_dict(json.loads({cfg!r})), Path({out!r}), NullSink())
+done.set()
+print(json.dumps({{"peak": peak[0]}}))
+"""
+
+
+def measured_peak(cfg: RunConfig, out: Path) -> int:
+    code = MEASURE.format(root=str(ROOT), cfg=json.dumps(cfg.to_dict()), out=str(out))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])["peak"]
+
+
+@pytest.mark.parametrize("use_peft", [True, False], ids=["lora", "full"])
+def test_dpo_estimate_within_20_percent_of_the_measured_peak(use_peft, tmp_path):
+    """Two steps (the second runs with the optimizer state made in the first) on the demo
+    preference pairs: at max_length 56 every chosen answer fills the sequence (its prompt
+    and answer are 59 tokens or more), and the rejected ones are padded to it."""
+    try:
+        resolve_model(DEFAULT_MODEL_ID)
+    except ModelError as e:
+        pytest.skip(f"the default model is not here: {e}")
+    cfg = RunConfig.from_dict({"stage": "dpo", "dataset_name": "demo-preference",
+                               "use_peft": use_peft, "per_device_train_batch_size": 2,
+                               "gradient_accumulation_steps": 1, "max_length": 56,
+                               "max_steps": 2, "sample_steps": 0, "save_strategy": "no"})
+    estimate = sum(memory.peak_memory(cfg, memory.model_shape(cfg.model_name_or_path),
+                                      detect()).values())
+    peak = measured_peak(cfg, tmp_path / "run")
+    print(f"DPO {'LoRA' if use_peft else 'full fine-tuning'}, batch 2 x 56 tokens: "
+          f"estimate {estimate / 1e6:,.0f} MB, measured {peak / 1e6:,.0f} MB, "
+          f"ratio {estimate / peak:.2f}")
+    assert 0.8 <= estimate / peak <= 1.2, (estimate, peak)
