@@ -259,15 +259,15 @@ def test_to_trl_applies_the_choices_of_the_gpu_it_runs_on(monkeypatch):
     from sft_ui.plan import hardware
     from sft_ui.train.arguments import to_trl
     monkeypatch.setattr(hardware, "detect", lambda: T4)
-    sft = to_trl(RunConfig(use_peft=True, load_in_4bit=True))["sft"]
+    sft = to_trl(RunConfig(use_peft=True, load_in_4bit=True))["train"]
     assert (sft["bf16"], sft["fp16"], sft["optim"], sft["use_liger_kernel"]) == \
         (False, True, "paged_adamw_8bit", True)
     assert "use_cpu" not in sft
     monkeypatch.setattr(hardware, "detect", lambda: H100)
-    sft = to_trl(RunConfig(optim="adamw_torch"))["sft"]
+    sft = to_trl(RunConfig(optim="adamw_torch"))["train"]
     assert (sft["bf16"], sft["optim"], sft["use_liger_kernel"]) == (True, "adamw_torch", False)
     monkeypatch.setattr(hardware, "detect", lambda: CPU)
-    sft = to_trl(RunConfig())["sft"]
+    sft = to_trl(RunConfig())["train"]
     assert (sft["bf16"], sft["optim"], sft["use_cpu"]) == (False, "adamw_torch_fused", True)
     # Read back from the YAML, a person's optimizer stays.
     assert RunConfig.from_dict({"optim": "adamw_8bit"}).optim == "adamw_8bit"
