@@ -1,11 +1,15 @@
 """Preference tuning on the default model, offline: does the built-in preference set teach
 what SFT alone does not?
 
-1. SFT on the demo set ("demo", Captain Byte) with LoRA, a short run: the persona is
-   begun, not yet always there;
+1. SFT on the demo set ("demo", Captain Byte) with LoRA, a short run (20 steps at 5e-4):
+   the greeting is learnt, the sign-off not yet;
 2. DPO from that run's model folder on "demo-preference" (LoRA: the SFT adapter trains
-   on, TRL keeps a frozen copy of it as the reference): the logged reward accuracy;
-3. ORPO and KTO from the same SFT run, briefly (--orpo-steps / --kto-steps 0: skipped);
+   on, TRL keeps a frozen copy of it as the reference) with the settings "Continue with
+   preference tuning" fills in after a LoRA SFT run of the page's defaults (learning
+   rate 5e-5, beta 0.1, 30 steps, batch 4 x accumulation 2): the logged reward accuracy
+   and margin;
+3. ORPO and KTO from the same SFT run, 20 steps each with the same settings
+   (--orpo-steps / --kto-steps 0: skipped);
 4. on held-out prompts (HELD_OUT_PROMPTS and more that no row of either set asks), for
    the base model and each trained one:
    - win: the fraction of prompts where the summed log-probability of the chosen-style
@@ -13,10 +17,15 @@ what SFT alone does not?
    - margin: the mean of (chosen-style minus plain) summed log-probability, in nats;
    - style: the fraction of greedy replies that carry both the greeting and the sign-off:
      they start with "Arr, matey!" and end with "Yo-ho-ho!" within --max-new-tokens.
-Prints the table and the wall time; exits 1 when a claim does not hold (DPO's reward
-accuracy above 0.9, DPO's win above SFT's). docs/preference.md has the figures.
+The plain answers are written here for these prompts (plain English; the chosen-style
+one is the same with "Arr, matey!" before and "Yo-ho-ho!" after). Prints the machine,
+its load average, the table and the wall time; exits 1 when a claim does not hold (DPO's
+reward accuracy above 0.9, DPO's win above SFT's). About 10 minutes on a 2-core CPU;
+docs/preference.md has the figures. Every figure but the times is the same run to run
+for a seed.
 
-    .venv/bin/python scripts/preference_bench.py [--dpo-steps 30] [--seed 42]
+    .venv/bin/python scripts/preference_bench.py [--seed 1] [--lr 1e-4] [--dpo-steps 30]
+        [--sft-model runs/<id>/model] [--show-replies] [--keep]
 """
 from __future__ import annotations
 
@@ -61,7 +70,6 @@ HELD_OUT_ANSWERS = {
     "What colour is the night sky?": "The night sky is black.",
     "What is 25 plus 7?": "25 plus 7 is 32.",
 }
-TRIED = ("sft", "dpo", "orpo", "kto")
 
 
 class Records(NullSink):
