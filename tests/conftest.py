@@ -9,7 +9,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,9 +22,103 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The ceiling of every wait in a test, in seconds: tests wait for an event (a state, a
+# text, a file), never for a time, and this only turns a hang into a failure. Playwright's
+# own waits (expect, clicks) get it too.
+HANG = 600
+HANG_MS = HANG * 1000
+
 CHROMIUM = os.environ.get("SFT_UI_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+# Threads of the process rather than of a test: pools (Gradio's server, asyncio, AnyIO)
+# waiting for work, and a library's own singleton (tqdm's monitor).
+SHARED_THREADS = re.compile(r"ThreadPoolExecutor-|AnyIO worker thread|asyncio_\d|tqdm_monitor")
+# Seconds what a test left gets to end once stopped: it only catches a hang.
+LEAK_CEILING = float(os.environ.get("SFT_UI_LEAK_CEILING", "120"))
+PROCESS_GRACE = 30.0  # seconds a process the test started gets to end before it is killed
+_MANAGERS: weakref.WeakSet = weakref.WeakSet()  # every RunManager the tests create
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _managers_are_known():
+    """Every RunManager made in the session is remembered (weakly), module fixtures'
+    too, so that a run one test left going is found when that test ends."""
+    from sft_ui.runs import manager
+    init = manager.RunManager.__init__
+
+    def remembered(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        _MANAGERS.add(self)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manager.RunManager, "__init__", remembered)
+        yield
+
+
+def _descendants() -> dict[int, object]:
+    import psutil
+    return {p.pid: p for p in psutil.Process().children(recursive=True)}
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_behind(request):
+    """A test ends with nothing of its own still going: no run of any RunManager, no
+    thread it started (pools aside), no process it started. What it left is stopped and
+    waited for here, so it cannot reach the next test's counters or monkeypatches, and
+    the test that left it fails, saying what it was."""
+    threads = set(threading.enumerate())
+    processes = _descendants()
+    yield
+    left = []
+    for manager in list(_MANAGERS):
+        run = manager.active()
+        if run is not None and run.state in ("queued", "running", "stopping"):
+            left.append(f"run {run.id} ({run.state}, step {run.step})")
+            run.request_stop()
+    end = time.time() + LEAK_CEILING
+    for thread in set(threading.enumerate()) - threads:
+        if not SHARED_THREADS.match(thread.name) and thread is not threading.current_thread():
+            thread.join(timeout=max(0.0, end - time.time()))
+            if thread.is_alive():
+                left.append(f"thread {thread.name!r}")
+    left += _end_processes(processes, end)
+    if left:
+        pytest.fail(f"{request.node.nodeid} left behind: {'; '.join(left)} (stopped now)",
+                    pytrace=False)
+
+
+def _end_processes(before: dict, end: float) -> list[str]:
+    """The processes started since `before` (a module's browser or app started before
+    stays, with what it starts), waited for until `end`, then killed; what was left."""
+    import psutil
+    new = [p for pid, p in _descendants().items() if pid not in before and not any(
+        parent.pid in before for parent in _parents(p))]
+    commands = {p.pid: " ".join(_command(p))[:80] for p in new}
+    _, alive = psutil.wait_procs(new, timeout=max(0.0, min(PROCESS_GRACE, end - time.time())))
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    return [f"process {p.pid} ({commands[p.pid]})" for p in alive]
+
+
+def _parents(process) -> list:
+    import psutil
+    try:
+        return process.parents()
+    except psutil.Error:
+        return []
+
+
+def _command(process) -> list[str]:
+    import psutil
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return ["?"]
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +164,7 @@ def tiny_cfg(tiny_model_dir):
             "learning_rate": 1e-3}
 
 
-def wait_for(predicate, timeout=120.0, interval=0.25):
+def wait_for(predicate, timeout=HANG, interval=0.25):
     """Poll until predicate() returns something truthy; fail the test on timeout."""
     end = time.time() + timeout
     while time.time() < end:
@@ -103,7 +199,7 @@ def serve(runs: Path, log: Path):
                 return Client(f"http://127.0.0.1:{port}/", verbose=False)
             except Exception:
                 return None
-        client = wait_for(connect, timeout=120, interval=0.5)
+        client = wait_for(connect, interval=0.5)
         try:
             yield proc, client
         finally:
@@ -112,6 +208,21 @@ def serve(runs: Path, log: Path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+
+
+@pytest.fixture
+def connect():
+    """Clients of an app's API (gradio_client: connect(url, headers=...)) for this test,
+    closed when it ends (each keeps a heartbeat thread while open)."""
+    from gradio_client import Client
+    made = []
+
+    def client(url: str, **options):
+        made.append(Client(url, verbose=False, **options))
+        return made[-1]
+    yield client
+    for made_client in made:
+        made_client.close()
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +245,8 @@ def browser():
     from playwright.sync_api import sync_playwright
     assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
         "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
+    from playwright.sync_api import expect
+    expect.set_options(timeout=HANG_MS)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -144,7 +257,7 @@ def browser():
 def page(live_app, browser):
     """A page of the module's browser on the module's live app."""
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(live_app[0])
     yield page
     page.close()

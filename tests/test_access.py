@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sft_ui.access import LOGIN, OPEN, VIEW_ONLY, Access, AccessError, Who, parse_users
-from tests.conftest import free_port, open_panels, wait_for
+from tests.conftest import HANG_MS, free_port, open_panels, wait_for
 
 USERS = {"ann": "pw-ann", "bob": "pw-bob"}
 FAKE_TOKEN = "hf_FakeSessionToken0123456789abcdef"
@@ -111,10 +111,9 @@ def _error(client, *args, api_name):
     return str(e.value)
 
 
-def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg):
-    from gradio_client import Client
+def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg, connect):
     url, manager = login_app
-    ann, visitor = Client(url, verbose=False), Client(url, verbose=False)
+    ann, visitor = connect(url), connect(url)
     assert visitor.predict(api_name="/list_runs") == []
     assert visitor.predict({"max_steps": 3}, api_name="/plan")["effective_batch"] == 8
     assert "Sign in to start a run" in _error(visitor, tiny_cfg, api_name="/start_run")
@@ -141,9 +140,7 @@ def test_api_viewing_is_open_and_actions_need_a_login(login_app, tiny_cfg):
                                         api_name="/preview_data")
 
 
-def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg):
-    from gradio_client import Client
-
+def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg, connect):
     from sft_ui.runs import RunManager
     from sft_ui.ui import build_app
     app = build_app(RunManager(tmp_path), Access(space_id="me/studio"))
@@ -151,7 +148,7 @@ def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg):
     app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
                        quiet=True)
     try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        client = connect(f"http://127.0.0.1:{port}/")
         text = _error(client, tiny_cfg, api_name="/start_run")
         assert "Cannot start a run" in text and "?duplicate=true" in text
         assert client.predict(api_name="/list_runs") == []
@@ -163,7 +160,7 @@ def test_view_only_space_refuses_with_the_duplicate_link(tmp_path, tiny_cfg):
 def _open(browser, url):
     context = browser.new_context(viewport={"width": 1400, "height": 1400})
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(url)
     return page
 
@@ -212,13 +209,12 @@ def test_uploads_and_tokens_belong_to_one_browser_session(browser, login_app, tm
 
 
 def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatch, tmp_path,
-                                         capfd):
+                                         capfd, connect):
     """Push through the API and the page with a known fake token (to a recording stand-in
     of the Hub), then search every file written since the start, and the log."""
     from unittest.mock import create_autospec
 
     import huggingface_hub
-    from gradio_client import Client
     from playwright.sync_api import expect
 
     from sft_ui.share import hub
@@ -240,7 +236,7 @@ def test_a_push_writes_the_token_nowhere(browser, live_app, tiny_cfg, monkeypatc
     try:
         run_id = manager.start({**tiny_cfg, "max_steps": 2})
         wait_for(lambda: manager.get(run_id).state == "done")
-        client = Client(url, verbose=False)
+        client = connect(url)
         assert client.predict(run_id, "me/tiny", FAKE_TOKEN, True, False,
                               api_name="/push_to_hub")["url"].endswith("me/tiny")
         page = _open(browser, url)

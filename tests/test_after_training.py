@@ -14,7 +14,7 @@ from sft_ui.chat import ChatService, GenSettings
 from sft_ui.runs import RunError, RunManager
 from sft_ui.share.export import export_run, zip_export
 from sft_ui.share.hub import HubError, publish_space, push_folder, write_space
-from tests.conftest import free_port, wait_for
+from tests.conftest import HANG, free_port, wait_for
 
 FAKE_TOKEN = "hf_FakeToken0123456789abcdefXYZ"
 
@@ -245,7 +245,7 @@ def test_generated_space_app_answers_through_gradio_client(runs, tmp_path):
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=app_dir, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        client = wait_for(lambda: _connect(Client, port), timeout=120, interval=1)
+        client = wait_for(lambda: _connect(Client, port), timeout=HANG, interval=1)
         reply = client.predict("Hello", 16, 0, api_name="/chat")
         assert isinstance(reply, str) and reply  # a tiny random model: any 16 tokens
     finally:

@@ -9,7 +9,9 @@ from tests.conftest import wait_for
 
 @pytest.fixture(scope="module")
 def client(live_app):
-    return Client(live_app[0], verbose=False)
+    c = Client(live_app[0], verbose=False)
+    yield c
+    c.close()
 
 
 def _status(client, run_id):

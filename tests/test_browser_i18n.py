@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import set_field
+from tests.conftest import HANG_MS, set_field
 from tests.test_browser import ARGS, CHROMIUM, _field, _set
 
 # Draw each character alone on a canvas in the label's font: real glyphs differ from
@@ -37,7 +37,7 @@ def ja_page(live_app):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         context = browser.new_context(locale="ja-JP", viewport={"width": 1400, "height": 1600})
         page = context.new_page()
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(HANG_MS)
         page.goto(live_app[0])
         yield page
         browser.close()
@@ -102,12 +102,11 @@ def test_errors_come_out_in_japanese_then_english_after_switching(ja_page):
     expect(page.locator("#effective-batch")).to_contain_text("実効バッチサイズ: 6")
 
 
-def test_the_api_answers_in_the_clients_language(live_app):
-    from gradio_client import Client
+def test_the_api_answers_in_the_clients_language(live_app, connect):
     url = live_app[0]
     for headers, needle in (({"Accept-Language": "ja-JP,ja;q=0.9"}, "学習率 (learning_rate) は"),
                             ({}, "Learning rate (learning_rate) must be")):
-        client = Client(url, verbose=False, headers=headers)
+        client = connect(url, headers=headers)
         with pytest.raises(Exception, match=re.escape(needle)):
             client.predict({"learning_rate": -1}, api_name="/start_run")
 
@@ -129,8 +128,8 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
         set_field(page, label, value)
     page.get_by_role("button", name="開始").click()
     status = page.locator("#run-status")
-    expect(status).to_contain_text("実行", timeout=30_000)
-    expect(status).to_contain_text("完了", timeout=120_000)
+    expect(status).to_contain_text("実行", timeout=HANG_MS)
+    expect(status).to_contain_text("完了", timeout=HANG_MS)
     legend = page.locator("#loss-plot .role-legend-label")
     expect(legend).to_have_text(["学習", "学習（平滑化）"])
     strokes = page.locator("#loss-plot").evaluate(
@@ -154,7 +153,7 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     page.locator("#export-run").get_by_role("option", name=re.compile("完了")).first.click()
     page.get_by_role("button", name="エクスポート", exact=True).click()
     expect(page.locator("#export-notice")).to_contain_text("にエクスポートしました",
-                                                           timeout=60_000)
+                                                           timeout=HANG_MS)
     page.get_by_role("button", name=re.compile("^モデルカード")).click()
     card = page.locator("#export-card")
     expect(card).to_contain_text("読み込み方")

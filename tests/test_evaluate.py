@@ -17,7 +17,7 @@ from sft_ui.data import DataError, load_data
 from sft_ui.evaluate.job import Evaluator
 from sft_ui.evaluate.metrics import score
 from sft_ui.evaluate.testset import load_test_set
-from tests.conftest import wait_for
+from tests.conftest import HANG, HANG_MS, wait_for
 
 ROWS = [("The sky is", "blue"), ("The grass is", "green"), ("The snow is", "white"),
         ("The coal is", "black")]
@@ -43,7 +43,7 @@ def trained(live_app, tiny_model_dir, tmp_path_factory):
                             "learning_rate": 1e-2, "lr_scheduler_type": "constant",
                             "sample_steps": 0})
     run = wait_for(lambda: (lambda r: r if r.state not in ("queued", "running") else None)(
-        manager.get(run_id)), timeout=300)
+        manager.get(run_id)), timeout=HANG)
     assert run.state == "done", run.error
     manager.rename(run_id, "memorised colours")
     return manager, run_id, data
@@ -125,7 +125,7 @@ def test_stop_ends_an_evaluation_early(trained, tmp_path):
     evaluator = Evaluator(ChatService(manager))
     job = evaluator.start([f"{run_id}/base"], str(many), settings=GenSettings(
         max_new_tokens=48), batch_size=1)
-    wait_for(lambda: job.answered >= 1, timeout=120, interval=0.05)
+    wait_for(lambda: job.answered >= 1, timeout=HANG, interval=0.05)
     assert evaluator.stop() is not None
     snap = _finished(evaluator, job)
     assert snap["state"] == "stopped"
@@ -216,10 +216,9 @@ def test_a_runs_eval_split_is_a_test_set(tmp_path):
                              manager=RunManager(tmp_path / "runs")).cases) == 1
 
 
-def test_the_evaluate_endpoint(trained, live_app):
-    from gradio_client import Client
+def test_the_evaluate_endpoint(trained, live_app, connect):
     manager, run_id, data = trained
-    client = Client(live_app[0], verbose=False)
+    client = connect(live_app[0])
     out = client.predict(f"{run_id}/base", run_id, str(data), "test", 2, 6, 0.0, 2,
                          api_name="/evaluate")
     assert out["state"] == "done" and out["rows_asked"] == out["rows_answered"] == 2
@@ -243,10 +242,10 @@ def test_evaluate_tab_end_to_end(trained, page, tmp_path):
         "option", name=re.compile(r"memorised colours .*\/ base model")).first.click()
     page.locator("#eval-upload input[type=file]").set_input_files(str(data))
     expect(page.locator("#eval-test-set textarea, #eval-test-set input").first).to_have_value(
-        re.compile(r"colours\.jsonl$"), timeout=30_000)
+        re.compile(r"colours\.jsonl$"), timeout=HANG_MS)
     page.locator("#eval-go").click()
     scores = page.locator("#eval-scores")
-    expect(scores).to_contain_text("ROUGE-L", timeout=120_000)
+    expect(scores).to_contain_text("ROUGE-L", timeout=HANG_MS)
     expect(scores).to_contain_text("100.0")  # the trained run's exact match
     table = page.locator("#eval-table")
     for _, answer in ROWS:

@@ -17,7 +17,7 @@ from sft_ui.runs import RunManager
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import GgufError, convert, converter_dir, export_gguf
 from sft_ui.share.modelfile import go_template, measure, render, write_modelfile
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
 
@@ -31,7 +31,7 @@ def lora_run(tmp_path_factory):
                             "per_device_train_batch_size": 1,
                             "gradient_accumulation_steps": 1, "max_length": 64,
                             "sample_steps": 0, "learning_rate": 1e-4})
-    wait_for(lambda: manager.get(run_id).state not in ("queued", "running"), timeout=300)
+    wait_for(lambda: manager.get(run_id).state not in ("queued", "running"), timeout=HANG)
     run = manager.get(run_id)
     assert run.state == "done", run.snapshot()["error"]
     return run

@@ -21,7 +21,7 @@ from sft_ui.models import prepare_default_model
 from sft_ui.runs import RunManager
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.modelfile import write_modelfile
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 try:
     import llama_cpp
@@ -69,7 +69,7 @@ def learned(tmp_path_factory):
                             "gradient_accumulation_steps": 1, "max_length": 64,
                             "learning_rate": 2e-3, "lr_scheduler_type": "constant",
                             "sample_steps": 0})
-    wait_for(lambda: manager.get(run_id).state not in ("queued", "running"), timeout=900)
+    wait_for(lambda: manager.get(run_id).state not in ("queued", "running"), timeout=2 * HANG)
     run = manager.get(run_id)
     assert run.state == "done", run.snapshot()["error"]
     from sft_ui.share.export import export_run

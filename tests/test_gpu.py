@@ -14,7 +14,7 @@ from sft_ui.plan import loading, memory, planner, speed
 from sft_ui.plan.hardware import detect, installed
 from sft_ui.runs import RunManager
 from sft_ui.train import engine
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="needs a CUDA GPU (none on this machine)")
@@ -26,7 +26,7 @@ needs_liger = pytest.mark.skipif(not installed("liger_kernel"),
 
 def _finished(manager, run_id):
     return wait_for(lambda: (lambda s: s if s["state"] not in ("queued", "running") else None)(
-        manager.get(run_id).snapshot()), timeout=300)
+        manager.get(run_id).snapshot()), timeout=HANG)
 
 
 def _run(tmp_path, cfg, steps=3, **extra):

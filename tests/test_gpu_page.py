@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from sft_ui.config import RunConfig
 from sft_ui.plan.planner import fit_to_target
-from tests.conftest import field, open_panels
+from tests.conftest import HANG_MS, field, open_panels
 
 LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -22,7 +22,7 @@ def _choose(page, label, typed, option):
 
 def test_plan_llama_8b_for_a_t4_and_fit_it(browser, live_app):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(live_app[0])
     page.locator("#plan-summary").get_by_text("Plan:").wait_for()
     expected, _ = fit_to_target(RunConfig(model_name_or_path=LLAMA_8B), "t4-small")
@@ -71,7 +71,7 @@ def test_plan_llama_8b_for_a_t4_and_fit_it(browser, live_app):
 
 def test_a_typed_folder_is_still_the_model(browser, live_app, tiny_model_dir):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(live_app[0])
     page.locator("#plan-summary").get_by_text("Plan:").wait_for()
     box = field(page, "Model").first

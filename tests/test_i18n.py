@@ -362,9 +362,13 @@ def what_to_add(missing: list[Message]) -> str:
 
 
 def english_left(text: str) -> list[str]:
-    """English words in a translation, beyond names, code, quoted values and formats."""
+    """English words in a translation, beyond names, code, quoted values and formats.
+    A token with a digit or a slash in it (a run id such as 20261125-060830-d8adcf, a
+    path, a version, a number with its unit glued on) is a name, whatever letters its
+    random part happens to spell."""
     text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|https?://\S+|\{[^}]*\}|(?<!\w)\.\w+|&\w+;",
                   " ", text)
+    text = re.sub(r"[A-Za-z0-9_.~+-]*[0-9/][A-Za-z0-9_./~+-]*", " ", text)
     words = re.findall(r"[A-Za-z][A-Za-z_./:-]*[A-Za-z0-9]|[A-Za-z]", text)
     return [w for w in words if len(w) > 2 and w not in KEPT and
             not re.search(r"[_./\d:-]", w) and not w.isupper()]
@@ -614,3 +618,11 @@ def test_the_data_preview_comes_out_in_japanese():
     legend = TAG.sub(" ", page.split("</style>")[1].split("<pre")[0])
     assert "デモデータ" in summary and not english_left(summary), summary
     assert not english_left(legend), legend
+
+
+def test_ids_and_paths_are_names_not_english():
+    """A run id's random hex can spell letters ("d8adcf": "adcf"); an id, a path or a
+    number is a name by rule, and English around it is still found."""
+    assert english_left("実行 20261125-060830-d8adcf は完了") == []
+    assert english_left("/tmp/runs/20261125-060830-beefed/model を開きます") == []
+    assert english_left("実行 20261125-060830-d8adcf is done") == ["done"]

@@ -26,7 +26,7 @@ from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.errors import UserError
 from sft_ui.models import hub_reachable
 from sft_ui.runs import Run, RunManager, create_run
-from tests.conftest import wait_for
+from tests.conftest import HANG, HANG_MS, wait_for
 
 TOKEN = "hf_FakeTokenForJobs0123456789"
 REPO = "me/jobs-model"
@@ -164,7 +164,7 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     manager = RunManager(tmp_path / "runs", hub=hub)
     run_id = manager.start(_job_cfg(tmp_path), token=TOKEN)
     run = manager.get(run_id)
-    wait_for(lambda: run.state not in ("queued", "running"), timeout=600, interval=0.5)
+    wait_for(lambda: run.state not in ("queued", "running"), timeout=HANG, interval=0.5)
     assert run.state == "done", (run.error, run.message)
     # The job's own trainer output, parsed from its logs, is the run's record here.
     assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2, 3]
@@ -211,7 +211,7 @@ def test_a_failed_job_shows_its_last_lines_in_the_runs_error(tmp_path, hub):
     manager = RunManager(tmp_path / "runs", hub=hub)
     run_id = manager.start(_job_cfg(tmp_path, dataset_name=str(data)), token=TOKEN)
     run = manager.get(run_id)
-    wait_for(lambda: run.state not in ("queued", "running"), timeout=600, interval=0.5)
+    wait_for(lambda: run.state not in ("queued", "running"), timeout=HANG, interval=0.5)
     assert hub.inspect_job(job_id="job1").status.stage == "ERROR"
     assert run.state == "failed", (run.state, run.message)
     assert "The job job1 ended with ERROR. Its last lines:" in run.error
@@ -276,7 +276,7 @@ def test_the_page_follows_a_job_and_stop_cancels_it(tmp_path, hub, browser):
     app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
                        quiet=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     try:
         page.goto(f"http://127.0.0.1:{port}/")
         cfg = _job_cfg(tmp_path, max_steps=500, sample_steps=0)
@@ -287,17 +287,20 @@ def test_the_page_follows_a_job_and_stop_cancels_it(tmp_path, hub, browser):
             set_field(page, label, value)
         for label, value in (("Run on", "hf_jobs"), ("Jobs hardware", "t4-small")):
             box = field(page, label).first
+            box.click()  # the option clicked, and the box showing it, before Start
             box.fill(value)
-            box.press("Enter")
+            page.get_by_role("option", name=value, exact=True).click()
+            expect(box).to_have_value(value)
         field(page, "Hugging Face token").first.fill(TOKEN)
         page.get_by_role("button", name="Start").click()
-        run = wait_for(lambda: manager.active(), timeout=60)
+        run = wait_for(lambda: manager.active(), timeout=HANG)
+        assert run.config.run_on == "hf_jobs", run.config.to_dict()  # not trained here
         expect(page.locator("#run-status")).to_contain_text("Hugging Face Jobs",
-                                                             timeout=120_000)
-        wait_for(lambda: run.step >= 2, timeout=600, interval=0.5)
-        expect(page.locator("#loss-plot")).to_contain_text("loss", timeout=30_000)
+                                                             timeout=HANG_MS)
+        wait_for(lambda: run.step >= 2, timeout=HANG, interval=0.5)
+        expect(page.locator("#loss-plot")).to_contain_text("loss", timeout=HANG_MS)
         page.get_by_role("button", name="Stop").click()
-        expect(page.locator("#run-status")).to_contain_text("stopped", timeout=120_000)
+        expect(page.locator("#run-status")).to_contain_text("stopped", timeout=HANG_MS)
         assert run.config.run_on == "hf_jobs" and run.state == "stopped"
         assert hub.cancel_job.call_args.kwargs["job_id"] == "job1"
         assert hub.fake.procs["job1"].poll() is not None  # the job's process ended

@@ -10,7 +10,7 @@ import pytest
 from gradio_client import Client
 
 from sft_ui.runs import NAME_MAX, RunError, RunManager, latest_checkpoint
-from tests.conftest import serve, wait_for
+from tests.conftest import HANG, HANG_MS, serve, wait_for
 
 
 def fake_train(cfg, run_dir, sink, resume_from=None):
@@ -37,7 +37,7 @@ def _finished(snap_of, run_id):
 
 def _done_run(manager, steps=3):
     run_id = manager.start({"max_steps": steps, "sample_steps": 0})
-    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=30)
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=HANG)
     return run_id
 
 
@@ -54,7 +54,7 @@ def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg, st
         with serve(runs, log) as (proc, client):
             run_id = client.predict(cfg, api_name="/start_run")["run_id"]
             client.predict(run_id, "before the crash", api_name="/rename_run")
-            wait_for(lambda: latest_checkpoint(runs / run_id), timeout=120, interval=0.05)
+            wait_for(lambda: latest_checkpoint(runs / run_id), timeout=HANG, interval=0.05)
             before = client.predict(run_id, api_name="/run_status")
             os.killpg(proc.pid, signal.SIGKILL)  # no chance to write anything more
         assert before["state"] == "running" and before["step"] < last, before["state"]
@@ -75,7 +75,7 @@ def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg, st
             checkpoint = int(latest_checkpoint(runs / run_id).name.split("-")[-1])
             assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
             done = wait_for(lambda: _finished(
-                lambda r: client.predict(r, api_name="/run_status"), run_id), timeout=120)
+                lambda r: client.predict(r, api_name="/run_status"), run_id), timeout=HANG)
             assert done["state"] == "done" and done["step"] == last, done["error"]
             losses = [m for m in done["metrics"] if "loss" in m]
             assert [m["step"] for m in losses] == list(range(1, last + 1))  # no gaps
@@ -113,7 +113,7 @@ def test_simultaneous_starts_make_exactly_one_run(tmp_path):
     assert all("still training" in e for e in errors)
     assert [p.name for p in root.iterdir()] == ids
     manager.stop(ids[0])
-    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), ids[0]), timeout=30)
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), ids[0]), timeout=HANG)
 
 
 def test_a_stop_as_the_run_ends_leaves_it_stopped(tmp_path, monkeypatch):
@@ -125,7 +125,7 @@ def test_a_stop_as_the_run_ends_leaves_it_stopped(tmp_path, monkeypatch):
         return run_dir
     manager = RunManager(tmp_path / "runs", trainer=quick_train, preflight=lambda cfg: None)
     run = manager.get(manager.start({"sample_steps": 0}))
-    wait_for(lambda: run.state == "running", timeout=10)
+    wait_for(lambda: run.state == "running", timeout=HANG)
     set_stop = run._stop.set
 
     def set_then_let_the_run_end():  # widen the gap between the flag and the new state
@@ -136,20 +136,24 @@ def test_a_stop_as_the_run_ends_leaves_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(run._stop, "set", set_then_let_the_run_end)
     manager.stop(run.id)
     assert wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run.id),
-                    timeout=10)["state"] == "stopped"
-    manager.start({"sample_steps": 0})  # not blocked by a run stuck in "stopping"
+                    timeout=HANG)["state"] == "stopped"
+    again = manager.start({"sample_steps": 0})  # not blocked by a run stuck in "stopping"
+    manager.stop(again)
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), again))
 
 
 @pytest.fixture(scope="module")
 def client(live_app):
-    return Client(live_app[0], verbose=False)
+    c = Client(live_app[0], verbose=False)
+    yield c
+    c.close()
 
 
-def test_simultaneous_starts_through_the_api(client, live_app, tiny_cfg):
+def test_simultaneous_starts_through_the_api(client, live_app, tiny_cfg, connect):
     root = live_app[1].root
     folders = set(root.iterdir())
     cfg = {**tiny_cfg, "max_steps": 5000, "sample_steps": 0}
-    clients = [Client(live_app[0], verbose=False) for _ in range(2)]
+    clients = [connect(live_app[0]) for _ in range(2)]
     ids, errors = race([lambda c=c: c.predict(cfg, api_name="/start_run")["run_id"]
                         for c in clients])
     assert len(ids) == 1 and len(errors) == 1, (ids, errors)
@@ -239,12 +243,12 @@ def test_delete_removes_exactly_that_folder(manager):
 
 def test_deleting_an_active_run_is_refused(manager):
     run_id = manager.start({"max_steps": 100000, "sample_steps": 0})
-    wait_for(lambda: manager.get(run_id).step >= 1, timeout=30)
+    wait_for(lambda: manager.get(run_id).step >= 1, timeout=HANG)
     with pytest.raises(RunError, match="stop it before deleting"):
         manager.delete(run_id)
     assert (manager.root / run_id / "state.json").exists()
     manager.stop(run_id)
-    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=30)
+    wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), run_id), timeout=HANG)
     manager.delete(run_id)
     assert list(manager.root.iterdir()) == []
 
@@ -292,7 +296,7 @@ def test_runs_tab_in_a_browser(live_app, tmp_path):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
-            page.set_default_timeout(30_000)
+            page.set_default_timeout(HANG_MS)
             page.goto(url)
             page.get_by_role("tab", name="Runs").click()
             table = page.locator("#runs-table")

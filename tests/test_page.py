@@ -8,7 +8,7 @@ import json
 import re
 import time
 
-from tests.conftest import open_panels, set_field, wait_for
+from tests.conftest import HANG_MS, open_panels, set_field, wait_for
 
 DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 420, "height": 900}
 # The ancestors whose overflow would hide part of an element (empty: all of it shows).
@@ -27,7 +27,7 @@ CLIPPED_BY = """(el) => {
 
 def _open(browser, url, viewport=DESKTOP):
     page = browser.new_page(viewport=viewport)
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(url)
     page.locator("#plan-summary").get_by_text("Plan:").wait_for()  # loaded, plan made
     return page
@@ -91,7 +91,7 @@ def test_lists_keep_themselves_current(browser, live_app, tiny_cfg):
     page.locator("#chat-model input").click()
     option = page.locator("#chat-model").get_by_role(
         "option", name=re.compile("listed by itself .*final model"))
-    option.first.wait_for(timeout=20_000)
+    option.first.wait_for(timeout=HANG_MS)
     print(f"\nChat's list had the renamed run {time.time() - started:.1f} s later")
     page.keyboard.press("Escape")
     from playwright.sync_api import expect
@@ -105,7 +105,7 @@ def test_lists_keep_themselves_current(browser, live_app, tiny_cfg):
     table = page.locator("#runs-table")
     expect(table).to_contain_text("listed by itself")
     manager.delete(run_id)
-    expect(table).not_to_contain_text("listed by itself", timeout=20_000)
+    expect(table).not_to_contain_text("listed by itself", timeout=HANG_MS)
     page.close()
 
 
@@ -144,8 +144,8 @@ def test_the_live_view_asks_only_while_a_run_trains(browser, live_app, tiny_cfg)
     assert asked == [], f"{len(asked)} requests with no run"
     run_id = manager.start({**tiny_cfg, "max_steps": 6, "sample_steps": 0})
     status = page.locator("#run-status")
-    expect(status).to_contain_text(run_id, timeout=20_000)  # woken by the page's lists
-    expect(status).to_contain_text("done", timeout=120_000)
+    expect(status).to_contain_text(run_id, timeout=HANG_MS)  # woken by the page's lists
+    expect(status).to_contain_text("done", timeout=HANG_MS)
     expect(page.locator("#run-progress")).to_contain_text("Step 6/6")
     assert asked and _falls_quiet(page, asked)  # it asked while the run trained, not after
     # A page opened after the run ended shows it too (the latest run, as a reload would).
@@ -157,7 +157,7 @@ def test_the_live_view_asks_only_while_a_run_trains(browser, live_app, tiny_cfg)
                          ("Max length (tokens)", 64)):
         set_field(page, label, value)
     page.get_by_role("button", name="Start").click()
-    expect(page.locator("#run-progress")).to_contain_text("Step 2/2", timeout=120_000)
+    expect(page.locator("#run-progress")).to_contain_text("Step 2/2", timeout=HANG_MS)
     expect(status).not_to_contain_text(run_id)  # the new run
     page.close()
 
@@ -174,7 +174,8 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
     original = StudioCallback.on_step_end
 
     def slow(self, args, state, control, **kwargs):
-        time.sleep(1.0)  # a step longer than a click takes to reach the server
+        if state.global_step > 8:  # the run waits at its 9th step until Stop reaches it
+            wait_for(lambda: manager.active().stop_requested(), interval=0.05)
         return original(self, args, state, control, **kwargs)
     monkeypatch.setattr(StudioCallback, "on_step_end", slow)
     page = _open(browser, url)
@@ -190,7 +191,7 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
     run = wait_for(training_at_8)
     clicked_at = run.step
     page.get_by_role("button", name="Stop").click()
-    expect(page.locator("#run-status")).to_contain_text("stopped", timeout=60_000)
+    expect(page.locator("#run-status")).to_contain_text("stopped", timeout=HANG_MS)
     print(f"\nStop clicked at step {clicked_at}, the run ended at step {run.step}")
     assert run.step <= clicked_at + 1
     # The legend's entries are drawn inside the page, not cut off.
@@ -219,7 +220,7 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
       const t = document.querySelector('#run-log textarea');
       return t && t.value.includes('Saved the model')
              && t.scrollHeight - t.scrollTop - t.clientHeight <= 2;
-    }""", timeout=60_000)
+    }""", timeout=HANG_MS)
     page.close()
 
 
@@ -243,7 +244,7 @@ def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app,
         else:
             expect(merge).to_be_hidden()
     page.get_by_role("button", name="Export", exact=True).click()
-    expect(page.locator("#export-notice")).to_contain_text("Exported to", timeout=60_000)
+    expect(page.locator("#export-notice")).to_contain_text("Exported to", timeout=HANG_MS)
     page.get_by_role("button", name=re.compile(r"^Model card")).click()
     image = page.locator("#export-card img").first
     expect(image).to_be_visible()
@@ -252,7 +253,7 @@ def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app,
     # The same run as one GGUF file with its Modelfile, both offered for download.
     page.get_by_role("button", name="Export GGUF").click()
     expect(page.locator("#export-notice")).to_contain_text("GGUF written to",
-                                                           timeout=120_000)
+                                                           timeout=HANG_MS)
     files = page.locator("#export-gguf")
     expect(files).to_contain_text(re.compile(r"-q8_0\s*\.gguf"))  # name, then extension
     expect(files).to_contain_text("Modelfile")
@@ -267,7 +268,7 @@ def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tm
     upload = page.locator("#data-upload input[type=file]")
     dataset = page.locator("#cfg-dataset_name").get_by_role("textbox")
     upload.set_input_files(str(good))
-    expect(dataset).to_have_value(re.compile(r"qa\.jsonl$"), timeout=60_000)
+    expect(dataset).to_have_value(re.compile(r"qa\.jsonl$"), timeout=HANG_MS)
     summary = page.locator("#data-summary")
     expect(summary).to_contain_text("3 to train on")
     box = dataset.bounding_box()
@@ -279,7 +280,7 @@ def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tm
     expect(dataset).to_have_value("demo")  # a cleared upload leaves no path behind
     upload = page.locator("#data-upload input[type=file]")
     upload.set_input_files(str(picture))
-    expect(summary).to_contain_text("Cannot use this file", timeout=30_000)
+    expect(summary).to_contain_text("Cannot use this file", timeout=HANG_MS)
     expect(summary).to_contain_text("photo.png: unsupported file type '.png'")
     expect(summary).not_to_contain_text("3 to train on")
     expect(dataset).to_have_value("demo")
@@ -302,7 +303,7 @@ def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg, m
     set_field(page, "Batch size per device", 64)
     page.locator("#plan-fit").click()
     notice = page.locator("#plan-notice")
-    expect(notice).not_to_be_empty(timeout=60_000)
+    expect(notice).not_to_be_empty(timeout=HANG_MS)
     batch = page.locator("#cfg-per_device_train_batch_size input")
     from sft_ui.plan.planner import fit_to_machine
     fitted, said = fit_to_machine(RunConfig(model_name_or_path=tiny_cfg["model_name_or_path"],
@@ -312,7 +313,7 @@ def test_fit_measure_and_apply_suggestion_buttons(browser, live_app, tiny_cfg, m
         str(fitted.gradient_accumulation_steps))
     assert said.split(":")[0] in notice.inner_text()
     page.locator("#plan-measure").click()
-    expect(notice).to_contain_text("tokens/s", timeout=120_000)
+    expect(notice).to_contain_text("tokens/s", timeout=HANG_MS)
     expect(page.locator("#plan")).to_contain_text("measured on")
     # A run that ran out of memory leaves a suggestion; Apply fills it into the page.
     helper_run = manager.start({**tiny_cfg, "max_steps": 1, "sample_steps": 0})
@@ -361,10 +362,10 @@ def test_compare_and_compare_all(browser, live_app, tiny_cfg):
     page.get_by_label("Prompt", exact=True).fill("Say hi.")
     page.get_by_role("button", name="Compare", exact=True).click()
     for side in ("#answer-a", "#answer-b"):
-        expect(page.locator(f"{side} textarea")).not_to_have_value("", timeout=60_000)
+        expect(page.locator(f"{side} textarea")).not_to_have_value("", timeout=HANG_MS)
     page.get_by_role("button", name="Compare all").click()
     table = page.locator("#compare-table")
-    expect(table).to_contain_text("What is the capital of Italy?", timeout=120_000)
+    expect(table).to_contain_text("What is the capital of Italy?", timeout=HANG_MS)
     from sft_ui.config.fields import DEFAULT_SAMPLE_PROMPTS
     # Gradio's table is virtual: a grid whose rows carry their index, one per prompt.
     expect(table.locator("[role=grid]")).to_have_attribute(
@@ -417,7 +418,7 @@ def test_time_budget_in_the_first_panel_shows_in_the_plan(browser, live_app):
     page = _open(browser, live_app[0])
     set_field(page, "Time budget (minutes)", 5)
     expect(page.locator("#plan-summary")).to_contain_text("time budget 5 min",
-                                                          timeout=60_000)
+                                                          timeout=HANG_MS)
     open_panels(page)
     expect(page.locator("#plan")).to_contain_text("Time budget, 5 min,")
     expect(page.locator("#plan")).to_contain_text("LoRA: 248 rows are few")

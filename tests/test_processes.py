@@ -13,7 +13,7 @@ from sft_ui.config import RunConfig
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.runs import latest_checkpoint
 from sft_ui.train.events import EventSink, deliver, read_event
-from tests.conftest import serve, wait_for
+from tests.conftest import HANG, HANG_MS, serve, wait_for
 
 
 def _finished(client, run_id):
@@ -40,7 +40,7 @@ def test_two_processes_train_one_run_like_one_process(tmp_path, tiny_cfg):
     with serve(runs, tmp_path / "app.log") as (proc, client):
         two = client.predict({**exact, "num_processes": 2, "per_device_train_batch_size": 2},
                              api_name="/start_run")["run_id"]
-        snap = wait_for(lambda: _finished(client, two), timeout=300)
+        snap = wait_for(lambda: _finished(client, two), timeout=HANG)
         assert snap["state"] == "done", snap["error"]
         assert "on 2 processes" in (runs / two / "train.log").read_text()
         assert (runs / two / "model" / "model.safetensors").exists()
@@ -52,7 +52,7 @@ def test_two_processes_train_one_run_like_one_process(tmp_path, tiny_cfg):
 
         one = client.predict({**exact, "num_processes": 1, "per_device_train_batch_size": 4},
                              api_name="/start_run")["run_id"]
-        alone = wait_for(lambda: _finished(client, one), timeout=300)
+        alone = wait_for(lambda: _finished(client, one), timeout=HANG)
         assert alone["state"] == "done", alone["error"]
         assert [s for s, _ in _losses(snap)] == [s for s, _ in _losses(alone)] == [1, 2, 3]
         for (_, a), (_, b) in zip(_losses(snap), _losses(alone)):
@@ -65,22 +65,22 @@ def test_stop_resume_and_kill_leave_no_process_behind(tmp_path, tiny_cfg):
     with serve(runs, log) as (proc, client):
         run_id = client.predict(long, api_name="/start_run")["run_id"]
         wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"] >= 2,
-                 timeout=300)
+                 timeout=HANG)
         assert len(_trainers(runs / run_id)) >= 3  # the launcher and its 2 processes
         assert client.predict(run_id, api_name="/stop_run")["state"] == "stopping"
-        stopped = wait_for(lambda: _finished(client, run_id), timeout=120)
+        stopped = wait_for(lambda: _finished(client, run_id), timeout=HANG)
         assert stopped["state"] == "stopped", stopped["error"]
         checkpoint = latest_checkpoint(runs / run_id)
         assert checkpoint and int(checkpoint.name.split("-")[-1]) == stopped["step"]
-        wait_for(lambda: not _trainers(runs / run_id), timeout=30)
+        wait_for(lambda: not _trainers(runs / run_id), timeout=HANG)
 
         # Resume continues the same series from the checkpoint, on 2 processes again.
         assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
         wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"]
-                 >= stopped["step"] + 2, timeout=300)
+                 >= stopped["step"] + 2, timeout=HANG)
         os.killpg(proc.pid, signal.SIGKILL)  # the app dies mid-run, with no chance to clean up
     # Its launcher gets SIGTERM and ends its processes; each process also watches the app.
-    wait_for(lambda: not _trainers(runs / run_id), timeout=60, interval=0.5)
+    wait_for(lambda: not _trainers(runs / run_id), timeout=HANG, interval=0.5)
     with serve(runs, log) as (proc, client):
         after = client.predict(run_id, api_name="/run_status")
         assert after["state"] == "failed"
@@ -149,7 +149,7 @@ def test_a_two_process_run_from_the_page(browser, live_app, tiny_cfg):
     from tests.conftest import field, set_field
     url, manager = live_app
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_MS)
     page.goto(url)
     set_field(page, "Model", tiny_cfg["model_name_or_path"])
     for label, value in (("Max steps", 3), ("Batch size per device", 2),
@@ -162,12 +162,12 @@ def test_a_two_process_run_from_the_page(browser, live_app, tiny_cfg):
     # The effective batch counts the processes: 2 x 2 x 2.
     expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 8")
     page.get_by_role("button", name="Start").click()
-    run = wait_for(lambda: manager.active(), timeout=60)
-    wait_for(lambda: run.state in ("done", "failed", "stopped"), timeout=300)
+    run = wait_for(lambda: manager.active(), timeout=HANG)
+    wait_for(lambda: run.state in ("done", "failed", "stopped"), timeout=HANG)
     assert run.state == "done", run.error
     assert run.config.num_processes == 2
     assert "effective batch 8 on 2 processes" in (run.dir / "train.log").read_text()
-    expect(page.locator("#run-status")).to_contain_text("done", timeout=30_000)
+    expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
     page.close()
 
 
@@ -177,16 +177,16 @@ def test_a_process_that_dies_fails_the_run_with_its_last_lines(tmp_path, tiny_cf
         run_id = client.predict({**tiny_cfg, "max_steps": 5000, "sample_steps": 0,
                                  "num_processes": 2}, api_name="/start_run")["run_id"]
         wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"] >= 2,
-                 timeout=300)
+                 timeout=HANG)
         workers = [p for p in _trainers(runs / run_id)
                    if "accelerate.commands.launch" not in " ".join(p.cmdline())]
         assert len(workers) == 2
         workers[1].kill()  # one process dies mid-run
-        failed = wait_for(lambda: _finished(client, run_id), timeout=120)
+        failed = wait_for(lambda: _finished(client, run_id), timeout=HANG)
         assert failed["state"] == "failed"
         assert "A training process ended with exit status" in failed["error"]
         assert "Its last lines:" in failed["error"] and len(failed["error"]) > 200
-        wait_for(lambda: not _trainers(runs / run_id), timeout=60, interval=0.5)
+        wait_for(lambda: not _trainers(runs / run_id), timeout=HANG, interval=0.5)
         assert client.predict(api_name="/list_runs")  # the app goes on
 
 

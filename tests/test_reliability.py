@@ -18,7 +18,7 @@ import pytest
 from gradio_client import Client
 
 from sft_ui.runs import RunManager, is_complete, latest_checkpoint
-from tests.conftest import field, open_panels, serve, set_field, wait_for
+from tests.conftest import HANG, HANG_MS, field, open_panels, serve, set_field, wait_for
 
 FINAL = ("done", "stopped", "failed")
 
@@ -307,7 +307,7 @@ def test_bad_input_through_the_page(page, live_app, client, intact, bad_files, a
     page.goto(live_app[0])  # a fresh page: every field at its default
     act(page, bad_files)
     notice = page.locator(where)
-    expect(notice).to_contain_text(re.compile(needle), timeout=30_000)
+    expect(notice).to_contain_text(re.compile(needle), timeout=HANG_MS)
     assert_readable(notice.inner_text(), needle)
     intact(client)
 
@@ -373,7 +373,7 @@ def test_polls_and_racing_starts_while_a_run_trains(tmp_path, tiny_cfg):
         try:
             status = lambda: watcher.predict(started[0], api_name="/run_status")  # noqa: E731
             first = wait_for(lambda: started and status()["step"] >= 1 and status(),
-                             timeout=120)
+                             timeout=HANG)
             time.sleep(LOAD_SECONDS)  # polls and refused starts while the run trains
             last = status()
             assert last["state"] == "running" and last["step"] > first["step"]
@@ -401,7 +401,7 @@ def test_polls_and_racing_starts_while_a_run_trains(tmp_path, tiny_cfg):
               f"{statistics.median(latencies) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms; "
               f"{len(refused)} starts refused, 1 run trained; one client alone: median "
               f"{statistics.median(alone) * 1000:.0f} ms")
-        wait_for(lambda: status()["state"] in FINAL, timeout=60)
+        wait_for(lambda: status()["state"] in FINAL, timeout=HANG)
 
 
 # ---- faults ---------------------------------------------------------------------------
@@ -426,7 +426,7 @@ def test_a_full_disk_while_saving_a_checkpoint(tmp_path, tiny_cfg, monkeypatch):
     cfg = {**tiny_cfg, "max_steps": 6, "save_steps": 2, "sample_steps": 0}
     run_id = manager.start(cfg)
     run = manager.get(run_id)
-    wait_for(lambda: run.state in FINAL, timeout=120)
+    wait_for(lambda: run.state in FINAL, timeout=HANG)
     monkeypatch.undo()
 
     snap = run.snapshot()
@@ -444,7 +444,7 @@ def test_a_full_disk_while_saving_a_checkpoint(tmp_path, tiny_cfg, monkeypatch):
     assert max(files, key=lambda p: p.stat().st_mtime_ns).name == "trainer_state.json"
 
     assert manager.resume(run_id) == run_id  # the app takes the next run, from checkpoint-2
-    wait_for(lambda: run.state in FINAL, timeout=120)
+    wait_for(lambda: run.state in FINAL, timeout=HANG)
     snap = run.snapshot()
     assert snap["state"] == "done" and snap["step"] == 6, snap["error"]
     steps = [m["step"] for m in snap["metrics"] if "loss" in m]

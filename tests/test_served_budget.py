@@ -5,7 +5,7 @@ that the person made long ends in time with its model, the page showing its end.
 import json
 
 from sft_ui.config import RunConfig
-from tests.conftest import serve, set_field, wait_for
+from tests.conftest import HANG, HANG_MS, serve, set_field, wait_for
 
 
 def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cfg):
@@ -13,7 +13,7 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
     runs = tmp_path / "runs"
     with serve(runs, tmp_path / "app.log") as (proc, client):
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(HANG_MS)
         page.goto(client.src)
         set_field(page, "Model", tiny_cfg["model_name_or_path"])
         set_field(page, "Time budget (minutes)", 0.25)
@@ -27,7 +27,7 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
         def ended():
             state = json.loads((folder / "state.json").read_text())
             return state if state["state"] in ("done", "failed", "stopped") else None
-        state = wait_for(ended, timeout=300)
+        state = wait_for(ended, timeout=HANG)
         assert state["state"] == "done", state["error"]
         assert 1 <= state["step"] < 100_000  # the deadline ended it, not the length
         log = (folder / "train.log").read_text()
@@ -36,5 +36,5 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
         assert state["budget"] and saved.use_peft  # chosen by the app, kept in the folder
         assert saved.max_steps == 100_000  # the person's length stays theirs
         assert (folder / "model").is_dir()
-        expect(page.locator("#run-status")).to_contain_text("done", timeout=30_000)
+        expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
         page.close()

@@ -10,7 +10,7 @@ import pytest
 
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.runs import RunManager, latest_checkpoint
-from tests.conftest import free_port, wait_for
+from tests.conftest import HANG, free_port, wait_for
 
 
 def workers() -> list[psutil.Process]:
@@ -37,9 +37,9 @@ def in_child(tmp_path, monkeypatch):
     active = manager.active()
     if active and active.state in ("queued", "running", "stopping"):
         active.request_stop()
-        wait_for(lambda: ended(manager, active.id), timeout=120)
+        wait_for(lambda: ended(manager, active.id), timeout=HANG)
     manager.close()
-    wait_for(lambda: not workers(), timeout=30)
+    wait_for(lambda: not workers(), timeout=HANG)
 
 
 def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, tiny_cfg):
@@ -47,7 +47,7 @@ def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, ti
     assert len(spare) == 1
     first_command = spare[0].cmdline()
     run_id = in_child.start({**tiny_cfg, "max_steps": 3})
-    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    run = wait_for(lambda: ended(in_child, run_id), timeout=HANG)
     assert run.state == "done", run.error
     assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2, 3]
     assert {s["step"] for s in run.samples} == {0, 1, 2, 3}
@@ -55,7 +55,7 @@ def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, ti
     assert "Saved the model" in (run.dir / "train.log").read_text()
     # The worker that trained ended; a new one waits for the next Start.
     assert not spare[0].is_running() or spare[0].status() == psutil.STATUS_ZOMBIE
-    after = wait_for(workers, timeout=30)
+    after = wait_for(workers, timeout=HANG)
     assert [p.pid for p in after] != [spare[0].pid]
     # Each spare loads ahead the model the next run most likely trains: the default at
     # first, then the latest run's; the next run takes it.
@@ -63,7 +63,7 @@ def test_a_run_trains_in_the_warm_worker_and_another_waits_after_it(in_child, ti
     assert after[0].cmdline()[-2:] == ["--load-ahead", tiny_cfg["model_name_or_path"]]
     in_child.warm_up(wait=True)
     again = in_child.start({**tiny_cfg, "max_steps": 2, "sample_steps": 0})
-    run = wait_for(lambda: ended(in_child, again), timeout=120)
+    run = wait_for(lambda: ended(in_child, again), timeout=HANG)
     assert run.state == "done", run.error
     assert [m["step"] for m in run.metrics if "loss" in m] == [1, 2]
     assert "The model was loaded ahead" in (run.dir / "train.log").read_text()
@@ -100,23 +100,23 @@ def test_a_model_loaded_ahead_is_taken_once_and_only_as_asked(tiny_model_dir, mo
 
 def test_stop_reaches_the_worker_and_a_dead_worker_fails_its_run(in_child, tiny_cfg):
     run_id = in_child.start({**tiny_cfg, "max_steps": 100_000, "sample_steps": 0})
-    wait_for(lambda: in_child.get(run_id).step >= 3, timeout=120, interval=0.05)
+    wait_for(lambda: in_child.get(run_id).step >= 3, timeout=HANG, interval=0.05)
     in_child.stop(run_id)
-    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    run = wait_for(lambda: ended(in_child, run_id), timeout=HANG)
     assert run.state == "stopped", run.error
     stopped_at = run.step
     assert latest_checkpoint(run.dir).name == f"checkpoint-{stopped_at}"
 
     run_id = in_child.resume(run_id)
-    wait_for(lambda: in_child.get(run_id).step >= stopped_at + 2, timeout=120, interval=0.05)
+    wait_for(lambda: in_child.get(run_id).step >= stopped_at + 2, timeout=HANG, interval=0.05)
     [worker] = workers()  # the one training (the next spare starts after the run)
     os.kill(worker.pid, signal.SIGKILL)  # as the system does when memory runs out
-    run = wait_for(lambda: ended(in_child, run_id), timeout=120)
+    run = wait_for(lambda: ended(in_child, run_id), timeout=HANG)
     assert run.state == "failed"
     assert "killed" in run.error and "memory" in run.error, run.error
 
     again = in_child.start({**tiny_cfg, "max_steps": 2, "sample_steps": 0})
-    assert wait_for(lambda: ended(in_child, again), timeout=120).state == "done"
+    assert wait_for(lambda: ended(in_child, again), timeout=HANG).state == "done"
 
 
 def test_polls_without_a_session_share_one(tmp_path, tiny_cfg):

@@ -51,6 +51,8 @@ class WarmWorker:
         (135 against 148 tokens/s, three rounds), the app's wakeups cutting into it."""
         while True:
             answer = self._asks.get()
+            if answer is None:  # close(): the app is closing
+                return
             command = [sys.executable, "-m", "sft_ui", "worker"]
             try:
                 model = self._likely_model and self._likely_model()
@@ -95,12 +97,14 @@ class WarmWorker:
         return child if child is not None and child.poll() is None else self._spawn()
 
     def close(self) -> None:
-        """End the spare (the app is closing); a run's worker ends with the app itself."""
+        """End the spare and the thread that starts workers (the app is closing); a run's
+        worker ends with that thread (or with the app itself)."""
         with self._lock:
             child, self._spare = self._spare, None
         if child is not None and child.poll() is None:
             child.terminate()
             child.wait(timeout=30)
+        self._asks.put(None)
 
     def train(self, cfg, run_dir: Path, sink, resume_from: Path | None = None) -> Path:
         """engine.train's work, done by the spare process: train the run in `run_dir` (its
