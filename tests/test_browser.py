@@ -2,7 +2,13 @@
 settings, Start, the plot and a sample appear, then a chat reply."""
 import re
 
-from tests.conftest import ARGS, CHROMIUM, wait_for  # noqa: F401 (other modules import them here)
+from tests.conftest import (  # noqa: F401 (other modules import them here)
+    ARGS,
+    CHROMIUM,
+    HANG,
+    HANG_MS,
+    wait_for,
+)
 from tests.conftest import field as _field
 from tests.conftest import set_field as _set
 
@@ -18,7 +24,7 @@ def test_train_from_the_page_then_chat(page, live_app, tiny_model_dir, tmp_path)
     _set(page, "Sample length (tokens)", 8)
     expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 6")
     page.get_by_role("button", name="Start").click()
-    expect(page.locator("#run-status")).to_contain_text("done", timeout=120_000)
+    expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
     expect(page.locator("#run-progress")).to_contain_text("Step 4/4")
     # The samples table shows steps 4, 2 and 0.
     # The loss plot's legend appears only when its series are drawn; the log has the steps.
@@ -33,8 +39,8 @@ def test_train_from_the_page_then_chat(page, live_app, tiny_model_dir, tmp_path)
     _field(page, "Message").fill("Who are you?")
     page.get_by_role("button", name="Send").click()
     bot = page.locator(".message.bot, [data-testid='bot']").last
-    expect(bot).to_be_visible(timeout=60_000)
-    wait_for(lambda: bot.inner_text().strip(), timeout=60)
+    expect(bot).to_be_visible(timeout=HANG_MS)
+    wait_for(lambda: bot.inner_text().strip(), timeout=HANG)
     assert live_app[1].latest_finished() is not None
 
 
@@ -58,9 +64,9 @@ def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
                     '{"prompt": "Say bye.", "completion": " Bye!"}\n')
     page.locator("#data-upload input[type=file]").set_input_files(str(good))
     summary = page.locator("#data-summary")
-    expect(summary).to_contain_text("Format: prompt/completion", timeout=60_000)
+    expect(summary).to_contain_text("Format: prompt/completion", timeout=HANG_MS)
     expect(summary).to_contain_text("2 to train on")
-    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(re.compile(r"uploads/.*-qa\.jsonl$"))
+    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(re.compile(r"uploads/.*/qa\.jsonl$"))
     tokens = page.locator("#data-preview .example").first.locator(".tok")
     masked, counted = tokens.locator("xpath=self::*[contains(@class,'masked')]"), \
         tokens.locator("xpath=self::*[contains(@class,'loss')]")
@@ -73,7 +79,7 @@ def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
     dataset.fill(str(bad))
     dataset.press("Tab")
     page.locator("#preview-data").click()
-    expect(summary).to_contain_text("Cannot preview", timeout=60_000)
+    expect(summary).to_contain_text("Cannot preview", timeout=HANG_MS)
     expect(summary).to_contain_text("broken.jsonl: line 2 is not valid JSON")
     page.screenshot(path=str(tmp_path / "preview-error.png"), full_page=True)
 
@@ -87,7 +93,7 @@ def test_show_code_for_the_settings_in_the_page(page):
     processes.press("Enter")
     page.get_by_text("Save, load, show code").click()
     page.locator("#show-code").click()
-    expect(page.locator("#code-python")).to_contain_text("args = SFTConfig(", timeout=30_000)
+    expect(page.locator("#code-python")).to_contain_text("args = SFTConfig(", timeout=HANG_MS)
     expect(page.locator("#code-python")).to_contain_text("per_device_train_batch_size=3")
     expect(page.locator("#code-yaml")).to_contain_text("per_device_train_batch_size: 3")
     expect(page.locator("#code-trl")).to_contain_text("trl sft")

@@ -4,8 +4,8 @@ fills in the DPO run (model folder, stage, preference demo set, LoRA, learning r
 the panels show DPO's settings only; Start, and the reward plots show the run's rewards."""
 import re
 
+from tests.conftest import HANG, HANG_MS, open_panels, wait_for
 from tests.conftest import field as _field
-from tests.conftest import open_panels, wait_for
 from tests.conftest import set_field as _set
 
 
@@ -27,15 +27,16 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     _set(page, "Batch size per device", 2)
     _set(page, "Gradient accumulation steps", 1)
     _set(page, "Max length (tokens)", 64)
-    _set(page, "Sample every N steps", 0)
+    _set(page, "Sample every N steps", 2)
+    _set(page, "Sample length (tokens)", 8)
     _field(page, "Use LoRA").first.check()
     page.get_by_role("button", name="Start").click()
-    sft = wait_for(lambda: _done(manager, 1), timeout=180)
+    sft = wait_for(lambda: _done(manager, 1), timeout=HANG)
     assert sft.state == "done", sft.error
-    expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=30_000)
+    expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=HANG_MS)
 
     follow = page.locator("#continue-preference")
-    expect(follow).to_be_visible(timeout=30_000)
+    expect(follow).to_be_visible(timeout=HANG_MS)
     follow.click()
     notice = page.locator("#start-notice")
     expect(notice).to_contain_text(f"Filled in a DPO run after run {sft.id}")
@@ -59,12 +60,12 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     def refused():  # the page says why it did not start
         text = notice.inner_text()
         return ("Cannot start" in text or "Start failed" in text) and text
-    dpo = wait_for(lambda: _done(manager, 2) or refused(), timeout=180)
+    dpo = wait_for(lambda: _done(manager, 2) or refused(), timeout=HANG)
     assert not isinstance(dpo, str), dpo  # the page refused to start it: why
     assert dpo.state == "done", dpo.error
     assert dpo.config.stage == "dpo" and dpo.config.model_name_or_path == model_dir
     assert any("rewards/margins" in m for m in dpo.metrics)
-    expect(page.locator("#run-status")).to_contain_text(f"Run {dpo.id}: done", timeout=30_000)
+    expect(page.locator("#run-status")).to_contain_text(f"Run {dpo.id}: done", timeout=HANG_MS)
     rewards = page.locator("#reward-plot")
     expect(rewards).to_be_visible()
     for series in ("chosen", "rejected", "margin"):  # the legend: drawn with data
@@ -74,3 +75,36 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     expect(follow).to_be_hidden()  # a DPO run is not continued with DPO
     assert re.search(r"loss", page.locator("#run-log textarea").input_value())
     page.screenshot(path=str(tmp_path / "dpo.png"), full_page=True)
+    expect(page.locator("#samples")).to_contain_text("step")  # the samples of both runs
+    assert {row["step"] for row in dpo.samples}, "the DPO run sampled"
+    for width, height in VIEWPORTS:
+        page.set_viewport_size({"width": width, "height": height})
+        out = {part: page.evaluate(IN_SIGHT, part) for part in RUN_VIEW}
+        page.screenshot(path=str(tmp_path / f"run-view-{width}.png"))
+        assert {part: v for part, v in out.items() if v != "ok"} == {}, (width, height)
+
+
+# Each part of the run view, found by a person who scrolls the window alone: inside the
+# window's width, and the point at its centre is the part's own (not clipped, not under
+# another element).
+RUN_VIEW = ("#run-progress", "#plan-summary", "#run-status", "#loss-plot", "#reward-plot",
+            "#accuracy-plot", "#lr-plot", "#grad-plot", "#samples", "#run-log")
+VIEWPORTS = ((1280, 720), (1366, 768), (1920, 1080), (390, 844))
+IN_SIGHT = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return 'missing';
+  let box = el.getBoundingClientRect();
+  if (!box.width || !box.height) return 'not shown';
+  window.scrollBy(0, box.top - window.innerHeight * 0.4);  // the window, no other box
+  box = el.getBoundingClientRect();
+  if (box.left < 0 || box.right > window.innerWidth + 1)
+    return `outside the window's width: x ${Math.round(box.left)}-${Math.round(box.right)}`;
+  // The centre of what a window can show of it (a part taller than half the window: of
+  // its first half-window).
+  const x = box.left + box.width / 2, y = box.top + Math.min(box.height,
+    window.innerHeight / 2) / 2;
+  const hit = document.elementFromPoint(x, y);
+  return hit && (el.contains(hit) || hit.contains(el)) ? 'ok' :
+    `at its centre (${Math.round(x)}, ${Math.round(y)}): ` +
+    (hit ? hit.outerHTML.slice(0, 80) : 'nothing');
+}"""

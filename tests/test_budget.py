@@ -10,7 +10,7 @@ from sft_ui.plan import budget, planner, speed
 from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.sample import DataSample
 from sft_ui.runs import RunManager
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
 CHAT = DataSample(lengths=(60,) * 64, rows=400, format="messages")
@@ -48,6 +48,13 @@ def test_large_data_full_fine_tune_and_steps_that_fit():
     assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (False, 5e-5, None)
     # (120 s - 20 s) x 0.85 / 1.2 s a step = 70 steps, far less than an epoch.
     assert (c.train_by, c.max_steps) == ("steps", 70)
+    # The minutes are the sentence's own word, in Japanese too ("2 分", not "2 min").
+    from sft_ui import i18n
+    assert choice.reasons[-1].endswith("fit 2 min")
+    assert i18n.translate(choice.reasons[-1], "ja").endswith("2 分に収まります")
+    whole = budget.choose(RunConfig(time_budget_minutes=5), CHAT, params=135_000_000,
+                          speed=_speed(400.0), hw=CPU).reasons[-1]
+    assert i18n.translate(whole, "ja").endswith("データが 5 分に収まります"), whole
     big_model = budget.choose(RunConfig(time_budget_minutes=2), big, params=8_000_000_000,
                               speed=_speed(400.0), hw=CPU).config
     assert big_model.use_peft  # a billion parameters or more: LoRA whatever the data
@@ -63,7 +70,14 @@ def test_without_a_measured_speed_the_steps_wait_and_the_plan_says_so(monkeypatc
     p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
     assert p["budget_needs_speed"] and p["budget"]
     assert "Start measures it first" in budget_markdown(p)
+    # A paragraph after the list, not the list's last line run on ("...to learn The speed").
+    assert "\n\nThe speed of these settings" in budget_markdown(p)
     assert plan_line(p).startswith("**Plan:** time budget 5 min")
+    timed = {**p, "seconds_total": 130}
+    assert plan_line(timed).endswith("**fits** · about 2 min"), plan_line(timed)
+    from tests.test_i18n import _in_japanese
+    japanese = _in_japanese(lambda: plan_line(timed))
+    assert "約 2 分" in japanese and "約 約" not in japanese, japanese
     assert budget_markdown(planner.plan_with_data(RunConfig())) == ""
 
 
@@ -83,7 +97,7 @@ def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, 
     run_id = manager.start({**tiny_cfg, "max_steps": 30, "time_budget_minutes": 0.4,
                             "sample_steps": 0})
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
-                   in ("done", "failed") else None, timeout=120)
+                   in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
     took = run.finished - run.created
     print(f"\nbudget 24 s: the run took {took:.1f} s, {run.step} steps; chose {run.budget}")
@@ -111,7 +125,7 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
     run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
                             "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4})
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
-                   in ("done", "failed") else None, timeout=120)
+                   in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
     took = run.finished - run.created
     print(f"\nbudget 15 s: the run took {took:.1f} s and ended at step {run.step}")

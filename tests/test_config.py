@@ -78,12 +78,19 @@ def test_live_view_helpers():
     train = frame[frame.series == "train"]
     assert train["value"].tolist() == [2.5, 1.5] and train["step"].tolist() == [1, 2]
     assert frame[frame.series == "eval"]["value"].tolist() == [2.0]
-    assert frame[frame.series == "train (smoothed)"]["value"].tolist() == smooth([2.5, 1.5])
+    assert frame[frame.series == "train (smoothed)"]["value"].tolist() == [
+        float(f"{v:.4g}") for v in smooth([2.5, 1.5])]  # as the tooltip shows them
+    tooltip = loss_frame({"metrics": [{"step": 1, "loss": 2.2781023979}]})
+    assert tooltip["value"].tolist() == [2.278, 2.278]
+    assert metric_frame({"metrics": [{"step": 1, "learning_rate": 1.6666667e-05}]},
+                        "learning_rate")["value"].tolist() == [1.667e-05]
     assert smooth([2.0]) == [2.0] and 1.5 < smooth([2.5, 1.5])[1] < 2.5
     samples = samples_frame({"samples": [{"step": 0, "prompt": "p", "completion": "a"},
                                          {"step": 5, "prompt": "p", "completion": "b"}]})
     assert samples["step"].tolist() == [5, 0]
     assert "Effective batch: 12" in effective_batch_text(3, 4)
+    for batch, accum in ((0, 2), (2, 0), ("x", 2)):  # never "Effective batch: 0 = 0 x 2"
+        assert "1 or more" in effective_batch_text(batch, accum), (batch, accum)
 
 
 def test_every_setting_has_a_place_in_the_page():

@@ -1,6 +1,7 @@
 """Datasets: every source and format loads, trains 2 steps, previews with the right
 loss mask; every bad file gives a message naming the file, line and fix."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -233,6 +234,19 @@ def test_not_utf8_and_over_the_size_limit(tmp_path, monkeypatch):
         store_upload(big, tmp_path / "uploads")
 
 
+def test_an_upload_keeps_its_name(tmp_path):
+    """The stored file is named as the person's file (no prefix before its name); another
+    file of the same name is kept apart, the same file once."""
+    first, other = tmp_path / "a" / "qa.jsonl", tmp_path / "b" / "qa.jsonl"
+    for path, text in ((first, "x"), (other, "y")):
+        path.parent.mkdir()
+        path.write_text(_jsonl([{"text": text}]))
+    stored = [store_upload(p, tmp_path / "uploads") for p in (first, other, first)]
+    assert all(Path(s).name == "qa.jsonl" for s in stored)
+    assert stored[0] != stored[1] and stored[0] == stored[2]
+    assert Path(stored[1]).read_text() == other.read_text()
+
+
 def test_missing_split_and_template_column(tmp_path):
     folder = tmp_path / "saved"
     _save_to_disk(folder, [{"text": "a"}, {"text": "b"}])
@@ -273,6 +287,6 @@ def test_upload_is_kept_with_the_runs(tmp_path):
     src = tmp_path / "my data.jsonl"
     src.write_text(_jsonl([{"text": "hello"}]))
     stored = store_upload(src, tmp_path / "runs" / "uploads")
-    assert stored.endswith("-my_data.jsonl") and store_upload(src, tmp_path / "runs" /
+    assert stored.endswith("/my_data.jsonl") and store_upload(src, tmp_path / "runs" /
                                                               "uploads") == stored
     assert load_data(RunConfig(dataset_name=stored)).train == [{"text": "hello"}]

@@ -38,6 +38,18 @@ def test_tiny_run_logs_losses_changes_weights_and_samples(tmp_path, tiny_cfg):
     assert len((folder / "metrics.jsonl").read_text().splitlines()) >= 2
 
 
+def test_no_sample_round_just_before_the_final_one(tmp_path, tiny_cfg):
+    """Every 4 steps of 5: the round at step 4 would show what step 5's shows, at the
+    cost of a round: before training and at the end only. Every 2 steps of 5: each round
+    the person asked for (2 and 4), and the final one."""
+    for every, expected in ((4, [0, 5]), (2, [0, 2, 4, 5])):
+        manager = RunManager(tmp_path / str(every))
+        run_id = manager.start({**tiny_cfg, "max_steps": 5, "sample_steps": every})
+        snap = wait_for(lambda: _finished(manager, run_id))  # noqa: B023 (waited here)
+        assert snap["state"] == "done", snap["error"]
+        assert sorted({s["step"] for s in snap["samples"]}) == expected, every
+
+
 def test_stop_ends_after_the_current_step_and_saves(tmp_path, tiny_cfg):
     manager = RunManager(tmp_path)
     run_id = manager.start({**tiny_cfg, "max_steps": 5000, "sample_steps": 0})

@@ -175,9 +175,8 @@ def test_plan_for_this_machine_lists_the_ways_to_train_too():
     assert not p["modes"][2]["fits"] and "CUDA GPU" in p["modes"][2]["reason"]
 
 
-def test_the_plan_endpoint_takes_a_target(live_app):
-    from gradio_client import Client
-    client = Client(live_app[0], verbose=False)
+def test_the_plan_endpoint_takes_a_target(live_app, connect):
+    client = connect(live_app[0])
     p = client.predict({"model_name_or_path": LLAMA_8B}, "t4-small", api_name="/plan")
     assert p["target"] == "Nvidia T4 small (16 GB)" and p["best"] == "qlora"
     assert {m["mode"]: m["fits"] for m in p["modes"]} == {"full": False, "lora": False,
@@ -204,8 +203,9 @@ def test_choices_for_each_kind_of_hardware():
     assert values["h100 full"] == values["h100 qlora"] == {
         "precision": "bf16", "optim": "adamw_torch_fused", "use_liger_kernel": False,
         "padding_free": False}
+    # On a CPU the lean step's batches are padding-free, as the plan's padding line says.
     assert values["cpu"] == {"precision": "fp32", "optim": "adamw_torch_fused",
-                             "use_liger_kernel": False, "padding_free": False}
+                             "use_liger_kernel": False, "padding_free": True}
     assert values["amx cpu"]["precision"] == "bf16"
     reasons = {k: c.reason for k, c in kernels.choose(full, T4).items()}
     assert "no bf16" in reasons["precision"] and "loss scaling" in reasons["precision"]

@@ -11,7 +11,7 @@ from sft_ui.config import ConfigError, RunConfig
 from sft_ui.plan import memory, planner, sample, speed
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
 GIB = 2**30
@@ -156,7 +156,7 @@ def test_out_of_memory_marks_the_run_failed_with_a_suggestion(tmp_path):
     run_id = manager.start({"per_device_train_batch_size": 4, "gradient_accumulation_steps": 2,
                             "max_steps": 5})
     snap = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(
-        manager.get(run_id).snapshot()), timeout=30)
+        manager.get(run_id).snapshot()), timeout=HANG)
     assert snap["error"].startswith("Out of memory at step 1. Try, in this order: 1. halve")
     assert snap["error"].index("max_length") < snap["error"].index("activation checkpointing") \
         < snap["error"].index("LoRA")
@@ -197,9 +197,8 @@ def test_measure_speed_on_the_tiny_model(tiny_cfg, tmp_path, monkeypatch):
     assert planner.plan(cfg)["seconds_per_step"] == pytest.approx(2 * 64 / tokens_per_second)
 
 
-def test_plan_through_the_live_app(live_app, tiny_cfg):
-    from gradio_client import Client
-    client = Client(live_app[0], verbose=False)
+def test_plan_through_the_live_app(live_app, tiny_cfg, connect):
+    client = connect(live_app[0])
     p = client.predict({**tiny_cfg, "gradient_accumulation_steps": 3}, api_name="/plan")
     assert p["effective_batch"] == 6 and p["tokens_per_step"] == 6 * 64
     assert p["fit"] == "fits" and p["seconds_per_step"] is None
@@ -269,7 +268,7 @@ def test_out_of_memory_raised_inside_training_fails_the_run_with_the_fixes(
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "max_steps": 4, "sample_steps": 0})
     snap = wait_for(lambda: (lambda s: s if s["state"] not in ("queued", "running") else None)(
-        manager.get(run_id).snapshot()), timeout=120)
+        manager.get(run_id).snapshot()), timeout=HANG)
     assert snap["state"] == "failed" and snap["step"] == 2
     assert snap["error"].startswith("Out of memory at step 2. Try, in this order: 1. halve")
     assert snap["suggestion"] == {"per_device_train_batch_size": 1,
@@ -279,3 +278,28 @@ def test_out_of_memory_raised_inside_training_fails_the_run_with_the_fixes(
     run_id = manager.start({**tiny_cfg, **snap["suggestion"], "sample_steps": 0})
     assert wait_for(lambda: manager.get(run_id).state in ("done", "failed")) and \
         manager.get(run_id).state == "done"
+
+
+def test_the_plans_words_agree_with_each_other_on_a_cpu():
+    """On this CPU: the padding line and the kernels' row say the same (the lean step's
+    batches are padding-free), QLoRA's row says why it cannot train here without telling
+    to turn off a setting that is off, and the speed line names no GPU; the plan line's
+    time says "about" once."""
+    from sft_ui.plan import kernels
+    from sft_ui.ui.plan_panel import plan_line
+    from sft_ui.ui.target_plan import modes_markdown
+    p = planner.plan_with_data(RunConfig())
+    if p["device"] != "cpu":
+        pytest.skip("the words of a CPU's plan")
+    assert p["padding_free"] and p["kernels"]["padding_free"]["value"] is True
+    qlora = next(m for m in p["modes"] if m["mode"] == "qlora")
+    assert not qlora["fits"] and "CUDA GPU" in qlora["reason"]
+    assert "Turn it off" not in qlora["reason"]
+    text = modes_markdown({**p, "best_tokens_per_second": None})
+    assert "padding-free batching: **on**" in text and "GPU and setup" not in text
+    assert f"not measured for this model and setup on {p['target']} yet" in text
+    assert "about about" not in plan_line({**p, "seconds_total": 100})
+    cpu = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
+    assert not kernels.lean_pads_nothing(RunConfig(packing=True), cpu)
+    assert not kernels.lean_pads_nothing(RunConfig(stage="dpo",
+                                                   dataset_name="demo-preference"), cpu)

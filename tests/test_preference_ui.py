@@ -245,3 +245,27 @@ def test_live_view_outputs_match_the_update():
     """LiveView.outputs() and update() agree on the number of outputs."""
     fields = [f.name for f in dataclasses.fields(live_view.LiveView)]
     assert len(fields) == len(live_view.update(_snap([]), None)[0])
+
+
+def test_the_live_view_sends_only_what_changed():
+    """A tick sends a plot only when a step of its own was logged, the samples when one
+    came and the log when it grew: the page redraws each part it is sent."""
+    outputs = [f.name for f in dataclasses.fields(live_view.LiveView)]
+    first = _snap([{"step": 1, "loss": 2.0, "learning_rate": 1e-4, "grad_norm": 1.0}])
+    _, shown = live_view.update(first, None)
+
+    def sent(snap):
+        values, _ = live_view.update(snap, shown)
+        return {name for name, value in zip(outputs, values)
+                if not isinstance(value, type(gr.skip()))}
+    assert sent({**first, "elapsed_seconds": 4.0}) == {"progress"}
+    assert sent({**first, "log": "a line"}) == {"log"}
+    assert sent({**first, "samples": [{"step": 1, "prompt": "p", "completion": "c"}]}) == {
+        "samples"}
+    eval_row = {**first, "metrics": [*first["metrics"], {"step": 1, "eval_loss": 2.1}]}
+    assert sent(eval_row) == {"loss", "series"}  # a new series: "eval"
+    step = {**first, "metrics": [*first["metrics"], {"step": 2, "loss": 1.8,
+                                                     "learning_rate": 9e-5, "grad_norm": 0.9}]}
+    assert sent(step) == {"loss", "lr", "grad"}
+    # Another run: each part drawn again, even where its counts are the same.
+    assert sent({**step, "run_id": "r2"}) >= {"loss", "lr", "grad", "samples", "log"}

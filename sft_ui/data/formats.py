@@ -57,8 +57,9 @@ def detect(rows: Iterable[dict], columns: list[str], text_field: str,
             raise DataError(
                 f"{where(i)} matches no known format: it has no '{text_field}' column and no "
                 f"chat columns (messages, conversations, prompt/completion, instruction/"
-                f"output). Columns: {', '.join(columns) or 'none'}. Set the text field to one "
-                "of them, or choose the format 'template' and write a template.")
+                f"output). Columns: {', '.join(columns) or 'none'}. Set 'Text field' (in the "
+                "Dataset panel) to one of them, or choose the format 'template' there and "
+                "write a template.")
         if first is None:
             first = fmt
         elif fmt != first:

@@ -327,13 +327,14 @@ def check_dataset(cfg: RunConfig) -> str:
 
 def store_upload(path: str | Path, folder: Path) -> str:
     """Copy an uploaded file into `folder` (kept with the runs, so a run can be resumed
-    after the upload's temporary copy is gone); return the stored path."""
+    after the upload's temporary copy is gone); return the stored path. The file keeps its
+    name, in a folder named by its content (two files of one name do not meet)."""
     path = Path(path)
     _check_file(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
     name = re.sub(r"[^\w.-]", "_", path.name)[-100:]
-    target = folder / f"{digest}-{name}"
-    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / digest / name
+    target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists():
         shutil.copyfile(path, target)
     return str(target)

@@ -154,9 +154,10 @@ PAGE = {
         "学習率 {lr}（{rows} 行のフル・ファインチューニング向け）",
     "loss on the answers only: the prompts are given, the answers are what to learn":
         "回答だけの損失: プロンプトは与えられるもの、学ぶのは回答です",
-    "whole epochs: {n} ({steps} steps of about {s} s): the data fits {minutes}":
-        "エポック単位: {n}（約 {s} 秒のステップを {steps} 回）: データが {minutes} に収まります",
-    "{steps} steps of about {s} s fit {minutes}": "約 {s} 秒のステップ {steps} 回が {minutes} に収まります",
+    "whole epochs: {n} ({steps} steps of about {s} s): the data fits {minutes} min":
+        "エポック単位: {n}（約 {s} 秒のステップを {steps} 回）: データが {minutes} 分に収まります",
+    "{steps} steps of about {s} s fit {minutes} min":
+        "約 {s} 秒のステップ {steps} 回が {minutes} 分に収まります",
     "time budget {minutes} min": "時間の予算 {minutes} 分",
     "**Plan:**": "**プラン:**",
     "effective batch {n}": "実効バッチサイズ {n}",
@@ -164,7 +165,6 @@ PAGE = {
     "steps unknown until the data is read": "ステップ数はデータを読むまで不明",
     "peak memory about {size} of {available}: **{fit}**":
         "ピーク時のメモリ 約 {size}（利用可能 {available}）: **{fit}**",
-    "about {duration}": "約 {duration}",
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",
     "base: {model}": "ベース: {model}",
     "{name} (final model)": "{name}（最終モデル）",
@@ -294,8 +294,8 @@ MESSAGES = {
         "KTO はバッチの中の回答どうしを比べます。デバイスあたりのバッチサイズを 2 以上に"
         "してください。",
     # Train tab
-    "**Effective batch:** enter whole numbers for batch size and accumulation.":
-        "**実効バッチサイズ:** バッチサイズと勾配累積には整数を入れてください。",
+    "**Effective batch:** enter whole numbers of 1 or more for batch size and accumulation.":
+        "**実効バッチサイズ:** バッチサイズと勾配累積には 1 以上の整数を入れてください。",
     "**Effective batch: {total}** = {batch} (batch size per device) x {accum} (gradient "
     "accumulation) x {devices} (processes): the examples behind each update of the weights. "
     "Memory follows the batch size per device; accumulation adds time, not memory.":

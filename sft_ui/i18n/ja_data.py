@@ -117,11 +117,12 @@ MESSAGES = {
         "リストにしてください。",
     "{where} matches no known format: it has no '{field}' column and no chat columns "
     "(messages, conversations, prompt/completion, instruction/output). Columns: {columns}. "
-    "Set the text field to one of them, or choose the format 'template' and write a "
-    "template.":
+    "Set 'Text field' (in the Dataset panel) to one of them, or choose the format "
+    "'template' there and write a template.":
         "{where} はどの形式にも当てはまりません: '{field}' 列もチャット用の列（messages、"
         "conversations、prompt/completion、instruction/output）もありません。列: {columns}。"
-        "テキスト列をこのどれかにするか、形式 'template' を選んでテンプレートを書いてください。",
+        "「データセット」パネルの「テキスト列」をこのどれかにするか、そこで形式 'template' を"
+        "選んでテンプレートを書いてください。",
     "The template is not valid ({error}). Write columns as {name} and literal braces as "
     "{{ and }}.":
         "テンプレートが正しくありません（{error}）。列は {name} のように書き、波括弧そのもの"

@@ -123,6 +123,10 @@ MESSAGES = {
     "variable-length kernels":
         "パッキング（bfd）はパディングなしで動き、例どうしは FlashAttention の可変長カーネルで"
         "分けられます",
+    "on a CPU the studio's own training step lays the rows of each batch end to end, so no "
+    "padding is computed (TRL's padding_free itself stays off without packing)":
+        "CPU ではスタジオ独自の学習ステップがバッチの行を端から端へつなぐので、パディングは"
+        "計算されません（パッキングなしでは TRL の padding_free 自体はオフのままです）",
     "packing (bfd) runs padding-free; TRL 1.16 documents it for FlashAttention 2/3 only: with "
     "SDPA (no flash-attn installed) transformers keeps the examples apart with a block mask, "
     "correct but its attention spans the whole packed row":
@@ -149,8 +153,8 @@ MESSAGES = {
         "を選んでください。",
     "**Expected speed there:** {speed} tokens/s (measured).":
         "**そこでの見込みの速度:** {speed} トークン/秒（測定値）。",
-    "**Expected speed there:** not measured for this model, GPU and setup yet.":
-        "**そこでの見込みの速度:** このモデル、GPU、設定ではまだ測定されていません。",
+    "**Expected speed there:** not measured for this model and setup on {target} yet.":
+        "**そこでの見込みの速度:** {target} でのこのモデルと設定ではまだ測定されていません。",
     "**Precision and kernels there:**": "**そこでの精度とカーネル:**",
     "{label}: **{state}**: {reason}": "{label}: **{state}**: {reason}",
     "**Time:** not measured on {device} for these settings yet (Measure speed measures this "

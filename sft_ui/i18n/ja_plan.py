@@ -154,6 +154,8 @@ MESSAGES = {
         "ここでは fp16 で学習します。",
     "{label}: a CUDA GPU is needed, and this machine has none. Turn it off.":
         "{label}: CUDA GPU が必要ですが、このマシンにはありません。オフにしてください。",
+    "{label}: a CUDA GPU is needed, and this machine has none.":
+        "{label}: CUDA GPU が必要ですが、このマシンにはありません。",
     "{label}: the {package} package is needed. pip install {package} (or "
     "requirements-gpu.txt), then restart.":
         "{label}: {package} パッケージが必要です。pip install {package}（または "

@@ -111,14 +111,14 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     steps = max(1, math.floor(seconds / seconds_per_step))
     epoch = run_steps(dataclasses.replace(cfg, train_by="epochs", num_train_epochs=1.0),
                       hw.devices, data) if data is not None else None
-    minutes = f"{cfg.time_budget_minutes:g} min"
+    minutes = f"{cfg.time_budget_minutes:g}"
     if epoch and steps >= epoch:
         epochs = min(steps // epoch, MAX_EPOCHS)
         reasons.append(f"whole epochs: {epochs} ({epochs * epoch:,} steps of about "
-                       f"{seconds_per_step:.1f} s): the data fits {minutes}")
+                       f"{seconds_per_step:.1f} s): the data fits {minutes} min")
         return Choice(dataclasses.replace(cfg, train_by="epochs",
                                           num_train_epochs=float(epochs)), reasons)
-    reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes}")
+    reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes} min")
     return Choice(dataclasses.replace(cfg, max_steps=steps), reasons)
 
 

@@ -146,8 +146,9 @@ def speedups(hw: Hardware | None = None) -> list[str]:
             for label, _, module, package in OPTIONAL[:2]]
 
 
-def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
-    """Why this machine cannot run cfg's precision and speed-up settings (empty: it can)."""
+def unsupported(cfg, hw: Hardware | None = None, fixes: bool = True) -> list[str]:
+    """Why this machine cannot run cfg's precision and speed-up settings (empty: it can);
+    `fixes`: with what to change in the settings (not where a way to train is weighed)."""
     hw = hw or detect()
     problems = []
     if cfg.fp16 and hw.device != "cuda":
@@ -167,7 +168,8 @@ def unsupported(cfg, hw: Hardware | None = None) -> list[str]:
         on = _on(cfg, setting)
         if on and hw.device != "cuda":
             problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
-                            "Turn it off.")
+                            "Turn it off." if fixes else f"{label}: a CUDA GPU is needed, "
+                            "and this machine has none.")
         elif on and not hw.has(module):
             problems.append(f"{label}: the {package} package is needed. pip install {package} "
                             "(or requirements-gpu.txt), then restart.")

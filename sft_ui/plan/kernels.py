@@ -65,8 +65,21 @@ def _liger(cfg, hw: Hardware, has=None) -> Choice:
                         "about a fifth less activation memory")
 
 
+def lean_pads_nothing(cfg, hw: Hardware) -> bool:
+    """Whether a run trains on padding-free batches without packing: on a CPU the engine's
+    lean step (train/lean.py, SFT only: the preference trainers pad each batch) lays each
+    batch's rows end to end; a model's own remote code may not keep such rows apart, so it
+    keeps padded batches."""
+    return hw.device == "cpu" and cfg.stage == "sft" and not cfg.packing and \
+        not cfg.trust_remote_code
+
+
 def _padding_free(cfg, hw: Hardware, has=None) -> Choice:
     has = has or hw.has
+    if lean_pads_nothing(cfg, hw):
+        return Choice(True, "on a CPU the studio's own training step lays the rows of each "
+                            "batch end to end, so no padding is computed (TRL's padding_free "
+                            "itself stays off without packing)")
     if not cfg.packing:
         return Choice(False, "off without packing: TRL 1.16 then stops enforcing max_length, "
                              "so memory would not be bounded; turn on packing instead")

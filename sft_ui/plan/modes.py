@@ -63,7 +63,7 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
     nothing else fits."""
     _, label, switch = next(m for m in MODES if m[0] == mode)
     base = dataclasses.replace(cfg, **switch)
-    problems = unsupported(base, hw)
+    problems = unsupported(base, hw, fixes=False)  # a way to train, not a setting to change
     if problems:
         return ModeFit(mode, label, False, {}, 0, " ".join(problems))
     target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps

@@ -107,7 +107,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     per_step = effective * cfg.max_length * sequences_per_example(cfg)
     pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
         if data and data.lengths else None
-    padding_free = pads_nothing(cfg, hw)
+    padding_free = kernels.lean_pads_nothing(cfg, hw)
     typical = per_step if pad is None or cfg.packing else \
         round(effective * pad["tokens" if padding_free else "padded_tokens"] / pad["rows"])
     steps = run_steps(cfg, processes, data)
@@ -153,15 +153,6 @@ def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
                   f"the weights, gradients and optimizer state across the {processes} GPUs, "
                   f"about {fsdp} each.")
     return {"choice": best, "reason": reason, "ddp_bytes": whole, "fsdp_bytes": round(split)}
-
-
-def pads_nothing(cfg: RunConfig, hw: Hardware) -> bool:
-    """Whether a run trains on padding-free batches: on a CPU the engine's lean step
-    (train/lean.py, SFT only: the preference trainers pad each batch) lays each batch's
-    rows end to end; a model's own remote code may not keep such rows apart, so it keeps
-    padded batches."""
-    return hw.device == "cpu" and cfg.stage == "sft" and not cfg.packing and \
-        not cfg.trust_remote_code
 
 
 def _check(cfg: RunConfig) -> None:

@@ -22,6 +22,9 @@ from sft_ui.train.events import RunSink
 from sft_ui.train.generation import generate_batch
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
+# A round of samples this many steps or fewer before the final step (whose answers come
+# anyway) is skipped, where rounds are further apart than that: it would show the same.
+NEAR_END = 2
 
 
 def sample_prompts(prompts: list[str]) -> list[str]:
@@ -85,6 +88,14 @@ class StudioCallback(TrainerCallback):
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                            for p, a in zip(self.prompts, answers)])
 
+    def _sample_due(self, state) -> bool:
+        """A round at this step: every `sample_steps`, but not a step or two before the
+        final one (on_train_end samples it)."""
+        step, every = state.global_step, self.sample_steps
+        if not every or step % every:
+            return False
+        return not (every > NEAR_END and 0 < state.max_steps - step <= NEAR_END)
+
     def _answers(self, model, step: int) -> list[str]:
         """Greedy answers to the prompts; those before training (step 0) are the base
         model's (answers_before_training)."""
@@ -134,7 +145,7 @@ class StudioCallback(TrainerCallback):
             self._agreed_stop = agree(self.sink.stop_requested(), args.device)
         if self._stop_here(state, control):
             return
-        if self.sample_steps and state.global_step % self.sample_steps == 0:
+        if self._sample_due(state):
             self._sample(state.global_step, model, state)
             self._stop_here(state, control)  # asked while the answers were generated
         self._out_of_time(args, state, control)

@@ -80,9 +80,9 @@ def build(progress: gr.HTML) -> LiveView:
                                y_lim=[0, 1], height=180, visible=False, elem_id="accuracy-plot",
                                **_axes("accuracy"))
         lr = gr.LinePlot(None, x="step", y="value", label=T("Learning rate"), height=180,
-                         **_axes("learning rate"))
+                         elem_id="lr-plot", **_axes("learning rate"))
         grad = gr.LinePlot(None, x="step", y="value", label=T("Grad norm"), height=180,
-                           **_axes("grad norm"))
+                           elem_id="grad-plot", **_axes("grad norm"))
     samples = gr.Dataframe(samples_frame(None), label=T("Samples (newest first)"), wrap=True,
                            interactive=False, elem_id="samples",
                            column_widths=["10%", "30%", "60%"])
@@ -141,33 +141,59 @@ def _axes(y_title: str) -> dict:
             "x_axis_format": "d"}
 
 
+# What each part of the live view draws from: the metric keys of a plot (its rows counted),
+# the samples (counted) and the log (its length).
+PARTS = {"loss": ("loss", "eval_loss"), "rewards": tuple(REWARDS), "accuracy": (ACCURACY,),
+         "lr": ("learning_rate",), "grad": ("grad_norm",)}
+
+
+def _drawn_from(snap: dict) -> dict:
+    """Each part's key: what it shows changes only when its key does (a new row of its
+    own metrics, a new sample, a longer log, another run or language)."""
+    both = (snap["run_id"], current_language())
+    keys = {part: (*both, sum(1 for m in snap["metrics"] if any(k in m for k in names)))
+            for part, names in PARTS.items()}
+    return {**keys, "samples": (*both, len(snap["samples"])), "log": (*both, len(snap["log"]))}
+
+
 def update(snap: dict, drawn) -> tuple[list, tuple]:
     """New values for LiveView.outputs(), gr.skip() for what the page shows already
     (`drawn`, the key this returned last), and the key of what it shows then: a page
-    redraws every output it is sent, and the status and progress repeat while a run waits."""
+    redraws every output it is sent, so a plot is sent only when a step of its own was
+    logged, the samples when one came, the log when it grew; the status and progress only
+    when their text changed."""
     status, progress = status_markdown(snap), progress_html(snap)
-    data = (snap["run_id"], len(snap["metrics"]), len(snap["samples"]), len(snap["log"]),
-            current_language())
-    shown_status, shown_progress, shown_data, shown_series, shown_rewards = \
-        drawn or (None,) * 5
+    keys = _drawn_from(snap)
+    shown_status, shown_progress, shown, shown_series, shown_rewards = drawn or (None,) * 5
+    shown = shown or {}
+
+    def new(part):
+        return keys[part] != shown.get(part)
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
-    if data == shown_data:
-        return values + [gr.skip()] * 9, (status, progress, data, shown_series, shown_rewards)
-    loss, rewards, accuracy = loss_frame(snap), reward_frame(snap), accuracy_frame(snap)
-    series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
-    reward_series = tuple(sorted(set(rewards["series"]))) if rewards is not None else ()
-    if rewards is None and accuracy is None and shown_rewards == ():
-        plots = [gr.skip()] * 2  # hidden, and nothing to show
-    else:  # axis titles sent too: a plot built hidden shows untranslated ones
-        plots = [gr.update(value=frame, visible=frame is not None, x_title=say("step"),
-                           y_title=say(title))
-                 for frame, title in ((rewards, "reward"), (accuracy, "accuracy"))]
-    values += [loss, *plots, metric_frame(snap, "learning_rate"),
-               metric_frame(snap, "grad_norm"), samples_frame(snap), snap["log"],
+    loss = loss_frame(snap) if new("loss") else None
+    series = tuple(sorted(set(loss["series"]))) if loss is not None else \
+        (shown_series if not new("loss") else ())
+    values.append(loss if new("loss") else gr.skip())
+    reward_series = shown_rewards
+    if new("rewards") or new("accuracy"):
+        rewards, accuracy = reward_frame(snap), accuracy_frame(snap)
+        reward_series = tuple(sorted(set(rewards["series"]))) if rewards is not None else ()
+        if rewards is None and accuracy is None and shown_rewards == ():
+            values += [gr.skip()] * 2  # hidden, and nothing to show
+        else:  # axis titles sent too: a plot built hidden shows untranslated ones
+            values += [gr.update(value=frame, visible=frame is not None, x_title=say("step"),
+                                 y_title=say(title))
+                       for frame, title in ((rewards, "reward"), (accuracy, "accuracy"))]
+    else:
+        values += [gr.skip()] * 2
+    values += [metric_frame(snap, "learning_rate") if new("lr") else gr.skip(),
+               metric_frame(snap, "grad_norm") if new("grad") else gr.skip(),
+               samples_frame(snap) if new("samples") else gr.skip(),
+               snap["log"] if new("log") else gr.skip(),
                series if series != shown_series else gr.skip(),
                reward_series if reward_series != shown_rewards else gr.skip()]
-    return values, (status, progress, data, series, reward_series)
+    return values, (status, progress, keys, series, reward_series)
 
 
 def _no_run(text) -> str:
@@ -226,8 +252,14 @@ def _frame(rows: list[tuple]) -> pd.DataFrame | None:
     if not rows:
         return None
     return pd.DataFrame({"step": pd.Series([r[0] for r in rows], dtype="int64"),
-                         "value": pd.Series([r[1] for r in rows], dtype="float64"),
+                         "value": pd.Series([_figure(r[1]) for r in rows], dtype="float64"),
                          "series": pd.Series([r[2] for r in rows], dtype="object")})
+
+
+def _figure(value: float) -> float:
+    """4 significant digits: what the plot's tooltip shows ("loss 2.278", not
+    2.2781023979); a learning rate of 1.667e-05 keeps its digits too."""
+    return float(f"{value:.4g}")
 
 
 def smooth(values: list[float], weight: float = SMOOTHING) -> list[float]:

@@ -58,10 +58,10 @@ def budget_markdown(p: dict) -> str:
     lines = [say(f"**Time budget, {p['budget_minutes']:g} min,** chose:")]
     lines += [f"- {say(reason)}" for reason in p["budget"]] or \
         [f"- {say('nothing: every setting it would choose is set')}"]
-    if p["budget_needs_speed"]:
-        lines.append(say("The speed of these settings is not measured yet: Start measures it "
-                         "first (a few steps, counted in the budget), then sets the number "
-                         "of steps."))
+    if p["budget_needs_speed"]:  # a paragraph of its own, after the list
+        lines.append("\n" + say("The speed of these settings is not measured yet: Start "
+                                 "measures it first (a few steps, counted in the budget), "
+                                 "then sets the number of steps."))
     return "\n".join(lines)
 
 
@@ -147,7 +147,7 @@ def plan_line(p: dict) -> str:
               f"peak memory about {size_text(p['memory']['total'])} of "
               f"{size_text(p['available_bytes'])}: **{say(p['fit'])}**"]
     if p["seconds_total"]:
-        parts.append(f"about {duration_text(p['seconds_total'])}")
+        parts.append(duration_text(p["seconds_total"]))  # "about 2 min" already
     return say("**Plan:**") + " " + " · ".join(say(part) for part in parts)
 
 

@@ -1,16 +1,20 @@
-"""The page's CSS and a script for its <head>: the live view stays in sight while the
-settings scroll (a sticky column on wide screens; Start and the progress bar pinned to
+"""The page's CSS and a script for its <head>: the run view read top to bottom, its bar
+(Start, Stop, progress) in sight as the window scrolls (sticky on wide screens, pinned to
 the bottom on a phone), help texts one line long with the rest behind them, a disabled
 Stop that looks disabled, and plots and an upload box that show all they hold."""
 
 CSS = """
-/* Wide screens: the run column stays in view while the settings scroll. (The page's
-   container clips instead of hiding its overflow: "hidden" would make it the scroll
-   container that a sticky column sticks to, and it never scrolls.) */
+/* The run column reads top to bottom and the window scrolls it: a column of bounded
+   height wraps its later parts into further columns to the right, out of sight, so it is
+   never bounded, and it never wraps. On wide screens Start, Stop and the progress bar
+   stay in view while the window scrolls the column. (The page's container clips instead
+   of hiding its overflow: "hidden" would make it the scroll container that a sticky bar
+   sticks to, and it never scrolls.) */
 .gradio-container { overflow: clip !important; }
+#live-column { flex-wrap: nowrap !important; }
 @media (min-width: 769px) {
-  #live-column { position: sticky; top: 8px; align-self: flex-start;
-                 max-height: calc(100vh - 16px); overflow-y: auto; }
+  #run-bar { position: sticky; top: 0; z-index: 50;
+             background: var(--background-fill-primary); }
 }
 /* Phones: Start, Stop, Resume and the progress bar pinned to the bottom. */
 @media (max-width: 768px) {

@@ -48,7 +48,8 @@ def modes_markdown(p: dict) -> str:
                      "model or a larger GPU.")
     speed = p["best_tokens_per_second"]
     lines.append(f"**Expected speed there:** {speed:,.0f} tokens/s (measured)." if speed else
-                 "**Expected speed there:** not measured for this model, GPU and setup yet.")
+                 "**Expected speed there:** not measured for this model and setup on "
+                 f"{p['target']} yet.")
     lines.append("**Precision and kernels there:**")
     lines.append("\n".join(f"- {KERNEL_LABELS[name]}: **{_value(c['value'])}**: {c['reason']}"
                            for name, c in p["kernels"].items()))

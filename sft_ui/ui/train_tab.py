@@ -23,8 +23,9 @@ from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
-# Seconds between the live view's looks at the run: until the first loss shows, then on.
-FIRST_TICKS, STEADY_TICKS = 1.0, 2.0
+# Seconds between the live view's looks at the run: until the first loss shows, then
+# while the run brings something new, and after a look that found nothing new (a slow step).
+FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 2.0, 4.0
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
     "repository with the rights of this app: files, tokens, network. Turn it on only for "
@@ -40,7 +41,10 @@ def effective_batch_text(batch, accum, processes="auto") -> str:
                         num_processes=None if str(processes).strip() in ("", "auto")
                         else int(processes))
     except (TypeError, ValueError):
-        return say("**Effective batch:** enter whole numbers for batch size and accumulation.")
+        cfg = None
+    if cfg is None or min(cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps) < 1:
+        return say("**Effective batch:** enter whole numbers of 1 or more for batch size and "
+                   "accumulation.")
     devices = cfg.processes(detect().devices)
     return say(f"**Effective batch: {cfg.effective_batch(devices)}** = "
                f"{cfg.per_device_train_batch_size} (batch size per device) x "
@@ -244,7 +248,10 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             gr.update(interactive=not active), gr.update(interactive=active),
             gr.update(interactive=state in ("stopped", "failed")),
             gr.update(visible=stage_view.continue_visible(snap)))
-        every = STEADY_TICKS if any("loss" in m for m in snap["metrics"]) else FIRST_TICKS
+        if not any("loss" in m for m in snap["metrics"]):
+            every = FIRST_TICKS
+        else:  # the parts drawn (beyond status and progress) changed: a step was logged
+            every = STEADY_TICKS if drawn is None or key[2] != drawn[2] else QUIET_TICKS
         if not active and key == drawn:  # ended, and the page shows all of it
             ticks = gr.Timer(active=False)
         else:
