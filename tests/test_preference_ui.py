@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import gradio as gr
 import pytest
@@ -269,3 +270,24 @@ def test_the_live_view_sends_only_what_changed():
     assert sent(step) == {"loss", "lr", "grad"}
     # Another run: each part drawn again, even where its counts are the same.
     assert sent({**step, "run_id": "r2"}) >= {"loss", "lr", "grad", "samples", "log"}
+
+
+def test_the_runs_table_says_each_runs_stage(tmp_path):
+    """SFT and DPO runs side by side in the Runs tab: a Stage column tells them apart."""
+    from sft_ui.ui import runs_tab
+    create_run(tmp_path, RunConfig())
+    create_run(tmp_path, RunConfig(stage="dpo", dataset_name="demo-preference"))
+    frame = runs_tab.table_frame(RunManager(tmp_path).history())
+    assert sorted(frame["Stage"]) == ["DPO", "SFT"]
+
+
+def test_lists_name_a_run_by_what_it_is(tmp_path):
+    """Stage, the model it started from (an earlier run by its id, not "model") and data."""
+    from sft_ui.runs import display_name
+    sft = create_run(tmp_path, RunConfig())
+    (sft.dir / "model").mkdir()
+    dpo = create_run(tmp_path, RunConfig(stage="dpo", dataset_name="demo-preference",
+                                         model_name_or_path=str(sft.dir / "model")))
+    assert display_name(sft).startswith(f"SFT · {Path(RunConfig().model_name_or_path).name}"
+                                        " · demo · ")
+    assert display_name(dpo).startswith(f"DPO · run {sft.id} · demo-preference · ")

@@ -9,6 +9,8 @@ import time
 import unicodedata
 from pathlib import Path
 
+from sft_ui.train.events import MODEL_SUBDIR
+
 # A run id is a plain folder name: no separators, no leading dot, no control characters.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 NAME_MAX = 80
@@ -46,10 +48,14 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def display_name(run) -> str:
     """How lists name a run, in no language: its name and when it started; a run never
-    renamed (its name is its id) by its model and data instead."""
+    renamed (its name is its id) by what it is instead: its stage, the model it started
+    from (an earlier run's model by that run's id) and its data."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created))
     if run.name and run.name != run.id:
         return f"{run.name} · {when}"
-    model = Path(run.config.model_name_or_path.rstrip("/\\")).name
+    model = Path(run.config.model_name_or_path.rstrip("/\\"))
+    if model.name == MODEL_SUBDIR and RUN_ID.fullmatch(model.parent.name) and \
+            (model.parent / "state.json").exists():
+        model = Path(f"run {model.parent.name}")  # not "model"
     data = Path(run.config.dataset_name.rstrip("/\\")).name
-    return f"{model} · {data} · {when}"
+    return f"{run.config.stage.upper()} · {model.name} · {data} · {when}"

@@ -151,7 +151,7 @@ class Run:
         """One row of the run history: what ran, how far, how it ended."""
         snap = self.snapshot(log=False)
         losses = [m["loss"] for m in snap["metrics"] if "loss" in m]
-        return {"name": snap["name"], "run_id": self.id,
+        return {"name": snap["name"], "run_id": self.id, "stage": self.config.stage,
                 "model": self.config.model_name_or_path, "dataset": self.config.dataset_name,
                 "state": snap["state"], "step": snap["step"], "max_steps": snap["max_steps"],
                 "final_loss": losses[-1] if losses else None,

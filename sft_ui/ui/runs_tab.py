@@ -19,13 +19,14 @@ from sft_ui.ui.lang import T, after_switch, compact_duration, problem, say
 from sft_ui.ui.lists import Lists
 
 # English; the table's headers, states and durations are in the request's language.
-COLUMNS = ["Name", "Run id", "Model", "Dataset", "Status", "Steps", "Final loss", "Evaluation",
-           "Duration", "Created"]
+COLUMNS = ["Name", "Run id", "Stage", "Model", "Dataset", "Status", "Steps", "Final loss",
+           "Evaluation", "Duration", "Created"]
 
 
 def table_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([[
-        r["name"] if r["name"] != r["run_id"] else "--", r["run_id"], r["model"],
+        r["name"] if r["name"] != r["run_id"] else "--", r["run_id"],
+        r.get("stage", "sft").upper(), r["model"],
         r["dataset"], say(r["state"]),
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
