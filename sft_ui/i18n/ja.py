@@ -168,6 +168,7 @@ PAGE = {
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",
     "base: {model}": "ベース: {model}",
     "{name} (final model)": "{name}（最終モデル）",
+    "final model": "最終モデル",
     "{name} / base model ({model})": "{name} / ベースモデル（{model}）",
     # Runs tab
     "Runs (newest first)": "実行（新しい順）",

@@ -24,14 +24,17 @@ def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
             if r.model_dir or checkpoints(r.dir)]
 
 
-def checkpoint_choices(manager: RunManager, run_id: str) -> list[str]:
+def checkpoint_choices(manager: RunManager, run_id: str) -> list[tuple[str, str]]:
+    """(label, value): the final model (named in the page's language), then the run's
+    checkpoints."""
+    final = [(say(FINAL), FINAL)]
     if not run_id:
-        return [FINAL]
+        return final
     try:
         run = manager.get(run_id)
     except UserError:
-        return [FINAL]
-    return [FINAL] + [p.name for p in checkpoints(run.dir)]
+        return final
+    return final + [(p.name, p.name) for p in checkpoints(run.dir)]
 
 
 def checkpoint_name(choice: str) -> str:
