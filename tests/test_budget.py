@@ -132,6 +132,27 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
     assert 1 <= run.step < 100_000  # the deadline ended it, not the length
     assert (run.dir / "model").is_dir()
     assert "Time budget: step" in (run.dir / "train.log").read_text()
+    # The run says the budget cut it, with the steps it trained of those it had.
+    assert run.message.startswith(f"Stopped at the time budget after {run.step} of "
+                                  "100000 steps; the model is saved"), run.message
+
+
+def test_the_eta_never_passes_the_deadline(tmp_path, monkeypatch):
+    """Steps of 10 s with 100 left would take 1000 s; the budget ends the run in 30 s."""
+    from types import SimpleNamespace
+
+    from sft_ui.runs import run as run_module
+    run = run_module.create_run(tmp_path, RunConfig(max_steps=102))
+    run.set_state("running", "Training...")
+    clock = SimpleNamespace(time=lambda: 1000.0)
+    monkeypatch.setattr(run_module, "time", clock)
+    for step, at in ((0, 975.0), (1, 980.0), (2, 990.0)):
+        clock.time = lambda at=at: at
+        run.progress(step, 102)
+    clock.time = lambda: 1000.0
+    assert run.eta_seconds() > 900
+    run.deadline = 1030.0
+    assert run.eta_seconds() == 30.0
 
 
 @pytest.mark.parametrize("minutes", [0.0])

@@ -320,6 +320,10 @@ MESSAGES = {
         "チェックポイントも書き出しました。",
     "Finished {step} steps; the model is saved in {folder}.":
         "{step} ステップを終えました。モデルは {folder} に保存されています。",
+    "Stopped at the time budget after {step} of {steps} steps; the model is saved in "
+    "{folder}.":
+        "時間の予算で {steps} ステップ中 {step} ステップで止めました。モデルは {folder} に"
+        "保存されています。",
     "The app stopped while this run was training.": "この実行の学習中にアプリが停止しました。",
     "Out of memory at step {step}. {advice}": "ステップ {step} でメモリが足りなくなりました。{advice}",
     "The disk is full (no space left on device): the run stopped at step {step}.":

@@ -154,6 +154,9 @@ class RunManager:
             elif run.stop_requested():
                 outcome = ("stopped", f"Stopped at step {run.step}; the model so far is "
                            f"saved in {model_dir}, with a checkpoint to resume from.")
+            elif run.deadline is not None and run.step < run.max_steps:
+                outcome = ("done", f"Stopped at the time budget after {run.step} of "
+                           f"{run.max_steps} steps; the model is saved in {model_dir}.")
             else:
                 outcome = ("done", f"Finished {run.step} steps; the model is saved in "
                            f"{model_dir}.")

@@ -126,10 +126,15 @@ class Run:
 
     def eta_seconds(self) -> float | None:
         """Seconds until the last step, from the pace of the steps trained since this
-        (re)start; None until two of them have ended."""
+        (re)start, never past a time budget's deadline; None until two of them have
+        ended."""
         if self._pace is None or self.state not in ACTIVE_STATES:
             return None
-        return self._pace.eta(self.max_steps, time.time())
+        now = time.time()
+        eta = self._pace.eta(self.max_steps, now)
+        if eta is not None and self.deadline is not None:  # a time budget ends it by then
+            eta = min(eta, max(self.deadline - now, 0.0))
+        return eta
 
     def snapshot(self, log: bool = True) -> dict:
         """The run as the page and the API show it; `log` adds the log's last lines
