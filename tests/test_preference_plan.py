@@ -79,14 +79,14 @@ def test_preference_memory_by_part(small_model):
     assert on_gpu["reference"] == 2 * params + 2 * 2 * 8 * 2 * (block + 8)
 
 
-def test_the_plan_says_what_the_memory_holds(small_model):
+def test_the_plan_says_what_the_memory_holds(small_model, tmp_path):
     lora = planner.plan(config(small_model, use_peft=True, lora_r=2), CPU, available=GIB)
     assert lora["memory"]["total"] == sum(v for k, v in lora["memory"].items() if k != "total")
     assert lora["memory_notes"] == [
         "DPO: the chosen and the rejected answer of each example go through the model "
         "together, 4 sequences of up to 8 tokens (prompt and answer) per batch of 2.",
-        "Reference model: the model with the LoRA adapter switched off, no second copy; its "
-        "forward pass runs without gradients."]
+        "Reference model: the model with the new LoRA adapter switched off, no second copy; "
+        "its forward pass runs without gradients."]
     assert not lora["padding_free"]  # the preference trainers pad their batches
     full = planner.plan(config(small_model), CPU, available=GIB)
     assert full["memory_notes"][1].startswith("Reference model: a second frozen copy of the "
@@ -96,6 +96,16 @@ def test_the_plan_says_what_the_memory_holds(small_model):
                                                "frozen copy")
     assert planner.plan(config(small_model, "orpo"), CPU, available=GIB)["memory_notes"][1] \
         == "Reference model: none, ORPO needs none."
+    # Continued from a finished LoRA run (an adapter folder): the plan says what the run's
+    # log says, a frozen copy of that adapter.
+    from sft_ui.train.preference import reference_description
+    adapter = tmp_path / "run" / "model"
+    adapter.mkdir(parents=True)
+    (adapter / "adapter_config.json").write_text("{}")
+    on_adapter = config(str(adapter), use_peft=True)
+    notes = memory.memory_notes(on_adapter, memory.model_shape(small_model), CPU)
+    assert notes[1].startswith("Reference model: " + reference_description(on_adapter)
+                               .split(" (")[0] + ", no second model"), notes
     kto = planner.plan(config(small_model, "kto"), CPU, available=GIB)["memory_notes"]
     assert kto[0].startswith("KTO: each answer is an example of its own, 2 sequences")
     assert kto[1].startswith("A KL batch") and len(kto) == 3

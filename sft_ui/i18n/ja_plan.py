@@ -87,10 +87,14 @@ MESSAGES = {
     "forward pass runs without gradients.":
         "参照モデル: 学習開始時の重みの凍結した 2 つ目のコピー（約 {size}）。その順伝播は"
         "勾配なしで計算します。",
-    "Reference model: the model with the LoRA adapter switched off, no second copy; its "
+    "Reference model: the model with the new LoRA adapter switched off, no second copy; its "
     "forward pass runs without gradients.":
-        "参照モデル: LoRA アダプタをオフにしたモデル（2 つ目のコピーはなし）。その順伝播は"
-        "勾配なしで計算します。",
+        "参照モデル: 新しい LoRA アダプタをオフにしたモデル（2 つ目のコピーはなし）。その順伝播"
+        "は勾配なしで計算します。",
+    "Reference model: a frozen copy of the finished run's LoRA adapter, no second model; its "
+    "forward pass runs without gradients.":
+        "参照モデル: 完了した実行の LoRA アダプタの凍結したコピー（2 つ目のモデルはなし）。"
+        "その順伝播は勾配なしで計算します。",
     # Plan panel
     "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
     "rows are padded only to the longest in their batch), about {typical} with this data.":

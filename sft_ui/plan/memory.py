@@ -334,6 +334,14 @@ def has_reference_copy(cfg: RunConfig) -> bool:
     return bool(cfg.ref_model.strip()) or not cfg.use_peft
 
 
+def trains_on_adapter(cfg: RunConfig) -> bool:
+    """A LoRA run started from a finished LoRA run's folder (an adapter): that adapter
+    trains on (train/policy.py), and TRL's reference is a frozen copy of the adapter (a
+    second adapter, not a second model)."""
+    return cfg.use_peft and (Path(cfg.model_name_or_path).expanduser() /
+                             "adapter_config.json").exists()
+
+
 def reference_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
     """The reference model's weights: a second copy loaded as the trained model is
     (loaded_bytes, counted at the trained model's size), or nothing."""
@@ -376,8 +384,11 @@ def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> list[str]:
     elif has_reference_copy(cfg):
         lines.append(f"Reference model: a second frozen copy of the starting weights (about "
                      f"{size}); its forward pass runs without gradients.")
+    elif trains_on_adapter(cfg):
+        lines.append("Reference model: a frozen copy of the finished run's LoRA adapter, no "
+                     "second model; its forward pass runs without gradients.")
     else:
-        lines.append("Reference model: the model with the LoRA adapter switched off, no "
+        lines.append("Reference model: the model with the new LoRA adapter switched off, no "
                      "second copy; its forward pass runs without gradients.")
     return lines
 

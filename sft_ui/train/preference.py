@@ -26,6 +26,7 @@ from sft_ui.data.preference import STAGES, load_preference
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_model_and_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
+from sft_ui.plan.memory import trains_on_adapter
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import is_adapter, policy
 
@@ -63,8 +64,7 @@ def reference_description(cfg: RunConfig) -> str:
         return "none (ORPO needs no reference model)"
     if named:
         return f"{named}, a second frozen copy"
-    if cfg.use_peft and (Path(cfg.model_name_or_path).expanduser() /
-                         "adapter_config.json").exists():
+    if trains_on_adapter(cfg):  # as the plan says it (plan/memory.py)
         return "a frozen copy of the finished run's LoRA adapter (no second model)"
     if cfg.use_peft:
         return "the model with the new LoRA adapter switched off (no second copy)"
