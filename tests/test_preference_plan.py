@@ -166,3 +166,10 @@ def test_dpo_estimate_within_20_percent_of_the_measured_peak(use_peft, tmp_path)
           f"estimate {estimate / 1e6:,.0f} MB, measured {peak / 1e6:,.0f} MB, "
           f"ratio {estimate / peak:.2f}")
     assert 0.8 <= estimate / peak <= 1.2, (estimate, peak)
+
+
+def test_the_plan_of_a_preference_run_says_its_data_is_not_measured():
+    """Not "a Hub dataset, or over 64 MB" for the built-in preference set: what is true."""
+    p = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference"))
+    assert p["data_note"].startswith("The plan does not measure preference data yet")
+    assert planner.plan_with_data(RunConfig())["data_note"] == ""

@@ -24,6 +24,10 @@ MESSAGES = {
     "about {seconds} s": "約 {seconds} 秒",
     "about {minutes} min": "約 {minutes} 分",
     "about {hours} h": "約 {hours} 時間",
+    "The plan does not measure preference data yet: its padding and steps per epoch are "
+    "not counted.":
+        "プランはまだ選好データを測りません: そのパディングと 1 エポックのステップ数は"
+        "数えていません。",
     "The data is not measured (a Hub dataset, or over 64 MB).":
         "データは測っていません（Hub のデータセットか、64 MB を超えるデータです）。",
     "The data could not be measured: {error}": "データを測れませんでした: {error}",

@@ -44,8 +44,12 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     (plan/targets.py; blank: this machine): which of full fine-tuning, LoRA and QLoRA
     fit there ("modes", "best") and the precision and kernels chosen there ("kernels")."""
     try:
-        data = quick_data_sample(cfg)
-        note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
+        if cfg.stage != "sft":  # SFT's loader does not read preference rows
+            data, note = None, ("The plan does not measure preference data yet: its "
+                                "padding and steps per epoch are not counted.")
+        else:
+            data = quick_data_sample(cfg)
+            note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
     _check(cfg)
