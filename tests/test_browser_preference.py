@@ -82,6 +82,11 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
         out = {part: page.evaluate(IN_SIGHT, part) for part in RUN_VIEW}
         page.screenshot(path=str(tmp_path / f"run-view-{width}.png"))
         assert {part: v for part, v in out.items() if v != "ok"} == {}, (width, height)
+        # Start and the progress bar stay in view down to the page's end (pinned on a phone).
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        for bar in ("#run-progress", "#run-bar button"):
+            box = page.locator(bar).first.bounding_box()
+            assert 0 <= box["y"] and box["y"] + box["height"] <= height, (width, bar, box)
 
 
 # Each part of the run view, found by a person who scrolls the window alone: inside the

@@ -13,8 +13,12 @@ CSS = """
 .gradio-container { overflow: clip !important; }
 #live-column { flex-wrap: nowrap !important; }
 @media (min-width: 769px) {
-  #run-bar { position: sticky; top: 0; z-index: 50;
+  /* As tall as the settings beside it: the bar stays in view down to the page's end. */
+  #live-column { align-self: stretch; }
+  #run-bar { position: sticky; top: 0; z-index: 50; flex-grow: 0 !important;
              background: var(--background-fill-primary); }
+  /* What the page scrolls to (a link, a focused field) lands below the bar. */
+  html { scroll-padding-top: 160px; }
 }
 /* Phones: Start, Stop, Resume and the progress bar pinned to the bottom. */
 @media (max-width: 768px) {
@@ -24,6 +28,8 @@ CSS = """
   body { padding-bottom: 140px; }
 }
 #run-bar #run-progress { font-size: var(--text-sm); }
+/* What Start or Continue answered, in the bar: a few lines at a time, the rest scrolled. */
+#run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }
 /* Help: one line; the whole text in its tooltip, or in place once the line is clicked
    (HEAD_JS). Nothing opens by itself: a text growing under the pointer would move the
    button being clicked. */

@@ -150,16 +150,17 @@ def _panel_extras(group: str) -> dict:
 
 
 def build_run_controls() -> RunControls:
-    """Start, Stop, Resume and the progress bar (pinned to a phone's screen), the plan in
-    one line, then the live view."""
+    """Start, Stop, Resume, the progress bar, Continue and what Start answered (a bar kept
+    in sight: sticky on a wide screen, pinned to a phone's), the plan in one line, then
+    the live view."""
     with gr.Column(elem_id="run-bar"):
         with gr.Row():
             start = gr.Button(T("Start"), variant="primary", min_width=80)
             stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
             resume = gr.Button(T("Resume"), interactive=False, min_width=80)
         progress = live_view.build_progress()
-    follow = stage_view.build_continue()
-    notice = gr.Markdown(elem_id="start-notice")
+        follow = stage_view.build_continue()
+        notice = gr.Markdown(elem_id="start-notice")
     plan_line = gr.Markdown(elem_id="plan-summary")
     return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),
                        follow)
