@@ -164,6 +164,17 @@ def tiny_cfg(tiny_model_dir):
             "learning_rate": 1e-3}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _playwright_waits_for_a_hang():
+    """Playwright's expect waits as long as the suite's other waits (its own default is
+    5 s, which a loaded machine can take to draw a change)."""
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the browser tests say what is missing
+        return
+    expect.set_options(timeout=HANG_MS)
+
+
 def wait_for(predicate, timeout=HANG, interval=0.25):
     """Poll until predicate() returns something truthy; fail the test on timeout."""
     end = time.time() + timeout
@@ -245,8 +256,6 @@ def browser():
     from playwright.sync_api import sync_playwright
     assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
         "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
-    from playwright.sync_api import expect
-    expect.set_options(timeout=HANG_MS)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b

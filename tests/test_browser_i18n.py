@@ -88,6 +88,9 @@ def test_errors_come_out_in_japanese_then_english_after_switching(ja_page):
     page.get_by_role("option", name="English").click()
     expect(_field(page, "Batch size per device")).to_be_visible()
     expect(page.get_by_role("tab", name="Train")).to_be_visible()
+    # Every tab's label follows the switch, not only the tab shown.
+    tabs = page.get_by_role("tab")
+    expect(tabs).to_have_text(["Train", "Chat", "Compare", "Evaluate", "Runs", "Export"])
     # Python's text follows the switch: redrawn at once, and in every later answer.
     expect(page.locator("#effective-batch")).to_contain_text("Effective batch: 6")
     expect(page.locator("#plan")).to_contain_text("Peak memory")
@@ -100,6 +103,7 @@ def test_errors_come_out_in_japanese_then_english_after_switching(ja_page):
     page.get_by_role("option", name="日本語").click()
     expect(_field(page, "デバイスあたりのバッチサイズ")).to_be_visible()
     expect(page.locator("#effective-batch")).to_contain_text("実効バッチサイズ: 6")
+    expect(tabs).to_have_text(["学習", "チャット", "比較", "評価", "実行履歴", "エクスポート"])
 
 
 def test_the_api_answers_in_the_clients_language(live_app, connect):
