@@ -83,7 +83,8 @@ def test_failure_in_training_marks_the_run_failed_and_keeps_the_app(tmp_path, ti
     snap = wait_for(lambda: _finished(manager, run_id))
     assert snap["state"] == "failed" and "disk on fire" in snap["error"]
     assert (Path(snap["run_dir"]) / "error.log").exists()
-    manager.start(tiny_cfg)  # the next run is accepted
+    again = manager.start(tiny_cfg)  # the next run is accepted (and fails as well)
+    assert wait_for(lambda: _finished(manager, again))["state"] == "failed"
 
 
 def test_runs_survive_a_restart(tmp_path, tiny_cfg):
