@@ -326,9 +326,8 @@ def check_dataset(cfg: RunConfig) -> str:
 
 
 def store_upload(path: str | Path, folder: Path) -> str:
-    """Copy an uploaded file into `folder` (kept with the runs, so a run can be resumed
-    after the upload's temporary copy is gone); return the stored path. The file keeps its
-    name, in a folder named by its content (two files of one name do not meet)."""
+    """Copy an uploaded file, under its own name, into a folder of `folder` named by its
+    content (kept with the runs, so a run resumes without the upload); return that path."""
     path = Path(path)
     _check_file(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
