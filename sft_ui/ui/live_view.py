@@ -171,10 +171,12 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
         return keys[part] != shown.get(part)
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
-    loss = loss_frame(snap) if new("loss") else None
-    series = tuple(sorted(set(loss["series"]))) if loss is not None else \
-        (shown_series if not new("loss") else ())
-    values.append(loss if new("loss") else gr.skip())
+    if new("loss"):
+        loss = loss_frame(snap)
+        series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
+    else:
+        loss, series = gr.skip(), shown_series
+    values.append(loss)
     reward_series = shown_rewards
     if new("rewards") or new("accuracy"):
         rewards, accuracy = reward_frame(snap), accuracy_frame(snap)
