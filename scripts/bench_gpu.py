@@ -201,6 +201,7 @@ def main(argv=None) -> int:
     from sft_ui.plan import modes
     from sft_ui.plan.memory import available_memory, model_shape
     hw, work = detect(), Path(args.work or tempfile.mkdtemp(prefix="sft-gpu-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
     data = work / "rows.jsonl"
     write_data(data, rows=4 * EFFECTIVE_BATCH * args.steps, length=args.length)
     peak_flops = bf16_matmul_flops()
