@@ -219,10 +219,13 @@ def load_ahead(name: str, prepare=None) -> tuple | None:
     return model, tokenizer
 
 
-def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **options):
-    """Model and tokenizer from a resolved path; a LoRA adapter folder loads on its base.
-    fp32 unless `options` (from_pretrained's dtype, quantization_config, device_map) say
-    otherwise. A model loaded ahead (load_ahead) is taken when it fits the call."""
+def load_model_and_tokenizer(path: str, trust_remote_code: bool = False,
+                             trainable_adapter: bool = False, **options):
+    """Model and tokenizer from a resolved path; a LoRA adapter folder loads on its base,
+    its adapter trainable when `trainable_adapter` says so (peft's is_trainable: a run
+    that trains it on), else frozen for inference. fp32 unless `options` (from_pretrained's
+    dtype, quantization_config, device_map) say otherwise. A model loaded ahead
+    (load_ahead) is taken when it fits the call."""
     ahead = _AHEAD.pop(str(path), None)
     _AHEAD.clear()  # another model's memory goes before this one loads
     if ahead and not (trust_remote_code or options):
@@ -235,7 +238,8 @@ def load_model_and_tokenizer(path: str, trust_remote_code: bool = False, **optio
     if (Path(path) / "adapter_config.json").exists():
         from peft import AutoPeftModelForCausalLM  # heavy: peft loaded on first use
         model = AutoPeftModelForCausalLM.from_pretrained(
-            path, trust_remote_code=trust_remote_code, **options)
+            path, trust_remote_code=trust_remote_code, is_trainable=trainable_adapter,
+            **options)
     else:
         model = AutoModelForCausalLM.from_pretrained(
             path, trust_remote_code=trust_remote_code, **options)

@@ -27,6 +27,7 @@ LAYERS = [
     ("data",),
     ("models",),
     ("config",),
+    ("stages",),
     ("access", "i18n", "lazy", "errors"),
 ]
 RANK = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
@@ -179,3 +180,47 @@ def test_the_check_sees_what_it_checks():
     assert ("sft_ui.train.engine", "sft_ui.plan.loading") in found
     assert found[("sft_ui.backends", "sft_ui.train.engine")] is True
     assert len(MODULES) > 80
+
+
+# ---- stages live in their room -------------------------------------------------------------
+STAGE_NAMES = {"sft", "dpo", "orpo", "kto", "grpo"}
+MOST_STAGE_COMPARISONS = 5
+
+
+def _names_a_stage(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value in STAGE_NAMES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_stage(e) for e in node.elts)
+    return False
+
+
+def stage_comparisons() -> list[str]:
+    """Every comparison with a stage's name (==, !=, in, not in a literal of names) outside
+    the stages' room (sft_ui/stages/) and the translations: where a layer would decide by a
+    stage's name instead of asking the stage."""
+    found = []
+    for module, path in MODULES.items():
+        if room(module) in ("stages", "i18n"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and \
+                    any(_names_a_stage(side) for side in [node.left, *node.comparators]):
+                found.append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_stage_names_are_compared_only_in_the_stages_room():
+    found = stage_comparisons()
+    assert len(found) <= MOST_STAGE_COMPARISONS, \
+        f"{len(found)} comparisons with a stage's name outside sft_ui/stages/: {found}; " \
+        "ask the stage (sft_ui.stages.stage_of) instead"
+
+
+def test_the_stage_count_sees_a_comparison(tmp_path, monkeypatch):
+    """The count is no stub: a module comparing cfg.stage with "dpo" is found."""
+    module = tmp_path / "probe.py"
+    module.write_text('def f(cfg):\n    return cfg.stage == "dpo" or cfg.stage in ("kto",)\n')
+    monkeypatch.setitem(MODULES, "sft_ui.probe", module)
+    assert [f for f in stage_comparisons() if f.startswith("sft_ui.probe:")] == \
+        ["sft_ui.probe:2", "sft_ui.probe:2"]

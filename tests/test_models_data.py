@@ -1,5 +1,6 @@
 """Model resolution (offline default, clear messages offline) and the demo set."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +39,21 @@ def test_demo_set_is_deterministic_and_holds_out_the_sample_prompts():
         assert word not in text
     data = load_data(RunConfig())
     assert data.format == "messages" and len(data.train) == len(rows)
+
+
+def test_a_finished_adapter_loads_trainable_only_when_asked(tmp_path, tiny_model_dir):
+    """A run that trains a finished LoRA run's adapter on asks peft for it trainable
+    (is_trainable); chat and compare load it frozen."""
+    from peft import LoraConfig, get_peft_model  # heavy: loaded by this test only
+    from transformers import AutoModelForCausalLM  # heavy: loaded by this test only
+
+    from sft_ui.models import load_model_and_tokenizer
+    base = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    adapter = tmp_path / "adapter"
+    get_peft_model(base, LoraConfig(r=4, target_modules="all-linear")).save_pretrained(adapter)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (adapter / name).write_bytes((Path(tiny_model_dir) / name).read_bytes())
+    for trainable in (True, False):
+        model, _ = load_model_and_tokenizer(str(adapter), trainable_adapter=trainable)
+        lora = [p.requires_grad for n, p in model.named_parameters() if "lora_" in n]
+        assert lora and all(g == trainable for g in lora), trainable

@@ -10,17 +10,17 @@ from sft_ui.config import RunConfig
 from sft_ui.data import DataError
 from sft_ui.data.demo import CLOSE, OPEN
 from sft_ui.data.preference import (
-                                    check_preference_rows,
-                                    is_conversational,
-                                    load_preference,
-                                    preference_format,
+    check_preference_rows,
+    is_conversational,
+    load_preference,
+    preference_format,
 )
 from sft_ui.data.preference_demo import (
-                                         HELD_OUT_PROMPTS,
-                                         PREFERENCE_DEMO,
-                                         preference_demo_rows,
-                                         unpaired_demo_rows,
+    HELD_OUT_PROMPTS,
+    preference_demo_rows,
+    unpaired_demo_rows,
 )
+from sft_ui.stages import PREFERENCE_DEMO
 
 
 def _user(text):
@@ -111,7 +111,7 @@ def test_the_wrong_kind_of_data_says_what_it_is_for():
                      "it for SFT, or add a chosen and a rejected answer to each prompt.")
     assert "row" not in message
     _fails([{"messages": _user("Hi") + _assistant("Hello")}], "kto",
-           "KTO needs prompt/completion/label columns", "use it for SFT",
+           "KTO needs prompt/completion/label or prompt/chosen/rejected columns", "use it for SFT",
            "add a label, true or false")
     _fails([{"prompt": "Hi", "completion": "Hello"}], "orpo",
            "ORPO needs prompt/chosen/rejected columns", "prompt, completion")
@@ -203,3 +203,18 @@ def test_kto_trains_two_steps_on_unpaired_rows(tiny_model_dir, tmp_path):
     assert trainer.state.global_step == 2
     for key in REWARDS:
         assert key in logged and math.isfinite(logged[key]), (key, logged)
+
+
+def test_kto_rows_alternate_good_and_bad_whatever_the_file_order():
+    """A file sorted by label (or pairs unpaired, all good then all bad) reaches KTO, which
+    reads in order, with both kinds in every stretch of a batch's length."""
+    from sft_ui.data.preference import interleaved_labels, unpaired
+    rows = [{"prompt": f"q{i}", "completion": f"a{i}", "label": i < 8} for i in range(12)]
+    out = interleaved_labels(rows, seed=3)
+    assert sorted(r["prompt"] for r in out) == sorted(r["prompt"] for r in rows)
+    assert out == interleaved_labels(rows, seed=3) != interleaved_labels(rows, seed=4)
+    for start in range(0, len(out) - 3):
+        assert {r["label"] for r in out[start:start + 4]} == {True, False}, out
+    pairs = [{"prompt": "q", "chosen": "good", "rejected": "bad"}] * 3
+    assert [r["label"] for r in unpaired(pairs)] == [True, False] * 3
+    assert unpaired(pairs)[1] == {"prompt": "q", "completion": "bad", "label": False}

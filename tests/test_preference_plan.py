@@ -168,8 +168,53 @@ def test_dpo_estimate_within_20_percent_of_the_measured_peak(use_peft, tmp_path)
     assert 0.8 <= estimate / peak <= 1.2, (estimate, peak)
 
 
-def test_the_plan_of_a_preference_run_says_its_data_is_not_measured():
-    """Not "a Hub dataset, or over 64 MB" for the built-in preference set: what is true."""
-    p = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference"))
-    assert p["data_note"].startswith("The plan does not measure preference data yet")
+def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path):
+    """demo-preference and a local preference file are measured as the stage's trainer
+    reads them (DPO: pairs, two sequences each; KTO: each answer an example), never
+    through SFT's loader; settings the stage hides (time budget, packing) change nothing."""
+    from sft_ui.data.preference_demo import preference_demo_rows
+    pairs = len(preference_demo_rows())
+    dpo = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
+                                           max_length=256))
+    assert dpo["data_note"] == "" and dpo["data_rows"] == pairs
+    assert dpo["padding"] and 0 < dpo["tokens_per_step_typical"] <= dpo["tokens_per_step"]
+    kto = planner.plan_with_data(RunConfig(stage="kto", dataset_name="demo-preference",
+                                           max_length=256))
+    assert kto["data_rows"] == 2 * pairs
+    by_epoch = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
+                                                train_by="epochs", num_train_epochs=1.0))
+    assert by_epoch["steps"] == -(-pairs // by_epoch["effective_batch"])
+    rows = tmp_path / "pairs.jsonl"
+    rows.write_text("".join(json.dumps({"prompt": f"Question {i}?", "chosen": "Yes. " * i,
+                                        "rejected": "No."}) + "\n" for i in range(1, 9)))
+    local = planner.plan_with_data(RunConfig(stage="orpo", dataset_name=str(rows)))
+    assert local["data_note"] == "" and local["data_rows"] == 8 and local["padding"]
+    hidden = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
+                                              max_length=256, time_budget_minutes=3.0,
+                                              packing=True))
+    assert {k: hidden[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")} \
+        == {k: dpo[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")}
     assert planner.plan_with_data(RunConfig())["data_note"] == ""
+
+
+def test_fit_and_the_memory_advice_keep_the_stages_minimum_batch():
+    """KTO compares answers within a batch: no fit and no out-of-memory fix proposes a
+    batch of 1 for it; SFT may go down to 1."""
+    from sft_ui.plan import modes
+    kto = RunConfig(stage="kto", dataset_name="demo-preference", max_length=1024,
+                    per_device_train_batch_size=8, gradient_accumulation_steps=1)
+    shape, hw = memory.model_shape(kto.model_name_or_path), detect()
+    tiny = 10 * 2**20  # nothing fits: the fit falls to the smallest batch it may take
+    fitted, _ = planner.fit_to_machine(kto, hw, available=tiny)
+    assert fitted.per_device_train_batch_size == 2
+    sft, _ = planner.fit_to_machine(RunConfig(per_device_train_batch_size=8), hw,
+                                    available=tiny)
+    assert sft.per_device_train_batch_size == 1
+    assert modes._batches(kto)[-1] == 2 and modes._batches(RunConfig(
+        per_device_train_batch_size=8))[-1] == 1
+    assert "even batch 2" in modes.fit_mode(kto, "full", shape, hw, tiny).reason
+    at_two = RunConfig(stage="kto", dataset_name="demo-preference",
+                       per_device_train_batch_size=2)
+    assert not any("halve the batch" in text for text, _ in memory._fixes(at_two, hw))
+    assert any("halve the batch" in text for text, _ in memory._fixes(
+        RunConfig(per_device_train_batch_size=2), hw))

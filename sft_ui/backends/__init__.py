@@ -14,6 +14,10 @@ from sft_ui.data import check_dataset
 from sft_ui.data.preference import check_preference_dataset
 from sft_ui.models import resolve_model
 from sft_ui.plan.hardware import detect, unsupported
+from sft_ui.stages import PREFERENCE, SUPERVISED, stage_of
+
+# The data check of each family (stages/base.py), before a run folder exists.
+DATA_CHECKS = {SUPERVISED: check_dataset, PREFERENCE: check_preference_dataset}
 
 
 def preflight(cfg: RunConfig) -> None:
@@ -23,10 +27,7 @@ def preflight(cfg: RunConfig) -> None:
     if problems:
         raise ConfigError(problems)
     resolve_model(cfg.model_name_or_path)
-    if cfg.stage == "sft":
-        check_dataset(cfg)
-    else:
-        check_preference_dataset(cfg)
+    DATA_CHECKS[stage_of(cfg).family](cfg)
 
 
 def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO, STAGE_LOSSES, STAGES
-from sft_ui.config.values import field_label, shorten
+from sft_ui.config.values import applies_field, choices, field_label, shorten
+from sft_ui.stages import SUPERVISED, demos, get
 
 
 def problems(cfg) -> list[str]:
     """Readable messages for every bad value or combination of `cfg`; empty when fine."""
     errors = []
-    known_stage = cfg.stage in STAGES
     for f in dataclasses.fields(cfg):
-        if known_stage and cfg.stage not in f.metadata["stages"]:
+        if not applies_field(f, cfg.stage):
             continue  # another stage's setting: hidden and ignored
         value, lo, hi = getattr(cfg, f.name), f.metadata["min"], f.metadata["max"]
         label = field_label(f)
@@ -26,8 +25,8 @@ def problems(cfg) -> list[str]:
             errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
         if hi is not None and value > hi:
             errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
-        if f.metadata["choices"] and value not in f.metadata["choices"]:
-            errors.append(f"{label} must be one of {', '.join(f.metadata['choices'])} "
+        if choices(f) and value not in choices(f):
+            errors.append(f"{label} must be one of {', '.join(choices(f))} "
                           f"(got {shorten(value)}).")
     if not cfg.model_name_or_path.strip():
         errors.append("Model is empty: enter a Hub id or a local folder.")
@@ -37,7 +36,8 @@ def problems(cfg) -> list[str]:
         errors.append("Samples are on but there are no sample prompts: "
                       "add a prompt or set sample_steps to 0.")
     errors += _stage_problems(cfg)
-    if cfg.stage == "sft":
+    stage = get(cfg.stage)
+    if stage and stage.family == SUPERVISED:  # the settings of SFT's data reader
         errors += _sft_data_problems(cfg)
     if cfg.warmup_steps >= 1 and cfg.warmup_steps != int(cfg.warmup_steps):
         errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be a whole number of "
@@ -77,20 +77,22 @@ def _sft_data_problems(cfg) -> list[str]:
 
 
 def _stage_problems(cfg) -> list[str]:
-    """The combinations a stage cannot train: the other stage's demo set, a loss its
-    trainer does not know, KTO's batch of one."""
-    errors, name = [], cfg.dataset_name.strip()
-    if cfg.stage == "sft" and name == PREFERENCE_DEMO:
-        errors.append(f"'{PREFERENCE_DEMO}' holds preference pairs: choose a preference "
-                      f"stage (dpo, orpo, kto) for it, or the '{SFT_DEMO}' set for sft.")
-    if cfg.stage in PREFERENCE_STAGES and name == SFT_DEMO:
-        errors.append(f"The '{SFT_DEMO}' set holds SFT examples, not preference pairs: "
-                      f"for {cfg.stage} choose '{PREFERENCE_DEMO}' or a file of "
-                      "prompt/chosen/rejected rows.")
-    if cfg.stage in STAGE_LOSSES and cfg.loss_type not in ("auto", *STAGE_LOSSES[cfg.stage]):
-        errors.append(f"Loss type {cfg.loss_type} is not one of {cfg.stage}'s: choose "
-                      f"auto or {', '.join(STAGE_LOSSES[cfg.stage])}.")
-    if cfg.stage == "kto" and cfg.per_device_train_batch_size < 2:
-        errors.append("KTO compares answers within a batch: set Batch size per device "
-                      "to 2 or more.")
+    """The combinations a stage cannot train: another kind of stage's demo set, a loss its
+    trainer does not know, a batch below its minimum (KTO's of one)."""
+    stage, name = get(cfg.stage), cfg.dataset_name.strip()
+    if stage is None:
+        return []  # the Stage setting's choices say it
+    other = demos().get(name)
+    if other and other.family != stage.family:
+        errors = [f"'{name}' is {other.title}'s built-in set, not {stage.title}'s: for "
+                  f"{stage.title} choose '{stage.demo}' or a file of {stage.columns} rows; "
+                  f"for '{name}' choose the stage {other.name}."]
+    else:
+        errors = []
+    if stage.losses and cfg.loss_type not in stage.loss_choices():
+        errors.append(f"Loss type {cfg.loss_type} is not one of {stage.title}'s: choose "
+                      f"{', '.join(stage.loss_choices())}.")
+    if cfg.per_device_train_batch_size < stage.min_batch:
+        errors.append(f"{stage.title} compares answers within a batch: set Batch size per "
+                      f"device to {stage.min_batch} or more.")
     return errors

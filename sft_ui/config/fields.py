@@ -15,11 +15,21 @@ from pathlib import Path
 import yaml
 
 from sft_ui.config.checks import problems
-from sft_ui.config.stages import PREFERENCE_STAGES, STAGE_LOSSES, STAGES
 from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
+from sft_ui.stages import (
+    LOSSES,
+    PREFERENCE,
+    REFERENCE,
+    SETTING_TAGS,
+    SFT_DEMO,
+    SUPERVISED,
+    UNPAIRED,
+)
+from sft_ui.stages import names as stage_names
+from sft_ui.stages import stages as all_stages
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
-DEMO_DATASET = "demo"
+DEMO_DATASET = SFT_DEMO
 PRESETS_DIR = Path(__file__).parent / "presets"
 
 # Data formats (data/formats.py applies them); "auto" picks one from the columns.
@@ -56,14 +66,15 @@ def _f(default, help, group, minimum=None, maximum=None, choices=None, label=Non
     of the model card's settings table; `fit`, Fit may change it (batch and accumulation
     for this machine's memory; for a GPU also the way to train, max_length and
     activation checkpointing: plan/planner.py and plan/modes.py decide which); `stages`,
-    the stages (STAGES) it applies to (None: every stage): under another stage the panels
-    hide it and the run ignores it."""
+    what stages it applies to (stages/base.py's SETTING_TAGS: a family, or the stages with
+    a reference model or loss types; None: every stage): under another stage the panels
+    hide it and the run ignores it. `choices` may be a function (read when asked)."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
-    assert stages is None or set(stages) <= set(STAGES)
+    assert stages is None or set(stages) <= set(SETTING_TAGS)
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
             "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
             "plan": plan, "card": card, "advanced": advanced, "fit": fit,
-            "stages": tuple(stages) if stages else tuple(STAGES)}
+            "stages": tuple(stages) if stages else None}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -85,7 +96,7 @@ class RunConfig:
         "model learns to prefer the chosen answer to the rejected one (DPO: pairs, kept "
         "near a reference model; ORPO: pairs, no reference; KTO: answers labelled good or "
         "bad). Preference data: 'demo-preference' (built in) or prompt/chosen/rejected "
-        "rows.", "start", choices=list(STAGES), label="Stage", plan="change", card=True)
+        "rows.", "start", choices=stage_names, label="Stage", plan="change", card=True)
     # Data
     dataset_name: str = _f(
         DEMO_DATASET, "'demo' (the built-in set), 'demo-preference' (its preference pairs, "
@@ -99,28 +110,28 @@ class RunConfig:
         "fine-tuning, a learning rate, loss on answers only and whole epochs on small data; "
         "the plan says what it chose. 0: off (train for Max steps or Epochs as set).",
         "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change",
-        stages=["sft"])
+        stages=[SUPERVISED])
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",
-        "data", choices=FORMATS, label="Data format", plan="change", stages=["sft"])
+        "data", choices=FORMATS, label="Data format", plan="change", stages=[SUPERVISED])
     dataset_text_field: str = _f(
         "text", "The column holding plain text (format 'text'). Chat and "
         "prompt/completion data are recognised by their columns.", "data", label="Text field",
-        trl="train", stages=["sft"])
+        trl="train", stages=[SUPERVISED])
     dataset_template: str = _f(
         "", "For format 'template': a format string over the columns, e.g. "
         "'Question: {question}\nAnswer: {answer}'. Each row becomes that text.",
-        "data", label="Template", stages=["sft"])
+        "data", label="Template", stages=[SUPERVISED])
     completion_only_loss: typing.Optional[bool] = _f(
         None, "Count the loss only on answers, not on prompts. Blank: on for "
         "prompt/completion and instruction data, off for plain text and chats "
         "(on for chats trains on the last assistant reply only).", "data",
-        label="Loss on answers only", trl="train", stages=["sft"])
+        label="Loss on answers only", trl="train", stages=[SUPERVISED])
     txt_mode: str = _f(
         "lines", "For .txt files: one example per line, or the whole file cut into "
         "chunks of about max_length tokens.", "data", choices=["lines", "chunks"],
-        label="Text file mode", stages=["sft"])
+        label="Text file mode", stages=[SUPERVISED])
     dataset_config: str = _f("", "Hub dataset configuration name (blank for the default).",
                              "data", label="Dataset config", trl="script")
     dataset_train_split: str = _f("train", "Which split to train on.", "data",
@@ -135,19 +146,29 @@ class RunConfig:
         "may move from the reference model (higher: stays nearer; 0.1 is common). ORPO: "
         "the weight of the preference term beside the SFT loss.", "preference", minimum=0,
         min_exclusive=True, maximum=100.0, label="Beta", trl="train", card=True,
-        stages=PREFERENCE_STAGES)
+        stages=[PREFERENCE])
     loss_type: str = _f(
         "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid; KTO: kto). "
         "DPO also: ipo, hinge, robust, apo_zero, apo_down, sigmoid_norm. KTO also: "
         "apo_zero_unpaired.", "preference",
-        choices=["auto", *dict.fromkeys(l for ls in STAGE_LOSSES.values() for l in ls)],
-        label="Loss type", trl="train", card=True, stages=["dpo", "kto"])
+        choices=lambda: ["auto", *dict.fromkeys(l for s in all_stages() for l in s.losses)],
+        label="Loss type", trl="train", card=True, stages=[LOSSES])
     ref_model: str = _f(
         "", "The reference model DPO and KTO keep the model near. Blank: the model training "
         "starts from (with LoRA that is the model with the adapter switched off: no second "
         "copy in memory). Or a run's model folder, another folder or a Hub id: loaded as a "
         "second, frozen copy.", "preference", label="Reference model", plan="leave",
-        stages=["dpo", "kto"])
+        stages=[REFERENCE])
+    desirable_weight: float = _f(
+        0.0, "KTO: the weight of the good answers' loss. 0: auto, from the label counts, so "
+        "that good and bad answers weigh alike (TRL advises desirable_weight x good answers "
+        "/ (undesirable_weight x bad answers) between 1 and 4/3).", "preference",
+        minimum=0.0, maximum=100.0, label="Good answers' weight", trl="train", card=True,
+        stages=[UNPAIRED])
+    undesirable_weight: float = _f(
+        0.0, "KTO: the weight of the bad answers' loss. 0: auto, from the label counts.",
+        "preference", minimum=0.0, maximum=100.0, label="Bad answers' weight", trl="train",
+        card=True, stages=[UNPAIRED])
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Batch size: how many examples the model reads at once, in one forward and "
@@ -185,12 +206,12 @@ class RunConfig:
         False, "Packing: put several short examples end to end into each max_length "
         "sequence instead of padding each one to the longest in its batch. No compute is "
         "spent on padding, so an epoch takes fewer steps and less time.", "batch",
-        label="Packing", trl="train", plan="change", card=True, stages=["sft"])
+        label="Packing", trl="train", plan="change", card=True, stages=[SUPERVISED])
     packing_strategy: str = _f(
         "bfd", "bfd: best-fit whole examples (long ones truncated); bfd_split: best fit, "
         "long examples split; wrapped: one stream cut every max_length tokens.", "batch",
         choices=["bfd", "bfd_split", "wrapped"], label="Packing strategy", trl="train",
-        stages=["sft"])
+        stages=[SUPERVISED])
     # Optimizer
     learning_rate: float = _f(
         1e-4, "Learning rate: how far each step moves the weights. Too high and the loss "
@@ -214,7 +235,7 @@ class RunConfig:
     neftune_noise_alpha: float = _f(
         0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
-        label="NEFTune noise alpha", trl="train", stages=["sft"])
+        label="NEFTune noise alpha", trl="train", stages=[SUPERVISED])
     optim: str = _f(
         "auto", "The optimizer. auto: fused AdamW (on a GPU and on a CPU), and "
         "bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
@@ -255,22 +276,23 @@ class RunConfig:
     # Eval data (advanced)
     eval_dataset_name: str = _f(
         "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
-        "eval", label="Eval dataset", advanced=True, stages=["sft"])
+        "eval", label="Eval dataset", advanced=True, stages=[SUPERVISED])
     dataset_test_split: str = _f(
         "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
         "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True,
-        stages=["sft"])
+        stages=[SUPERVISED])
     eval_fraction: float = _f(
         0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
         "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction",
-        plan="change", advanced=True, stages=["sft"])
+        plan="change", advanced=True, stages=[SUPERVISED])
     eval_strategy: str = _f(
         "steps", "When to compute the eval loss (when there is eval data).", "eval",
         choices=["steps", "epoch", "no"], label="Eval strategy", trl="train", advanced=True,
-        stages=["sft"])
+        stages=[SUPERVISED])
     eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
                          "eval data).", "eval", minimum=1, maximum=1_000_000,
-                         label="Eval every N steps", trl="train", advanced=True, stages=["sft"])
+                         label="Eval every N steps", trl="train", advanced=True,
+                         stages=[SUPERVISED])
     # Precision and memory (advanced)
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",

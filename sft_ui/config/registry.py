@@ -11,6 +11,8 @@ import dataclasses
 import typing
 
 from sft_ui.config.fields import PANEL_TITLES, TRL_DESTINATIONS, RunConfig
+from sft_ui.config.values import applies_field, choices
+from sft_ui.stages import names as stage_list
 
 
 class Panel(typing.NamedTuple):
@@ -58,12 +60,22 @@ def fit_names() -> list[str]:
 def applies(name: str, stage: str) -> bool:
     """Whether setting `name` applies to a run of `stage` (the others are hidden in the
     panels and ignored by the run)."""
-    return stage in field(name).metadata["stages"]
+    return applies_field(field(name), stage)
 
 
 def stage_names(stage: str) -> list[str]:
     """The settings that apply to a run of `stage`."""
-    return [f.name for f in fields() if stage in f.metadata["stages"]]
+    return [f.name for f in fields() if applies_field(f, stage)]
+
+
+def for_stage(cfg):
+    """cfg with every setting that does not apply to its stage at its default: what a run
+    of that stage reads (a hidden time budget or packing changes nothing)."""
+    defaults = RunConfig()
+    hidden = {f.name: getattr(defaults, f.name) for f in fields()
+              if not applies_field(f, cfg.stage) and getattr(cfg, f.name) !=
+              getattr(defaults, f.name)}
+    return dataclasses.replace(cfg, **hidden) if hidden else cfg
 
 
 def trl_names(destination: str | None = None, stage: str | None = None) -> list[str]:
@@ -72,7 +84,7 @@ def trl_names(destination: str | None = None, stage: str | None = None) -> list[
     assert destination in (None, *TRL_DESTINATIONS)
     return [f.name for f in fields() if f.metadata["trl"] and
             destination in (None, f.metadata["trl"]) and
-            stage in (None, *f.metadata["stages"])]
+            (stage is None or applies_field(f, stage))]
 
 
 def studio_names() -> list[str]:
@@ -83,8 +95,8 @@ def studio_names() -> list[str]:
 def card_names(cfg) -> list[str]:
     """The rows of the model card's settings table for cfg (LoRA's only with LoRA on,
     the stage's own only)."""
-    return [f.name for f in fields() if f.metadata["card"] and cfg.stage in
-            f.metadata["stages"] and (cfg.use_peft or not f.name.startswith("lora_"))]
+    return [f.name for f in fields() if f.metadata["card"] and applies_field(f, cfg.stage)
+            and (cfg.use_peft or not f.name.startswith("lora_"))]
 
 
 def describe() -> list[dict]:
@@ -96,8 +108,8 @@ def describe() -> list[dict]:
              "label": f.metadata["label"], "help": f.metadata["help"],
              "panel": PANEL_TITLES[f.metadata["group"]], "advanced": f.metadata["advanced"],
              "min": f.metadata["min"], "min_exclusive": f.metadata["min_exclusive"],
-             "max": f.metadata["max"], "choices": f.metadata["choices"],
-             "trl": f.metadata["trl"], "stages": list(f.metadata["stages"])}
+             "max": f.metadata["max"], "choices": choices(f), "trl": f.metadata["trl"],
+             "stages": [s for s in stage_list() if applies_field(f, s)]}
             for f in fields()]
 
 

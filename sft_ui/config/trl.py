@@ -3,7 +3,7 @@ machine's choices (train/arguments.py adds those: precision, optimizer, Liger, u
 
 Each setting of the run's stage goes where its field's `trl` metadata says
 (config/fields.py), under its own name: "train" is the stage's training arguments
-(SFTConfig, DPOConfig, ORPOConfig or KTOConfig, named by TRAINING_ARGUMENTS); only the
+(SFTConfig, DPOConfig, ORPOConfig or KTOConfig: each stage's `config`, stages/); only the
 settings whose studio form differs from TRL's are converted here (training for epochs,
 "off" written as 0, lists written as text, "auto" left to TRL). Imports no TRL: the
 recipe writes files without it, and the data's tokenization (data/tokens.py) reads it.
@@ -12,14 +12,7 @@ from __future__ import annotations
 
 from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
 from sft_ui.config.registry import field, trl_names
-
-# Each stage's training arguments and trainer: (module, class) in TRL 1.16 (ORPO lives in
-# trl.experimental there).
-TRAINING_ARGUMENTS = {"sft": ("trl", "SFTConfig"), "dpo": ("trl", "DPOConfig"),
-                      "orpo": ("trl.experimental.orpo", "ORPOConfig"),
-                      "kto": ("trl", "KTOConfig")}
-TRAINERS = {"sft": ("trl", "SFTTrainer"), "dpo": ("trl", "DPOTrainer"),
-            "orpo": ("trl.experimental.orpo", "ORPOTrainer"), "kto": ("trl", "KTOTrainer")}
+from sft_ui.stages import stage_of
 
 # What every SFTConfig the studio builds carries besides the settings: the column
 # data/formats.py puts plain text in, and no progress bars (the run's log has the steps).
@@ -31,8 +24,8 @@ MACHINE_CHOICES = ("bf16", "fp16", "optim", "use_liger_kernel")
 
 def has_eval_data(cfg: RunConfig) -> bool:
     """Whether a run of cfg has eval data: a held-out fraction, an eval dataset or split
-    (an SFT run's only: a preference run has no eval data)."""
-    return cfg.stage == "sft" and (cfg.eval_fraction > 0 or bool(
+    (for a stage that reads eval data: a preference run has none yet)."""
+    return stage_of(cfg).eval_data and (cfg.eval_fraction > 0 or bool(
         cfg.eval_dataset_name.strip() or cfg.dataset_test_split.strip()))
 
 
@@ -56,10 +49,13 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
         training["max_steps"] = -1
     if cfg.warmup_steps >= 1:
         training["warmup_steps"] = int(cfg.warmup_steps)
-    if cfg.stage == "sft":
+    if "neftune_noise_alpha" in training:  # a stage that has it
         training["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
     if training.get("loss_type") == "auto":
         del training["loss_type"]
+    for name in ("desirable_weight", "undesirable_weight"):  # 0: auto (train/preference.py)
+        if training.get(name) == 0:
+            del training[name]
     training["hub_model_id"] = cfg.hub_model_id.strip() or None
     if cfg.save_strategy == "steps" and not cfg.save_steps:
         # Stop still writes a checkpoint

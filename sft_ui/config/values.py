@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from sft_ui.errors import UserError
+from sft_ui.stages import get as get_stage
 
 MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 # TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
@@ -117,3 +118,17 @@ def shorten(value, show=repr, limit: int = 60) -> str:
 def kind_of(value) -> str:
     return {list: "a list", tuple: "a list", str: "text", bool: "true/false",
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def choices(f: dataclasses.Field) -> list | None:
+    """A field's choices (its metadata's list, or a function's, read now)."""
+    found = f.metadata["choices"]
+    return list(found()) if callable(found) else found
+
+
+def applies_field(f: dataclasses.Field, stage: str) -> bool:
+    """Whether field `f` applies to a run of `stage` (a name): its `stages` tags meet the
+    stage's (stages/base.py); an unknown stage has every setting."""
+    known = get_stage(stage)
+    tags = f.metadata["stages"]
+    return tags is None or known is None or bool(known.tags & set(tags))

@@ -14,6 +14,7 @@ to do. Files are read by load.py (`read_source`); this module only adds the demo
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -23,15 +24,9 @@ from sft_ui.config import RunConfig
 from sft_ui.data import formats
 from sft_ui.data.formats import ROLES, DataError
 from sft_ui.data.load import Source, read_source
-from sft_ui.data.preference_demo import PREFERENCE_DEMO, preference_demo_rows
+from sft_ui.data.preference_demo import preference_demo_rows
+from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
 
-STAGES = {"dpo": "DPO", "orpo": "ORPO", "kto": "KTO"}
-# The formats each stage's trainer accepts (KTO's trainer unpairs paired rows itself).
-STAGE_FORMATS = {
-    "dpo": ("preference", "implicit preference"),
-    "orpo": ("preference", "implicit preference"),
-    "kto": ("unpaired preference", "preference", "implicit preference"),
-}
 COLUMNS = {
     "preference": ("prompt", "chosen", "rejected"),
     "implicit preference": ("chosen", "rejected"),
@@ -75,18 +70,20 @@ def preference_format(rows: Iterable[dict], columns: Sequence[str] | None = None
 def check_preference_rows(rows: Sequence[dict], stage: str,
                           where: Callable[[int], str] = row_number,
                           columns: Sequence[str] | None = None) -> list[dict]:
-    """Every row checked for `stage` ("dpo", "orpo", "kto"); the rows in TRL's shapes
-    (only its columns, roles in lower case, labels as booleans). DataError names the
-    first row that cannot be used and what to do."""
-    if stage not in STAGES:
-        raise DataError(f"Unknown training stage '{stage}'; use one of "
-                        f"{', '.join(STAGES)}.")
+    """Every row checked for `stage` (a preference stage's name: its `formats`, stages/;
+    a KTO-like stage unpairs pairs itself); the rows in TRL's shapes (only its columns,
+    roles in lower case, labels as booleans). DataError names the first row that cannot
+    be used and what to do."""
+    known = get(stage)
+    if known is None or known.family != PREFERENCE:
+        raise DataError(f"'{stage}' is not a preference stage: use one of "
+                        f"{', '.join(s.name for s in of_family(PREFERENCE))}.")
     if not len(rows):
         raise DataError("The dataset has no rows.")
     columns = list(columns) if columns is not None else _columns(rows)
     fmt = _format_of(columns)
-    if fmt not in STAGE_FORMATS[stage]:
-        raise DataError(_wrong_data(stage, fmt, rows, columns))
+    if fmt not in known.formats:
+        raise DataError(_wrong_data(known, fmt, rows, columns))
     out, first_form = [], None
     for i, row in enumerate(rows):
         checked, conversational = _check_row(row, fmt, where(i))
@@ -97,14 +94,42 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
                 f"Mixed forms: {where(0)} is {_form(first_form)} but {where(i)} is "
                 f"{_form(conversational)}. Keep one form per file.")
         out.append(checked)
-    if stage == "kto" and fmt == "unpaired preference":
+    if known.unpaired and fmt == "unpaired preference":
         kinds = {row["label"] for row in out}
         if len(kinds) < 2:
             label = "true" if kinds.pop() else "false"
             raise DataError(
-                f"Every label is {label}: KTO needs good answers "
+                f"Every label is {label}: {known.title} needs good answers "
                 "(true) and bad ones (false) to learn from. Add rows with the other label.")
     return out
+
+
+def interleaved_labels(rows: Sequence[dict], seed: int) -> list[dict]:
+    """Unpaired rows (prompt, completion, label) in an order where good and bad answers
+    alternate, each kind shuffled by `seed`, the rest of the larger kind spread evenly:
+    KTO reads its rows in order and compares the good with the bad answers of a batch,
+    so a file sorted by label (or pairs unpaired as all the good answers, then all the
+    bad) would train on batches of one kind."""
+    rng = random.Random(seed)
+    good = [r for r in rows if r["label"]]
+    bad = [r for r in rows if not r["label"]]
+    rng.shuffle(good)
+    rng.shuffle(bad)
+    more, fewer = (good, bad) if len(good) >= len(bad) else (bad, good)
+    out, taken = [], 0
+    for i, row in enumerate(more):  # each of `fewer` after its share of `more`
+        out.append(row)
+        due = (i + 1) * len(fewer) // len(more)
+        out += fewer[taken:due]
+        taken = due
+    return out
+
+
+def unpaired(rows: Sequence[dict]) -> list[dict]:
+    """Pairs (prompt, chosen, rejected) as two unpaired rows each: the chosen answer good,
+    the rejected one bad (what TRL's KTOTrainer does to pairs itself)."""
+    return [{"prompt": r["prompt"], "completion": r[answer], "label": answer == "chosen"}
+            for r in rows for answer in ("chosen", "rejected")]
 
 
 def is_conversational(rows: Sequence[dict]) -> bool:
@@ -257,20 +282,19 @@ def _format_of(columns: Sequence[str]) -> str | None:
     return None
 
 
-def _wrong_data(stage: str, fmt: str | None, rows: Sequence[dict],
+def _wrong_data(stage, fmt: str | None, rows: Sequence[dict],
                 columns: Sequence[str]) -> str:
-    """The message for data that the stage's trainer cannot take."""
-    name, listed = STAGES[stage], ", ".join(columns) or "none"
+    """The message for data that `stage`'s trainer (a Stage) cannot take."""
+    name, listed = stage.title, ", ".join(columns) or "none"
     if fmt == "unpaired preference":  # DPO or ORPO given KTO's data
         return (f"{name} needs prompt/chosen/rejected columns; this file has "
                 "prompt/completion/label (unpaired preference, for KTO): choose KTO, or "
                 "pair each prompt's good and bad answers as chosen and rejected.")
-    need = ("prompt/completion/label columns (or prompt/chosen/rejected)" if stage == "kto"
-            else "prompt/chosen/rejected columns")
+    need = f"{stage.columns} columns"
     sft = formats.row_format(rows[0], "text") if isinstance(rows[0], dict) else None
     if sft is not None:
         description = formats.DESCRIPTIONS[sft]
-        todo = ("add a label, true or false, to each prompt and completion" if stage == "kto"
+        todo = ("add a label, true or false, to each prompt and completion" if stage.unpaired
                 else "add a chosen and a rejected answer to each prompt")
         return (f"{name} needs {need}; this file has {listed} ({description}), "
                 f"which is data for SFT: use it for SFT, or {todo}.")

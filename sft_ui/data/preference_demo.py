@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from sft_ui.data.demo import CLOSE, OPEN, demo_rows
 
-PREFERENCE_DEMO = "demo-preference"  # the dataset name that picks this set
 EVERY = 3  # one question of the SFT demo in this many
 HELD_OUT_PROMPTS = (
     "What is the capital of Italy?",

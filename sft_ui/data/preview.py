@@ -12,12 +12,12 @@ import json
 import statistics
 
 from sft_ui.config import RunConfig
-from sft_ui.config.stages import PREFERENCE_STAGES
 from sft_ui.data import formats, preference
 from sft_ui.data.formats import DataError
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_tokenizer, resolve_model
+from sft_ui.stages import PREFERENCE, SUPERVISED, stage_of
 
 STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 
@@ -25,8 +25,11 @@ STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 def preview(cfg: RunConfig, examples: int = 3) -> dict:
     """A JSON-ready description of cfg's training data as the trainer will see it."""
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
-    if cfg.stage in PREFERENCE_STAGES:
-        return preference_preview(cfg, tokenizer, examples)
+    return PREVIEWS[stage_of(cfg).family](cfg, tokenizer, examples)
+
+
+def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
+    """SFT data: the rows raw, shaped and tokenized with the loss mask."""
     data = load_training_data(cfg, tokenizer)
     source, chat = data.source, bool(getattr(tokenizer, "chat_template", None))
     raw, shaped = [], []
@@ -99,13 +102,13 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
         rows = rows[:cfg.max_train_samples]
     train_rows = len(rows)
-    if cfg.stage == "kto" and data.format != "unpaired preference":
+    if stage_of(cfg).unpaired and data.format != "unpaired preference":
         train_rows *= 2
-        notes.append("KTO unpairs each pair: the chosen answer becomes a good example and "
-                     "the rejected one a bad example, so there are twice as many rows.")
+        notes.append(f"{stage_of(cfg).title} unpairs each pair: the chosen answer becomes a "
+                     "good example and the rejected one a bad example, so there are twice as "
+                     "many rows.")
     shown = [rendered(row, tokenizer) for row in rows[:STATS_ROWS]]
-    lengths = [max(_length(tokenizer, s["prompt"] + s[answer])
-                   for answer in ANSWERS if answer in s) for s in shown]
+    lengths = [max(_lengths(s, tokenizer)) for s in shown]
     cut = cfg.max_length
     return {
         "kind": "preference",
@@ -148,3 +151,23 @@ def rendered(row: dict, tokenizer) -> dict:
 
 def _length(tokenizer, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _lengths(shown: dict, tokenizer) -> list[int]:
+    """Token lengths of a rendered row's sequences: the prompt with each answer."""
+    return [_length(tokenizer, shown["prompt"] + shown[a]) for a in ANSWERS if a in shown]
+
+
+def example_lengths(rows, tokenizer, each_answer: bool = False) -> list[int]:
+    """Token lengths of checked preference rows as their trainer's examples: the prompt
+    with its longer answer (a pair's two sequences are padded alike), or with each
+    answer for a stage that unpairs pairs (KTO: each answer an example)."""
+    out = []
+    for row in rows:
+        lengths = _lengths(rendered(row, tokenizer), tokenizer)
+        out += lengths if each_answer else [max(lengths)]
+    return out
+
+
+# The data preview of each family (stages/base.py).
+PREVIEWS = {SUPERVISED: sft_preview, PREFERENCE: preference_preview}

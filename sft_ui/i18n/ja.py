@@ -281,18 +281,17 @@ PAGE = {
 SETTINGS = {}  # the settings' labels and help: ja_settings.py
 
 MESSAGES = {
-    "'{PREFERENCE_DEMO}' holds preference pairs: choose a preference stage (dpo, orpo, "
-    "kto) for it, or the '{SFT_DEMO}' set for sft.":
-        "'{PREFERENCE_DEMO}' は選好ペアのデータです。選好学習の段階（`dpo`、`orpo`、`kto`）を"
-        "選ぶか、sft には '{SFT_DEMO}' を使ってください。",
-    "The '{SFT_DEMO}' set holds SFT examples, not preference pairs: for {stage} choose "
-    "'{PREFERENCE_DEMO}' or a file of prompt/chosen/rejected rows.":
-        "'{SFT_DEMO}' は SFT の例で、選好ペアではありません。{stage} には "
-        "'{PREFERENCE_DEMO}' か、prompt/chosen/rejected の行のファイルを選んでください。",
-    "Loss type {loss_type} is not one of {stage}'s: choose auto or {join}.":
-        "損失の種類 {loss_type} は {stage} では使えません。auto か {join} を選んでください。",
-    "KTO compares answers within a batch: set Batch size per device to 2 or more.":
-        "KTO はバッチの中の回答どうしを比べます。デバイスあたりのバッチサイズを 2 以上に"
+    "'{name}' is {other}'s built-in set, not {stage}'s: for {stage2} choose '{demo}' or "
+    "a file of {columns} rows; for '{name2}' choose the stage {other_name}.":
+        "'{name}' は {other} の組み込みデータで、{stage} のものではありません。{stage2} には "
+        "'{demo}' か {columns} の行のファイルを、'{name2}' には段階 {other_name} を選んで"
+        "ください。",
+    "Unknown stage '{name}': choose one of {join}.":
+        "学習の段階 '{name}' は不明です。{join} から選んでください。",
+    "Loss type {loss_type} is not one of {stage}'s: choose {join}.":
+        "損失の種類 {loss_type} は {stage} では使えません。{join} から選んでください。",
+    "{stage} compares answers within a batch: set Batch size per device to {n} or more.":
+        "{stage} はバッチの中の回答どうしを比べます。デバイスあたりのバッチサイズを {n} 以上に"
         "してください。",
     # Train tab
     "**Effective batch:** enter whole numbers of 1 or more for batch size and accumulation.":
@@ -604,13 +603,13 @@ MESSAGES = {
     "Choose a run first.": "先に実行を選んでください。",
     "Exported to `{folder}`.": "`{folder}` にエクスポートしました。",
     # The model card as the Export tab shows it (the README.md itself stays English)
-    "This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT Studio on "
+    "This model is {what} of `{model}`, trained with TRL's {trainer} in SFT Studio on "
     "`{data}` ({count} steps).":
-        "このモデルは `{model}` の{what}です。SFT Studio で TRL の SFTTrainer を使い、"
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
         "`{data}` で学習しました（{count} ステップ）。",
-    "This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT Studio on "
+    "This model is {what} of `{model}`, trained with TRL's {trainer} in SFT Studio on "
     "`{data}` ({count} steps, {checkpoint}).":
-        "このモデルは `{model}` の{what}です。SFT Studio で TRL の SFTTrainer を使い、"
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
         "`{data}` で学習しました（{count} ステップ、{checkpoint}）。",
     "a LoRA adapter": "LoRA アダプタ",
     "a LoRA adapter merged into the base model": "ベースモデルにマージした LoRA アダプタ",
@@ -640,7 +639,7 @@ MESSAGES = {
         "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
         "`{data}` で {stage} の選好チューニングを行いました（{count} ステップ、{checkpoint}）。",
     "Reference model: {description}.": "参照モデル: {description}。",
-    "none (ORPO needs no reference model)": "なし（ORPO は参照モデルを使いません）",
+    "none ({stage} needs no reference model)": "なし（{stage} は参照モデルを使いません）",
     "{model}, a second frozen copy": "{model}（凍結した 2 つ目のコピー）",
     "a frozen copy of the finished run's LoRA adapter (no second model)":
         "完了した実行の LoRA アダプタの凍結コピー（2 つ目のモデルなし）",

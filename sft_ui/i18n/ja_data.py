@@ -167,8 +167,8 @@ MESSAGES = {
         "このファイルには選好データがありません。列は {columns} です。選好データには "
         "prompt/chosen/rejected の列（DPO、ORPO）か prompt/completion/label の列（KTO）が"
         "必要です。",
-    "Unknown training stage '{stage}'; use one of {stages}.":
-        "学習段階 '{stage}' は不明です。{stages} のどれかを使ってください。",
+    "'{stage}' is not a preference stage: use one of {stages}.":
+        "'{stage}' は選好学習の段階ではありません。{stages} のどれかを使ってください。",
     "{name} needs prompt/chosen/rejected columns; this file has prompt/completion/label "
     "(unpaired preference, for KTO): choose KTO, or pair each prompt's good and bad answers "
     "as chosen and rejected.":
@@ -186,9 +186,9 @@ MESSAGES = {
     "Mixed forms: {where} is {form} but {where2} is {form2}. Keep one form per file.":
         "形式が混ざっています: {where} は {form} ですが、{where2} は {form2} です。"
         "1 つのファイルでは形式をそろえてください。",
-    "Every label is {value}: KTO needs good answers (true) and bad ones (false) to learn "
-    "from. Add rows with the other label.":
-        "ラベルがすべて {value} です。KTO の学習には良い回答（true）と悪い回答（false）の"
+    "Every label is {value}: {stage} needs good answers (true) and bad ones (false) to "
+    "learn from. Add rows with the other label.":
+        "ラベルがすべて {value} です。{stage} の学習には良い回答（true）と悪い回答（false）の"
         "両方が必要です。もう一方のラベルの行を加えてください。",
     "{where}: '{first}' is {form} but '{column}' is {form2}. Use text for every column of "
     "a row, or messages for every one.":

@@ -24,16 +24,12 @@ MESSAGES = {
     "about {seconds} s": "約 {seconds} 秒",
     "about {minutes} min": "約 {minutes} 分",
     "about {hours} h": "約 {hours} 時間",
-    "The plan does not measure preference data yet: its padding and steps per epoch are "
-    "not counted.":
-        "プランはまだ選好データを測りません: そのパディングと 1 エポックのステップ数は"
-        "数えていません。",
     "The data is not measured (a Hub dataset, or over 64 MB).":
         "データは測っていません（Hub のデータセットか、64 MB を超えるデータです）。",
     "The data could not be measured: {error}": "データを測れませんでした: {error}",
-    "Even batch 1 needs about {room}: shorten max_length, or turn on activation "
+    "Even batch {batch} needs about {room}: shorten max_length, or turn on activation "
     "checkpointing or LoRA.":
-        "バッチ 1 でもおよそ {room} を使います。max_length を短くするか、アクティベーション・"
+        "バッチ {batch} でもおよそ {room} を使います。max_length を短くするか、アクティベーション・"
         "チェックポインティングか LoRA をオンにしてください。",
     "Batch {batch} x accumulation {accum} is the largest that fits ({room}).":
         "バッチ {batch} × 勾配累積 {accum} が収まる最大です: {room}。",
@@ -76,13 +72,13 @@ MESSAGES = {
     "of {batch}.":
         "{trainer}: 各例の選ばれた回答と退けられた回答をまとめてモデルに通します。バッチ "
         "{batch} あたり、最大 {length} トークン（プロンプトと回答）の系列が {sequences} 本です。",
-    "KTO: each answer is an example of its own, {sequences} sequences of up to {length} "
-    "tokens (prompt and answer) per batch.":
-        "KTO: 回答 1 つずつが 1 つの例です。バッチあたり、最大 {length} トークン（プロンプトと"
+    "{stage}: each answer is an example of its own, {sequences} sequences of up to "
+    "{length} tokens (prompt and answer) per batch.":
+        "{stage}: 回答 1 つずつが 1 つの例です。バッチあたり、最大 {length} トークン（プロンプトと"
         "回答）の系列が {sequences} 本です。",
     "A KL batch of mismatched prompts and answers runs through the model without gradients.":
         "プロンプトと別の例の回答を組み合わせた KL 用のバッチを、勾配なしでモデルに通します。",
-    "Reference model: none, ORPO needs none.": "参照モデル: なし（ORPO には要りません）。",
+    "Reference model: none, {stage} needs none.": "参照モデル: なし（{stage} には要りません）。",
     "Reference model: {ref}, a second frozen copy (about {size}); its forward pass runs "
     "without gradients.":
         "参照モデル: {ref}（凍結した 2 つ目のコピー、約 {size}）。その順伝播は勾配なしで"

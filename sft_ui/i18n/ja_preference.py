@@ -13,6 +13,33 @@ PAGE = {
     "Reward accuracy": "報酬の正解率",
     "reward": "報酬",
     "accuracy": "正解率",
+    # Each preference stage's plots and their lines (stages/preference.py)
+    "How far the model moved each answer from the reference model, times beta. Good: the "
+    "margin rises above 0, chosen above rejected.":
+        "参照モデルから各回答がどれだけ動いたか（beta 倍）。良い学習: 差が 0 より上がり、"
+        "選ばれた回答が退けられた回答より上になります。",
+    "The share of a batch's pairs whose chosen answer gets the higher reward. It starts at "
+    "0 (no move yet) and often jumps to 1 within a few steps on easy pairs; the margin says "
+    "by how much.":
+        "バッチの組のうち、選ばれた回答の報酬のほうが高い割合。はじめは 0（まだ動いていない）"
+        "で、やさしい組では数ステップで 1 に跳ぶこともよくあります。どれだけの差かは報酬の差が"
+        "示します。",
+    "Answer log-probabilities x beta (chosen, rejected, margin)":
+        "回答の対数確率 × beta（選ばれた回答・退けられた回答・差）",
+    "Not rewards against a reference (ORPO has none): beta times each answer's average "
+    "log-probability per token. Good: the margin grows.":
+        "参照モデルに対する報酬ではありません（ORPO には参照モデルがありません）。各回答の"
+        "トークンあたり平均対数確率の beta 倍です。良い学習: 差が広がります。",
+    "Chosen answer more likely (share of pairs)": "選ばれた回答のほうが確率が高い組の割合",
+    "The share of pairs whose chosen answer the model already finds more likely than the "
+    "rejected one; near 1 even before training on easy pairs.":
+        "選ばれた回答を退けられた回答より確からしいとモデルがみなす組の割合。やさしい組では"
+        "学習前から 1 に近くなります。",
+    "Rewards (good, bad answers, margin)": "報酬（良い回答・悪い回答・差）",
+    "How far the model moved the good and the bad answers from the reference, times beta. "
+    "Good: good answers rise above bad ones.":
+        "参照モデルから良い回答と悪い回答がどれだけ動いたか（beta 倍）。良い学習: 良い回答が"
+        "悪い回答より上になります。",
 }
 
 SETTINGS = {
@@ -55,6 +82,16 @@ SETTINGS = {
         "（LoRA ではアダプタを切ったモデルなので、メモリに 2 つ目のコピーを持ちません）。"
         "または実行のモデルフォルダ、ほかのフォルダ、Hub の ID: 凍結した 2 つ目のコピーとして"
         "読み込みます。",
+    "Good answers' weight": "良い回答の重み",
+    "KTO: the weight of the good answers' loss. 0: auto, from the label counts, so that "
+    "good and bad answers weigh alike (TRL advises desirable_weight x good answers / "
+    "(undesirable_weight x bad answers) between 1 and 4/3).":
+        "KTO: 良い回答の損失の重み。0: 自動（ラベルの数から、良い回答と悪い回答が同じ重さに"
+        "なるように決めます。TRL の目安: desirable_weight × 良い回答の数 ÷"
+        "（undesirable_weight × 悪い回答の数）が 1 から 4/3 のあいだ）。",
+    "Bad answers' weight": "悪い回答の重み",
+    "KTO: the weight of the bad answers' loss. 0: auto, from the label counts.":
+        "KTO: 悪い回答の損失の重み。0: 自動（ラベルの数から決めます）。",
 }
 
 MESSAGES = {
@@ -69,25 +106,27 @@ MESSAGES = {
     "Model: the model run {run_id} saved (`{folder}`).":
         "モデル: 実行 {run_id} が保存したモデル（`{folder}`）。",
     "Stage: `{stage}`.": "学習の段階: `{stage}`。",
-    "Dataset: `{name}`, the preference pairs of the demo set.":
-        "データセット: `{name}`（デモデータの選好の組）。",
-    "Dataset: choose preference data (prompt/chosen/rejected rows); run {run_id} trained on "
-    "`{name}`, which holds SFT examples.":
-        "データセット: 選好データ（prompt/chosen/rejected の行）を選んでください。実行 "
-        "{run_id} が学習した `{name}` は SFT の例です。",
-    "LoRA: on, as in the SFT run: its adapter trains on, with a frozen copy of it as the "
-    "reference model.":
-        "LoRA: SFT の実行と同じく有効。そのアダプタを続けて学習し、その凍結コピーを参照"
+    "Dataset: `{name}`, the {stage} rows of the demo set.":
+        "データセット: `{name}`（デモデータの {stage} 用の行）。",
+    "Dataset: choose {stage} data ({columns} rows); run {run_id} trained on `{name}`, which "
+    "holds {stage2} examples.":
+        "データセット: {stage} のデータ（{columns} の行）を選んでください。実行 {run_id} が"
+        "学習した `{name}` は {stage2} の例です。",
+    "LoRA: on, as in the {stage} run: its adapter trains on, with a frozen copy of it as "
+    "the reference model.":
+        "LoRA: {stage} の実行と同じく有効。そのアダプタを続けて学習し、その凍結コピーを参照"
         "モデルにします。",
-    "LoRA: off, as in the SFT run (full fine-tuning).":
-        "LoRA: SFT の実行と同じく無効（全体のファインチューニング）。",
-    "Learning rate: {rate}, lower than SFT's, as DPO needs.":
-        "学習率: {rate}（DPO に合わせて SFT より低くしています）。",
-    "Run {run_id} trained {stage}, not sft: preference tuning continues a finished SFT run.":
-        "実行 {run_id} が学習したのは sft ではなく {stage} です。選好チューニングは終わった "
-        "SFT の実行の続きとして行います。",
-    "Run {run_id} is {state}: continue it with preference tuning once it is done.":
-        "実行 {run_id} は {state} です。終わってから選好チューニングに進んでください。",
+    "LoRA: on, as in the {stage} run: its adapter trains on.":
+        "LoRA: {stage} の実行と同じく有効。そのアダプタを続けて学習します。",
+    "LoRA: off, as in the {stage} run (full fine-tuning).":
+        "LoRA: {stage} の実行と同じく無効（全体のファインチューニング）。",
+    "Learning rate: {rate}, lower than {stage}'s, as {next} needs.":
+        "学習率: {rate}（{next} に合わせて {stage} より低くしています）。",
+    "Run {run_id} trained {stage}, which has no next stage: continue a finished SFT run.":
+        "実行 {run_id} が学習したのは {stage} で、次の段階はありません。終わった SFT の実行の"
+        "続きとして学習してください。",
+    "Run {run_id} is {state}: continue it with {stage} once it is done.":
+        "実行 {run_id} は {state} です。終わってから {stage} に進んでください。",
     "Run {run_id} has no saved model to continue from.":
         "実行 {run_id} には、続きを学習できる保存済みのモデルがありません。",
     # data/preview.py and ui/data_panel.py: the preview of preference rows
@@ -95,9 +134,9 @@ MESSAGES = {
     "Use an instruct model, or rows of plain text.":
         "モデルにチャットテンプレートがないため、会話形式の {format} の行を整形できません。"
         "instruct モデルを使うか、プレーンテキストの行にしてください。",
-    "KTO unpairs each pair: the chosen answer becomes a good example and the rejected one a "
-    "bad example, so there are twice as many rows.":
-        "KTO は組をばらします。選ばれた回答は良い例に、退けられた回答は悪い例になるため、"
+    "{stage} unpairs each pair: the chosen answer becomes a good example and the rejected "
+    "one a bad example, so there are twice as many rows.":
+        "{stage} は組をばらします。選ばれた回答は良い例に、退けられた回答は悪い例になるため、"
         "行数は 2 倍になります。",
     "**Format: {format}** ({description}), for {stage}.":
         "**形式: {format}**（{description}）、{stage} 用。",

@@ -22,6 +22,7 @@ from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.plan.memory import model_shape
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.speed import calibrate, measured_speed
+from sft_ui.stages import stage_of
 
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
 MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
@@ -125,7 +126,7 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
 def deadline(cfg: RunConfig, started_at: float) -> float | None:
     """When a time-budgeted run must have its model, for a (re)start that began at
     `started_at` (before its settings were chosen and its model loaded); None: no budget
-    (a preference stage has none: its speed is not measured)."""
-    if not cfg.time_budget_minutes or cfg.stage != "sft":
+    (a stage without `time_budget` has none: its speed is not measured)."""
+    if not cfg.time_budget_minutes or not stage_of(cfg).time_budget:
         return None
     return started_at + cfg.time_budget_minutes * 60

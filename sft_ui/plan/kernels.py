@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sft_ui.plan.hardware import Hardware, precision
+from sft_ui.stages import stage_of
 
 SMALL_CARD = 24 * 2**30  # a paged 8-bit optimizer pays off for QLoRA up to this size
 EIGHT_BIT = ("adamw_8bit", "paged_adamw_8bit")
@@ -70,7 +71,7 @@ def lean_pads_nothing(cfg, hw: Hardware) -> bool:
     lean step (train/lean.py, SFT only: the preference trainers pad each batch) lays each
     batch's rows end to end; a model's own remote code may not keep such rows apart, so it
     keeps padded batches."""
-    return hw.device == "cpu" and cfg.stage == "sft" and not cfg.packing and \
+    return hw.device == "cpu" and stage_of(cfg).lean_step and not cfg.packing and \
         not cfg.trust_remote_code
 
 

@@ -19,11 +19,11 @@ from pathlib import Path
 import psutil
 
 from sft_ui.config import RunConfig
-from sft_ui.config.stages import PREFERENCE_STAGES
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
+from sft_ui.stages import PREFERENCE, stage_of
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
 # fp32, rows filling max_length; in brackets this estimate's error:
@@ -43,8 +43,6 @@ RUNTIME_BYTES = 512 * 2**20
 # vocabulary entries at once, recomputed in the backward pass; ORPOTrainer computes the
 # whole logits, as SFTTrainer does. DPO and KTO keep the model near a reference model.
 FUSED_TILE = (4096, 32768)
-FUSED_HEAD_STAGES = ("dpo", "kto")
-REFERENCE_STAGES = ("dpo", "kto")
 # Peak RSS of 2- and 3-step preference trainings (the engine) of SmolLM2-135M on a 2-core
 # CPU, bf16 unless marked, rows filling max_length, batch x max_length (DPO and ORPO put
 # twice the sequences through the model: chosen and rejected); in brackets this estimate's
@@ -262,7 +260,7 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, in
              "activations": round(trained_tokens(cfg) * _token_activations(cfg, shape, hw)),
              "logits": logit_bytes(cfg, shape, hw),
              "runtime": _calibration(hw).runtime}
-    if cfg.stage in PREFERENCE_STAGES:
+    if stage_of(cfg).family == PREFERENCE:
         parts["reference"] = reference_bytes(cfg, shape, hw) + \
             no_grad_bytes(cfg, shape, activation_value(cfg, hw))
     return parts
@@ -285,7 +283,7 @@ def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
     (SFTTrainer, ORPO), or for DPO and KTO the fused LM head's tile (FUSED_TILE), which
     never holds the whole logits."""
     device = _calibration(hw)
-    if cfg.stage in FUSED_HEAD_STAGES:
+    if stage_of(cfg).fused_head:
         positions, entries = FUSED_TILE
         return int(min(trained_tokens(cfg), positions) * min(shape.vocab, entries) * 4 *
                    device.fused_tile_copies)
@@ -298,7 +296,7 @@ def sequences_per_example(cfg: RunConfig) -> int:
     puts through the trained model with gradients: DPO and ORPO concatenate the chosen
     and the rejected answer into one batch (2); KTO reads each answer as an example of
     its own, and SFT its one text (1)."""
-    return 2 if cfg.stage in ("dpo", "orpo") else 1
+    return stage_of(cfg).sequences_per_example
 
 
 def trained_tokens(cfg: RunConfig) -> int:
@@ -311,17 +309,14 @@ def no_grad_tokens(cfg: RunConfig) -> int:
     """Tokens of the largest forward pass without gradients: DPO's reference model over
     both answers of each example; KTO's reference model, and its KL batch (mismatched
     prompts and answers), over one sequence per example; none for ORPO and SFT."""
-    if cfg.stage == "dpo":
-        return trained_tokens(cfg)
-    if cfg.stage == "kto":
-        return cfg.per_device_train_batch_size * cfg.max_length
-    return 0
+    return cfg.per_device_train_batch_size * stage_of(cfg).reference_sequences * \
+        cfg.max_length
 
 
 def has_kl_batch(cfg: RunConfig) -> bool:
     """Whether KTO scores a KL batch (each prompt with another example's answer, without
     gradients): with its own loss, not with apo_zero_unpaired."""
-    return cfg.stage == "kto" and cfg.loss_type != "apo_zero_unpaired"
+    return stage_of(cfg).kl_batch and cfg.loss_type != "apo_zero_unpaired"
 
 
 def has_reference_copy(cfg: RunConfig) -> bool:
@@ -329,7 +324,7 @@ def has_reference_copy(cfg: RunConfig) -> bool:
     (train/preference.py): a Reference model setting (DPO, KTO), or full fine-tuning with
     DPO or KTO (a copy of the starting weights). Not with LoRA (the reference is the model
     with the adapter switched off) nor with ORPO (no reference model)."""
-    if cfg.stage not in REFERENCE_STAGES:
+    if not stage_of(cfg).reference:
         return False
     return bool(cfg.ref_model.strip()) or not cfg.use_peft
 
@@ -359,25 +354,25 @@ def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> list[str]:
     """What a preference stage's memory holds besides an SFT run's, in sentences for the
     plan: the sequences a batch puts through the model, and what the reference model is
     (nothing for sft)."""
-    if cfg.stage not in PREFERENCE_STAGES:
+    stage = stage_of(cfg)
+    if stage.family != PREFERENCE:
         return []
     batch, length = cfg.per_device_train_batch_size, cfg.max_length
     sequences = batch * sequences_per_example(cfg)
-    if cfg.stage == "kto":
-        lines = [f"KTO: each answer is an example of its own, {sequences} sequences of up to "
-                 f"{length} tokens (prompt and answer) per batch."]
+    if stage.sequences_per_example == 1:
+        lines = [f"{stage.title}: each answer is an example of its own, {sequences} sequences "
+                 f"of up to {length} tokens (prompt and answer) per batch."]
         if has_kl_batch(cfg):
             lines.append("A KL batch of mismatched prompts and answers runs through the "
                          "model without gradients.")
     else:
-        trainer = cfg.stage.upper()
-        lines = [f"{trainer}: the chosen and the rejected answer of each example go through "
+        lines = [f"{stage.title}: the chosen and the rejected answer of each example go through "
                  f"the model together, {sequences} sequences of up to {length} tokens "
                  f"(prompt and answer) per batch of {batch}."]
     size = size_text(reference_bytes(cfg, shape, hw))
     ref = cfg.ref_model.strip()
-    if cfg.stage not in REFERENCE_STAGES:
-        lines.append("Reference model: none, ORPO needs none.")
+    if not stage.reference:
+        lines.append(f"Reference model: none, {stage.title} needs none.")
     elif ref:
         lines.append(f"Reference model: {ref}, a second frozen copy (about {size}); its "
                      "forward pass runs without gradients.")
@@ -446,7 +441,7 @@ def _fixes(cfg: RunConfig, hw: Hardware | None = None) -> list[tuple[str, dict]]
     hw = hw or detect()
     batch, accum = cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps
     fixes = []
-    if batch > 1:
+    if batch // 2 >= stage_of(cfg).min_batch:  # never below the stage's minimum
         half = batch // 2
         more = math.ceil(batch * accum / half)
         same = "the same effective batch" if half * more == batch * accum else \

@@ -13,6 +13,7 @@ import math
 from sft_ui.config import RunConfig
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.plan.memory import TIGHT, ModelShape, peak_memory, size_text
+from sft_ui.stages import stage_of
 
 MODES = (("full", "full fine-tuning", {"use_peft": False, "load_in_4bit": False}),
          ("lora", "LoRA (16-bit base)", {"use_peft": True, "load_in_4bit": False}),
@@ -41,10 +42,13 @@ def _need(cfg: RunConfig, shape: ModelShape, hw: Hardware, **changes) -> int:
 
 
 def _batches(cfg: RunConfig) -> list[int]:
-    """The batch sizes tried, largest first: powers of two up to the effective batch."""
+    """The batch sizes tried, largest first: powers of two up to the effective batch, none
+    below the stage's minimum (KTO compares answers within a batch)."""
     target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
-    return sorted({cfg.per_device_train_batch_size} |
-                  {2**k for k in range(target.bit_length()) if 2**k <= target}, reverse=True)
+    low = stage_of(cfg).min_batch
+    return sorted({max(cfg.per_device_train_batch_size, low)} |
+                  {2**k for k in range(target.bit_length()) if low <= 2**k <= target},
+                  reverse=True)
 
 
 def _lengths(cfg: RunConfig) -> list[int]:
@@ -93,10 +97,11 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
         if length < cfg.max_length:
             text += f" (max_length shortened from {cfg.max_length})"
         return ModeFit(mode, label, True, changes, need, text)
+    low = stage_of(cfg).min_batch
     smallest = _need(base, shape, hw, max_length=_lengths(cfg)[-1],
-                     per_device_train_batch_size=1, activation_checkpointing=True)
+                     per_device_train_batch_size=low, activation_checkpointing=True)
     return ModeFit(mode, label, False, {}, smallest,
-                   f"even batch 1 at max_length {_lengths(cfg)[-1]} with activation "
+                   f"even batch {low} at max_length {_lengths(cfg)[-1]} with activation "
                    f"checkpointing needs about {size_text(smallest)} of "
                    f"{size_text(available)}")
 

@@ -12,12 +12,12 @@ import dataclasses
 import math
 
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
-    REFERENCE_STAGES,
     TIGHT,
     available_memory,
     fit_mark,
@@ -30,6 +30,7 @@ from sft_ui.plan.memory import (
 )
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, run_steps
 from sft_ui.plan.speed import measured_speed
+from sft_ui.stages import stage_of
 
 # A preference step's time beside an SFT step's on the same tokens: DPO and KTO also run
 # the reference model's forward pass, about a third of a training step's forward and
@@ -43,13 +44,10 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     (`data_note` says why they are missing), for this machine or a target GPU
     (plan/targets.py; blank: this machine): which of full fine-tuning, LoRA and QLoRA
     fit there ("modes", "best") and the precision and kernels chosen there ("kernels")."""
+    cfg = for_stage(cfg)
     try:
-        if cfg.stage != "sft":  # SFT's loader does not read preference rows
-            data, note = None, ("The plan does not measure preference data yet: its "
-                                "padding and steps per epoch are not counted.")
-        else:
-            data = quick_data_sample(cfg)
-            note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
+        data = quick_data_sample(cfg)
+        note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
     _check(cfg)
@@ -99,6 +97,7 @@ def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,
          available: int | None = None) -> dict:
     """Everything known about cfg's run before it starts (sizes in bytes, times in s)."""
+    cfg = for_stage(cfg)
     _check(cfg)
     hw = hw or detect()
     shape = model_shape(cfg.model_name_or_path)
@@ -113,11 +112,12 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
         if data and data.lengths else None
     padding_free = kernels.lean_pads_nothing(cfg, hw)
     typical = per_step if pad is None or cfg.packing else \
-        round(effective * pad["tokens" if padding_free else "padded_tokens"] / pad["rows"])
+        round(effective * sequences_per_example(cfg) *
+              pad["tokens" if padding_free else "padded_tokens"] / pad["rows"])
     steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
-    if seconds and cfg.stage in REFERENCE_STAGES:
+    if seconds and stage_of(cfg).reference:
         seconds *= 1 + REFERENCE_FORWARD
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
             "precision": precision(cfg.bf16, cfg.fp16, hw),
@@ -179,16 +179,17 @@ def fit_to_machine(cfg: RunConfig, hw: Hardware | None = None,
     def need(b: int) -> int:
         return sum(peak_memory(dataclasses.replace(cfg, per_device_train_batch_size=b), shape,
                                hw).values())
-    sizes = sorted({batch} | {2**k for k in range(target.bit_length()) if 2**k <= target},
-                   reverse=True)
-    new_batch = next((b for b in sizes if need(b) <= TIGHT * available), 1)
+    low = stage_of(cfg).min_batch  # never below the stage's minimum
+    sizes = sorted({max(batch, low)} | {2**k for k in range(target.bit_length())
+                                        if low <= 2**k <= target}, reverse=True)
+    new_batch = next((b for b in sizes if need(b) <= TIGHT * available), low)
     new = dataclasses.replace(cfg, per_device_train_batch_size=new_batch,
                               gradient_accumulation_steps=math.ceil(target / new_batch))
     needed = need(new_batch)
     room = f"{size_text(needed)} of {size_text(available)} available"
     if needed > TIGHT * available:
-        return new, (f"Even batch 1 needs about {room}: shorten max_length, or turn on "
-                     "activation checkpointing or LoRA.")
+        return new, (f"Even batch {new_batch} needs about {room}: shorten max_length, or "
+                     "turn on activation checkpointing or LoRA.")
     if new == cfg:
         return new, f"Batch {batch} x accumulation {accum} is the largest that fits ({room})."
     text = (f"Batch per device {batch} -> {new_batch}, accumulation {accum} -> "

@@ -11,11 +11,14 @@ import math
 import os
 from pathlib import Path
 
-from sft_ui.config import DEMO_DATASET, RunConfig
+from sft_ui.config import RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
+from sft_ui.data.preference import load_preference
+from sft_ui.data.preview import example_lengths
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
+from sft_ui.stages import PREFERENCE, demos, stage_of
 
 DATA_SAMPLE_ROWS = 1000
 QUICK_DATA_BYTES = 64 * 2**20
@@ -27,14 +30,15 @@ DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
 
 @dataclasses.dataclass(frozen=True)
 class DataSample:
-    lengths: tuple[int, ...]  # token lengths of the first rows, before truncation
-    rows: int                 # training rows in all
+    lengths: tuple[int, ...]  # token lengths of the first examples, before truncation
+    rows: int                 # training examples in all (a KTO run's pairs count twice)
     format: str = "text"      # the data format the rows were read in
 
 
 def data_sample(cfg: RunConfig) -> DataSample:
-    """Token lengths of the first training rows, as the trainer tokenizes them (cached)."""
-    key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS)
+    """Token lengths of the first training examples, as the stage's trainer tokenizes them
+    (cached)."""
+    key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS + ["stage"])
     path = Path(cfg.dataset_name).expanduser()
     return _data_sample(key, os.path.getmtime(path) if os.path.exists(path) else 0)
 
@@ -43,16 +47,23 @@ def data_sample(cfg: RunConfig) -> DataSample:
 def _data_sample(key: tuple, mtime: float) -> DataSample:
     cfg = RunConfig.from_dict(dict(key))
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    stage = stage_of(cfg)
+    if stage.family == PREFERENCE:
+        found = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
+        rows = found.rows[:cfg.max_train_samples or None]
+        each = stage.unpaired and found.format != "unpaired preference"
+        lengths = example_lengths(rows[:DATA_SAMPLE_ROWS], tokenizer, each_answer=each)
+        return DataSample(tuple(lengths), len(rows) * (2 if each else 1), found.format)
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
     return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format)
 
 
 def quick_data_sample(cfg: RunConfig) -> DataSample | None:
-    """data_sample where it is cheap: the demo set and local data up to 64 MB."""
+    """data_sample where it is cheap: the built-in sets and local data up to 64 MB."""
     name = cfg.dataset_name.strip()
     path = Path(name).expanduser()
-    if name != DEMO_DATASET:
+    if name not in demos():
         if not os.path.exists(path):
             return None
         try:

@@ -1,5 +1,5 @@
-"""What follows a finished run: the settings of a preference run (DPO) that continues a
-finished SFT run from the model it saved. The page's "Continue with preference tuning"
+"""What follows a finished run: the settings of the stage its stage's `next` names (SFT:
+DPO), continuing from the model it saved. The page's "Continue with preference tuning"
 fills them in; nothing starts until the person presses Start. Knows nothing of Gradio.
 """
 from __future__ import annotations
@@ -8,13 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.config.stages import PREFERENCE_DEMO, SFT_DEMO
 from sft_ui.runs.run import Run, RunError
+from sft_ui.stages import demos, get, stage_of
 
-NEXT_STAGE = "dpo"
-# DPO's learning rate: far below SFT's, as TRL's DPO examples use (the preference signal
-# is strong and a high rate soon pulls the model away from its reference).
-LEARNING_RATES = {True: 5e-5, False: 5e-6}  # by LoRA on / off
 FINISHED = ("done", "stopped")  # a run that saved its model (a stopped one does too)
 
 
@@ -25,43 +21,54 @@ class FollowUp:
     notes: list[str]
 
 
+def next_stage(stage_name: str):
+    """The Stage Continue offers after a run of `stage_name`, or None."""
+    stage = get(stage_name)
+    return get(stage.next) if stage and stage.next else None
+
+
 def can_continue(snap: dict) -> bool:
-    """Whether a run (its snapshot) can be continued with preference tuning: an SFT run
-    that ended and saved its model."""
+    """Whether a run (its snapshot) can be continued with the next stage: a run of a stage
+    that has one, ended, with its model saved."""
     return (snap.get("state") in FINISHED and bool(snap.get("model_dir"))
-            and (snap.get("config") or {}).get("stage", "sft") == "sft")
+            and next_stage((snap.get("config") or {}).get("stage", "sft")) is not None)
 
 
 def preference_after(run: Run) -> FollowUp:
-    """DPO settings that continue `run`, a finished SFT run: its settings, with the model
-    it saved as the model, stage dpo, the preference demo set after the demo set (other
-    data is left for the person to choose), LoRA as the run had it (an adapter trains
-    on) and a learning rate for DPO. RunError when the run cannot be continued."""
+    """The next stage's settings that continue `run`, a finished run: its settings, with
+    the model it saved as the model, the next stage, that stage's demo set after the demo
+    set (other data is left for the person to choose), LoRA as the run had it (an adapter
+    trains on) and that stage's learning rate. RunError when the run cannot be
+    continued."""
     cfg = run.config
-    if cfg.stage != "sft":
-        raise RunError(f"Run {run.id} trained {cfg.stage}, not sft: preference tuning "
-                       "continues a finished SFT run.")
+    stage, after = stage_of(cfg), next_stage(cfg.stage)
+    if after is None:
+        raise RunError(f"Run {run.id} trained {stage.title}, which has no next stage: "
+                       "continue a finished SFT run.")
     if run.state not in FINISHED:
-        raise RunError(f"Run {run.id} is {run.state}: continue it with preference tuning "
-                       "once it is done.")
+        raise RunError(f"Run {run.id} is {run.state}: continue it with {after.title} once it "
+                       "is done.")
     model_dir = str(run.model_dir or "")
     if not model_dir or not Path(model_dir).exists():
         raise RunError(f"Run {run.id} has no saved model to continue from.")
-    rate = LEARNING_RATES[bool(cfg.use_peft)]
-    dataset = PREFERENCE_DEMO if cfg.dataset_name.strip() == SFT_DEMO else ""
-    new = replace(cfg, model_name_or_path=model_dir, stage=NEXT_STAGE, dataset_name=dataset,
+    rate = after.default_learning_rate(cfg.use_peft)
+    dataset = after.demo if demos().get(cfg.dataset_name.strip()) is stage else ""
+    new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
                   learning_rate=rate, ref_model="", time_budget_minutes=0.0)
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
-             f"Stage: `{NEXT_STAGE}`."]
+             f"Stage: `{after.name}`."]
     if dataset:
-        notes.append(f"Dataset: `{PREFERENCE_DEMO}`, the preference pairs of the demo set.")
+        notes.append(f"Dataset: `{dataset}`, the {after.title} rows of the demo set.")
     else:
-        notes.append(f"Dataset: choose preference data (prompt/chosen/rejected rows); run "
-                     f"{run.id} trained on `{cfg.dataset_name}`, which holds SFT examples.")
+        notes.append(f"Dataset: choose {after.title} data ({after.columns} rows); run "
+                     f"{run.id} trained on `{cfg.dataset_name}`, which holds "
+                     f"{stage.title} examples.")
     if cfg.use_peft:
-        notes.append("LoRA: on, as in the SFT run: its adapter trains on, with a frozen "
-                     "copy of it as the reference model.")
+        notes.append(f"LoRA: on, as in the {stage.title} run: its adapter trains on"
+                     + (", with a frozen copy of it as the reference model." if after.reference
+                        else "."))
     else:
-        notes.append("LoRA: off, as in the SFT run (full fine-tuning).")
-    notes.append(f"Learning rate: {rate:g}, lower than SFT's, as DPO needs.")
+        notes.append(f"LoRA: off, as in the {stage.title} run (full fine-tuning).")
+    notes.append(f"Learning rate: {rate:g}, lower than {stage.title}'s, as {after.title} "
+                 "needs.")
     return FollowUp(new, notes)

@@ -13,6 +13,7 @@ from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
 from sft_ui.plan import budget
 from sft_ui.runs.folder import clean_name, read_jsonl
+from sft_ui.stages import stage_of
 from sft_ui.train import log as runlog
 
 ACTIVE_STATES = ("queued", "running", "stopping")
@@ -109,7 +110,7 @@ class Run:
         line): with `choose`, the settings it picks replace the run's (config.yaml too;
         it may measure the speed first); and this (re)start's deadline, from `started`,
         which the training process only keeps."""
-        if choose and self.config.time_budget_minutes and self.config.stage == "sft":
+        if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
             self.set_state("running", "Choosing settings for the time budget...")
             choice = budget.resolve(self.config)
             with self._lock:

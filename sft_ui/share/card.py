@@ -14,11 +14,11 @@ from pathlib import Path
 import yaml
 
 from sft_ui.config.registry import card_names
-from sft_ui.config.trl import TRAINERS
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import NAMES
 from sft_ui.runs import Run
 from sft_ui.runs.run import base_model_name
+from sft_ui.stages import SUPERVISED, stage_of
 from sft_ui.train.preference import reference_description
 
 # A preference trainer's figures (DPO, ORPO; KTO the margin), last logged value each.
@@ -50,15 +50,14 @@ def about_lines(run: Run, cfg, what: str, checkpoint: str) -> list[str]:
     """What the model is and how it was trained: the stage, its TRL trainer and, for a
     preference stage, its reference model."""
     model, data, count = base_model_name(cfg), Path(cfg.dataset_name).name, run.step
-    if cfg.stage == "sft":
-        return [f"This model is {what} of `{model}`, trained with TRL's SFTTrainer in SFT "
+    stage, trainer = stage_of(cfg), stage_of(cfg).trainer[1]
+    if stage.family == SUPERVISED:
+        return [f"This model is {what} of `{model}`, trained with TRL's {trainer} in SFT "
                 f"Studio on `{data}` ({count} steps{', ' + checkpoint if checkpoint else ''})."]
-    stage, trainer = cfg.stage.upper(), TRAINERS[cfg.stage][1]
-    description = reference_description(cfg)
-    return [f"This model is {what} of `{model}`, preference-tuned with {stage} (TRL's "
+    return [f"This model is {what} of `{model}`, preference-tuned with {stage.title} (TRL's "
             f"{trainer}) in SFT Studio on `{data}` "
             f"({count} steps{', ' + checkpoint if checkpoint else ''}).", "",
-            f"Reference model: {description}."]
+            f"Reference model: {reference_description(cfg)}."]
 
 
 def plot_loss(run: Run, path: Path) -> bool:

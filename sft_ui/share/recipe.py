@@ -18,27 +18,23 @@ from pathlib import Path
 import yaml
 
 from sft_ui.backends.processes import accelerate_settings
-from sft_ui.config import DEMO_DATASET, RunConfig
+from sft_ui.config import RunConfig
 from sft_ui.config.registry import applies, studio_names
-from sft_ui.config.stages import PREFERENCE_DEMO
-from sft_ui.config.trl import TRAINERS, TRAINING_ARGUMENTS, flat, has_eval_data
+from sft_ui.config.trl import flat, has_eval_data
 from sft_ui.data import DataError, load_data
 from sft_ui.plan.hardware import detect
+from sft_ui.stages import PREFERENCE, SUPERVISED, demos, stage_of
 from sft_ui.train.arguments import to_trl
 
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
-# The stages TRL 1.16's command line trains (`trl sft`, `trl dpo`, `trl kto`: each reads
-# ScriptArguments, ModelConfig and the stage's Config from one file); ORPO has none.
-CLI_STAGES = ("sft", "dpo", "kto")
-DEMOS = (DEMO_DATASET, PREFERENCE_DEMO)  # the studio's built-in sets: no TRL command has them
 
 
 def trl_values(cfg: RunConfig) -> dict:
     """The settings the stage's `trl` command reads, as to_trl writes them for this
     machine; eval only with an eval split (the one eval source `trl sft` knows; a
     preference run has no eval data)."""
-    return flat(to_trl(cfg, has_eval=cfg.stage == "sft" and
+    return flat(to_trl(cfg, has_eval=stage_of(cfg).eval_data and
                        bool(cfg.dataset_test_split.strip())))
 
 
@@ -48,17 +44,19 @@ def studio_values(cfg: RunConfig) -> dict:
 
 
 def trl_cli(cfg: RunConfig) -> str | None:
-    """TRL's command for cfg's stage ("trl sft", "trl dpo", "trl kto"); None for ORPO."""
-    return f"trl {cfg.stage}" if cfg.stage in CLI_STAGES else None
+    """TRL's command for cfg's stage ("trl sft", "trl dpo", "trl kto": each reads
+    ScriptArguments, ModelConfig and the stage's Config from one file); None for a stage
+    TRL 1.16 has no command for (ORPO)."""
+    return f"trl {cfg.stage}" if stage_of(cfg).cli else None
 
 
 def _header(cfg: RunConfig) -> str:
-    command = trl_cli(cfg)
-    if cfg.stage == "sft":
-        return HEADER
+    command, stage = trl_cli(cfg), stage_of(cfg)
+    if command and stage.family == SUPERVISED:
+        return HEADER.replace("trl sft", command)
     if command is None:
         text = (f"# SFT Studio run settings, stage {cfg.stage}. TRL 1.16 has no `trl "
-                f"{cfg.stage}` command\n# ({cfg.stage.upper()} is in trl.experimental): "
+                f"{cfg.stage}` command\n# ({stage.title} is in trl.experimental): "
                 "`python -m sft_ui train --config THIS_FILE` reads\n# all, or run the Python "
                 "script of Show code.\n")
     else:
@@ -86,7 +84,7 @@ def trl_command(cfg: RunConfig, config_file: str | None = None) -> str:
     config_file = config_file or f"{cfg.stage}.yaml"
     command = trl_cli(cfg)
     if command is None:
-        return (f"# TRL 1.16 has no `trl {cfg.stage}` command ({cfg.stage.upper()} is in "
+        return (f"# TRL 1.16 has no `trl {cfg.stage}` command ({stage_of(cfg).title} is in "
                 "trl.experimental):\n# run the Python script, or the studio's own command "
                 "line with the settings file:\n"
                 f"python -m sft_ui train --config {config_file}")
@@ -98,13 +96,19 @@ def trl_command(cfg: RunConfig, config_file: str | None = None) -> str:
         lines.append(f"--{key} " + " ".join(shlex.quote(str(v)) for v in values))
     lines.append(f"--output_dir {cfg.stage}-output")
     notes = ""
-    if cfg.dataset_name.strip() in DEMOS:
+    if cfg.dataset_name.strip() in demos():  # the studio's own: no TRL command has them
         notes += (f"# The demo set is the studio's own: use a Hub id or a data folder with "
                   f"{command}.\n")
-    if cfg.stage != "sft" and cfg.ref_model.strip():
+    if stage_of(cfg).reference and cfg.ref_model.strip():
         notes += (f"# {command} keeps the starting model as the reference; for ref_model "
                   f"({cfg.ref_model.strip()})\n# use the Python script or the studio.\n")
     return f"{notes}# or: {command} --config {config_file}\n" + " \\\n    ".join(lines)
+
+
+# The code of each family's built-in set: (module, function, what it is).
+DEMO_CODE = {SUPERVISED: ("sft_ui.data.demo", "demo_rows", "demo set"),
+             PREFERENCE: ("sft_ui.data.preference_demo", "preference_demo_rows",
+                          "preference demo set")}
 
 
 def accelerate_config(num_processes: int, num_machines: int = 1,
@@ -143,13 +147,11 @@ def accelerate_command(cfg: RunConfig, num_machines: int = 1,
 
 
 def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
-    if name == DEMO_DATASET:
-        return ["from sft_ui.data.demo import demo_rows  # the studio's demo set",
-                f"{var} = Dataset.from_list(demo_rows())"]
-    if name == PREFERENCE_DEMO:
-        return ["from sft_ui.data.preference_demo import preference_demo_rows  "
-                "# the studio's preference demo set",
-                f"{var} = Dataset.from_list(preference_demo_rows())"]
+    reader = demos().get(name)
+    if reader:
+        module, function, what = DEMO_CODE[reader.family]
+        return [f"from {module} import {function}  # the studio's {what}",
+                f"{var} = Dataset.from_list({function}())"]
     path = Path(name).expanduser()
     if path.is_dir():
         return [f"{var} = load_from_disk({str(path)!r})",
@@ -197,8 +199,11 @@ def python_script(cfg: RunConfig, output_dir: str | None = None) -> str:
     """A complete script with the current TRL API that trains like the studio would: an
     SFT run with SFTTrainer, a preference run with its stage's trainer."""
     output_dir = output_dir or f"{cfg.stage}-output"
-    if cfg.stage != "sft":
-        return _preference_script(cfg, output_dir)
+    return SCRIPTS[stage_of(cfg).family](cfg, output_dir)
+
+
+def _sft_script(cfg: RunConfig, output_dir: str) -> str:
+    """SFTTrainer on the data as the studio reads it."""
     args = to_trl(cfg)  # the script reads the eval data the studio would
     values = flat(args)
     data = ["# Data"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
@@ -251,18 +256,18 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
     rows, with the reference the studio would use."""
     args = to_trl(cfg)
     values = flat(args)
-    stage, name = cfg.stage, cfg.stage.upper()
-    config_module, config_class = TRAINING_ARGUMENTS[stage]
-    trainer_module, trainer_class = TRAINERS[stage]
+    stage = stage_of(cfg)
+    name = stage.title
+    config_module, config_class = stage.config
+    trainer_module, trainer_class = stage.trainer
     imports = [f"from {config_module} import {config_class}, {trainer_class}"] \
         if config_module == trainer_module else \
         [f"from {config_module} import {config_class}",
          f"from {trainer_module} import {trainer_class}"]
-    if stage not in CLI_STAGES:
+    if not stage.cli:
         imports.append(f"# {name} is in trl.experimental in TRL 1.16, which has no "
-                       f"`trl {stage}` command")
-    columns = "prompt/chosen/rejected" + (", or prompt/completion/label" if stage == "kto"
-                                          else "")
+                       f"`trl {stage.name}` command")
+    columns = stage.columns
     data = [f"# Data: preference rows as {trainer_class} reads them ({columns})"] + \
         _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
     if cfg.max_train_samples:
@@ -271,7 +276,7 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
     arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
                           if v is not None)
     reference, ref_arg = [], ""
-    if stage != "orpo":
+    if stage.reference:
         ref_id = cfg.ref_model.strip()
         if ref_id:
             reference = ["# The reference model: the Reference model setting, a second "
@@ -341,3 +346,7 @@ def _py(value) -> str:
     if isinstance(value, str):
         return repr(value)
     return json.dumps(value) if isinstance(value, list) else repr(value)
+
+
+# The script writer of each family (stages/base.py).
+SCRIPTS = {SUPERVISED: _sft_script, PREFERENCE: _preference_script}

@@ -23,6 +23,7 @@ from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_run_speed
+from sft_ui.stages import PREFERENCE, SUPERVISED, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
@@ -75,7 +76,7 @@ def answer_ahead(name: str, model, tokenizer) -> None:
                             half_dtype(cfg), base_answers_file(resolve_model(name), cfg))
 
 
-def _sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callback, log):
+def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, log):
     """SFTTrainer (with the studio's lean CPU step) for cfg, with its data."""
     _, SFTTrainer = trl()
     data = load_training_data(cfg, tokenizer)
@@ -87,7 +88,12 @@ def _sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callback, l
     trained, lora = policy(cfg, model, log)
     return studio_trainer(SFTTrainer)(
         model=trained, args=args, train_dataset=train_set, eval_dataset=eval_set,
-        processing_class=tokenizer, peft_config=lora, callbacks=[callback])
+        processing_class=tokenizer, peft_config=lora, callbacks=callbacks)
+
+
+# The trainer builder of each family (stages/base.py): (cfg, model, tokenizer, output_dir,
+# callbacks, log) -> a TRL trainer with its data.
+TRAINER_BUILDERS = {SUPERVISED: sft_trainer, PREFERENCE: preference_trainer}
 
 
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
@@ -103,6 +109,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             log.warning("trust_remote_code is on: the model's own Python code runs in this "
                         "process")
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code,
+                                                    trainable_adapter=cfg.use_peft,
                                                     **load_options(cfg))
         if getattr(model, "loaded_ahead", False):
             log.info("The model was loaded ahead, while the app waited for Start")
@@ -112,15 +119,13 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
                                   deadline=deadline)
         checkpoints = run_dir / "checkpoints"
-        if cfg.stage == "sft":
-            trainer = _sft_trainer(cfg, model, tokenizer, checkpoints, callback, log)
-        else:
-            trainer = preference_trainer(cfg, model, tokenizer, checkpoints, [callback], log)
+        stage = stage_of(cfg)
+        trainer = TRAINER_BUILDERS[stage.family](cfg, model, tokenizer, checkpoints,
+                                                 [callback], log)
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         args = trainer.args
         processes = int(os.environ.get("WORLD_SIZE", "1"))
-        log.info("Training%s: effective batch %d on %d process%s, %s, %s%s",
-                 "" if cfg.stage == "sft" else f" ({cfg.stage.upper()})",
+        log.info("Training (%s): effective batch %d on %d process%s, %s, %s%s", stage.title,
                  cfg.effective_batch(processes), processes, "es" if processes > 1 else "",
                  f"{cfg.max_steps} steps" if cfg.train_by == "steps"
                  else f"{cfg.num_train_epochs:g} epochs",
@@ -136,8 +141,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             log.info("CPU step: the loss on labelled positions only, %s",
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-        # (a resumed run's log mixes two starts; a preference step is no SFT step)
-        if main and not resume_from and cfg.stage == "sft":
+        # (a resumed run's log mixes two starts; only a budgeted stage's speed is read)
+        if main and not resume_from and stage.time_budget:
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)

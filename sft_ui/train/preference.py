@@ -20,13 +20,13 @@ import copy
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.config.trl import TRAINERS, TRAINING_ARGUMENTS
 from sft_ui.data.formats import DataError
-from sft_ui.data.preference import STAGES, load_preference
+from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_model_and_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
 from sft_ui.plan.memory import trains_on_adapter
+from sft_ui.stages import stage_of
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import is_adapter, policy
 
@@ -35,7 +35,7 @@ REFERENCE_ADAPTER = "ref"  # the name TRL gives the frozen copy of a trained-on 
 
 def training_arguments(cfg: RunConfig, output_dir: Path):
     """The stage's Config (DPOConfig, ORPOConfig, KTOConfig) for cfg on this machine."""
-    Config = trl_class(*TRAINING_ARGUMENTS[cfg.stage])
+    Config = trl_class(*stage_of(cfg).config)
     values = {**to_trl(cfg)["train"], "output_dir": str(output_dir),
               "dataloader_num_workers": 0, "disable_tqdm": True}
     return Config(**values)
@@ -52,16 +52,39 @@ def preference_rows(cfg: RunConfig, tokenizer):
     rows = data.rows
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         rows = rows[:cfg.max_train_samples]
+    if stage_of(cfg).unpaired:  # read in order by its trainer: good and bad alternate
+        if data.format == "implicit preference":
+            extract_prompt = trl_class("trl.data_utils", "extract_prompt")
+            rows = [extract_prompt(row) for row in rows]
+        if data.format != "unpaired preference":
+            rows = unpaired(rows)
+        rows = interleaved_labels(rows, cfg.seed)
     datasets.disable_progress_bars()
     return datasets.Dataset.from_list(rows), data
+
+
+def label_weights(cfg: RunConfig, good: int, bad: int, log) -> tuple[float, float]:
+    """KTO's (desirable_weight, undesirable_weight): the settings, or where left at 0
+    (auto) chosen from the label counts so that desirable_weight x good answers equals
+    undesirable_weight x bad answers (the lower end of TRL's advised 1 to 4/3)."""
+    desirable, undesirable = cfg.desirable_weight, cfg.undesirable_weight
+    if not desirable and not undesirable and good and bad:
+        desirable, undesirable = (1.0, round(good / bad, 3)) if good >= bad else \
+            (round(bad / good, 3), 1.0)
+    desirable, undesirable = desirable or 1.0, undesirable or 1.0
+    log.info("Labels: %d good and %d bad answers; weights %g (good) and %g (bad)%s", good,
+             bad, desirable, undesirable, "" if cfg.desirable_weight or
+             cfg.undesirable_weight else " (auto, from the counts)")
+    return desirable, undesirable
 
 
 def reference_description(cfg: RunConfig) -> str:
     """What the reference model of a run of cfg is, in a phrase (the run's log and the
     model card say it)."""
     named = cfg.ref_model.strip()
-    if cfg.stage == "orpo":
-        return "none (ORPO needs no reference model)"
+    stage = stage_of(cfg)
+    if not stage.reference:
+        return f"none ({stage.title} needs no reference model)"
     if named:
         return f"{named}, a second frozen copy"
     if trains_on_adapter(cfg):  # as the plan says it (plan/memory.py)
@@ -76,7 +99,7 @@ def policy_and_reference(cfg: RunConfig, model, log) -> tuple:
     where TRL allows (reference_description says which)."""
     trained, lora = policy(cfg, model, log)
     ref_model = None
-    if cfg.stage == "orpo":  # ORPO has no reference
+    if not stage_of(cfg).reference:  # ORPO has none
         return trained, lora, None
     if cfg.ref_model.strip():
         ref_model = _frozen(load_model_and_tokenizer(resolve_model(cfg.ref_model.strip()),
@@ -100,15 +123,18 @@ def _frozen(model):
 def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks,
                        log):
     """The stage's TRL trainer for cfg, with its data, policy and reference."""
-    assert cfg.stage in STAGES
+    stage = stage_of(cfg)
     args = training_arguments(cfg, output_dir)
     train_set, data = preference_rows(cfg, tokenizer)
     log.info("Data: %s, %d %s rows (%s form)", data.source.label, len(train_set),
              data.format, "conversational" if data.conversational else "standard")
+    if stage.unpaired:
+        args.desirable_weight, args.undesirable_weight = label_weights(
+            cfg, sum(train_set["label"]), len(train_set) - sum(train_set["label"]), log)
     trained, lora, ref_model = policy_and_reference(cfg, model, log)
-    log.info("%s reference model: %s", STAGES[cfg.stage], reference_description(cfg))
-    Trainer = trl_class(*TRAINERS[cfg.stage])
-    extra = {} if cfg.stage == "orpo" else {"ref_model": ref_model}
+    log.info("%s reference model: %s", stage.title, reference_description(cfg))
+    Trainer = trl_class(*stage.trainer)
+    extra = {"ref_model": ref_model} if stage.reference else {}
     return Trainer(model=trained, args=args, train_dataset=train_set,
                    processing_class=tokenizer, peft_config=lora, callbacks=callbacks,
                    **extra)

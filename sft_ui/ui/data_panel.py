@@ -11,8 +11,8 @@ import gradio as gr
 
 from sft_ui.access import UPLOADS
 from sft_ui.actions import Actions
-from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO
 from sft_ui.errors import UserError
+from sft_ui.stages import stage_of
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, problems, say
 from sft_ui.ui.widgets import values_to_dict
@@ -33,8 +33,8 @@ LEGEND = [("tok loss", "green", "counts in the loss"), ("tok masked", "grey", "m
 
 
 def demo_for(stage: str) -> str:
-    """The built-in set of a stage: preference pairs for dpo, orpo and kto."""
-    return PREFERENCE_DEMO if stage in PREFERENCE_STAGES else SFT_DEMO
+    """The built-in set of a stage (the demo set's examples, or its preference pairs)."""
+    return stage_of(stage).demo
 
 
 def summary_markdown(p: dict) -> str:

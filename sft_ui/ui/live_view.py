@@ -17,6 +17,7 @@ import pandas as pd
 from gradio.context import Context
 
 from sft_ui import i18n
+from sft_ui.stages import get
 from sft_ui.ui.lang import T, after_switch, current_language, say
 
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]  # English; headers in the page's language
@@ -54,10 +55,12 @@ class LiveView:
     log: gr.Textbox
     series: gr.State  # the loss series drawn (their names in the page's language)
     reward_series: gr.State  # the reward series drawn, likewise
+    plot_notes: gr.Markdown  # what the stage's own plots show (stages/: each Plot's line)
 
     def outputs(self) -> list:
         return [self.status, self.progress, self.loss, self.rewards, self.accuracy, self.lr,
-                self.grad, self.samples, self.log, self.series, self.reward_series]
+                self.grad, self.samples, self.log, self.series, self.reward_series,
+                self.plot_notes]
 
 
 def build_progress() -> gr.HTML:
@@ -83,6 +86,7 @@ def build(progress: gr.HTML) -> LiveView:
                          elem_id="lr-plot", **_axes("learning rate"))
         grad = gr.LinePlot(None, x="step", y="value", label=T("Grad norm"), height=180,
                            elem_id="grad-plot", **_axes("grad norm"))
+    plot_notes = gr.Markdown("", visible=False, elem_id="stage-plot-notes")
     samples = gr.Dataframe(samples_frame(None), label=T("Samples (newest first)"), wrap=True,
                            interactive=False, elem_id="samples",
                            column_widths=["10%", "30%", "60%"])
@@ -102,7 +106,7 @@ def build(progress: gr.HTML) -> LiveView:
                             show_progress="hidden")
     after_switch(_relabel_samples, samples, samples)
     return LiveView(status, progress, loss, rewards, accuracy, lr, grad, samples, log, series,
-                    reward_series)
+                    reward_series, plot_notes)
 
 
 def _every_colour(colours: dict[str, str] = LOSS_COLOURS) -> dict[str, str]:
@@ -181,21 +185,44 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
     if new("rewards") or new("accuracy"):
         rewards, accuracy = reward_frame(snap), accuracy_frame(snap)
         reward_series = tuple(sorted(set(rewards["series"]))) if rewards is not None else ()
+        plots = stage_plots(snap)
         if rewards is None and accuracy is None and shown_rewards == ():
             values += [gr.skip()] * 2  # hidden, and nothing to show
+            notes = gr.skip()
         else:  # axis titles sent too: a plot built hidden shows untranslated ones
             values += [gr.update(value=frame, visible=frame is not None, x_title=say("step"),
-                                 y_title=say(title))
-                       for frame, title in ((rewards, "reward"), (accuracy, "accuracy"))]
+                                 y_title=say(title), **_titled(plots.get(key)))
+                       for frame, title, key in ((rewards, "reward", "rewards"),
+                                                 (accuracy, "accuracy", "accuracy"))]
+            text = plot_notes_markdown(plots, {"rewards": rewards, "accuracy": accuracy})
+            notes = gr.update(value=text, visible=bool(text))
     else:
         values += [gr.skip()] * 2
+        notes = gr.skip()
     values += [metric_frame(snap, "learning_rate") if new("lr") else gr.skip(),
                metric_frame(snap, "grad_norm") if new("grad") else gr.skip(),
                samples_frame(snap) if new("samples") else gr.skip(),
                snap["log"] if new("log") else gr.skip(),
                series if series != shown_series else gr.skip(),
-               reward_series if reward_series != shown_rewards else gr.skip()]
+               reward_series if reward_series != shown_rewards else gr.skip(), notes]
     return values, (status, progress, keys, series, reward_series)
+
+
+def stage_plots(snap: dict | None) -> dict:
+    """The plots of the shown run's stage by their part ("rewards", "accuracy")."""
+    stage = get(((snap or {}).get("config") or {}).get("stage", ""))
+    return {p.key: p for p in stage.plots} if stage else {}
+
+
+def _titled(plot) -> dict:
+    return {"label": say(plot.title)} if plot else {}
+
+
+def plot_notes_markdown(plots: dict, frames: dict) -> str:
+    """One line per plot of the stage that has data (`frames`, by part): what it shows and
+    what a good curve does."""
+    return "\n".join(f"- **{say(p.title)}**: {say(p.explanation)}"
+                     for key, p in plots.items() if frames.get(key) is not None)
 
 
 def _no_run(text) -> str:

@@ -1,6 +1,6 @@
 """The Train tab follows the stage: the settings that apply to it are shown and the others
 hidden (each field's `stages`, config/fields.py), a panel with none left is hidden, and
-the demo set follows the stage ('demo' for sft, 'demo-preference' for dpo, orpo, kto).
+the demo set follows the stage (its `demo`, stages/).
 Whatever sets the stage (a person, a preset, a settings file, Apply suggestion, Continue
 with preference tuning) updates the panels, since the stage's change event does it.
 Also "Continue with preference tuning": the settings of a DPO run after a finished SFT
@@ -12,16 +12,17 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
-from sft_ui.config.stages import PREFERENCE_DEMO, PREFERENCE_STAGES, SFT_DEMO, STAGES
 from sft_ui.errors import UserError
 from sft_ui.runs.next_stage import can_continue
+from sft_ui.stages import demos, get
+from sft_ui.stages import names as stage_names
 from sft_ui.ui.lang import T, problem, say
 from sft_ui.ui.widgets import config_to_values
 
 
 def staged(names) -> list[str]:
     """The settings among `names` that some stage does without (the others never hide)."""
-    return [n for n in names if not all(applies(n, stage) for stage in STAGES)]
+    return [n for n in names if not all(applies(n, stage) for stage in stage_names())]
 
 
 def shown(names, stage: str) -> dict[str, bool]:
@@ -35,13 +36,11 @@ def panel_shown(group: str, stage: str) -> bool:
 
 
 def demo_switch(stage: str, dataset: str) -> str | None:
-    """The other demo set when `dataset` is the demo set of the other kind of stage (the
+    """The stage's demo set when `dataset` is another stage's that it cannot read (the
     SFT examples for a preference stage, or the pairs for sft); else None."""
-    name = str(dataset or "").strip()
-    if stage in PREFERENCE_STAGES and name == SFT_DEMO:
-        return PREFERENCE_DEMO
-    if stage == "sft" and name == PREFERENCE_DEMO:
-        return SFT_DEMO
+    reader, chosen = demos().get(str(dataset or "").strip()), get(stage)
+    if reader and chosen and reader.family != chosen.family:
+        return chosen.demo
     return None
 
 

@@ -6,6 +6,7 @@ import gradio as gr
 
 from sft_ui.backends.jobs import known_flavors
 from sft_ui.config import RunConfig, registry
+from sft_ui.config.values import choices
 from sft_ui.plan import catalog
 from sft_ui.ui.lang import T
 
@@ -44,8 +45,8 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
         return gr.Dropdown(TRISTATE, **common)
     if _optional_number(name):  # auto or a typed number
         return gr.Dropdown(["auto", "1", "2", "4", "8"], allow_custom_value=True, **common)
-    if meta["choices"]:
-        return gr.Dropdown(meta["choices"], **common)
+    if choices(f):
+        return gr.Dropdown(choices(f), **common)
     if name in SUGGESTED:  # a list to pick from, or a name typed in
         return gr.Dropdown(SUGGESTED[name](), allow_custom_value=True, **common)
     if kind == "bool":

@@ -1,0 +1,119 @@
+"""The Stage: what one kind of training is, said once, and the registry of stages.
+
+Every layer asks a run's stage (`stage_of(cfg)`) instead of comparing stage names: the
+facts below, or its `family`, the key by which a layer picks its code for a kind of
+training (the data reader, the trainer builder, the script writer). A stage of an
+existing family needs no edit outside its own module: `register` makes it a choice of
+the Stage setting, a `trl` config, a plan and a run. Imports nothing of the studio.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The families: the layers' dispatch keys (a new family is a new kind of code in them).
+SUPERVISED, PREFERENCE = "supervised", "preference"
+# What a setting can apply to (config/fields.py's `stages`): a family, or a stage with a
+# reference model, or with loss types to choose from.
+# reference model, with loss types to choose from, or reading answers labelled good or bad.
+REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
+SETTING_TAGS = (SUPERVISED, PREFERENCE, REFERENCE, LOSSES, UNPAIRED)
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One plot of the live view: TRL's logged metrics (key -> series name), its title and
+    a line on what a good curve looks like."""
+    key: str  # the live view's component for it: "rewards" or "accuracy"
+    title: str
+    series: dict
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str          # the Stage setting's value
+    title: str         # how the page, the log and the card name it
+    family: str        # SUPERVISED or PREFERENCE
+    config: tuple      # TRL 1.16's training arguments: (module, class)
+    trainer: tuple     # and trainer: (module, class)
+    demo: str          # the built-in data set it reads
+    columns: str       # the columns its rows need, for messages
+    formats: tuple = ()             # the data formats its trainer reads
+    cli: bool = True                # TRL 1.16 has `trl <name>`
+    losses: tuple = ()              # loss types besides "auto"
+    learning_rates: dict = field(default_factory=lambda: {True: 2e-4, False: 2e-5})
+    reference: bool = False         # keeps a reference model (a frozen copy, or LoRA off)
+    sequences_per_example: int = 1  # sequences each example puts through with gradients
+    reference_sequences: int = 0    # and through the reference model, without
+    fused_head: bool = False        # the trainer never holds the whole logits
+    kl_batch: bool = False          # a KL batch of mismatched pairs (KTO), without gradients
+    unpaired: bool = False          # reads answers labelled good or bad, and unpairs pairs
+    min_batch: int = 1
+    next: str = ""                  # the stage Continue offers after a finished run
+    time_budget: bool = False       # a time budget chooses its steps
+    eval_data: bool = False         # held-out data and an eval loss
+    lean_step: bool = False         # the studio's own CPU step (train/lean.py)
+    plots: tuple = ()               # its own plots (Plot), besides loss, lr and grad norm
+
+    @property
+    def tags(self) -> frozenset:
+        """What settings apply to it (config/fields.py's `stages`)."""
+        return frozenset({self.family} | ({REFERENCE} if self.reference else set()) |
+                         ({LOSSES} if self.losses else set()) |
+                         ({UNPAIRED} if self.unpaired else set()))
+
+    def loss_choices(self) -> tuple:
+        return ("auto", *self.losses)
+
+    def default_learning_rate(self, lora: bool) -> float:
+        return self.learning_rates[bool(lora)]
+
+
+_STAGES: dict[str, Stage] = {}
+
+
+def register(stage: Stage) -> Stage:
+    """Make `stage` a choice of the Stage setting and known to every layer."""
+    assert stage.family in (SUPERVISED, PREFERENCE), stage.family
+    _STAGES[stage.name] = stage
+    return stage
+
+
+def unregister(name: str) -> None:
+    _STAGES.pop(name, None)
+
+
+def names() -> list[str]:
+    """The stages in the order they were registered (the built-ins first)."""
+    return list(_STAGES)
+
+
+def stages() -> list[Stage]:
+    return list(_STAGES.values())
+
+
+def get(name: str) -> Stage | None:
+    return _STAGES.get(str(name or "").strip())
+
+
+def stage_of(cfg_or_name) -> Stage:
+    """A run's stage (a RunConfig, a config dict, or a name); KeyError when unknown."""
+    name = cfg_or_name if isinstance(cfg_or_name, str) else (
+        cfg_or_name.get("stage", "sft") if isinstance(cfg_or_name, dict)
+        else cfg_or_name.stage)
+    stage = get(name)
+    if stage is None:
+        raise KeyError(f"Unknown stage '{name}': choose one of {', '.join(_STAGES)}.")
+    return stage
+
+
+def of_family(family: str) -> list[Stage]:
+    return [s for s in _STAGES.values() if s.family == family]
+
+
+def demos() -> dict[str, Stage]:
+    """Each built-in set and the first stage that reads it."""
+    out = {}
+    for s in _STAGES.values():
+        out.setdefault(s.demo, s)
+    return out

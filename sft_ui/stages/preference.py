@@ -1,0 +1,59 @@
+"""The preference stages, usually after SFT: the model learns to prefer the chosen answer
+to the rejected one. DPO (pairs, kept near a reference model), ORPO (pairs, no
+reference: an odds-ratio term beside the SFT loss; trl.experimental in TRL 1.16) and KTO
+(answers labelled good or bad, near a reference). Their data: data/preference.py; their
+trainers: train/preference.py."""
+from sft_ui.stages.base import PREFERENCE, Plot, Stage, register
+
+PREFERENCE_DEMO = "demo-preference"  # the demo set's pairs (data/preference_demo.py)
+PAIRED = ("preference", "implicit preference")
+# DPO's learning rate is far below SFT's, as TRL's DPO examples use (the preference signal
+# is strong and a high rate soon pulls the model away from its reference).
+RATES = {True: 5e-5, False: 5e-6}  # by LoRA on / off
+
+REWARDS = Plot("rewards", "Rewards (chosen, rejected, margin)",
+               {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
+                "rewards/margins": "margin"},
+               "How far the model moved each answer from the reference model, times beta. "
+               "Good: the margin rises above 0, chosen above rejected.")
+ACCURACY = Plot("accuracy", "Reward accuracy", {"rewards/accuracies": "accuracy"},
+                "The share of a batch's pairs whose chosen answer gets the higher reward. "
+                "It starts at 0 (no move yet) and often jumps to 1 within a few steps on "
+                "easy pairs; the margin says by how much.")
+
+DPO = register(Stage(
+    name="dpo", title="DPO", family=PREFERENCE,
+    config=("trl", "DPOConfig"), trainer=("trl", "DPOTrainer"), demo=PREFERENCE_DEMO,
+    columns="prompt/chosen/rejected", formats=PAIRED,
+    losses=("sigmoid", "ipo", "hinge", "robust", "apo_zero", "apo_down", "sigmoid_norm"),
+    learning_rates=RATES, reference=True, sequences_per_example=2, reference_sequences=2,
+    fused_head=True, plots=(REWARDS, ACCURACY)))
+
+ORPO = register(Stage(
+    name="orpo", title="ORPO", family=PREFERENCE,
+    config=("trl.experimental.orpo", "ORPOConfig"),
+    trainer=("trl.experimental.orpo", "ORPOTrainer"), demo=PREFERENCE_DEMO,
+    columns="prompt/chosen/rejected", formats=PAIRED, cli=False,
+    learning_rates=RATES, sequences_per_example=2,
+    plots=(Plot("rewards", "Answer log-probabilities x beta (chosen, rejected, margin)",
+                {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
+                 "rewards/margins": "margin"},
+                "Not rewards against a reference (ORPO has none): beta times each answer's "
+                "average log-probability per token. Good: the margin grows."),
+           Plot("accuracy", "Chosen answer more likely (share of pairs)",
+                {"rewards/accuracies": "accuracy"},
+                "The share of pairs whose chosen answer the model already finds more "
+                "likely than the rejected one; near 1 even before training on easy pairs."))))
+
+KTO = register(Stage(
+    name="kto", title="KTO", family=PREFERENCE,
+    config=("trl", "KTOConfig"), trainer=("trl", "KTOTrainer"), demo=PREFERENCE_DEMO,
+    columns="prompt/completion/label or prompt/chosen/rejected",
+    formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
+    learning_rates=RATES, reference=True, reference_sequences=1, fused_head=True,
+    kl_batch=True, unpaired=True, min_batch=2,
+    plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
+                {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
+                 "rewards/margins": "margin"},
+                "How far the model moved the good and the bad answers from the reference, "
+                "times beta. Good: good answers rise above bad ones."),)))
