@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 
 import pytest
 import torch
 from safetensors.torch import load_file
+from transformers import AutoTokenizer
 
 from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
@@ -170,4 +172,16 @@ def test_bad_preference_settings_are_refused_before_a_run(tmp_path, tiny_cfg):
     with pytest.raises(Exception, match="not one of DPO's"):
         manager.start({**tiny_cfg, "stage": "dpo", "dataset_name": "demo-preference",
                        "loss_type": "kto"})
+    # A named reference model is checked before the run folder exists: it must exist,
+    # load, and read the trained model's vocabulary.
+    pairs = {**tiny_cfg, "stage": "dpo", "dataset_name": "demo-preference"}
+    with pytest.raises(Exception, match="Reference model: .*holds no config.json"):
+        manager.start({**pairs, "ref_model": str(tmp_path)})
+    other = tmp_path / "other-vocabulary"
+    shutil.copytree(tiny_cfg["model_name_or_path"], other)
+    tokenizer = AutoTokenizer.from_pretrained(other)
+    tokenizer.add_tokens(["<a-token-of-its-own>"])
+    tokenizer.save_pretrained(other)
+    with pytest.raises(Exception, match="reads another vocabulary than the trained model"):
+        manager.start({**pairs, "ref_model": str(other)})
     assert not list((tmp_path / "runs").glob("*/config.yaml"))

@@ -1,8 +1,10 @@
 """Reproduce and scale out: the YAML TRL's own parser reads, the generated script
 trains, the headless CLI writes a run the app lists, and two processes under
 accelerate train one shared run."""
+import dataclasses
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -224,8 +226,7 @@ def test_a_preference_yaml_is_read_by_trls_own_parser_and_by_the_studio(tmp_path
     shown = recipe.trl_command(cfg)
     assert f"# or: trl {stage} --config {stage}.yaml" in shown
     assert "some-owner/reference" in shown and "demo set is the studio's own" in shown
-    assert "-m sft_ui train --config dpo.yaml" in recipe.accelerate_command(cfg) or \
-        stage != "dpo"
+    assert f"-m sft_ui train --config {stage}.yaml" in recipe.accelerate_command(cfg)
     command = shown.split(f"\ntrl {stage}", 1)[1].replace("\\\n", " ")
     _, train_cli, model_cli, _ = make_parser().parse_args_and_config(
         shlex.split(command) + ["--output_dir", str(tmp_path / "out")])
@@ -298,6 +299,36 @@ def test_generated_preference_script_trains_the_tiny_model(tmp_path, tiny_model_
     assert "'loss'" in done.stdout, done.stdout[-2000:]
     weights = "adapter_model.safetensors" if cfg.use_peft else "model.safetensors"
     assert (out / weights).exists()
+
+
+@pytest.mark.parametrize("stage", ["dpo", "kto"])
+def test_the_continue_flows_script_trains_the_sft_runs_adapter_on(tmp_path, tiny_model_dir,
+                                                                  stage):
+    """Show code after Continue does what the studio does: the finished LoRA run's adapter
+    trains on (no new adapter), with a frozen copy of it as the reference, so the first
+    step has no margin; the saved folder holds the trained adapter alone."""
+    from sft_ui.runs.next_stage import preference_after
+    from tests.conftest import wait_for
+    manager = RunManager(tmp_path / "runs")
+    sft = manager.start(_tiny(tiny_model_dir, use_peft=True, lora_r=4, lora_alpha=8,
+                              learning_rate=5e-3).to_dict())
+    wait_for(lambda: manager.get(sft).state not in ("queued", "running"))
+    cfg = dataclasses.replace(preference_after(manager.get(sft)).config, stage=stage,
+                              max_train_samples=8, logging_steps=1, max_steps=2,
+                              per_device_train_batch_size=4)
+    code = recipe.python_script(cfg, output_dir=str(tmp_path / "out"))
+    assert "is_trainable=True" in code and "peft_config = None" in code
+    assert "a frozen copy of the finished run's adapter" in code
+    (tmp_path / "train.py").write_text(code)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    logged = [line for line in done.stdout.splitlines() if "'rewards/chosen'" in line]
+    first = float(re.search(r"'rewards/chosen': '?([-0-9.e]+)", logged[0]).group(1))
+    assert first == 0, logged[0]  # the policy starts where its reference is
+    assert (tmp_path / "out" / "adapter_model.safetensors").exists()
+    assert not (tmp_path / "out" / "ref").exists()
 
 
 def test_cli_trains_a_preference_settings_file_and_its_card_says_so(tmp_path,

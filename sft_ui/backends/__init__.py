@@ -15,6 +15,7 @@ from sft_ui.data.preference import check_preference_dataset
 from sft_ui.models import resolve_model
 from sft_ui.plan.hardware import detect, unsupported
 from sft_ui.stages import PREFERENCE, SUPERVISED, stage_of
+from sft_ui.train.preference import check_reference
 
 # The data check of each family (stages/base.py), before a run folder exists.
 DATA_CHECKS = {SUPERVISED: check_dataset, PREFERENCE: check_preference_dataset}
@@ -28,6 +29,7 @@ def preflight(cfg: RunConfig) -> None:
         raise ConfigError(problems)
     resolve_model(cfg.model_name_or_path)
     DATA_CHECKS[stage_of(cfg).family](cfg)
+    check_reference(cfg)
 
 
 def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):

@@ -95,6 +95,19 @@ SETTINGS = {
 }
 
 MESSAGES = {
+    # train/preference.py: a named reference model, checked before Start
+    "Reference model: {error}": "参照モデル: {error}",
+    "The reference model {name} does not load ({kind}: {error}): choose a model folder or "
+    "Hub id that loads, or leave Reference model blank (the model training starts from).":
+        "参照モデル {name} を読み込めません（{kind}: {error}）。読み込めるモデルのフォルダか "
+        "Hub の ID を選ぶか、参照モデルを空欄にしてください（学習を始めるモデルを使います）。",
+    "The reference model {name} reads another vocabulary than the trained model ({n} and "
+    "{m} tokens): the reference must share its tokenizer. Choose a model of the same family "
+    "(for example the SFT run's model), or leave Reference model blank (the model training "
+    "starts from).":
+        "参照モデル {name} の語彙は学習するモデルと違います（{n} と {m} トークン）。参照モデル"
+        "はトークナイザを共有している必要があります。同じ系統のモデル（たとえば SFT の実行の"
+        "モデル）を選ぶか、参照モデルを空欄にしてください（学習を始めるモデルを使います）。",
     # ui/stage_view.py and runs/next_stage.py: Continue with preference tuning
     "**Filled in a DPO run after run {run_id}.** Check the settings, then press Start.":
         "**実行 {run_id} の続きとして DPO の実行を設定しました。** 設定を確かめてから開始を"

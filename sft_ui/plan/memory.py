@@ -339,8 +339,17 @@ def trains_on_adapter(cfg: RunConfig) -> bool:
 
 def reference_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
     """The reference model's weights: a second copy loaded as the trained model is
-    (loaded_bytes, counted at the trained model's size), or nothing."""
-    return loaded_bytes(cfg, shape, hw) if has_reference_copy(cfg) else 0
+    (loaded_bytes), at the named Reference model's own size (the trained model's when
+    its shape cannot be read here), or nothing."""
+    if not has_reference_copy(cfg):
+        return 0
+    named = cfg.ref_model.strip()
+    if named:
+        try:
+            shape = model_shape(named)
+        except (ModelError, OSError, ValueError, KeyError):
+            pass  # Start refuses a reference that does not load (train/preference.py)
+    return loaded_bytes(cfg, shape, hw)
 
 
 def no_grad_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:

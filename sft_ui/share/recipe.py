@@ -23,6 +23,7 @@ from sft_ui.config.registry import applies, studio_names
 from sft_ui.config.trl import flat, has_eval_data
 from sft_ui.data import DataError, load_data
 from sft_ui.plan.hardware import detect
+from sft_ui.plan.memory import trains_on_adapter
 from sft_ui.stages import PREFERENCE, SUPERVISED, demos, stage_of
 from sft_ui.train.arguments import to_trl
 
@@ -273,9 +274,30 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
+    weights = []
+    if stage.unpaired:  # its trainer reads rows in order: good and bad answers mixed
+        data += ["from trl.data_utils import maybe_extract_prompt, "
+                 "maybe_unpair_preference_dataset",
+                 "dataset = maybe_unpair_preference_dataset(dataset.map(maybe_extract_prompt))",
+                 f"dataset = dataset.shuffle(seed={cfg.seed})  # good and bad answers mixed"]
+        if not (cfg.desirable_weight or cfg.undesirable_weight):  # auto, as the studio
+            weights = ["good = sum(dataset[\"label\"])  # weights from the label counts",
+                       "bad = len(dataset) - good",
+                       "args.desirable_weight, args.undesirable_weight = "
+                       "(1.0, good / bad) if good >= bad else (bad / good, 1.0)"]
+    saving = ["trainer.model.delete_adapter(\"ref\")  # TRL's frozen copy: not saved"] \
+        if trains_on_adapter(cfg) and stage.reference and not cfg.ref_model.strip() else []
     arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
                           if v is not None)
     reference, ref_arg = [], ""
+    model_code, peft = _model_code(cfg, values), _peft_code(cfg, values)
+    on_adapter = trains_on_adapter(cfg)
+    if on_adapter:  # as the studio: the finished run's adapter trains on (train/policy.py)
+        model_code = ["from peft import AutoPeftModelForCausalLM",
+                      "# The finished LoRA run's adapter trains on (no new adapter)",
+                      "model = AutoPeftModelForCausalLM.from_pretrained(model_id, "
+                      f"is_trainable=True, {_load_kwargs(cfg, values)})"]
+        peft = "peft_config = None  # the adapter is there already"
     if stage.reference:
         ref_id = cfg.ref_model.strip()
         if ref_id:
@@ -284,11 +306,11 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
                          f"ref_model = AutoModelForCausalLM.from_pretrained({ref_id!r}, "
                          f"{_load_kwargs(cfg, values)})"]
         else:
-            where = "the model with the LoRA adapter switched off" if cfg.use_peft else \
+            where = "a frozen copy of the finished run's adapter" if on_adapter else \
+                "the model with the LoRA adapter switched off" if cfg.use_peft else \
                 "a frozen copy of the starting weights"
             reference = [f"ref_model = None  # the reference: {where} (TRL's own way)"]
         ref_arg = " ref_model=ref_model,"
-    peft = _peft_code(cfg, values)
     return "\n".join([
         f'"""Preference tuning ({name}) with TRL\'s {trainer_class}: the settings of an SFT '
         'Studio run."""',
@@ -299,12 +321,13 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
         f"model_id = {cfg.model_name_or_path!r}",
         f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
         f"trust_remote_code={cfg.trust_remote_code})",
-        *_model_code(cfg, values), *reference, "",
+        *model_code, *reference, "",
         *data, "",
-        f"args = {config_class}(\n    output_dir={output_dir!r},\n{arg_lines}\n)", peft, "",
+        f"args = {config_class}(\n    output_dir={output_dir!r},\n{arg_lines}\n)", *weights,
+        peft, "",
         f"trainer = {trainer_class}(model=model,{ref_arg} args=args, train_dataset=dataset,",
         "    processing_class=tokenizer, peft_config=peft_config)",
-        "trainer.train()",
+        "trainer.train()", *saving,
         "trainer.save_model(args.output_dir)",
         "tokenizer.save_pretrained(args.output_dir)", ""])
 

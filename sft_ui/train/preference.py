@@ -19,13 +19,13 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from sft_ui.config import RunConfig
+from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data.formats import DataError
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
-from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
-from sft_ui.plan.memory import trains_on_adapter
+from sft_ui.plan.memory import model_shape, trains_on_adapter
 from sft_ui.stages import stage_of
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import is_adapter, policy
@@ -61,6 +61,32 @@ def preference_rows(cfg: RunConfig, tokenizer):
         rows = interleaved_labels(rows, cfg.seed)
     datasets.disable_progress_bars()
     return datasets.Dataset.from_list(rows), data
+
+
+def check_reference(cfg: RunConfig) -> None:
+    """Before a run folder exists: a named Reference model exists, loads (its config and
+    tokenizer) and reads the trained model's vocabulary; ConfigError with the fix."""
+    named = cfg.ref_model.strip()
+    if not named or not stage_of(cfg).reference:
+        return
+    try:
+        ref_path = resolve_model(named)
+        model_shape(named)
+        ref = load_tokenizer(ref_path, cfg.trust_remote_code).get_vocab()
+    except ModelError as e:
+        raise ConfigError([f"Reference model: {e}"]) from e
+    except (OSError, ValueError, KeyError) as e:
+        raise ConfigError([f"The reference model {named} does not load ({type(e).__name__}: "
+                           f"{e}): choose a model folder or Hub id that loads, or leave "
+                           "Reference model blank (the model training starts from)."]) from e
+    policy = load_tokenizer(resolve_model(cfg.model_name_or_path),
+                            cfg.trust_remote_code).get_vocab()
+    if ref != policy:
+        raise ConfigError([f"The reference model {named} reads another vocabulary than the "
+                           f"trained model ({len(ref):,} and {len(policy):,} tokens): the "
+                           "reference must share its tokenizer. Choose a model of the same "
+                           "family (for example the SFT run's model), or leave Reference "
+                           "model blank (the model training starts from)."])
 
 
 def label_weights(cfg: RunConfig, good: int, bad: int, log) -> tuple[float, float]:
