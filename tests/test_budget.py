@@ -116,14 +116,18 @@ def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, 
     assert [e.get("from") for e in entry.values()] == ["run"]  # the run's own speed, after
 
 
+@pytest.mark.parametrize("stage", [{}, {"stage": "dpo", "dataset_name": "demo-preference"}],
+                         ids=["sft", "dpo"])
 def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_cfg,
-                                                               monkeypatch):
+                                                               monkeypatch, stage):
     """The person set the length (many steps): the budget cannot shorten it beforehand,
-    so the run ends when one more step would not end in time, and keeps its model."""
+    so the run ends when one more step would not end in time, and keeps its model; under
+    a preference stage as under SFT."""
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
-                            "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4})
+                            "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4,
+                            **stage})
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
                    in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
@@ -135,6 +139,25 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
     # The run says the budget cut it, with the steps it trained of those it had.
     assert run.message.startswith(f"Stopped at the time budget after {run.step} of "
                                   "100000 steps; the model is saved"), run.message
+
+
+def test_a_budgeted_preference_run_chooses_its_steps_and_rate(tmp_path, tiny_cfg,
+                                                             monkeypatch):
+    """DPO with a time budget and nothing else: the speed is measured for DPO's key, the
+    steps fit the budget at a DPO step's cost, the learning rate is DPO's."""
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "stage": "dpo", "dataset_name": "demo-preference",
+                            "max_steps": 30, "time_budget_minutes": 0.4, "sample_steps": 0,
+                            "learning_rate": RunConfig().learning_rate})
+    run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
+                   in ("done", "failed") else None, timeout=HANG)
+    assert run.state == "done", run.error
+    assert any("steps of about" in r or "whole epochs" in r for r in run.budget), run.budget
+    assert run.config.use_peft and run.config.learning_rate == 5e-5, run.budget
+    assert run.deadline is not None and run.deadline <= run.created + 24 + 5
+    keys = list(json.loads((tmp_path / "speed.json").read_text()))
+    assert keys and all(k.endswith(" | dpo") for k in keys), keys  # DPO's own speed
 
 
 def test_the_eta_never_passes_the_deadline(tmp_path, monkeypatch):
@@ -183,3 +206,24 @@ def test_the_command_line_resolves_the_budget_as_the_app_does(tmp_path, tiny_cfg
     assert "time budget: LoRA" in out and "training ends by" in out
     events = [read_event(line) for line in out.splitlines() if read_event(line)]
     assert any("metrics" in e for e in events)  # what a job's follower reads
+
+
+def test_a_preference_stage_gets_its_own_learning_rate_and_step_time():
+    """A time budget works under DPO as under SFT: DPO's learning rate (far below SFT's),
+    no SFT-only setting, and steps that count both answers and the reference's passes."""
+    pairs = DataSample(lengths=(60,) * 64, rows=400, format="preference")
+    dpo = RunConfig(stage="dpo", dataset_name="demo-preference", time_budget_minutes=2)
+    choice = budget.choose(dpo, pairs, params=135_000_000, speed=_speed(400.0), hw=CPU)
+    c = choice.config
+    assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (True, 5e-5, None)
+    # 8 pairs x 2 answers x 60 tokens at 400 tokens/s, x (1 + 2/3 / 2) for the reference's
+    # forward over both answers: 3.2 s a step; (120 s - 20 s) x 0.85 / 3.2 s = 26 steps.
+    assert (c.train_by, c.max_steps) == ("steps", 26), choice.reasons
+    sft = budget.choose(RunConfig(time_budget_minutes=2), DataSample((60,) * 64, 50_000,
+                                                                     "text"),
+                        params=135_000_000, speed=_speed(400.0), hw=CPU).config
+    assert sft.max_steps == 70  # 1.2 s a step: an SFT step on one answer is far cheaper
+    assert budget.deadline(dpo, 1000.0) == 1000.0 + 120
+    kto = RunConfig(stage="kto", dataset_name="demo-preference", time_budget_minutes=2)
+    assert budget.choose(kto, pairs, params=135_000_000, speed=_speed(400.0),
+                         hw=CPU).config.learning_rate == 5e-5

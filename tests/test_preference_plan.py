@@ -176,7 +176,8 @@ def test_dpo_estimate_within_20_percent_of_the_measured_peak(use_peft, tmp_path)
 def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path):
     """demo-preference and a local preference file are measured as the stage's trainer
     reads them (DPO: pairs, two sequences each; KTO: each answer an example), never
-    through SFT's loader; settings the stage hides (time budget, packing) change nothing."""
+    through SFT's loader; settings the stage hides (packing, NEFTune, an eval fraction)
+    change nothing."""
     from sft_ui.data.preference_demo import preference_demo_rows
     pairs = len(preference_demo_rows())
     dpo = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
@@ -195,8 +196,8 @@ def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path
     local = planner.plan_with_data(RunConfig(stage="orpo", dataset_name=str(rows)))
     assert local["data_note"] == "" and local["data_rows"] == 8 and local["padding"]
     hidden = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
-                                              max_length=256, time_budget_minutes=3.0,
-                                              packing=True))
+                                              max_length=256, packing=True,
+                                              neftune_noise_alpha=5.0, eval_fraction=0.2))
     assert {k: hidden[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")} \
         == {k: dpo[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")}
     assert planner.plan_with_data(RunConfig())["data_note"] == ""

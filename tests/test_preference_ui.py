@@ -27,7 +27,7 @@ from tests.test_i18n import JAPANESE, _in_japanese, english_left
 # the fields, so that a tag or a stage's facts going wrong fails this test.
 ONLY = {"beta": {"dpo", "orpo", "kto"}, "loss_type": {"dpo", "kto"},
         "ref_model": {"dpo", "kto"}, "packing": {"sft"}, "dataset_format": {"sft"},
-        "time_budget_minutes": {"sft"}, "neftune_noise_alpha": {"sft"},
+        "neftune_noise_alpha": {"sft"},
         "eval_fraction": {"sft"}, "completion_only_loss": {"sft"}}
 
 
@@ -38,9 +38,10 @@ def test_each_stage_shows_its_own_settings_and_panels():
         for name, stages in ONLY.items():
             assert shown[name] == (stage in stages), (stage, name)
         assert shown["learning_rate"] and shown["use_peft"] and shown["max_length"]
+        assert shown["time_budget_minutes"]  # every stage has a time budget
     dpo = stage_view.shown(names, "dpo")
     assert dpo["beta"] and dpo["ref_model"] and dpo["learning_rate"] and dpo["use_peft"]
-    assert not any(dpo[n] for n in ("time_budget_minutes", "dataset_format", "packing",
+    assert not any(dpo[n] for n in ("dataset_format", "packing",
                                     "neftune_noise_alpha", "eval_fraction"))
     sft = stage_view.shown(names, "sft")
     assert sft["packing"] and not sft["beta"] and not sft["loss_type"]
@@ -92,7 +93,7 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
     shown = {name: v["visible"] for name, v in zip(outputs, values) if name.startswith("cfg-")
              and isinstance(v, dict)}
     assert shown["cfg-beta"] and shown["cfg-ref_model"]
-    assert not shown["cfg-packing"] and not shown["cfg-time_budget_minutes"]
+    assert not shown["cfg-packing"] and "cfg-time_budget_minutes" not in shown
     assert "cfg-learning_rate" not in shown  # never hidden, never sent
     panels = [v["visible"] for c, v in zip(components, values) if isinstance(c, gr.Accordion)]
     assert panels.count(False) == 1 and panels.count(True) >= 1  # eval hidden, preference shown
@@ -121,6 +122,7 @@ def test_continue_after_an_sft_run_with_lora_on_the_demo_set(tmp_path):
     assert cfg.model_name_or_path == run.model_dir and cfg.stage == "dpo"
     assert cfg.dataset_name == "demo-preference" and cfg.use_peft
     assert cfg.learning_rate == 5e-5 and cfg.max_steps == 3 and cfg.ref_model == ""
+    assert cfg.time_budget_minutes == 5  # Continue keeps the budget the person set
     assert cfg.validate() == []
     text = " ".join(follow.notes)
     assert run.model_dir in text and "demo-preference" in text and "5e-05" in text

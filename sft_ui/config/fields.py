@@ -109,8 +109,7 @@ class RunConfig:
         "first if needed) and, for the settings left at their defaults, picks LoRA or full "
         "fine-tuning, a learning rate, loss on answers only and whole epochs on small data; "
         "the plan says what it chose. 0: off (train for Max steps or Epochs as set).",
-        "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change",
-        stages=[SUPERVISED])
+        "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change")
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
         "conversations, prompt/completion, instruction/output, else the text field).",

@@ -149,9 +149,10 @@ PAGE = {
         "LoRA: 10 億パラメータ以上のモデルをずっと少ないメモリで学習できます",
     "LoRA: {rows} rows are few: an adapter learns the task with less memorising of them":
         "LoRA: {rows} 行は少ないので、アダプタなら行の丸暗記を抑えてタスクを学べます",
-    "learning rate {lr}, as LoRA adapters want": "学習率 {lr}（LoRA アダプタ向け）",
-    "learning rate {lr} for a full fine-tune on {rows} rows":
-        "学習率 {lr}（{rows} 行のフル・ファインチューニング向け）",
+    "learning rate {lr}, as LoRA adapters want for {stage}":
+        "学習率 {lr}（{stage} の LoRA アダプタ向け）",
+    "learning rate {lr} for a full fine-tune ({stage}) on {rows} rows":
+        "学習率 {lr}（{stage}、{rows} 行のフル・ファインチューニング向け）",
     "loss on the answers only: the prompts are given, the answers are what to learn":
         "回答だけの損失: プロンプトは与えられるもの、学ぶのは回答です",
     "whole epochs: {n} ({steps} steps of about {s} s): the data fits {minutes} min":

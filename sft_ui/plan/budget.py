@@ -18,8 +18,9 @@ import dataclasses
 import math
 
 from sft_ui.config import RunConfig
+from sft_ui.config.registry import applies
 from sft_ui.plan.hardware import Hardware, detect
-from sft_ui.plan.memory import model_shape
+from sft_ui.plan.memory import model_shape, sequences_per_example, step_cost
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.speed import calibrate, measured_speed
 from sft_ui.stages import stage_of
@@ -29,8 +30,6 @@ MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and
 MAX_EPOCHS = 3
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
-LORA_LEARNING_RATE = 5e-4
-FULL_LEARNING_RATE = 5e-5
 CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "alpaca")
 
 
@@ -56,6 +55,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
             changes[name] = value
             reasons.append(why)
 
+    stage = stage_of(cfg)  # its learning rates (a preference stage's are far lower)
     small = data is not None and data.rows <= SMALL_DATA_ROWS
     big = params is not None and params >= BIG_MODEL_PARAMS
     if small or big:
@@ -63,13 +63,15 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
              "in far less memory" if big else f"{data.rows:,} rows are few: an adapter "
              "learns the task with less memorising of them"))
         if changes.get("use_peft", cfg.use_peft):
-            pick("learning_rate", LORA_LEARNING_RATE,
-                 f"learning rate {LORA_LEARNING_RATE:g}, as LoRA adapters want")
+            rate = stage.default_learning_rate(True)
+            pick("learning_rate", rate, f"learning rate {rate:g}, as LoRA adapters want "
+                 f"for {stage.title}")
     elif data is not None:
-        pick("learning_rate", FULL_LEARNING_RATE,
-             f"learning rate {FULL_LEARNING_RATE:g} for a full fine-tune on "
-             f"{data.rows:,} rows")
-    if data is not None and data.format in CHAT_FORMATS:
+        rate = stage.default_learning_rate(False)
+        pick("learning_rate", rate, f"learning rate {rate:g} for a full fine-tune "
+             f"({stage.title}) on {data.rows:,} rows")
+    if data is not None and data.format in CHAT_FORMATS and \
+            applies("completion_only_loss", cfg.stage):
         pick("completion_only_loss", True, "loss on the answers only: the prompts are "
              "given, the answers are what to learn")
     chosen = dataclasses.replace(cfg, **changes)
@@ -107,7 +109,9 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     if data is not None and data.lengths and not cfg.packing:
         pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length)
         tokens = cfg.effective_batch(hw.devices) * pad["padded_tokens"] / pad["rows"]
-    seconds_per_step = tokens / tokens_per_second
+    # each example's sequences (DPO: two), and the passes without gradients
+    seconds_per_step = tokens * sequences_per_example(cfg) * step_cost(cfg) / \
+        tokens_per_second
     seconds = (cfg.time_budget_minutes * 60 - OVERHEAD_SECONDS) * MARGIN
     steps = max(1, math.floor(seconds / seconds_per_step))
     epoch = run_steps(dataclasses.replace(cfg, train_by="epochs", num_train_epochs=1.0),
@@ -126,7 +130,7 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
 def deadline(cfg: RunConfig, started_at: float) -> float | None:
     """When a time-budgeted run must have its model, for a (re)start that began at
     `started_at` (before its settings were chosen and its model loaded); None: no budget
-    (a stage without `time_budget` has none: its speed is not measured)."""
+    (a stage without `time_budget` has none)."""
     if not cfg.time_budget_minutes or not stage_of(cfg).time_budget:
         return None
     return started_at + cfg.time_budget_minutes * 60

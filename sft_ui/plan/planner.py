@@ -26,16 +26,12 @@ from sft_ui.plan.memory import (
     peak_memory,
     sequences_per_example,
     size_text,
+    step_cost,
     trainable_params,
 )
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, run_steps
 from sft_ui.plan.speed import measured_speed
 from sft_ui.stages import stage_of
-
-# A preference step's time beside an SFT step's on the same tokens: DPO and KTO also run
-# the reference model's forward pass, about a third of a training step's forward and
-# backward (an estimate from the FLOPs, not measured: the remembered speed is SFT's).
-REFERENCE_FORWARD = 1 / 3
 
 
 # ---- the plan ------------------------------------------------------------------
@@ -117,8 +113,8 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
-    if seconds and stage_of(cfg).reference:
-        seconds *= 1 + REFERENCE_FORWARD
+    if seconds:  # a preference step's passes without gradients (memory.step_cost)
+        seconds *= step_cost(cfg)
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
             "precision": precision(cfg.bf16, cfg.fp16, hw),
             "params": shape.params(), "trainable_params": trainable_params(cfg, shape),

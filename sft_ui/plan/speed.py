@@ -16,6 +16,7 @@ from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
 from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.loading import half_dtype, load_options, peft_config
 from sft_ui.plan.memory import memory_problem
+from sft_ui.stages import SUPERVISED, stage_of
 
 
 def speed_file() -> Path:
@@ -27,8 +28,10 @@ def speed_key(cfg: RunConfig, hw: Hardware) -> str:
     mode = ("qlora" if cfg.use_peft and cfg.load_in_4bit else "lora" if cfg.use_peft
             else "full") + (" + checkpointing" if cfg.activation_checkpointing else "") + \
         (" + liger" if liger_on(cfg, hw) else "")
+    stage = stage_of(cfg)  # an SFT step's key as before; another stage's its own
     return f"{cfg.model_name_or_path.strip()} | {hw.name} | " \
-           f"{precision(cfg.bf16, cfg.fp16, hw)} | {mode}"
+           f"{precision(cfg.bf16, cfg.fp16, hw)} | {mode}" + \
+        ("" if stage.family == SUPERVISED else f" | {stage.name}")
 
 
 def _speeds() -> dict:

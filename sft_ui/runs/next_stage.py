@@ -54,7 +54,7 @@ def preference_after(run: Run) -> FollowUp:
     rate = after.default_learning_rate(cfg.use_peft)
     dataset = after.demo if demos().get(cfg.dataset_name.strip()) is stage else ""
     new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
-                  learning_rate=rate, ref_model="", time_budget_minutes=0.0)
+                  learning_rate=rate, ref_model="")  # the time budget set stays
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
              f"Stage: `{after.name}`."]
     if dataset:

@@ -41,7 +41,8 @@ class Stage:
     formats: tuple = ()             # the data formats its trainer reads
     cli: bool = True                # TRL 1.16 has `trl <name>`
     losses: tuple = ()              # loss types besides "auto"
-    learning_rates: dict = field(default_factory=lambda: {True: 2e-4, False: 2e-5})
+    # the learning rates a time budget and Continue choose, by LoRA on / off
+    learning_rates: dict = field(default_factory=lambda: {True: 5e-4, False: 5e-5})
     reference: bool = False         # keeps a reference model (a frozen copy, or LoRA off)
     sequences_per_example: int = 1  # sequences each example puts through with gradients
     reference_sequences: int = 0    # and through the reference model, without

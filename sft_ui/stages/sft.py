@@ -9,5 +9,5 @@ SFT = register(Stage(
     config=("trl", "SFTConfig"), trainer=("trl", "SFTTrainer"), demo=SFT_DEMO,
     columns="text, messages, prompt/completion, instruction/input/output",
     formats=("text", "messages", "prompt-completion", "alpaca", "template"),
-    learning_rates={True: 2e-4, False: 2e-5},
+    learning_rates={True: 5e-4, False: 5e-5},  # a time budget's (plan/budget.py)
     next="dpo", time_budget=True, eval_data=True, lean_step=True))

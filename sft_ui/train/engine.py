@@ -141,8 +141,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             log.info("CPU step: the loss on labelled positions only, %s",
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-        # (a resumed run's log mixes two starts; only a budgeted stage's speed is read)
-        if main and not resume_from and stage.time_budget:
+        # (a resumed run's log mixes two starts; the remembered speed is an SFT step's, so
+        # a preference run's steps, with their reference passes, are not remembered)
+        if main and not resume_from and stage.family == SUPERVISED:
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)
