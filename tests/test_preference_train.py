@@ -185,3 +185,23 @@ def test_bad_preference_settings_are_refused_before_a_run(tmp_path, tiny_cfg):
     with pytest.raises(Exception, match="reads another vocabulary than the trained model"):
         manager.start({**pairs, "ref_model": str(other)})
     assert not list((tmp_path / "runs").glob("*/config.yaml"))
+
+
+@pytest.mark.parametrize("stage", ["dpo", "kto"])
+def test_a_preference_run_reports_held_out_pairs(tmp_path, tiny_cfg, stage):
+    """A held-out fraction of the pairs is evaluated: reward accuracy (DPO) and margins of
+    pairs it never trained on, logged beside the training batches'."""
+    from sft_ui.data.preference_demo import preference_demo_rows
+    from sft_ui.ui import live_view
+    sink = Recorder()
+    train(_cfg(tiny_cfg, stage=stage, use_peft=True, per_device_train_batch_size=4,
+               eval_fraction=0.25, eval_steps=3, max_steps=3), tmp_path / "run", sink)
+    evals = [r for r in sink.records if "eval_loss" in r]
+    assert evals and math.isfinite(evals[-1]["eval_rewards/margins"]), sink.records
+    if stage == "dpo":
+        assert 0 <= evals[-1]["eval_rewards/accuracies"] <= 1
+        frame = live_view.accuracy_frame({"metrics": sink.records})
+        assert set(frame["series"]) == {"accuracy", "eval accuracy"}
+    log = (tmp_path / "run" / "train.log").read_text()
+    held = round(0.25 * len(preference_demo_rows()))
+    assert f"Eval: {held} rows held out (seed 42)." in log

@@ -28,7 +28,7 @@ from tests.test_i18n import JAPANESE, _in_japanese, english_left
 ONLY = {"beta": {"dpo", "orpo", "kto"}, "loss_type": {"dpo", "kto"},
         "ref_model": {"dpo", "kto"}, "packing": {"sft"}, "dataset_format": {"sft"},
         "neftune_noise_alpha": {"sft"},
-        "eval_fraction": {"sft"}, "completion_only_loss": {"sft"}}
+        "completion_only_loss": {"sft"}}
 
 
 def test_each_stage_shows_its_own_settings_and_panels():
@@ -38,21 +38,21 @@ def test_each_stage_shows_its_own_settings_and_panels():
         for name, stages in ONLY.items():
             assert shown[name] == (stage in stages), (stage, name)
         assert shown["learning_rate"] and shown["use_peft"] and shown["max_length"]
-        assert shown["time_budget_minutes"]  # every stage has a time budget
+        assert shown["time_budget_minutes"] and shown["eval_fraction"]  # every stage's
     dpo = stage_view.shown(names, "dpo")
     assert dpo["beta"] and dpo["ref_model"] and dpo["learning_rate"] and dpo["use_peft"]
-    assert not any(dpo[n] for n in ("dataset_format", "packing",
-                                    "neftune_noise_alpha", "eval_fraction"))
+    assert not any(dpo[n] for n in ("dataset_format", "packing", "neftune_noise_alpha"))
     sft = stage_view.shown(names, "sft")
     assert sft["packing"] and not sft["beta"] and not sft["loss_type"]
     assert not stage_view.shown(names, "orpo")["ref_model"]  # ORPO has no reference
     # A panel shows while one of its settings applies.
-    assert not stage_view.panel_shown("eval", "dpo") and stage_view.panel_shown("eval", "sft")
+    assert stage_view.panel_shown("eval", "dpo") and stage_view.panel_shown("eval", "sft")
     assert not stage_view.panel_shown("preference", "sft")
     assert stage_view.panel_shown("preference", "kto") and stage_view.panel_shown("data", "dpo")
     # Only the settings some stage does without are ever hidden.
     assert "learning_rate" not in stage_view.staged(names)
-    assert {"beta", "packing", "eval_steps"} <= set(stage_view.staged(names))
+    assert {"beta", "packing", "desirable_weight"} <= set(stage_view.staged(names))
+    assert "eval_steps" not in stage_view.staged(names)  # eval data: every stage
 
 
 def test_the_demo_set_follows_the_stage():
@@ -96,7 +96,7 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
     assert not shown["cfg-packing"] and "cfg-time_budget_minutes" not in shown
     assert "cfg-learning_rate" not in shown  # never hidden, never sent
     panels = [v["visible"] for c, v in zip(components, values) if isinstance(c, gr.Accordion)]
-    assert panels.count(False) == 1 and panels.count(True) >= 1  # eval hidden, preference shown
+    assert panels.count(False) == 0 and panels.count(True) >= 1  # the preference panel shown
     values = fn("sft", "demo-preference")
     assert values[-1] == "demo"
     values = fn("sft", "my.jsonl")
@@ -234,7 +234,7 @@ def test_the_live_view_plots_rewards_only_for_a_run_that_has_them():
     assert len(values) == len(outputs)
     got = dict(zip(outputs, values))
     assert got["rewards"]["visible"] and got["accuracy"]["visible"]
-    assert got["reward_series"] == ("chosen", "margin", "rejected")
+    assert got["reward_series"] == ("accuracy", "chosen", "margin", "rejected")
     assert got["accuracy"]["label"] == "Reward accuracy"
     assert got["plot_notes"]["visible"] and "jumps to 1 within a few steps" in \
         got["plot_notes"]["value"]

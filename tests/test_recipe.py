@@ -200,7 +200,7 @@ def test_a_preference_yaml_is_read_by_trls_own_parser_and_by_the_studio(tmp_path
     make_parser = importlib.import_module(f"trl.scripts.{stage}").make_parser
     cfg = RunConfig.from_dict({**PREFERENCE, "stage": stage, "loss_type": loss,
                                "ref_model": "some-owner/reference",
-                               "dataset_test_split": "test"})  # SFT's: no eval here
+                               "dataset_test_split": "test"})  # eval pairs, as for SFT
     assert cfg.validate() == []
     text = recipe.to_yaml(cfg)
     assert f"`trl {stage} --config THIS_FILE`" in text and "ref_model is the studio's own" in text
@@ -212,7 +212,8 @@ def test_a_preference_yaml_is_read_by_trls_own_parser_and_by_the_studio(tmp_path
         fail_with_unknown_args=False)
     assert (train.beta, train.max_steps, train.num_train_epochs, train.warmup_steps) == \
         (0.3, -1, 2.0, 0.1)
-    assert train.loss_type in (loss, [loss]) and train.eval_strategy == "no"
+    assert train.loss_type in (loss, [loss]) and train.eval_strategy == "steps"
+    assert script.dataset_test_split == "test"
     assert (model.use_peft, model.lora_r, model.lora_target_modules) == \
         (True, 8, ["q_proj", "v_proj"])
     assert script.dataset_name == "demo-preference"

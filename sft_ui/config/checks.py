@@ -36,6 +36,10 @@ def problems(cfg) -> list[str]:
         errors.append("Samples are on but there are no sample prompts: "
                       "add a prompt or set sample_steps to 0.")
     errors += _stage_problems(cfg)
+    if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
+                                   or cfg.dataset_test_split.strip()):
+        errors.append("Choose one source of eval data: an eval dataset or split, or a "
+                      "held-out eval fraction, not both.")
     stage = get(cfg.stage)
     if stage and stage.family == SUPERVISED:  # the settings of SFT's data reader
         errors += _sft_data_problems(cfg)
@@ -69,10 +73,6 @@ def _sft_data_problems(cfg) -> list[str]:
     if cfg.dataset_format == "template" and not cfg.dataset_template.strip():
         errors.append("Data format is 'template' but the template is empty: write one "
                       "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
-    if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
-                                   or cfg.dataset_test_split.strip()):
-        errors.append("Choose one source of eval data: an eval dataset or split, or a "
-                      "held-out eval fraction, not both.")
     return errors
 
 

@@ -275,23 +275,20 @@ class RunConfig:
     # Eval data (advanced)
     eval_dataset_name: str = _f(
         "", "Optional separate eval data: a file, folder or Hub id (blank: none).",
-        "eval", label="Eval dataset", advanced=True, stages=[SUPERVISED])
+        "eval", label="Eval dataset", advanced=True)
     dataset_test_split: str = _f(
         "", "Optional eval split of the train dataset (or of the eval dataset), e.g. "
-        "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True,
-        stages=[SUPERVISED])
+        "'test'. Blank: none.", "eval", label="Eval split", trl="script", advanced=True)
     eval_fraction: float = _f(
         0.0, "Hold out this fraction of the training rows for eval (fixed by the seed). "
         "0: none.", "eval", minimum=0.0, maximum=0.5, label="Held-out eval fraction",
-        plan="change", advanced=True, stages=[SUPERVISED])
+        plan="change", advanced=True)
     eval_strategy: str = _f(
         "steps", "When to compute the eval loss (when there is eval data).", "eval",
-        choices=["steps", "epoch", "no"], label="Eval strategy", trl="train", advanced=True,
-        stages=[SUPERVISED])
+        choices=["steps", "epoch", "no"], label="Eval strategy", trl="train", advanced=True)
     eval_steps: int = _f(10, "Compute the eval loss every this many steps (when there is "
                          "eval data).", "eval", minimum=1, maximum=1_000_000,
-                         label="Eval every N steps", trl="train", advanced=True,
-                         stages=[SUPERVISED])
+                         label="Eval every N steps", trl="train", advanced=True)
     # Precision and memory (advanced)
     bf16: typing.Optional[bool] = _f(
         None, "bfloat16 mixed precision. Blank: on only where the hardware has it natively.",

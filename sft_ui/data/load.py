@@ -296,20 +296,26 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
         eval_rows, _ = normalised_rows(eval_source, resolve_format(eval_source, cfg), cfg, chat)
         notes.append(f"Eval: {len(eval_rows)} rows from {eval_source.label}.")
     elif cfg.eval_fraction > 0:
-        order = list(range(len(train)))
-        random.Random(cfg.seed).shuffle(order)
-        n_eval = max(1, round(cfg.eval_fraction * len(train)))
-        if n_eval >= len(train):
-            raise DataError(f"Holding out {cfg.eval_fraction:.0%} of {len(train)} rows leaves "
-                            "nothing to train on. Lower the eval fraction or add rows.")
-        held = set(order[:n_eval])
-        eval_rows = [train[i] for i in sorted(held)]
-        train = [r for i, r in enumerate(train) if i not in held]
-        notes.append(f"Eval: {n_eval} rows held out (seed {cfg.seed}).")
+        train, eval_rows = hold_out(train, cfg.eval_fraction, cfg.seed)
+        notes.append(f"Eval: {len(eval_rows)} rows held out (seed {cfg.seed}).")
     if cfg.max_train_samples and cfg.max_train_samples < len(train):
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(train)} rows.")
         train = train[:cfg.max_train_samples]
     return TrainData(train, eval_rows, fmt, source, skipped, notes)
+
+
+def hold_out(rows: list, fraction: float, seed: int) -> tuple[list, list]:
+    """(train rows, eval rows): `fraction` of the rows held out, chosen by the seed, each
+    part in the rows' order."""
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    n_eval = max(1, round(fraction * len(rows)))
+    if n_eval >= len(rows):
+        raise DataError(f"Holding out {fraction:.0%} of {len(rows)} rows leaves nothing to "
+                        "train on. Lower the eval fraction or add rows.")
+    held = set(order[:n_eval])
+    return ([r for i, r in enumerate(rows) if i not in held],
+            [rows[i] for i in sorted(held)])
 
 
 def check_dataset(cfg: RunConfig) -> str:

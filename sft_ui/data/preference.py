@@ -157,7 +157,9 @@ def check_preference_dataset(cfg: RunConfig) -> str:
     """Quick check before a preference run starts (as load.check_dataset for SFT data):
     the demo set and local data are read and every row checked; a Hub id only needs the
     Hub to be reachable (the download happens in the run). Returns the format, or "hub"."""
-    name = cfg.dataset_name.strip()
+    name, eval_name = cfg.dataset_name.strip(), cfg.eval_dataset_name.strip()
+    if eval_name and os.path.exists(Path(eval_name).expanduser()):  # its rows checked too
+        load_preference(eval_name, cfg, cfg.stage, cfg.dataset_test_split.strip() or "test")
     if name == PREFERENCE_DEMO or os.path.exists(Path(name).expanduser()):
         return load_preference(name, cfg, cfg.stage, cfg.dataset_train_split).format
     if not models.hub_reachable():

@@ -13,6 +13,8 @@ PAGE = {
     "Reward accuracy": "報酬の正解率",
     "reward": "報酬",
     "accuracy": "正解率",
+    "eval accuracy": "評価データの正解率",
+    "eval margin": "評価データの差",
     # Each preference stage's plots and their lines (stages/preference.py)
     "How far the model moved each answer from the reference model, times beta. Good: the "
     "margin rises above 0, chosen above rejected.":

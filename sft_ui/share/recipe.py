@@ -203,6 +203,17 @@ def python_script(cfg: RunConfig, output_dir: str | None = None) -> str:
     return SCRIPTS[stage_of(cfg).family](cfg, output_dir)
 
 
+def _eval_code(cfg: RunConfig) -> list[str]:
+    """The eval data the studio would read: a held-out fraction, an eval file or split."""
+    if cfg.eval_fraction > 0:
+        return [f"split = dataset.train_test_split(test_size={cfg.eval_fraction}, "
+                f"seed={cfg.seed})", "dataset, eval_dataset = split[\"train\"], split[\"test\"]"]
+    if has_eval_data(cfg):
+        return _load_code(cfg, cfg.eval_dataset_name.strip() or cfg.dataset_name,
+                          cfg.dataset_test_split.strip() or "test", "eval_dataset")
+    return ["eval_dataset = None"]
+
+
 def _sft_script(cfg: RunConfig, output_dir: str) -> str:
     """SFTTrainer on the data as the studio reads it."""
     args = to_trl(cfg)  # the script reads the eval data the studio would
@@ -215,15 +226,7 @@ def _sft_script(cfg: RunConfig, output_dir: str) -> str:
         data += [line.format(template=cfg.dataset_template) for line in FORMAT_CODE["template"]]
     elif fmt == "messages" and cfg.completion_only_loss:
         data += FORMAT_CODE["last-reply"]
-    has_eval = has_eval_data(cfg)
-    if cfg.eval_fraction > 0:
-        data += [f"split = dataset.train_test_split(test_size={cfg.eval_fraction}, "
-                 f"seed={cfg.seed})", "dataset, eval_dataset = split[\"train\"], split[\"test\"]"]
-    elif has_eval:
-        data += _load_code(cfg, cfg.eval_dataset_name.strip() or cfg.dataset_name,
-                           cfg.dataset_test_split.strip() or "test", "eval_dataset")
-    else:
-        data.append("eval_dataset = None")
+    data += _eval_code(cfg)
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
@@ -270,7 +273,7 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
                        f"`trl {stage.name}` command")
     columns = stage.columns
     data = [f"# Data: preference rows as {trainer_class} reads them ({columns})"] + \
-        _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
+        _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split) + _eval_code(cfg)
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
@@ -280,6 +283,9 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
                  "maybe_unpair_preference_dataset",
                  "dataset = maybe_unpair_preference_dataset(dataset.map(maybe_extract_prompt))",
                  f"dataset = dataset.shuffle(seed={cfg.seed})  # good and bad answers mixed"]
+        if has_eval_data(cfg):
+            data.append("eval_dataset = maybe_unpair_preference_dataset("
+                        "eval_dataset.map(maybe_extract_prompt))")
         if not (cfg.desirable_weight or cfg.undesirable_weight):  # auto, as the studio
             weights = ["good = sum(dataset[\"label\"])  # weights from the label counts",
                        "bad = len(dataset) - good",
@@ -326,7 +332,7 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
         f"args = {config_class}(\n    output_dir={output_dir!r},\n{arg_lines}\n)", *weights,
         peft, "",
         f"trainer = {trainer_class}(model=model,{ref_arg} args=args, train_dataset=dataset,",
-        "    processing_class=tokenizer, peft_config=peft_config)",
+        "    eval_dataset=eval_dataset, processing_class=tokenizer, peft_config=peft_config)",
         "trainer.train()", *saving,
         "trainer.save_model(args.output_dir)",
         "tokenizer.save_pretrained(args.output_dir)", ""])

@@ -26,15 +26,16 @@ DPO = register(Stage(
     config=("trl", "DPOConfig"), trainer=("trl", "DPOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/chosen/rejected", formats=PAIRED,
     losses=("sigmoid", "ipo", "hinge", "robust", "apo_zero", "apo_down", "sigmoid_norm"),
-    learning_rates=RATES, time_budget=True, reference=True, sequences_per_example=2,
-    reference_sequences=2, fused_head=True, plots=(REWARDS, ACCURACY)))
+    learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
+    sequences_per_example=2, reference_sequences=2, fused_head=True,
+    plots=(REWARDS, ACCURACY)))
 
 ORPO = register(Stage(
     name="orpo", title="ORPO", family=PREFERENCE,
     config=("trl.experimental.orpo", "ORPOConfig"),
     trainer=("trl.experimental.orpo", "ORPOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/chosen/rejected", formats=PAIRED, cli=False,
-    learning_rates=RATES, time_budget=True, sequences_per_example=2,
+    learning_rates=RATES, time_budget=True, eval_data=True, sequences_per_example=2,
     plots=(Plot("rewards", "Answer log-probabilities x beta (chosen, rejected, margin)",
                 {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
                  "rewards/margins": "margin"},
@@ -50,8 +51,8 @@ KTO = register(Stage(
     config=("trl", "KTOConfig"), trainer=("trl", "KTOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/completion/label or prompt/chosen/rejected",
     formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
-    learning_rates=RATES, time_budget=True, reference=True, reference_sequences=1, fused_head=True,
-    kl_batch=True, unpaired=True, min_batch=2,
+    learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
+    reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,
     plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
                 {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
                  "rewards/margins": "margin"},

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data.formats import DataError
+from sft_ui.data.load import hold_out
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
 from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
@@ -42,25 +43,45 @@ def training_arguments(cfg: RunConfig, output_dir: Path):
 
 
 def preference_rows(cfg: RunConfig, tokenizer):
-    """The run's preference rows as a datasets.Dataset, and the PreferenceData."""
+    """The run's preference rows as datasets.Dataset: (train, eval or None, the
+    PreferenceData of the training rows, a note on the eval rows). Eval rows: an eval
+    file or split of pairs, or a held-out fraction fixed by the seed."""
     import datasets  # heavy: loaded on first use
     data = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
     if data.conversational and not getattr(tokenizer, "chat_template", None):
         raise DataError(f"The model has no chat template, so conversational {data.format} "
                         "rows cannot be rendered. Use an instruct model, or rows of "
                         "plain text.")
-    rows = data.rows
+    rows, held, note = data.rows, None, ""
+    eval_name = cfg.eval_dataset_name.strip() or (
+        cfg.dataset_name if cfg.dataset_test_split.strip() else "")
+    if eval_name:
+        found = load_preference(eval_name, cfg, cfg.stage,
+                                cfg.dataset_test_split.strip() or "test")
+        held = _as_read(cfg, found.format, found.rows)
+        note = f"Eval: {len(found.rows)} rows from {found.source.label}."
+    elif cfg.eval_fraction > 0:
+        rows, kept = hold_out(rows, cfg.eval_fraction, cfg.seed)
+        held = _as_read(cfg, data.format, kept)
+        note = f"Eval: {len(kept)} rows held out (seed {cfg.seed})."
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         rows = rows[:cfg.max_train_samples]
-    if stage_of(cfg).unpaired:  # read in order by its trainer: good and bad alternate
-        if data.format == "implicit preference":
-            extract_prompt = trl_class("trl.data_utils", "extract_prompt")
-            rows = [extract_prompt(row) for row in rows]
-        if data.format != "unpaired preference":
-            rows = unpaired(rows)
-        rows = interleaved_labels(rows, cfg.seed)
     datasets.disable_progress_bars()
-    return datasets.Dataset.from_list(rows), data
+    return (datasets.Dataset.from_list(_as_read(cfg, data.format, rows)),
+            datasets.Dataset.from_list(held) if held else None, data, note)
+
+
+def _as_read(cfg: RunConfig, fmt: str, rows: list[dict]) -> list[dict]:
+    """Rows in the order the stage's trainer should read them: for KTO (which reads in
+    order) unpaired, good and bad answers alternating."""
+    if not stage_of(cfg).unpaired:
+        return rows
+    if fmt == "implicit preference":
+        extract_prompt = trl_class("trl.data_utils", "extract_prompt")
+        rows = [extract_prompt(row) for row in rows]
+    if fmt != "unpaired preference":
+        rows = unpaired(rows)
+    return interleaved_labels(rows, cfg.seed)
 
 
 def check_reference(cfg: RunConfig) -> None:
@@ -151,9 +172,10 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     """The stage's TRL trainer for cfg, with its data, policy and reference."""
     stage = stage_of(cfg)
     args = training_arguments(cfg, output_dir)
-    train_set, data = preference_rows(cfg, tokenizer)
-    log.info("Data: %s, %d %s rows (%s form)", data.source.label, len(train_set),
-             data.format, "conversational" if data.conversational else "standard")
+    train_set, eval_set, data, eval_note = preference_rows(cfg, tokenizer)
+    log.info("Data: %s, %d %s rows (%s form). %s", data.source.label, len(train_set),
+             data.format, "conversational" if data.conversational else "standard",
+             eval_note)
     if stage.unpaired:
         args.desirable_weight, args.undesirable_weight = label_weights(
             cfg, sum(train_set["label"]), len(train_set) - sum(train_set["label"]), log)
@@ -161,7 +183,7 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     log.info("%s reference model: %s", stage.title, reference_description(cfg))
     Trainer = trl_class(*stage.trainer)
     extra = {"ref_model": ref_model} if stage.reference else {}
-    return Trainer(model=trained, args=args, train_dataset=train_set,
+    return Trainer(model=trained, args=args, train_dataset=train_set, eval_dataset=eval_set,
                    processing_class=tokenizer, peft_config=lora, callbacks=callbacks,
                    **extra)
 

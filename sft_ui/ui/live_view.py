@@ -27,9 +27,12 @@ LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2
 # A preference run's reward series (TRL's metric -> its English name), with their colours;
 # the plots show only for a run that logs them.
 REWARDS = {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
-           "rewards/margins": "margin"}
-REWARD_COLOURS = {"chosen": "#16a34a", "rejected": "#dc2626", "margin": "#7c3aed"}
-ACCURACY = "rewards/accuracies"
+           "rewards/margins": "margin", "eval_rewards/margins": "eval margin"}
+REWARD_COLOURS = {"chosen": "#16a34a", "rejected": "#dc2626", "margin": "#7c3aed",
+                  "eval margin": "#f59e0b"}
+# The reward accuracy of the training batches, and of the eval pairs when there are some.
+ACCURACY = {"rewards/accuracies": "accuracy", "eval_rewards/accuracies": "eval accuracy"}
+ACCURACY_COLOURS = {"accuracy": "#1d4ed8", "eval accuracy": "#dc2626"}
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
 # The log shows its newest lines: scrolled to the end whenever its text grew (a person
 # who scrolled up to read keeps their place until new lines come).
@@ -79,9 +82,10 @@ def build(progress: gr.HTML) -> LiveView:
                           label=T("Rewards (chosen, rejected, margin)"), height=280,
                           visible=False, elem_id="reward-plot", **_axes("reward"))
     with gr.Row():
-        accuracy = gr.LinePlot(None, x="step", y="value", label=T("Reward accuracy"),
-                               y_lim=[0, 1], height=180, visible=False, elem_id="accuracy-plot",
-                               **_axes("accuracy"))
+        accuracy = gr.LinePlot(None, x="step", y="value", color="series",
+                               color_map=_every_colour(ACCURACY_COLOURS),
+                               label=T("Reward accuracy"), y_lim=[0, 1], height=180,
+                               visible=False, elem_id="accuracy-plot", **_axes("accuracy"))
         lr = gr.LinePlot(None, x="step", y="value", label=T("Learning rate"), height=180,
                          elem_id="lr-plot", **_axes("learning rate"))
         grad = gr.LinePlot(None, x="step", y="value", label=T("Grad norm"), height=180,
@@ -97,7 +101,7 @@ def build(progress: gr.HTML) -> LiveView:
     # redraws it. (Sent with the data, the map would be drawn with the data before it.)
     series, reward_series = gr.State(None), gr.State(None)
     series.change(_recolour, series, loss, api_name=False, show_progress="hidden")
-    reward_series.change(_recolour_rewards, reward_series, rewards, api_name=False,
+    reward_series.change(_recolour_rewards, reward_series, [rewards, accuracy], api_name=False,
                          show_progress="hidden")
     log.change(None, js=SCROLL_LOG_JS, api_name=False, show_progress="hidden")
     # The samples table is built before any request: its headers are English until the
@@ -124,10 +128,11 @@ def _recolour(series):
 
 
 def _recolour_rewards(series):
-    """The reward plot's colour map for the series it shows now."""
+    """The reward and accuracy plots' colour maps for the series they show now."""
     if not series:
-        return gr.skip()
-    return gr.update(color_map=loss_colours(set(series), REWARD_COLOURS))
+        return gr.skip(), gr.skip()
+    return (gr.update(color_map=loss_colours(set(series), REWARD_COLOURS)),
+            gr.update(color_map=loss_colours(set(series), ACCURACY_COLOURS)))
 
 
 def _relabel_samples(shown):
@@ -147,7 +152,7 @@ def _axes(y_title: str) -> dict:
 
 # What each part of the live view draws from: the metric keys of a plot (its rows counted),
 # the samples (counted) and the log (its length).
-PARTS = {"loss": ("loss", "eval_loss"), "rewards": tuple(REWARDS), "accuracy": (ACCURACY,),
+PARTS = {"loss": ("loss", "eval_loss"), "rewards": tuple(REWARDS), "accuracy": tuple(ACCURACY),
          "lr": ("learning_rate",), "grad": ("grad_norm",)}
 
 
@@ -184,7 +189,8 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
     reward_series = shown_rewards
     if new("rewards") or new("accuracy"):
         rewards, accuracy = reward_frame(snap), accuracy_frame(snap)
-        reward_series = tuple(sorted(set(rewards["series"]))) if rewards is not None else ()
+        reward_series = tuple(sorted({*(rewards["series"] if rewards is not None else ()),
+                                      *(accuracy["series"] if accuracy is not None else ())}))
         plots = stage_plots(snap)
         if rewards is None and accuracy is None and shown_rewards == ():
             values += [gr.skip()] * 2  # hidden, and nothing to show
@@ -330,8 +336,8 @@ def reward_frame(snap: dict | None) -> pd.DataFrame | None:
 
 def accuracy_frame(snap: dict | None) -> pd.DataFrame | None:
     """How often the chosen answer's reward beat the rejected one's (0 to 1)."""
-    return _frame([(m["step"], m[ACCURACY], say("accuracy"))
-                   for m in (snap or {}).get("metrics", []) if ACCURACY in m])
+    return _frame([(m["step"], m[key], say(name)) for key, name in ACCURACY.items()
+                   for m in (snap or {}).get("metrics", []) if key in m])
 
 
 def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
