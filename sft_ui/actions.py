@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from sft_ui.access import Access, Who
+from sft_ui.access import UPLOADS, Access, Who
 from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
 from sft_ui.data import store_upload
@@ -29,6 +29,7 @@ from sft_ui.runs.next_stage import FollowUp, preference_after
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
+from sft_ui.stages import demos, get, stage_of
 
 
 class Actions:
@@ -109,6 +110,30 @@ class Actions:
         """What the model learns from with these data settings (data/preview.py)."""
         self._may_read(who, values or {})
         return preview(RunConfig.from_dict(values or {}))
+
+    def dataset_choices(self, who: Who, stage: str, most: int = 20) -> list[str]:
+        """What the dataset box offers for a run of `stage`: its built-in set, then the
+        datasets earlier runs of its kind trained on, newest first (Hub ids, and local
+        files that are still there and this caller may read: on a shared server only
+        their own uploads; never another person's uploads)."""
+        kind = get(stage) or stage_of("sft")
+        own = self.access.upload_folder(self.manager.root, who).resolve()
+        choices = [kind.demo]
+        for run in self.manager.all_runs():
+            name, ran = run.config.dataset_name.strip(), get(run.config.stage)
+            if not name or name in choices or name in demos() or ran is None or \
+                    ran.family != kind.family:
+                continue
+            path = Path(name).expanduser()
+            if path.exists() or name.startswith((".", "/", "~")):
+                mine = own in path.resolve().parents
+                if not path.exists() or (UPLOADS in path.parts or self.access.shared) \
+                        and not mine:
+                    continue
+            choices.append(name)
+            if len(choices) >= most:
+                break
+        return choices
 
     def upload(self, who: Who, path: str | Path) -> str:
         """Keep an uploaded dataset file in this caller's upload folder; its path there."""

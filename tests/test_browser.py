@@ -66,7 +66,8 @@ def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
     summary = page.locator("#data-summary")
     expect(summary).to_contain_text("Format: prompt/completion", timeout=HANG_MS)
     expect(summary).to_contain_text("2 to train on")
-    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(re.compile(r"uploads/.*/qa\.jsonl$"))
+    expect(page.locator("#cfg-dataset_name input")).to_have_value(
+        re.compile(r"uploads/.*/qa\.jsonl$"))
     tokens = page.locator("#data-preview .example").first.locator(".tok")
     masked, counted = tokens.locator("xpath=self::*[contains(@class,'masked')]"), \
         tokens.locator("xpath=self::*[contains(@class,'loss')]")
@@ -75,7 +76,7 @@ def test_upload_and_preview_show_the_loss_mask_and_bad_files(page, tmp_path):
     page.locator("#data-examples").screenshot(path=str(tmp_path / "preview.png"))
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"text": "fine"}\n{"text": oops}\n')
-    dataset = page.locator("#cfg-dataset_name").get_by_role("textbox")
+    dataset = page.locator("#cfg-dataset_name input")
     dataset.fill(str(bad))
     dataset.press("Tab")
     page.locator("#preview-data").click()

@@ -43,7 +43,7 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     model_dir = f"{sft.dir}/model"
     expect(page.locator("#cfg-model_name_or_path input")).to_have_value(model_dir)
     expect(page.locator("#cfg-stage input")).to_have_value("dpo")
-    expect(page.locator("#cfg-dataset_name").get_by_role("textbox")).to_have_value(
+    expect(page.locator("#cfg-dataset_name input")).to_have_value(
         "demo-preference")
     expect(page.locator("#cfg-learning_rate").get_by_role("textbox")).to_have_value("5e-05")
     expect(page.locator("#cfg-use_peft input[type=checkbox]")).to_be_checked()
@@ -51,8 +51,10 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     # The panels show DPO's settings: the preference panel, not the SFT-only ones.
     open_panels(page)  # the preference panel, shown now
     expect(page.locator("#cfg-beta")).to_be_visible()
-    for name in ("packing", "time_budget_minutes", "dataset_format", "eval_fraction"):
+    for name in ("packing", "dataset_format", "neftune_noise_alpha"):
         expect(page.locator(f"#cfg-{name}")).to_be_hidden()
+    for name in ("time_budget_minutes", "eval_fraction"):  # every stage has them
+        expect(page.locator(f"#cfg-{name}")).to_be_visible()
     page.screenshot(path=str(tmp_path / "continue.png"), full_page=True)
 
     page.get_by_role("button", name="Start").click()
@@ -71,6 +73,7 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     for series in ("chosen", "rejected", "margin"):  # the legend: drawn with data
         expect(rewards).to_contain_text(series)
     expect(page.locator("#accuracy-plot")).to_be_visible()
+    expect(page.locator("#stage-plot-notes")).to_contain_text("jumps to 1")  # what it means
     expect(page.locator("#run-progress")).to_contain_text("Step 3/3")
     expect(follow).to_be_hidden()  # a DPO run is not continued with DPO
     assert re.search(r"loss", page.locator("#run-log textarea").input_value())
@@ -93,7 +96,8 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
 # window's width, and the point at its centre is the part's own (not clipped, not under
 # another element).
 RUN_VIEW = ("#run-progress", "#plan-summary", "#run-status", "#loss-plot", "#reward-plot",
-            "#accuracy-plot", "#lr-plot", "#grad-plot", "#samples", "#run-log")
+            "#accuracy-plot", "#lr-plot", "#grad-plot", "#stage-plot-notes", "#samples",
+            "#run-log")
 VIEWPORTS = ((1280, 720), (1366, 768), (1920, 1080), (390, 844))
 IN_SIGHT = """(selector) => {
   const el = document.querySelector(selector);

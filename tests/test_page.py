@@ -266,7 +266,7 @@ def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tm
     good = tmp_path / "qa.jsonl"
     good.write_text('{"prompt": "Say hi.", "completion": " Hi!"}\n' * 3)
     upload = page.locator("#data-upload input[type=file]")
-    dataset = page.locator("#cfg-dataset_name").get_by_role("textbox")
+    dataset = page.locator("#cfg-dataset_name input")
     upload.set_input_files(str(good))
     expect(dataset).to_have_value(re.compile(r"qa\.jsonl$"), timeout=HANG_MS)
     summary = page.locator("#data-summary")
@@ -287,6 +287,10 @@ def test_a_bad_upload_after_a_good_one_says_why_and_clears(browser, live_app, tm
     expect(page.locator("#data-examples")).not_to_contain_text("Say hi.")
     page.wait_for_timeout(16_000)  # not a toast: still there after a toast would be gone
     expect(summary).to_contain_text("photo.png")
+    # The person picks other data from the list: the earlier file's error goes with it.
+    dataset.click()
+    page.get_by_role("option", name="demo", exact=True).click()
+    expect(summary).not_to_contain_text("photo.png")
     page.close()
 
 

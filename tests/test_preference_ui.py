@@ -88,19 +88,20 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
     assert len(hidden) == 1  # the preference panel
 
     fn, outputs, components = _stage_handler(app)
-    values = fn("dpo", "demo")
-    assert outputs[-1] == "cfg-dataset_name" and values[-1] == "demo-preference"
+    values = fn(None, "dpo", "demo")
+    assert outputs[-1] == "cfg-dataset_name" and values[-1]["value"] == "demo-preference"
+    assert values[-1]["choices"][0] == "demo-preference"  # the stage's set offered first
     shown = {name: v["visible"] for name, v in zip(outputs, values) if name.startswith("cfg-")
-             and isinstance(v, dict)}
+             and isinstance(v, dict) and "visible" in v}
     assert shown["cfg-beta"] and shown["cfg-ref_model"]
     assert not shown["cfg-packing"] and "cfg-time_budget_minutes" not in shown
     assert "cfg-learning_rate" not in shown  # never hidden, never sent
     panels = [v["visible"] for c, v in zip(components, values) if isinstance(c, gr.Accordion)]
     assert panels.count(False) == 0 and panels.count(True) >= 1  # the preference panel shown
-    values = fn("sft", "demo-preference")
-    assert values[-1] == "demo"
-    values = fn("sft", "my.jsonl")
-    assert not isinstance(values[-1], str)  # a file of the person's stays
+    values = fn(None, "sft", "demo-preference")
+    assert values[-1]["value"] == "demo"
+    values = fn(None, "sft", "my.jsonl")
+    assert "value" not in values[-1]  # a file of the person's stays
 
 
 # ---- Continue with preference tuning -----------------------------------------------------
@@ -310,3 +311,24 @@ def test_lists_name_a_run_by_what_it_is(tmp_path):
     assert display_name(sft).startswith(f"SFT · {Path(RunConfig().model_name_or_path).name}"
                                         " · demo · ")
     assert display_name(dpo).startswith(f"DPO · run {sft.id} · demo-preference · ")
+
+
+def test_the_dataset_box_offers_the_stage_set_and_earlier_runs_data(tmp_path):
+    """The stage's built-in set first, then what earlier runs of its kind trained on,
+    newest first: Hub ids and local files still there, never another person's upload."""
+    root = tmp_path / "runs"
+    mine = tmp_path / "qa.jsonl"
+    mine.write_text('{"text": "hi"}\n')
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"prompt": "q", "chosen": "a", "rejected": "b"}\n')
+    theirs = root / "uploads" / "someone-else" / "abc" / "secret.jsonl"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text('{"text": "x"}\n')
+    for stage, data in [("sft", "owner/chat-data"), ("sft", str(mine)),
+                        ("sft", str(tmp_path / "gone.jsonl")), ("sft", str(theirs)),
+                        ("dpo", str(pairs)), ("sft", "demo")]:
+        create_run(root, RunConfig(stage=stage, dataset_name=data))
+    actions = Actions(RunManager(root), Access.from_env())
+    sft = actions.dataset_choices(None, "sft")
+    assert sft[0] == "demo" and set(sft[1:]) == {"owner/chat-data", str(mine)}, sft
+    assert actions.dataset_choices(None, "kto") == ["demo-preference", str(pairs)]

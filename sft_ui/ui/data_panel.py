@@ -188,6 +188,10 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
                   [dataset_box, summary, examples, stored, before], api_name=False).then(
         after_upload, [stored, *inputs], [summary, examples], api_name=False)
     upload.clear(on_clear, [before, stage], [dataset_box, summary, examples], api_name=False)
+    # A preview (or its error) belongs to the data it read: gone once the person picks or
+    # types other data (`input`: their own change, not an upload's or a preset's).
+    dataset_box.input(lambda: ("", ""), None, [summary, examples], api_name=False,
+                      show_progress="hidden")
     button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")
 

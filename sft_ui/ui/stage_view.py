@@ -9,6 +9,7 @@ run (runs/next_stage.py), filled into the panels.
 from __future__ import annotations
 
 import gradio as gr
+from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
@@ -16,6 +17,7 @@ from sft_ui.errors import UserError
 from sft_ui.runs.next_stage import can_continue
 from sft_ui.stages import demos, get
 from sft_ui.stages import names as stage_names
+from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, say
 from sft_ui.ui.widgets import config_to_values
 
@@ -45,10 +47,12 @@ def demo_switch(stage: str, dataset: str) -> str | None:
 
 
 def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordions: dict,
-         ) -> None:
+         actions: Actions) -> None:
     """Hide and show, on every change of the stage: the settings (`widgets`, by name),
     the rows of the panels (`rows`: (gr.Row, its settings' names)) and the panels
-    (`accordions`, by group) that depend on it; and switch the demo set."""
+    (`accordions`, by group) that depend on it; switch the demo set; and offer the
+    datasets for the stage (its built-in set, earlier runs' data: Actions.dataset_choices)
+    when the page loads and whenever the stage changes."""
     names = staged(widgets)
     row_list = [(row, row_names) for row, row_names in rows if staged(row_names)]
     groups = [g for g in accordions if staged(n for p in panels() if p.group == g
@@ -56,17 +60,24 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
     outputs = ([widgets[n] for n in names] + [row for row, _ in row_list] +
                [accordions[g] for g in groups] + [dataset_box])
 
-    def on_stage(stage, dataset):
+    def offered(request, stage, **value):
+        return gr.update(choices=actions.dataset_choices(who(request), stage), **value)
+
+    def on_stage(request: gr.Request, stage, dataset):
         visible = shown(names, stage)
         switched = demo_switch(stage, dataset)
         return ([gr.update(visible=visible[n]) for n in names] +
                 [gr.update(visible=any(applies(n, stage) for n in row_names))
                  for _, row_names in row_list] +
                 [gr.update(visible=panel_shown(g, stage)) for g in groups] +
-                [switched if switched is not None else gr.skip()])
+                [offered(request, stage, **({} if switched is None else {"value": switched}))])
 
     stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_name=False,
                      show_progress="hidden")
+    def on_load(request: gr.Request, stage):
+        return offered(request, stage)
+    Context.root_block.load(on_load, stage_box, dataset_box, api_name=False,
+                            show_progress="hidden")
 
 
 def build_continue() -> gr.Button:

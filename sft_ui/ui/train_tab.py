@@ -169,7 +169,8 @@ def build_run_controls() -> RunControls:
 def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     """The preset, the panels' helpers and the remote-code warning."""
     names, inputs, widgets = s.names, s.inputs, s.widgets
-    stage_view.wire(widgets["stage"], widgets["dataset_name"], widgets, s.rows, s.accordions)
+    stage_view.wire(widgets["stage"], widgets["dataset_name"], widgets, s.rows, s.accordions,
+                    actions)
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
     code_panel.wire(s.code, names, inputs)
     plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions)

@@ -12,7 +12,9 @@ from sft_ui.ui.lang import T
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
-SUGGESTED = {"jobs_flavor": known_flavors}  # text settings with names to pick from
+# Text settings with names to pick from, or any typed (the dataset's list follows the
+# stage and the earlier runs: ui/stage_view.py)
+SUGGESTED = {"jobs_flavor": known_flavors, "dataset_name": lambda: [RunConfig().dataset_name]}
 
 
 def widget_value(name: str, value):
