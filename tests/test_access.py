@@ -13,7 +13,9 @@ from sft_ui.access import LOGIN, OPEN, VIEW_ONLY, Access, AccessError, Who, pars
 from tests.conftest import HANG_MS, free_port, open_panels, wait_for
 
 USERS = {"ann": "pw-ann", "bob": "pw-bob"}
-FAKE_TOKEN = "hf_FakeSessionToken0123456789abcdef"
+# Its own in each test process: a suite running beside this one (its browser profile, its
+# files under /tmp) never holds this token, so the search below finds this run's only.
+FAKE_TOKEN = f"hf_FakeSessionToken{os.getpid()}x0123456789abcdef"
 
 
 def test_mode_comes_from_the_environment(monkeypatch):

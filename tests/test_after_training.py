@@ -16,7 +16,8 @@ from sft_ui.share.export import export_run, zip_export
 from sft_ui.share.hub import HubError, publish_space, push_folder, write_space
 from tests.conftest import HANG, free_port, wait_for
 
-FAKE_TOKEN = "hf_FakeToken0123456789abcdefXYZ"
+# Its own in each test process (see tests/test_access.py's FAKE_TOKEN).
+FAKE_TOKEN = f"hf_FakeToken{os.getpid()}x0123456789abcdefXYZ"
 
 
 @pytest.fixture(scope="module")
