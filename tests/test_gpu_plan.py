@@ -404,3 +404,13 @@ def test_plan_and_fit_on_this_gpu(tmp_path):
     assert p["kernels"]["optim"]["value"] == "adamw_torch_fused"
     new, text = planner.fit_to_target(cfg, "")
     assert planner.plan(new)["fit"] in ("fits", "tight"), text
+
+
+def test_the_lora_row_names_the_base_as_it_loads_there():
+    """LoRA's base loads in 16 bits only on a GPU in half precision: on a CPU (fp32) the
+    row says so instead of "16-bit base"."""
+    cfg = RunConfig()
+    shape = memory.model_shape(cfg.model_name_or_path)
+    assert modes.fit_mode(cfg, "lora", shape, CPU, 64 * GIB).label == "LoRA (fp32 base)"
+    assert modes.fit_mode(cfg, "lora", shape, H100, 80 * GIB).label == "LoRA (16-bit base)"
+    assert modes.fit_mode(cfg, "full", shape, CPU, 64 * GIB).label == "full fine-tuning"

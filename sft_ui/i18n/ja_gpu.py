@@ -51,6 +51,7 @@ MESSAGES = {
     # plan/modes.py
     "full fine-tuning": "フル・ファインチューニング",
     "LoRA (16-bit base)": "LoRA（16 ビットのベース）",
+    "LoRA (fp32 base)": "LoRA（fp32 のベース）",
     "QLoRA (4-bit base)": "QLoRA（4 ビットのベース）",
     "batch {batch} x accumulation {accum}, max_length {length}, activation checkpointing on: "
     "about {size} of {available}":

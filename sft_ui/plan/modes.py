@@ -12,7 +12,7 @@ import math
 
 from sft_ui.config import RunConfig
 from sft_ui.plan.hardware import Hardware, unsupported
-from sft_ui.plan.memory import TIGHT, ModelShape, peak_memory, size_text
+from sft_ui.plan.memory import TIGHT, ModelShape, loads_in_fp32, peak_memory, size_text
 from sft_ui.stages import stage_of
 
 MODES = (("full", "full fine-tuning", {"use_peft": False, "load_in_4bit": False}),
@@ -67,6 +67,8 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
     nothing else fits."""
     _, label, switch = next(m for m in MODES if m[0] == mode)
     base = dataclasses.replace(cfg, **switch)
+    if mode == "lora" and loads_in_fp32(base, hw):  # a CPU, or a GPU in fp32: no 16 bits
+        label = "LoRA (fp32 base)"
     problems = unsupported(base, hw, fixes=False)  # a way to train, not a setting to change
     if problems:
         return ModeFit(mode, label, False, {}, 0, " ".join(problems))
