@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 # The families: the layers' dispatch keys (a new family is a new kind of code in them).
 SUPERVISED, PREFERENCE = "supervised", "preference"
 # What a setting can apply to (config/fields.py's `stages`): a family, or a stage with a
-# reference model, or with loss types to choose from.
 # reference model, with loss types to choose from, or reading answers labelled good or bad.
 REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
 SETTING_TAGS = (SUPERVISED, PREFERENCE, REFERENCE, LOSSES, UNPAIRED)
@@ -21,11 +20,10 @@ SETTING_TAGS = (SUPERVISED, PREFERENCE, REFERENCE, LOSSES, UNPAIRED)
 
 @dataclass(frozen=True)
 class Plot:
-    """One plot of the live view: TRL's logged metrics (key -> series name), its title and
-    a line on what a good curve looks like."""
+    """One of a stage's own plots in the live view (ui/live_view.py draws TRL's reward
+    metrics there): its title and a line on what a good curve looks like."""
     key: str  # the live view's component for it: "rewards" or "accuracy"
     title: str
-    series: dict
     explanation: str
 
 

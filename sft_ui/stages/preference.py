@@ -12,11 +12,9 @@ PAIRED = ("preference", "implicit preference")
 RATES = {True: 5e-5, False: 5e-6}  # by LoRA on / off
 
 REWARDS = Plot("rewards", "Rewards (chosen, rejected, margin)",
-               {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
-                "rewards/margins": "margin"},
                "How far the model moved each answer from the reference model, times beta. "
                "Good: the margin rises above 0, chosen above rejected.")
-ACCURACY = Plot("accuracy", "Reward accuracy", {"rewards/accuracies": "accuracy"},
+ACCURACY = Plot("accuracy", "Reward accuracy",
                 "The share of a batch's pairs whose chosen answer gets the higher reward. "
                 "It starts at 0 (no move yet) and often jumps to 1 within a few steps on "
                 "easy pairs; the margin says by how much.")
@@ -37,12 +35,9 @@ ORPO = register(Stage(
     columns="prompt/chosen/rejected", formats=PAIRED, cli=False,
     learning_rates=RATES, time_budget=True, eval_data=True, sequences_per_example=2,
     plots=(Plot("rewards", "Answer log-probabilities x beta (chosen, rejected, margin)",
-                {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
-                 "rewards/margins": "margin"},
                 "Not rewards against a reference (ORPO has none): beta times each answer's "
                 "average log-probability per token. Good: the margin grows."),
            Plot("accuracy", "Chosen answer more likely (share of pairs)",
-                {"rewards/accuracies": "accuracy"},
                 "The share of pairs whose chosen answer the model already finds more "
                 "likely than the rejected one; near 1 even before training on easy pairs."))))
 
@@ -54,7 +49,5 @@ KTO = register(Stage(
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,
     plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
-                {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
-                 "rewards/margins": "margin"},
                 "How far the model moved the good and the bad answers from the reference, "
                 "times beta. Good: good answers rise above bad ones."),)))
