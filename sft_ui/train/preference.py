@@ -1,9 +1,12 @@
-"""The trainer of a preference run (stage dpo, orpo or kto): TRL's DPOTrainer,
-ORPOTrainer (trl.experimental.orpo in TRL 1.16) or KTOTrainer.
+"""The trainer of a preference run (the preference family of sft_ui/stages/: DPO, ORPO,
+KTO): the stage's TRL trainer, named by its Stage.
 
 Owns what differs from an SFT run: the stage's training arguments (to_trl's "train"
 part in the stage's Config class), the preference rows as TRL reads them
-(data/preference.py), and the policy and its reference model:
+(data/preference.py) with their eval rows (a held-out fraction, an eval split or file),
+KTO's rows in the order it should read them (good and bad answers alternating) and its
+label weights, the check of a named reference model before Start, and the policy and
+its reference model:
 - LoRA on a base model: a new adapter; the reference is the same model with the adapter
   switched off (TRL's own way: no second copy in memory);
 - LoRA on a finished LoRA run (its model folder is an adapter): that adapter trains on
