@@ -259,3 +259,21 @@ def _connect(client_cls, port):
         return client_cls(f"http://127.0.0.1:{port}/", verbose=False)
     except Exception:
         return None
+
+
+def test_picking_another_chat_model_starts_a_conversation_named_after_it(tmp_path):
+    """A conversation is with one model: the person's pick of another empties the chat box
+    and names the model its replies come from, in the page's language."""
+    from sft_ui.ui import build_app
+    from sft_ui.ui.chat_tab import new_conversation
+    from tests.test_i18n import _in_japanese
+    chat = ChatService(RunManager(tmp_path / "runs"))
+    box, error = new_conversation(chat, "latest")
+    assert box["value"] == [] and box["label"] == "Chat with latest finished run" and not error
+    box, _ = _in_japanese(lambda: new_conversation(chat, "base"))
+    assert box["label"] == "ベース: HuggingFaceTB/SmolLM2-135M-Instruct とのチャット"
+    app = build_app(RunManager(tmp_path / "page"))
+    model = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "chat-model")
+    fn = next(f for f in app.fns.values() if (model._id, "input") in
+              [tuple(t) for t in f.targets])
+    assert [type(o).__name__ for o in fn.outputs] == ["Chatbot", "Markdown"]

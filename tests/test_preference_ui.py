@@ -332,3 +332,4 @@ def test_the_dataset_box_offers_the_stage_set_and_earlier_runs_data(tmp_path):
     sft = actions.dataset_choices(None, "sft")
     assert sft[0] == "demo" and set(sft[1:]) == {"owner/chat-data", str(mine)}, sft
     assert actions.dataset_choices(None, "kto") == ["demo-preference", str(pairs)]
+

@@ -282,6 +282,8 @@ PAGE = {
 SETTINGS = {}  # the settings' labels and help: ja_settings.py
 
 MESSAGES = {
+    # ui/chat_tab.py: the chat box names the model of its conversation
+    "Chat with {model}": "{model} とのチャット",
     "'{name}' is {other}'s built-in set, not {stage}'s: for {stage2} choose '{demo}' or "
     "a file of {columns} rows; for '{name2}' choose the stage {other_name}.":
         "'{name}' は {other} の組み込みデータで、{stage} のものではありません。{stage2} には "

@@ -43,6 +43,13 @@ def settings_widgets() -> list:
     return [system, max_new, temperature, top_p, penalty]
 
 
+def new_conversation(chat: ChatService, ref: str) -> tuple:
+    """An empty chat box named after the model `ref` (the conversation before it was with
+    another model), and no error."""
+    label = next((say(label) for label, value in chat.choices() if value == ref), ref)
+    return gr.update(value=[], label=say(f"Chat with {label}")), ""
+
+
 def _error(e: Exception) -> str:
     return problem("Cannot answer:", e)
 
@@ -97,6 +104,11 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
               .then(reply, [bot, model, *settings], [bot, error], api_name=False)
               for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_name=False)
+    # One conversation is with one model: picking another starts a new one, and the box
+    # names the model every reply in it came from.
+    model.input(lambda ref: new_conversation(chat, ref), model, [bot, error], api_name=False,
+                show_progress="hidden")
+
     def listed():
         return gr.update(choices=choices(chat)), say(chat.latest_text())
 
