@@ -427,3 +427,12 @@ def test_time_budget_in_the_first_panel_shows_in_the_plan(browser, live_app):
     expect(page.locator("#plan")).to_contain_text("Time budget, 5 min,")
     expect(page.locator("#plan")).to_contain_text("LoRA: 248 rows are few")
     page.close()
+
+
+def test_long_names_get_a_row_of_their_own():
+    """The model and the dataset hold long names (a Hub id, a path): each alone in its
+    row, so the whole name shows; the other settings stay two to a row, in order."""
+    from sft_ui.ui.train_tab import _rows
+    assert _rows(["model_name_or_path", "stage", "dataset_name", "time_budget_minutes"]) == \
+        [["model_name_or_path"], ["stage", "time_budget_minutes"], ["dataset_name"]]
+    assert _rows(["a", "b", "c"]) == [["a", "b"], ["c"]]

@@ -99,6 +99,26 @@ def build(actions: Actions, lists=None) -> None:
     wire_run_controls(controls, settings, actions, lists)
 
 
+# Settings whose value is a long name (a Hub id, a path): a row of their own, so that the
+# whole name shows (two to a row cut "HuggingFaceTB/SmolLM2-135M-Instruct" short).
+WIDE = ("model_name_or_path", "dataset_name")
+
+
+def _rows(names: list[str]) -> list[list[str]]:
+    """A panel's settings in rows: a WIDE one alone, the others two to a row (a pair
+    placed where its first one is written)."""
+    rows, open_pair = [], None
+    for name in names:
+        if name in WIDE:
+            rows.append([name])
+        elif open_pair is not None and len(open_pair) == 1:
+            open_pair.append(name)
+        else:
+            open_pair = [name]
+            rows.append(open_pair)
+    return rows
+
+
 def build_settings() -> Settings:
     """This machine, the preset, a panel per settings group (config/registry.py), each
     field's widget, and what belongs to a panel (data preview, plan, code)."""
@@ -113,7 +133,7 @@ def build_settings() -> Settings:
             gr.Markdown(T("**All settings** (each overrides the choices above)"))
         with gr.Accordion(T(panel.title), open=n == 0, elem_classes=["settings"],
                           visible=stage_view.panel_shown(panel.group, stage)) as accordion:
-            for pair in (panel.names[i:i + 2] for i in range(0, len(panel.names), 2)):
+            for pair in _rows(panel.names):
                 with gr.Row(visible=any(applies(name, stage) for name in pair)) as row:
                     for name in pair:
                         widgets[name] = make_widget(name)
