@@ -277,3 +277,10 @@ def test_picking_another_chat_model_starts_a_conversation_named_after_it(tmp_pat
     fn = next(f for f in app.fns.values() if (model._id, "input") in
               [tuple(t) for t in f.targets])
     assert [type(o).__name__ for o in fn.outputs] == ["Chatbot", "Markdown"]
+    # Chat and Compare start with a repetition penalty that keeps a small model from
+    # looping (shown, and changeable: the API's own default stays 1, off).
+    from sft_ui.ui.lang import T
+    label = str(T("Repetition penalty"))
+    penalties = [b.value for b in app.blocks.values() if str(getattr(b, "label", "")) == label]
+    assert len(penalties) >= 2 and set(penalties) == {1.15}
+    assert GenSettings().repetition_penalty == 1.0

@@ -103,6 +103,8 @@ PAGE = {
     "Top-p": "Top-p",
     "Repetition penalty": "繰り返しペナルティ",
     "1: off": "1: オフ",
+    "1: off. A little above 1 keeps a small model from saying the same words over and over.":
+        "1: オフ。1 より少し大きくすると、小さなモデルが同じ言葉をくり返すのを防げます。",
     "Message": "メッセージ",
     "Ask the model...": "モデルに質問...",
     "Send": "送信",

@@ -14,6 +14,9 @@ from sft_ui.ui.lang import T, after_switch, problem, say
 from sft_ui.ui.lists import Lists
 
 COMPARE_COLUMNS = ["prompt", "model A", "model B"]  # English; headers in the page's language
+# The page's default: greedy replies of a small model loop at 1 (a quick-path model said
+# "Alright, matey!" 30 times in one Compare reply); shown and changeable.
+REPETITION_PENALTY = 1.15
 
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
@@ -38,8 +41,10 @@ def settings_widgets() -> list:
                                     info=T("0: greedy (the same answer every time)"))
         with gr.Row():
             top_p = gr.Slider(0.05, 1, 1, step=0.05, label=T("Top-p"))
-            penalty = gr.Slider(0.5, 2, 1, step=0.05, label=T("Repetition penalty"),
-                                info=T("1: off"))
+            penalty = gr.Slider(0.5, 2, REPETITION_PENALTY, step=0.05,
+                                label=T("Repetition penalty"),
+                                info=T("1: off. A little above 1 keeps a small model from "
+                                       "saying the same words over and over."))
     return [system, max_new, temperature, top_p, penalty]
 
 
