@@ -30,8 +30,9 @@ def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=N
                               "trains), or a base model."))
 
 
-def settings_widgets() -> list:
-    """System prompt, max new tokens, temperature, top-p, repetition penalty."""
+def settings_widgets(penalty: float = REPETITION_PENALTY) -> list:
+    """System prompt, max new tokens, temperature, top-p, repetition penalty (starting at
+    `penalty`)."""
     with gr.Accordion(T("Generation settings"), open=False):
         system = gr.Textbox(label=T("System prompt"), lines=2,
                             placeholder=T("Optional: how the assistant should behave"))
@@ -41,7 +42,7 @@ def settings_widgets() -> list:
                                     info=T("0: greedy (the same answer every time)"))
         with gr.Row():
             top_p = gr.Slider(0.05, 1, 1, step=0.05, label=T("Top-p"))
-            penalty = gr.Slider(0.5, 2, REPETITION_PENALTY, step=0.05,
+            penalty = gr.Slider(0.5, 2, penalty, step=0.05,
                                 label=T("Repetition penalty"),
                                 info=T("1: off. A little above 1 keeps a small model from "
                                        "saying the same words over and over."))

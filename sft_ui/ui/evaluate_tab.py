@@ -102,7 +102,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         limit = gr.Number(0, precision=0, label=T("Rows to evaluate"), info=T("0: every row."))
         batch = gr.Number(8, precision=0, label=T("Batch size"),
                           info=T("Test rows answered together."))
-    settings = settings_widgets()
+    settings = settings_widgets(penalty=1.0)  # off: a penalty alters exact answers (JSON)
     with gr.Row():
         go = gr.Button(T("Evaluate"), variant="primary", elem_id="eval-go")
         stop = gr.Button(T("Stop"), scale=0, elem_id="eval-stop")
