@@ -235,6 +235,8 @@ def test_export_shows_the_cards_image_and_merge_only_for_lora(browser, live_app,
     manager.rename(lora, "lora run")
     page = _open(browser, url)
     page.get_by_role("tab", name="Export").click()
+    # The tab starts ready: the latest finished run chosen.
+    expect(page.locator("#export-run input")).to_have_value(re.compile("lora run"))
     merge = page.get_by_label("Merge the LoRA adapter into the base model")
     for name, merge_shown in (("full fine-tune", False), ("lora run", True)):
         page.locator("#export-run input").click()

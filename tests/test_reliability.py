@@ -276,9 +276,9 @@ def _chat_zero_tokens(page, files):
     page.get_by_role("button", name="Send").click()
 
 
-def _export_nothing(page, files):
+def _push_before_export(page, files):
     page.get_by_role("tab", name="Export").click()
-    page.get_by_role("button", name="Export", exact=True).click()
+    page.get_by_role("button", name="Push the export").click()
 
 
 PAGE_CASES = [
@@ -295,7 +295,8 @@ PAGE_CASES = [
     ("upload-binary", _upload("binary.jsonl"), "#data-summary", r"line 2 is not UTF-8 text"),
     ("rename-blank", _rename_blank, "#runs-notice", r"Type a name for the run"),
     ("chat-zero-tokens", _chat_zero_tokens, "#chat-error", r"Max new tokens must be between"),
-    ("export-no-run", _export_nothing, "#export-notice", r"Choose a run first"),
+    ("push-before-export", _push_before_export, "#hub-notice",
+     r"Export first, then push the export"),
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gradio as gr
+from gradio.context import Context
 
 from sft_ui.errors import UserError
 from sft_ui.runs import RunManager, checkpoints, display_name
@@ -69,12 +70,20 @@ def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
         return (gr.update(choices=checkpoint_choices(manager, run_id), value=FINAL),
                 gr.update(visible=lora, value=False if not lora else gr.skip()))
 
-    def runs():
-        return gr.update(choices=exportable_runs(manager))
+    def runs(current=None):
+        """The run list; the run chosen stays, else the latest finished run is chosen (the
+        tab starts ready)."""
+        choices = exportable_runs(manager)
+        if current not in [run_id for _, run_id in choices]:
+            latest = manager.latest_finished()
+            current = latest.id if latest else None
+        return gr.update(choices=choices, value=current)
 
     source.run.change(on_run, source.run, [source.checkpoint, merged], api_name=False)
-    source.refresh.click(runs, None, source.run, api_name=False)
+    source.refresh.click(runs, source.run, source.run, api_name=False)
+    Context.root_block.load(runs, source.run, source.run, api_name=False,
+                            show_progress="hidden")
     # After a language switch: the run list's states in the new one.
-    after_switch(runs, None, source.run)
+    after_switch(runs, source.run, source.run)
     if lists is not None:
-        lists.add(runs, [], [source.run])
+        lists.add(runs, [source.run], [source.run])
