@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from sft_ui.access import UPLOADS, Access, Who
-from sft_ui.chat import ChatService, GenSettings
+from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.config import RunConfig
 from sft_ui.data import store_upload
 from sft_ui.data.preview import preview
@@ -163,6 +163,28 @@ class Actions:
         self._may(who, "evaluate models")
         self.access.check_paths(self.manager.root, who, {"Test set": test_set})
         return self.evaluator.start(models, test_set, split, limit, settings, batch_size)
+
+    def training_data_warning(self, models: list, test_set: str, split: str = "test") -> str:
+        """A sentence when the test set is data one of the models' runs trained on (its
+        scores would flatter that model), else ""."""
+        name = str(test_set or "").strip()
+        for ref in [str(r or "").strip() for r in models]:
+            run_id, _, part = ref.partition("/")
+            if not ref or ref == BASE or part == BASE:
+                continue
+            try:
+                run = self.manager.latest_finished() if ref == LATEST else \
+                    self.manager.get(run_id)
+            except RunError:
+                continue
+            cfg = run.config if run else None
+            local = name in demos() or Path(name).expanduser().exists()
+            if cfg and cfg.dataset_name.strip() == name and \
+                    (local or split.strip() == cfg.dataset_train_split.strip()):
+                return (f"The test set is the data run {run.id} trained on ({name}): its "
+                        "scores will look better than on data it never saw. For a fair "
+                        "score, choose the run's eval split, or other data.")
+        return ""
 
     def stop_evaluation(self, who: Who) -> dict | None:
         """End the running evaluation after the rows answered so far (they are scored)."""

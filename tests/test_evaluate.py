@@ -382,3 +382,24 @@ def test_one_evaluation_at_a_time(wordy_model, tmp_path, monkeypatch):
     assert json.loads(summaries[0].read_text())["rows_answered"] == 3
     second = evaluator.start([f"{run.id}/base"], other_file, settings=settings)
     assert _finished(evaluator, second)["rows_answered"] == 2
+
+
+def test_a_test_set_that_is_the_training_data_gets_a_note(tmp_path):
+    """Scoring a run on the data it trained on flatters it: the page says so (the run's
+    eval split, other data or the base model get no note)."""
+    from sft_ui.access import Access
+    from sft_ui.actions import Actions
+    from sft_ui.runs import RunManager
+    from sft_ui.runs.run import create_run
+    data = tmp_path / "qa.jsonl"
+    data.write_text('{"prompt": "Say hi.", "completion": " Hi!"}\n')
+    run = create_run(tmp_path / "runs", RunConfig(dataset_name=str(data)))
+    actions = Actions(RunManager(tmp_path / "runs"), Access.from_env())
+    note = actions.training_data_warning(["base", run.id], str(data), "test")
+    assert note.startswith(f"The test set is the data run {run.id} trained on"), note
+    assert actions.training_data_warning(["base", ""], str(data)) == ""
+    assert actions.training_data_warning([run.id], f"run:{run.id}") == ""
+    assert actions.training_data_warning([f"{run.id}/base"], str(data)) == ""
+    from sft_ui import i18n
+    from tests.test_i18n import english_left
+    assert not english_left(i18n.translate(note, "ja")), i18n.translate(note, "ja")

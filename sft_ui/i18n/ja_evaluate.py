@@ -52,6 +52,14 @@ PAGE = {
 }
 
 MESSAGES = {
+    # actions.py / ui/evaluate_tab.py: a test set that is the training data
+    "**Note:** {note}": "**注意:** {note}",
+    "The test set is the data run {run_id} trained on ({name}): its scores will look better "
+    "than on data it never saw. For a fair score, choose the run's eval split, or other "
+    "data.":
+        "テストセットは実行 {run_id} が学習したデータ（{name}）です。見たことのないデータより"
+        "スコアが良く見えます。公平に測るには、その実行の評価用データか、別のデータを選んで"
+        "ください。",
     "evaluate models": "モデルを評価する",
     "stop an evaluation": "評価を停止する",
     "Cannot evaluate:": "評価できません:",

@@ -154,8 +154,11 @@ def _wire(actions: Actions, w: dict) -> None:
             started = actions.evaluate(who(request), [ref_a, ref_b], name, split, limit,
                                        GenSettings(*values), batch)
         except UserError as e:
-            return gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(), gr.skip()
-        return started.id, "", progress_html(started.snapshot()), gr.Timer(active=True)
+            return (gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(),
+                    gr.skip(), gr.skip())
+        warning = actions.training_data_warning([ref_a, ref_b], name, split)
+        note = say(f"**Note:** {warning}") if warning else ""
+        return started.id, note, progress_html(started.snapshot()), gr.Timer(active=True), note
 
     def on_stop(request: gr.Request):
         try:
@@ -165,8 +168,9 @@ def _wire(actions: Actions, w: dict) -> None:
         return say("Stopping after the batch being answered..." if snap else
                    "No evaluation is running.")
 
-    def poll(job_id, shown_id):
-        """Progress while this page's job runs; its results once, and the timer stops."""
+    def poll(job_id, shown_id, note):
+        """Progress while this page's job runs; its results once, and the timer stops (the
+        note on the test set, if any, stays with them)."""
         asleep = gr.Timer(active=False)
         if not job_id or shown_id == job_id:
             return (gr.skip(),) * 6 + (asleep,)
@@ -178,7 +182,7 @@ def _wire(actions: Actions, w: dict) -> None:
         if snap["state"] not in ("done", "stopped", "failed"):
             return (progress_html(snap),) + (gr.skip(),) * 6
         notice = problem("Cannot evaluate:", UserError(snap["error"])) \
-            if snap["state"] == "failed" else say(snap["error"]) if snap["error"] else ""
+            if snap["state"] == "failed" else say(snap["error"]) if snap["error"] else note
         paths = [snap["files"][k] for k in ("jsonl", "csv", "summary") if k in snap["files"]]
         return (progress_html(snap), scores_frame(snap), answers_frame(evaluator.rows(job)),
                 paths or None, notice, job_id, asleep)
@@ -189,9 +193,10 @@ def _wire(actions: Actions, w: dict) -> None:
     inputs = [w["model_a"], w["model_b"], w["test_set"], w["split"], w["limit"], w["batch"],
               *w["settings"]]
     timer = gr.Timer(1.0, active=False)  # ticks while this page's job runs
-    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer],
+    note = gr.State("")  # a note on the test set (training data), kept with the results
+    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer, note],
                   api_name=False)
     w["stop"].click(on_stop, None, w["notice"], api_name=False)
-    timer.tick(poll, [w["job"], w["shown"]],
+    timer.tick(poll, [w["job"], w["shown"], note],
                [w["progress"], w["scores"], w["table"], w["files"], w["notice"], w["shown"],
                 timer], api_name=False, show_progress="hidden")
