@@ -313,6 +313,22 @@ def test_bad_input_through_the_page(page, live_app, client, intact, bad_files, a
     intact(client)
 
 
+def test_a_refusal_the_plan_shows_is_said_once(page, live_app, client, intact):
+    """max_length far too long: the plan line says it first; Start says it again in its
+    notice, and the plan line steps aside (one error, said once)."""
+    from playwright.sync_api import expect
+    page.goto(live_app[0])
+    open_panels(page)
+    set_field(page, "Max length (tokens)", str(10**12))
+    line = page.locator("#plan-summary")
+    expect(line).to_contain_text("No plan for these settings", timeout=HANG_MS)
+    _start(page)
+    expect(page.locator("#start-notice")).to_contain_text("must be at most 131072",
+                                                          timeout=HANG_MS)
+    expect(line).not_to_contain_text("must be at most 131072")
+    intact(client)
+
+
 # ---- load: many pollers, racing starts, one run ---------------------------------
 POLLERS, STARTERS, POLL_EVERY, LOAD_SECONDS = 20, 3, 1.0, 8.0  # the page polls each second
 

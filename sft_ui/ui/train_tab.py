@@ -220,14 +220,20 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     seen = gr.State(None)  # (live_view.update's key, (run, state), timer's seconds) shown
     timer = gr.Timer(FIRST_TICKS, active=False)
 
-    def on_start(request: gr.Request, token, *values):
+    def on_start(request: gr.Request, token, plan_text, *values):
+        """(run id, the notice, the timer, the plan line): a refusal the plan line already
+        shows is said once, by Start's notice (the plan line steps aside until the next
+        plan)."""
         try:
             new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
-            return gr.skip(), problems("Cannot start:", e), gr.skip()
+            same = plan_text == problems("No plan for these settings:", e)
+            return gr.skip(), problems("Cannot start:", e), gr.skip(), \
+                ("" if same else gr.skip())
         except Exception as e:  # keep the page usable, say what happened
-            return gr.skip(), say(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip()
-        return new_id, "", gr.Timer(FIRST_TICKS, active=True)
+            return (gr.skip(), say(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip(),
+                    gr.skip())
+        return new_id, "", gr.Timer(FIRST_TICKS, active=True), gr.skip()
 
     def shown_run(current):
         """The run training now (whichever tab started it), else this page's last run."""
@@ -280,7 +286,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
         return (*values, *buttons, (key, (run.id, state), every), ticks)
 
-    c.start.click(on_start, [s.hf_token, *s.inputs], [run_id, c.notice, timer],
+    c.start.click(on_start, [s.hf_token, c.plan_line, *s.inputs],
+                  [run_id, c.notice, timer, c.plan_line],
                   api_name="ui_start", api_visibility="undocumented")
     c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")
