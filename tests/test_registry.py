@@ -133,7 +133,9 @@ def test_every_action_checks_its_caller(tmp_path):
             getattr(actions, name)(*args)
     public = {n for n in dir(actions) if not n.startswith("_") and callable(getattr(actions, n))}
     reading = {"plan", "preview", "fit", "chat", "compare", "compare_batch", "sign_in",
-               "sign_out", "continue_with_preference"}  # the last only fills the page
+               "sign_out", "continue_with_preference",  # this one only fills the page
+               "dataset_choices", "training_data_warning"}  # lists and notes: nothing changes
+    assert actions.dataset_choices(anyone, "sft") == ["demo"]
     assert public == set(refused) | reading, "a new action: say whether it needs a right"
     assert actions.plan(anyone, {})["fit"]  # open: nothing changes
     assert list(tmp_path.iterdir()) == []  # nothing written by the refused actions

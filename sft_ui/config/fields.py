@@ -99,9 +99,10 @@ class RunConfig:
         "rows.", "start", choices=stage_names, label="Stage", plan="change", card=True)
     # Data
     dataset_name: str = _f(
-        DEMO_DATASET, "'demo' (the built-in set), 'demo-preference' (its preference pairs, "
-        "for dpo/orpo/kto), a Hub dataset id, an uploaded file "
-        "(.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by save_to_disk.",
+        DEMO_DATASET, "The data to train on: pick it from the list or type it. 'demo' and "
+        "'demo-preference' are built in (examples, and preference pairs for dpo/orpo/kto); "
+        "also a Hub dataset id, an uploaded file (.jsonl, .json, .csv, .tsv, .parquet, .txt) "
+        "or a folder written by save_to_disk.",
         "start", label="Dataset", trl="script", plan="change")
     time_budget_minutes: float = _f(
         0.0, "How long the run may take, from Start to the saved model (loading and samples "
@@ -302,8 +303,8 @@ class RunConfig:
         "hardware", label="Activation checkpointing", trl="train", plan="change", advanced=True,
         fit=True)
     use_liger_kernel: typing.Optional[bool] = _f(
-        None, "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): "
-        "faster steps and less memory on a CUDA GPU. Needs the liger-kernel package. Blank: "
+        None, "Faster steps and less memory on a CUDA GPU. Liger's fused Triton kernels for "
+        "the model's layers (RMSNorm, RoPE, SwiGLU); needs the liger-kernel package. Blank: "
         "on where a CUDA GPU and the package are there.",
         "hardware", label="Liger kernels", trl="train", advanced=True)
     # Where it trains (advanced): accelerate's processes on this machine
@@ -353,9 +354,9 @@ class RunConfig:
                                   label="LoRA target modules", trl="model", plan="leave",
                                   card=True, advanced=True)
     load_in_4bit: bool = _f(
-        False, "QLoRA: keep the frozen base model in 4 bits (NF4, bitsandbytes) under the "
-        "LoRA adapter: about a quarter of the weights' memory, a little slower per step. "
-        "Needs LoRA, a CUDA GPU and the bitsandbytes package.", "lora",
+        False, "QLoRA: the frozen base model in 4 bits, about a quarter of its memory, a "
+        "little slower per step. NF4 through bitsandbytes, under the LoRA adapter; needs "
+        "LoRA, a CUDA GPU and the bitsandbytes package.", "lora",
         label="Load the base in 4 bits (QLoRA)",
         trl="model", plan="change", card=True, advanced=True, fit=True)
 

@@ -22,12 +22,12 @@ SETTINGS = {
         "オプティマイザ。auto: 融合 AdamW（GPU でも CPU でも）、24 GB 以下のカードでの QLoRA "
         "では bitsandbytes のページング 8 ビット AdamW（どれを選んだかと理由は計画に表示され"
         "ます）。8 ビット版には CUDA GPU と bitsandbytes が必要です。",
-    "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): faster "
-    "steps and less memory on a CUDA GPU. Needs the liger-kernel package. Blank: on where a "
-    "CUDA GPU and the package are there.":
-        "モデルの層（RMSNorm、RoPE、SwiGLU）に Liger の融合 Triton カーネルを使います: CUDA GPU "
-        "でステップが速くなり、メモリも減ります。liger-kernel パッケージが必要です。空欄: CUDA "
-        "GPU とこのパッケージがあるときに有効。",
+    "Faster steps and less memory on a CUDA GPU. Liger's fused Triton kernels for the "
+    "model's layers (RMSNorm, RoPE, SwiGLU); needs the liger-kernel package. Blank: on where "
+    "a CUDA GPU and the package are there.":
+        "CUDA GPU でステップが速くなり、メモリも減ります。モデルの層（RMSNorm、RoPE、SwiGLU）"
+        "に Liger の融合 Triton カーネルを使います。liger-kernel パッケージが必要です。空欄: "
+        "CUDA GPU とこのパッケージがあるときに有効。",
 }
 
 MESSAGES = {

@@ -56,12 +56,14 @@ SETTINGS = {
         "モデルは退けられた回答より選ばれた回答を好むように学びます（DPO: 回答の組、参照"
         "モデルの近くにとどめる。ORPO: 回答の組、参照モデルなし。KTO: 良い・悪いのラベル付き"
         "の回答）。選好データ: 'demo-preference'（組み込み）か、prompt/chosen/rejected の行。",
-    "'demo' (the built-in set), 'demo-preference' (its preference pairs, for dpo/orpo/kto), "
-    "a Hub dataset id, an uploaded file (.jsonl, .json, .csv, .tsv, .parquet, .txt) or a "
-    "folder written by save_to_disk.":
-        "'demo'（組み込みのデータ）、'demo-preference'（その選好の組。`dpo`/`orpo`/`kto` 用）、Hub "
-        "のデータセット ID、アップロードしたファイル（.jsonl、.json、.csv、.tsv、.parquet、"
-        ".txt）、または save_to_disk で書き出したフォルダです。",
+    "The data to train on: pick it from the list or type it. 'demo' and 'demo-preference' "
+    "are built in (examples, and preference pairs for dpo/orpo/kto); also a Hub dataset id, "
+    "an uploaded file (.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by "
+    "save_to_disk.":
+        "学習するデータです。一覧から選ぶか、入力してください。'demo' と 'demo-preference' は"
+        "組み込みです（例と、`dpo`/`orpo`/`kto` 用の選好の組）。ほかに Hub のデータセット "
+        "ID、アップロードしたファイル（.jsonl、.json、.csv、.tsv、.parquet、.txt）、または "
+        "save_to_disk で書き出したフォルダ。",
     "Beta": "ベータ（beta）",
     "Beta: how strongly the preference is weighed. DPO and KTO: how far the model may move "
     "from the reference model (higher: stays nearer; 0.1 is common). ORPO: the weight of "

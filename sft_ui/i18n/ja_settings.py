@@ -57,15 +57,11 @@ SETTINGS = {
     "Blank: on only on such a GPU.":
         "損失スケーリング付きの float16 混合精度。bf16 を持たない CUDA GPU（T4 など）向け"
         "です。空欄（auto）: そのような GPU でだけオンになります。",
-    "Liger's fused Triton kernels for the model's layers (RMSNorm, RoPE, SwiGLU): faster "
-    "steps and less memory on a CUDA GPU. Needs the liger-kernel package.":
-        "モデルの層（RMSNorm、RoPE、SwiGLU）を Liger の融合 Triton カーネルで計算します。"
-        "CUDA GPU でステップが速くなり、メモリも減ります。liger-kernel パッケージが必要です。",
-    "QLoRA: keep the frozen base model in 4 bits (NF4, bitsandbytes) under the LoRA "
-    "adapter: about a quarter of the weights' memory, a little slower per step. Needs LoRA, "
-    "a CUDA GPU and the bitsandbytes package.":
-        "QLoRA: 凍結したベースモデルを LoRA アダプタの下で 4 ビット（NF4、bitsandbytes）の"
-        "まま保持します。重みのメモリが約 4 分の 1 になり、1 ステップは少し遅くなります。"
+    "QLoRA: the frozen base model in 4 bits, about a quarter of its memory, a little slower "
+    "per step. NF4 through bitsandbytes, under the LoRA adapter; needs LoRA, a CUDA GPU and "
+    "the bitsandbytes package.":
+        "QLoRA: 凍結したベースモデルを 4 ビットで持ちます。メモリは約 4 分の 1 になり、1 "
+        "ステップは少し遅くなります。bitsandbytes の NF4 で、LoRA アダプタの下に置きます。"
         "LoRA、CUDA GPU、bitsandbytes パッケージが必要です。",
     "A Hugging Face Hub id or a local folder. The default SmolLM2-135M-Instruct works "
     "offline from the copy installed with the app.":
