@@ -195,7 +195,7 @@ def test_a_named_reference_is_counted_at_its_own_size(tmp_path, tiny_model_dir):
 def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path):
     """demo-preference and a local preference file are measured as the stage's trainer
     reads them (DPO: pairs, two sequences each; KTO: each answer an example), never
-    through SFT's loader; settings the stage hides (packing, NEFTune, an eval fraction)
+    through SFT's loader; settings the stage hides (packing, NEFTune, SFT's data format)
     change nothing."""
     from sft_ui.data.preference_demo import preference_demo_rows
     pairs = len(preference_demo_rows())
@@ -216,7 +216,8 @@ def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path
     assert local["data_note"] == "" and local["data_rows"] == 8 and local["padding"]
     hidden = planner.plan_with_data(RunConfig(stage="dpo", dataset_name="demo-preference",
                                               max_length=256, packing=True,
-                                              neftune_noise_alpha=5.0, eval_fraction=0.2))
+                                              neftune_noise_alpha=5.0,
+                                              dataset_format="alpaca"))
     assert {k: hidden[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")} \
         == {k: dpo[k] for k in ("steps", "tokens_per_step_typical", "memory", "budget")}
     assert planner.plan_with_data(RunConfig())["data_note"] == ""
