@@ -289,12 +289,12 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
     train, skipped = normalised_rows(source, fmt, cfg, chat)
     notes = [f"{skipped} empty rows left out."] if skipped else []
     eval_rows = None
-    eval_name = cfg.eval_dataset_name.strip() or (
-        cfg.dataset_name if cfg.dataset_test_split.strip() else "")
+    eval_name, eval_split = eval_source(cfg)
     if eval_name:
-        eval_source = read_source(eval_name, cfg, cfg.dataset_test_split.strip() or "test")
-        eval_rows, _ = normalised_rows(eval_source, resolve_format(eval_source, cfg), cfg, chat)
-        notes.append(f"Eval: {len(eval_rows)} rows from {eval_source.label}.")
+        held = read_source(eval_name, cfg, eval_split)
+        eval_rows, _ = normalised_rows(held, resolve_format(held, cfg), cfg,
+                                       chat)
+        notes.append(f"Eval: {len(eval_rows)} rows from {held.label}.")
     elif cfg.eval_fraction > 0:
         train, eval_rows = hold_out(train, cfg.eval_fraction, cfg.seed)
         notes.append(f"Eval: {len(eval_rows)} rows held out (seed {cfg.seed}).")
@@ -302,6 +302,15 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(train)} rows.")
         train = train[:cfg.max_train_samples]
     return TrainData(train, eval_rows, fmt, source, skipped, notes)
+
+
+def eval_source(cfg: RunConfig) -> tuple[str, str]:
+    """(name, split) of a run's eval data read from a file, folder, Hub id or split: the
+    eval dataset, or the training data's eval split; ("", "") when there is none (then a
+    held-out fraction may give some: hold_out)."""
+    name = cfg.eval_dataset_name.strip() or (
+        cfg.dataset_name if cfg.dataset_test_split.strip() else "")
+    return (name, cfg.dataset_test_split.strip() or "test") if name else ("", "")
 
 
 def hold_out(rows: list, fraction: float, seed: int) -> tuple[list, list]:

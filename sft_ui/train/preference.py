@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data.formats import DataError
-from sft_ui.data.load import hold_out
+from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
 from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
@@ -56,11 +56,9 @@ def preference_rows(cfg: RunConfig, tokenizer):
                         "rows cannot be rendered. Use an instruct model, or rows of "
                         "plain text.")
     rows, held, note = data.rows, None, ""
-    eval_name = cfg.eval_dataset_name.strip() or (
-        cfg.dataset_name if cfg.dataset_test_split.strip() else "")
+    eval_name, eval_split = eval_source(cfg)
     if eval_name:
-        found = load_preference(eval_name, cfg, cfg.stage,
-                                cfg.dataset_test_split.strip() or "test")
+        found = load_preference(eval_name, cfg, cfg.stage, eval_split)
         held = _as_read(cfg, found.format, found.rows)
         note = f"Eval: {len(found.rows)} rows from {found.source.label}."
     elif cfg.eval_fraction > 0:
