@@ -247,7 +247,7 @@ def _set_and_start(boxes=(), **labels):
         for label, value in labels.items():
             set_field(page, label, str(value).replace(FILES, str(files)))
         for name, value in boxes.items():
-            box = page.locator(f"#cfg-{name}").get_by_role("textbox")
+            box = page.locator(f"#cfg-{name} input")  # a textbox or a dropdown's own box
             box.fill(str(value).replace(FILES, str(files)))
             box.press("Tab")
         _start(page)

@@ -71,13 +71,14 @@ def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
                 gr.update(visible=lora, value=False if not lora else gr.skip()))
 
     def runs(current=None):
-        """The run list; the run chosen stays, else the latest finished run is chosen (the
-        tab starts ready)."""
+        """The run list; the run chosen stays (its value is not sent: a late answer must not
+        undo a newer choice), else the latest finished run is chosen (the tab starts
+        ready)."""
         choices = exportable_runs(manager)
-        if current not in [run_id for _, run_id in choices]:
-            latest = manager.latest_finished()
-            current = latest.id if latest else None
-        return gr.update(choices=choices, value=current)
+        if current in [run_id for _, run_id in choices]:
+            return gr.update(choices=choices)
+        latest = manager.latest_finished()
+        return gr.update(choices=choices, value=latest.id if latest else None)
 
     source.run.change(on_run, source.run, [source.checkpoint, merged], api_name=False)
     source.refresh.click(runs, source.run, source.run, api_name=False)

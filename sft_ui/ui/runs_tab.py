@@ -89,7 +89,7 @@ def build(actions: Actions, tab: gr.Tab | None = None, lists: Lists | None = Non
     view = layout(actions.manager)
     refreshed = wire(view, actions, tab)
     if lists is not None:
-        lists.add(lambda chosen, current: refreshed(chosen, current)[:3],
+        lists.add(refreshed,
                   [view.compare, view.target], [view.table, view.compare, view.target])
 
 
@@ -129,24 +129,28 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
     pending = gr.State("")  # the run the confirmation step is about
 
     def refreshed(chosen, current):
-        """New values for the table, both run pickers and the plot."""
+        """New values for the table and both run pickers. A picker's value is sent only
+        when a run it holds is gone: a refresh that answers late (the tab's own, under
+        load) must not undo a choice made while it ran."""
         rows = history_rows(manager)
         choices, ids = run_choices(rows), {r["run_id"] for r in rows}
-        chosen = [c for c in chosen or [] if c in ids]
-        return (table_frame(rows), gr.update(choices=choices, value=chosen),
-                gr.update(choices=choices, value=current if current in ids else None),
-                curves_frame(manager, chosen))
+        kept = [c for c in chosen or [] if c in ids]
+        compare = (gr.update(choices=choices) if kept == list(chosen or [])
+                   else gr.update(choices=choices, value=kept))
+        target = (gr.update(choices=choices, value=None) if current and current not in ids
+                  else gr.update(choices=choices))
+        return table_frame(rows), compare, target
 
     def hide_confirm(text=""):
         return text, "", gr.update(visible=False), gr.update(visible=False)
 
     def on_rename(request: gr.Request, run_id, name, chosen):
         if not run_id:
-            return (say("**Choose a run to rename first.**"),) + (gr.skip(),) * 4
+            return (say("**Choose a run to rename first.**"),) + (gr.skip(),) * 3
         try:
             snap = actions.rename(who(request), run_id, name)
         except UserError as e:
-            return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 4
+            return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 3
         text = say(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
         return (text,) + refreshed(chosen, run_id)
 
@@ -165,30 +169,34 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
         try:
             deleted = actions.delete(who(request), run_id)
         except UserError as e:
-            return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 4
+            return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 3
         return hide_confirm(say(f"Deleted run {deleted}.")) + refreshed(chosen, current)
+
+    def replot(chosen):
+        return curves_frame(manager, chosen)
 
     def redraw(chosen):
         """Rebuild the plot's colours: an update of the data alone keeps the series
         (colour domain) of the first frame the page drew, so new runs stay invisible."""
         return gr.update(colors_in_legend=list(curves_frame(manager, chosen)["run"].unique()))
 
-    views = [v.table, v.compare, v.target, v.plot]
+    views = [v.table, v.compare, v.target]
     confirm_step = [v.notice, pending, v.confirm, v.cancel]
     refresh_triggers = [v.refresh.click] + ([tab.select] if tab is not None else [])
     plot_changes = [
         gr.on(refresh_triggers, refreshed, [v.compare, v.target], views,
               api_name="ui_runs_refresh", api_visibility="undocumented",
               show_progress="hidden"),
-        v.compare.input(lambda chosen: curves_frame(manager, chosen), v.compare, v.plot,
-                        api_name=False, show_progress="hidden"),
         v.rename.click(on_rename, [v.target, v.new_name, v.compare], [v.notice] + views,
                        api_name="ui_rename", api_visibility="undocumented"),
         v.confirm.click(on_confirm, [pending, v.compare, v.target], confirm_step + views,
                         api_name="ui_delete", api_visibility="undocumented"),
     ]
-    for event in plot_changes:
+    for event in plot_changes:  # the plot for the runs chosen when it is drawn, then colours
+        event = event.then(replot, v.compare, v.plot, api_name=False, show_progress="hidden")
         event.then(redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
+    v.compare.input(replot, v.compare, v.plot, api_name=False, show_progress="hidden").then(
+        redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
     v.delete.click(on_delete, v.target, confirm_step, api_name="ui_delete_ask",
                    api_visibility="undocumented")
     v.cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
