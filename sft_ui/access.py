@@ -30,6 +30,9 @@ OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
 UPLOADS = "uploads"  # the runs folder's folder of uploaded files, one folder per owner
 
 
+ALLOW_CODE = "SFT_UI_ALLOW_REWARD_CODE"  # environment: code written in the page may run
+
+
 class AccessError(UserError, PermissionError):
     """An action this session may not take; the message says how to get access."""
 
@@ -57,9 +60,13 @@ class Who:
 
 class Access:
     def __init__(self, users: dict[str, str] | None = None, space_id: str | None = None,
-                 open_space: bool = False, shared_paths: list[str] | None = None):
+                 open_space: bool = False, shared_paths: list[str] | None = None,
+                 allow_code: bool = False):
         self.users = dict(users or {})
         self.space_id = space_id
+        # Reward code written in the page runs on this machine: only where the studio is
+        # one person's own (open, not a Space), or where the server was started to allow it.
+        self.allow_code = allow_code
         self.shared_paths = [Path(p).expanduser().resolve() for p in shared_paths or []]
         if self.users:
             self.mode = LOGIN
@@ -77,11 +84,27 @@ class Access:
         return cls(users, os.environ.get("SPACE_ID") or None,
                    os.environ.get("SFT_UI_OPEN", "") not in ("", "0", "false"),
                    [p for p in os.environ.get("SFT_UI_SHARED_PATHS", "").split(os.pathsep)
-                    if p])
+                    if p],
+                   os.environ.get(ALLOW_CODE, "") not in ("", "0", "false"))
 
     @property
     def shared(self) -> bool:
         return self.mode != OPEN
+
+    @property
+    def code_allowed(self) -> bool:
+        """Whether code written in the page (a GRPO reward) may run on this server."""
+        return self.allow_code or (self.mode == OPEN and not self.space_id)
+
+    def check_code(self, code: str) -> None:
+        """Refuse code written in the page where the studio is not one person's own."""
+        if code.strip() and not self.code_allowed:
+            raise AccessError(
+                "A written reward function runs Python on this server, so it is refused on "
+                "a shared server or a Space: choose built-in reward functions, or run the "
+                "studio on your own machine (or start this server with "
+                f"--allow-reward-code, or {ALLOW_CODE}=1, if everyone who can sign in may "
+                "run code on it).")
 
     def sign_in(self, who: Who, user: str, password: str) -> str:
         if self.mode != LOGIN:
@@ -180,6 +203,7 @@ class Access:
                                      "Dataset": get("dataset_name"),
                                      "Eval dataset": get("eval_dataset_name"),
                                      "Reference model": get("ref_model")})
+        self.check_code(get("reward_code") or "")
 
 
 def _is_local(text: str) -> bool:

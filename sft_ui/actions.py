@@ -30,6 +30,7 @@ from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 from sft_ui.stages import demos, get, stage_of
+from sft_ui.train.grpo import try_rewards
 
 
 class Actions:
@@ -105,6 +106,13 @@ class Actions:
             raise RunError("A run is training: measure after it ends (both would share the "
                            "machine, and the figure would be wrong).")
         return calibrate(RunConfig.from_dict(values))
+
+    def test_rewards(self, who: Who, values: dict, prompts: int = 3) -> dict:
+        """GRPO's Test rewards: the model writes answers to a few prompts and each reward
+        function scores them (train/grpo.py's try_rewards); nothing is saved. It runs the
+        model (and any written reward), so it needs the right to train."""
+        self._may(who, "test rewards (the model writes answers)", values or {})
+        return try_rewards(RunConfig.from_dict(values or {}), prompts)
 
     def preview(self, who: Who, values: dict) -> dict:
         """What the model learns from with these data settings (data/preview.py)."""

@@ -1,6 +1,7 @@
 """The command line, `python -m sft_ui ...`:
   prepare-model                              convert the offline default model once
   serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]           the app
+        [--allow-reward-code]
   train --config FILE [--runs-dir DIR] [--events]                    train headless
   train --run-dir DIR [--resume CHECKPOINT]   a run the app created and follows
                                               (train/process.py)
@@ -24,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from sft_ui.access import Access, parse_users
+from sft_ui.access import ALLOW_CODE, Access, parse_users
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
 from sft_ui.models import prepare_default_model
@@ -56,6 +57,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASSWORD",
                        help="logins for training, deleting and pushing; viewing stays "
                        "open (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
+    serve.add_argument("--allow-reward-code", action="store_true",
+                       help="let reward functions written in the page run on this server "
+                       "even with logins or on a Space (SFT_UI_ALLOW_REWARD_CODE=1)")
     serve.add_argument("--private", action="store_true",
                        default=os.environ.get("SFT_UI_PRIVATE", "") not in ("", "0"),
                        help="also require the login to view the page (SFT_UI_PRIVATE=1)")
@@ -88,6 +92,8 @@ def main(argv=None) -> None:
             sys.exit(train_for_app(args.run_dir, args.resume))
         sys.exit(train_from_file(args.config, args.runs_dir, args.events))
     else:
+        if args.allow_reward_code:  # Access.from_env reads it
+            os.environ[ALLOW_CODE] = "1"
         serve(args.host, args.port, _users(args.auth), args.private)
 
 

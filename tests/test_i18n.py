@@ -48,6 +48,19 @@ NOT_SHOWN = {
     # The model card's code (it stays as it is; only its comments are translated).
     "from peft import AutoPeftModelForCausalLM", "from transformers import AutoTokenizer",
     "from transformers import AutoModelForCausalLM, AutoTokenizer",
+    # The GRPO demo set's prompts (data/grpo_demo.py): training data, not messages.
+    'What is {problem}? Reply with JSON only, like {{"answer": 12}}.',
+    'Compute {problem}. Answer with JSON only, like {{"answer": 12}}.',
+    'Calculate {problem} and reply with JSON only, in the form {{"answer": 12}}.',
+    '{problem} = ? Give only JSON with the key "answer", like {{"answer": 12}}.',
+    'Solve {problem}. Reply only with JSON, like {{"answer": 12}}.',
+    # The written reward's worker (rewards/): its start command, its code's file name in
+    # tracebacks, and the example code in a message (code stays as it is).
+    "import sys; sys.path.insert(0, {}); from sft_ui.rewards.sandbox import main; main()",
+    "<reward code>",
+    "def my_reward(completions, **kwargs):\n"
+    "    return [1.0 if len(text_of(c)) < 200 else 0.0 for c in completions]",
+    "module {} has no attribute {}",  # Python's AttributeError of rewards/__init__.py
 }
 # Shown as written in every language: names of licences (the model list, plan/catalog.py).
 # The model list's labels are static choices that do not pass through T or say, so the

@@ -27,6 +27,7 @@ LAYERS = [
     ("data",),
     ("models",),
     ("config",),
+    ("rewards",),
     ("stages",),
     ("access", "i18n", "lazy", "errors"),
 ]

@@ -178,8 +178,8 @@ PREFERENCE = {"dataset_name": "demo-preference", "beta": 0.3, "use_peft": True, 
 def test_trls_command_line_is_there_for_the_stages_the_recipe_gives_one():
     import importlib
     cli = [s.name for s in stages() if s.cli]
-    assert cli == ["sft", "dpo", "kto"]
-    for stage in cli:  # `trl sft`, `trl dpo`, `trl kto` read --config
+    assert cli == ["sft", "dpo", "kto", "grpo"]
+    for stage in cli:  # `trl sft`, `trl dpo`, `trl kto`, `trl grpo` read --config
         assert importlib.import_module(f"trl.scripts.{stage}").make_parser
     with pytest.raises(ImportError):  # TRL 1.16: no `trl orpo`
         importlib.import_module("trl.scripts.orpo")

@@ -69,4 +69,4 @@ def test_a_stage_defined_here_is_everywhere(toy_stage, tmp_path, tiny_cfg):
 def test_an_unknown_stage_is_refused_with_the_choices():
     """Unregistered again, the toy stage is no choice: the check names the stages there are."""
     problems = RunConfig.from_dict({"stage": "toydpo"}).validate()
-    assert any("must be one of sft, dpo, orpo, kto (got" in p for p in problems), problems
+    assert any("must be one of sft, dpo, orpo, kto, grpo (got" in p for p in problems), problems

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from sft_ui.config.values import applies_field, choices, field_label, shorten
-from sft_ui.stages import SUPERVISED, demos, get
+from sft_ui.stages import REWARD, SUPERVISED, demos, get
 
 
 def problems(cfg) -> list[str]:
@@ -25,9 +25,11 @@ def problems(cfg) -> list[str]:
             errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
         if hi is not None and value > hi:
             errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
-        if choices(f) and value not in choices(f):
+        picked = value if isinstance(value, list) else [value]  # a list picks several
+        if choices(f) and any(v not in choices(f) for v in picked):
+            wrong = [v for v in picked if v not in choices(f)]
             errors.append(f"{label} must be one of {', '.join(choices(f))} "
-                          f"(got {shorten(value)}).")
+                          f"(got {shorten(wrong[0] if isinstance(value, list) else value)}).")
     if not cfg.model_name_or_path.strip():
         errors.append("Model is empty: enter a Hub id or a local folder.")
     if not cfg.dataset_name.strip():
@@ -43,6 +45,8 @@ def problems(cfg) -> list[str]:
     stage = get(cfg.stage)
     if stage and stage.family == SUPERVISED:  # the settings of SFT's data reader
         errors += _sft_data_problems(cfg)
+    if stage and stage.family == REWARD:
+        errors += _reward_problems(cfg)
     if cfg.warmup_steps >= 1 and cfg.warmup_steps != int(cfg.warmup_steps):
         errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be a whole number of "
                       "steps, or a fraction below 1.")
@@ -96,3 +100,42 @@ def _stage_problems(cfg) -> list[str]:
         errors.append(f"{stage.title} compares answers within a batch: set Batch size per "
                       f"device to {stage.min_batch} or more.")
     return errors
+
+
+def _reward_problems(cfg) -> list[str]:
+    """The combinations a GRPO run cannot train: no reward, weights that do not match the
+    rewards, a written reward without code, answers per prompt that do not divide the
+    batch of answers generated at once (TRL's generation batch)."""
+    errors, rewards = [], list(cfg.reward_funcs)
+    if not rewards:
+        errors.append("Reward functions is empty: choose at least one (for example "
+                      "json_answer) or write one and choose 'written'.")
+    if len(set(rewards)) < len(rewards):
+        errors.append("Reward functions names a function twice: choose each once (its "
+                      "weight says how much it counts).")
+    weights = [w.strip() for w in cfg.reward_weights.split(",") if w.strip()]
+    try:
+        [float(w) for w in weights]
+    except ValueError:
+        errors.append(f"Reward weights ({shorten(cfg.reward_weights)}) must be numbers "
+                      "separated by commas, e.g. '1, 2'.")
+    if weights and len(weights) != len(rewards):
+        errors.append(f"Reward weights has {len(weights)} numbers for {len(rewards)} reward "
+                      "functions: give one weight per function, in their order (or leave "
+                      "it blank: 1 each).")
+    if "written" in rewards and not cfg.reward_code.strip():
+        errors.append("Reward functions includes 'written' but Written reward function is "
+                      "empty: write the function, or take 'written' out.")
+    batch = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
+    if batch % cfg.num_generations:
+        errors.append(f"Answers per prompt ({cfg.num_generations}) must divide the answers "
+                      f"generated at once, Batch size per device x Gradient accumulation "
+                      f"({batch}): for example set Answers per prompt to "
+                      f"{_divisor_near(batch, cfg.num_generations)}.")
+    return errors
+
+
+def _divisor_near(n: int, wanted: int) -> int:
+    """The divisor of n nearest to `wanted` (at least 2 where n allows)."""
+    divisors = [d for d in range(2, n + 1) if n % d == 0] or [1]
+    return min(divisors, key=lambda d: (abs(d - wanted), -d))

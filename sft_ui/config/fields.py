@@ -16,10 +16,12 @@ import yaml
 
 from sft_ui.config.checks import problems
 from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
+from sft_ui.rewards.builtin import available as builtin_rewards
 from sft_ui.stages import (
     LOSSES,
     PREFERENCE,
     REFERENCE,
+    REWARD,
     SETTING_TAGS,
     SFT_DEMO,
     SUPERVISED,
@@ -29,6 +31,7 @@ from sft_ui.stages import names as stage_names
 from sft_ui.stages import stages as all_stages
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+WRITTEN_REWARD = "written"  # the Reward functions choice for the reward written in the page
 DEMO_DATASET = SFT_DEMO
 PRESETS_DIR = Path(__file__).parent / "presets"
 
@@ -45,7 +48,8 @@ DEFAULT_SAMPLE_PROMPTS = [
 # The panels of the Train tab, in page order (the first open): a field's `group` names its
 # panel.
 PANEL_TITLES = {"start": "Model and data", "model": "Model", "data": "Dataset",
-                "preference": "Preference tuning", "batch": "Batch and time", "optim": "Optimizer",
+                "preference": "Preference tuning", "rewards": "Rewards (GRPO)",
+                "batch": "Batch and time", "optim": "Optimizer",
                 "log": "Logging, checkpoints and samples", "eval": "Eval data",
                 "hardware": "Precision and memory", "lora": "LoRA",
                 "where": "Where it trains"}
@@ -96,11 +100,15 @@ class RunConfig:
         "model learns to prefer the chosen answer to the rejected one (DPO: pairs, kept "
         "near a reference model; ORPO: pairs, no reference; KTO: answers labelled good or "
         "bad). Preference data: 'demo-preference' (built in) or prompt/chosen/rejected "
-        "rows.", "start", choices=stage_names, label="Stage", plan="change", card=True)
+        "rows. grpo: reinforcement learning from rewards: the model writes several answers "
+        "to each prompt and learns from the ones your reward functions score higher "
+        "(data: 'demo-grpo' or rows with a prompt).", "start", choices=stage_names,
+        label="Stage", plan="change", card=True)
     # Data
     dataset_name: str = _f(
-        DEMO_DATASET, "The data to train on: pick it from the list or type it. 'demo' and "
-        "'demo-preference' are built in (examples, and preference pairs for dpo/orpo/kto); "
+        DEMO_DATASET, "The data to train on: pick it from the list or type it. 'demo', "
+        "'demo-preference' and 'demo-grpo' are built in (examples; preference pairs for "
+        "dpo/orpo/kto; arithmetic prompts for grpo); "
         "also a Hub dataset id, an uploaded file (.jsonl, .json, .csv, .tsv, .parquet, .txt) "
         "or a folder written by save_to_disk.",
         "start", label="Dataset", trl="script", plan="change")
@@ -169,6 +177,59 @@ class RunConfig:
         0.0, "KTO: the weight of the bad answers' loss. 0: auto, from the label counts.",
         "preference", minimum=0.0, maximum=100.0, label="Bad answers' weight", trl="train",
         card=True, stages=[UNPAIRED])
+    # Rewards (grpo)
+    reward_funcs: list = _f(
+        ["json_answer", "exact_match"], "The reward functions that score the answers the "
+        "model writes (their scores add up, times Reward weights). json_answer: 1 for a "
+        "JSON object with the Required keys (part marks for JSON inside other text); "
+        "exact_match: 1 when the answer equals the row's Answer column; regex: 1 when the "
+        "Pattern matches; contains_words / avoids_words; length_near: near Target length; "
+        "think_format: <think>...</think> then the answer; soft_overlong: penalises "
+        "answers near Max completion length; written: the function written below.",
+        "rewards", choices=lambda: [*builtin_rewards(), WRITTEN_REWARD],
+        label="Reward functions", card=True, stages=[REWARD])
+    reward_weights: str = _f(
+        "", "One weight per reward function, in their order, e.g. '1, 2'. Blank: 1 each.",
+        "rewards", label="Reward weights", stages=[REWARD])
+    num_generations: int = _f(
+        4, "How many answers the model writes to each prompt. GRPO learns from the "
+        "differences within a prompt's group: more answers, more chance that they differ, "
+        "and more time per step. Must divide Batch size per device x Gradient "
+        "accumulation.", "rewards", minimum=2, maximum=256, label="Answers per prompt",
+        trl="train", plan="change", card=True, stages=[REWARD])
+    max_completion_length: int = _f(
+        64, "Longest answer the model writes, in tokens. Time per step grows with it.",
+        "rewards", minimum=1, maximum=131072, label="Max completion length (tokens)",
+        trl="train", plan="change", card=True, stages=[REWARD])
+    temperature: float = _f(
+        1.0, "Sampling temperature of the answers: higher, more varied answers (more to "
+        "learn from, and more nonsense).", "rewards", minimum=0.0, min_exclusive=True,
+        maximum=10.0, label="Temperature", trl="train", stages=[REWARD])
+    reward_keys: str = _f(
+        "answer", "json_answer: the keys the JSON object must have, comma-separated.",
+        "rewards", label="Required keys", stages=[REWARD])
+    reward_column: str = _f(
+        "answer", "exact_match: the data column holding the right answer.", "rewards",
+        label="Answer column", stages=[REWARD])
+    reward_pattern: str = _f(
+        "", "regex: a Python regular expression the answer should contain.", "rewards",
+        label="Pattern", advanced=True, stages=[REWARD])
+    reward_words: str = _f(
+        "", "contains_words: words the answer should contain, comma-separated.", "rewards",
+        label="Words to contain", advanced=True, stages=[REWARD])
+    reward_avoid_words: str = _f(
+        "", "avoids_words: words the answer should not contain, comma-separated.",
+        "rewards", label="Words to avoid", advanced=True, stages=[REWARD])
+    reward_target_chars: int = _f(
+        200, "length_near: the answer length (characters) that scores 1.", "rewards",
+        minimum=1, maximum=1_000_000, label="Target length", advanced=True, stages=[REWARD])
+    reward_code: str = _f(
+        "", "Your own reward function, in Python: def my_reward(completions, **kwargs) "
+        "returning one number (or None) per completion; the data's columns arrive by name "
+        "(for example answer=[...]). Choose 'written' in Reward functions to use it. It "
+        "runs in a separate process with a time limit, and only where the studio is your "
+        "own (refused on a shared server or a Space unless it was started to allow it).",
+        "rewards", label="Written reward function", stages=[REWARD])
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Batch size: how many examples the model reads at once, in one forward and "
@@ -201,7 +262,8 @@ class RunConfig:
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
-        label="Max length (tokens)", trl="train", plan="change", card=True, fit=True)
+        label="Max length (tokens)", trl="train", plan="change", card=True, fit=True,
+        stages=[SUPERVISED, PREFERENCE])  # GRPO: Max completion length
     packing: bool = _f(
         False, "Packing: put several short examples end to end into each max_length "
         "sequence instead of padding each one to the longest in its batch. No compute is "

@@ -50,18 +50,24 @@ SETTINGS = {
     "examples' answers. dpo, orpo, kto: preference tuning, usually after sft: the model "
     "learns to prefer the chosen answer to the rejected one (DPO: pairs, kept near a "
     "reference model; ORPO: pairs, no reference; KTO: answers labelled good or bad). "
-    "Preference data: 'demo-preference' (built in) or prompt/chosen/rejected rows.":
+    "Preference data: 'demo-preference' (built in) or prompt/chosen/rejected rows. grpo: "
+    "reinforcement learning from rewards: the model writes several answers to each prompt "
+    "and learns from the ones your reward functions score higher (data: 'demo-grpo' or "
+    "rows with a prompt).":
         "この実行で何を学習するかです。`sft`: 教師ありファインチューニング。モデルは例の回答を"
         "書けるように学びます。`dpo`、`orpo`、`kto`: 選好チューニング（ふつうは `sft` のあと）。"
         "モデルは退けられた回答より選ばれた回答を好むように学びます（DPO: 回答の組、参照"
         "モデルの近くにとどめる。ORPO: 回答の組、参照モデルなし。KTO: 良い・悪いのラベル付き"
-        "の回答）。選好データ: 'demo-preference'（組み込み）か、prompt/chosen/rejected の行。",
-    "The data to train on: pick it from the list or type it. 'demo' and 'demo-preference' "
-    "are built in (examples, and preference pairs for dpo/orpo/kto); also a Hub dataset id, "
-    "an uploaded file (.jsonl, .json, .csv, .tsv, .parquet, .txt) or a folder written by "
-    "save_to_disk.":
-        "学習するデータです。一覧から選ぶか、入力してください。'demo' と 'demo-preference' は"
-        "組み込みです（例と、`dpo`/`orpo`/`kto` 用の選好の組）。ほかに Hub のデータセット "
+        "の回答）。選好データ: 'demo-preference'（組み込み）か、prompt/chosen/rejected の行。"
+        "`grpo`: 報酬による強化学習。モデルが各プロンプトに複数の回答を書き、報酬関数の点数が"
+        "高い回答から学びます（データ: 'demo-grpo' か、プロンプトのある行）。",
+    "The data to train on: pick it from the list or type it. 'demo', 'demo-preference' and "
+    "'demo-grpo' are built in (examples; preference pairs for dpo/orpo/kto; arithmetic "
+    "prompts for grpo); also a Hub dataset id, an uploaded file (.jsonl, .json, .csv, .tsv, "
+    ".parquet, .txt) or a folder written by save_to_disk.":
+        "学習するデータです。一覧から選ぶか、入力してください。'demo'、'demo-preference'、"
+        "'demo-grpo' は組み込みです（例、`dpo`/`orpo`/`kto` 用の選好の組、`grpo` 用の算数の"
+        "プロンプト）。ほかに Hub のデータセット "
         "ID、アップロードしたファイル（.jsonl、.json、.csv、.tsv、.parquet、.txt）、または "
         "save_to_disk で書き出したフォルダ。",
     "Beta": "ベータ（beta）",

@@ -19,13 +19,16 @@ import yaml
 
 from sft_ui.backends.processes import accelerate_settings
 from sft_ui.config import RunConfig
+from sft_ui.config.fields import WRITTEN_REWARD
 from sft_ui.config.registry import applies, studio_names
 from sft_ui.config.trl import flat, has_eval_data
 from sft_ui.data import DataError, load_data
 from sft_ui.plan.hardware import detect
 from sft_ui.plan.memory import trains_on_adapter
-from sft_ui.stages import PREFERENCE, SUPERVISED, demos, stage_of
+from sft_ui.rewards.written import function_names
+from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, demos, stage_of
 from sft_ui.train.arguments import to_trl
+from sft_ui.train.grpo import reward_options
 
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
@@ -109,7 +112,8 @@ def trl_command(cfg: RunConfig, config_file: str | None = None) -> str:
 # The code of each family's built-in set: (module, function, what it is).
 DEMO_CODE = {SUPERVISED: ("sft_ui.data.demo", "demo_rows", "demo set"),
              PREFERENCE: ("sft_ui.data.preference_demo", "preference_demo_rows",
-                          "preference demo set")}
+                          "preference demo set"),
+             REWARD: ("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts")}
 
 
 def accelerate_config(num_processes: int, num_machines: int = 1,
@@ -377,5 +381,48 @@ def _py(value) -> str:
     return json.dumps(value) if isinstance(value, list) else repr(value)
 
 
+def _grpo_script(cfg: RunConfig, output_dir: str) -> str:
+    """GRPOTrainer on the prompts, with the rewards the studio would use: its built-in
+    ones (from the studio's package) and the written function, in the script itself."""
+    args = to_trl(cfg)
+    values = flat(args)
+    data = ["# Data: prompts (the model writes the answers); other columns reach the "
+            "rewards by name"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
+    data += _eval_code(cfg)
+    if cfg.max_train_samples:
+        data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
+                    "len(dataset))))")
+    built_in = [n for n in cfg.reward_funcs if n != WRITTEN_REWARD]
+    rewards = ["# The rewards: the studio's built-in functions, then the written one",
+               "from sft_ui.rewards.builtin import make_reward",
+               f"OPTIONS = {reward_options(cfg)!r}",
+               f"reward_funcs = [make_reward(name, OPTIONS) for name in {built_in!r}]"]
+    if WRITTEN_REWARD in cfg.reward_funcs:
+        rewards += ["", "# Written in the page", cfg.reward_code.strip(), "",
+                    f"reward_funcs += [{', '.join(function_names(cfg.reward_code))}]"]
+    weights = [float(w) for w in cfg.reward_weights.split(",") if w.strip()]
+    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
+                          if v is not None)
+    return "\n".join([
+        '"""Reinforcement learning from rewards (GRPO) with TRL\'s GRPOTrainer: the '
+        'settings of an SFT Studio run."""',
+        "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
+        "from peft import LoraConfig",
+        "from transformers import AutoModelForCausalLM, AutoTokenizer",
+        "from trl import GRPOConfig, GRPOTrainer", "",
+        f"model_id = {cfg.model_name_or_path!r}",
+        f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
+        f"trust_remote_code={cfg.trust_remote_code})",
+        *_model_code(cfg, values), "", *data, "", *rewards, "",
+        f"args = GRPOConfig(\n    output_dir={output_dir!r},\n{arg_lines}\n)",
+        *([f"args.reward_weights = {weights!r}"] if weights else []),
+        _peft_code(cfg, values), "",
+        "trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=args, "
+        "train_dataset=dataset,",
+        "    eval_dataset=eval_dataset, processing_class=tokenizer, peft_config=peft_config)",
+        "trainer.train()", "trainer.save_model(args.output_dir)",
+        "tokenizer.save_pretrained(args.output_dir)", ""])
+
+
 # The script writer of each family (stages/base.py).
-SCRIPTS = {SUPERVISED: _sft_script, PREFERENCE: _preference_script}
+SCRIPTS = {SUPERVISED: _sft_script, PREFERENCE: _preference_script, REWARD: _grpo_script}

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # The families: the layers' dispatch keys (a new family is a new kind of code in them).
-SUPERVISED, PREFERENCE = "supervised", "preference"
+# REWARD: the model writes its own answers to prompts and learns from their rewards.
+SUPERVISED, PREFERENCE, REWARD = "supervised", "preference", "reward"
 # What a setting can apply to (config/fields.py's `stages`): a family, or a stage with a
 # reference model, with loss types to choose from, or reading answers labelled good or bad.
 REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
-SETTING_TAGS = (SUPERVISED, PREFERENCE, REFERENCE, LOSSES, UNPAIRED)
+SETTING_TAGS = (SUPERVISED, PREFERENCE, REWARD, REFERENCE, LOSSES, UNPAIRED)
+FAMILIES = (SUPERVISED, PREFERENCE, REWARD)
 
 
 @dataclass(frozen=True)
@@ -25,13 +27,17 @@ class Plot:
     key: str  # the live view's component for it: "rewards" or "accuracy"
     title: str
     explanation: str
+    # its series: (TRL's metric, the series' English name); a "*" in the metric stands for
+    # a reward function's name, which "{}" in the series' name becomes. Empty: the live
+    # view's own for the key (a preference stage's rewards and reward accuracy).
+    series: tuple = ()
 
 
 @dataclass(frozen=True)
 class Stage:
     name: str          # the Stage setting's value
     title: str         # how the page, the log and the card name it
-    family: str        # SUPERVISED or PREFERENCE
+    family: str        # SUPERVISED, PREFERENCE or REWARD
     config: tuple      # TRL 1.16's training arguments: (module, class)
     trainer: tuple     # and trainer: (module, class)
     demo: str          # the built-in data set it reads
@@ -53,6 +59,7 @@ class Stage:
     eval_data: bool = False         # held-out data and an eval loss
     lean_step: bool = False         # the studio's own CPU step (train/lean.py)
     plots: tuple = ()               # its own plots (Plot), besides loss, lr and grad norm
+    own_samples: bool = False       # its trainer's own answers are the samples (no prompts)
 
     @property
     def tags(self) -> frozenset:
@@ -73,7 +80,7 @@ _STAGES: dict[str, Stage] = {}
 
 def register(stage: Stage) -> Stage:
     """Make `stage` a choice of the Stage setting and known to every layer."""
-    assert stage.family in (SUPERVISED, PREFERENCE), stage.family
+    assert stage.family in FAMILIES, stage.family
     _STAGES[stage.name] = stage
     return stage
 

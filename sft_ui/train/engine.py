@@ -23,11 +23,12 @@ from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_run_speed
-from sft_ui.stages import PREFERENCE, SUPERVISED, stage_of
+from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink
+from sft_ui.train.grpo import grpo_trainer
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
 from sft_ui.train.preference import drop_reference_adapter, preference_trainer
@@ -93,7 +94,8 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
 
 # The trainer builder of each family (stages/base.py): (cfg, model, tokenizer, output_dir,
 # callbacks, log) -> a TRL trainer with its data.
-TRAINER_BUILDERS = {SUPERVISED: sft_trainer, PREFERENCE: preference_trainer}
+TRAINER_BUILDERS = {SUPERVISED: sft_trainer, PREFERENCE: preference_trainer,
+                    REWARD: grpo_trainer}
 
 
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
@@ -114,12 +116,14 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if getattr(model, "loaded_ahead", False):
             log.info("The model was loaded ahead, while the app waited for Start")
         deadline = getattr(sink, "deadline", None)  # a sink without one: no time budget
-        callback = StudioCallback(sink, tokenizer, cfg.sample_prompts, cfg.sample_steps,
+        stage = stage_of(cfg)
+        # (a stage whose trainer shows its own answers asks no sample prompts)
+        callback = StudioCallback(sink, tokenizer, cfg.sample_prompts,
+                                  0 if stage.own_samples else cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
                                   deadline=deadline)
         checkpoints = run_dir / "checkpoints"
-        stage = stage_of(cfg)
         trainer = TRAINER_BUILDERS[stage.family](cfg, model, tokenizer, checkpoints,
                                                  [callback], log)
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
@@ -140,7 +144,10 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if getattr(trainer, "lean", False):
             log.info("CPU step: the loss on labelled positions only, %s",
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
-        trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
+        try:
+            trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
+        finally:
+            getattr(trainer, "close_rewards", lambda: None)()  # a written reward's worker
         # (a resumed run's log mixes two starts; the remembered speed is an SFT step's, so
         # a preference run's steps, with their reference passes, are not remembered)
         if main and not resume_from and stage.family == SUPERVISED:

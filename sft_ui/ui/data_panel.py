@@ -40,6 +40,8 @@ def demo_for(stage: str) -> str:
 def summary_markdown(p: dict) -> str:
     if p.get("kind") == "preference":
         return preference_summary_markdown(p)
+    if p.get("kind") == "prompts":
+        return prompt_summary_markdown(p)
     s = p["stats"]
     lines = [
         f"**Format: {p['format']}** ({p['format_description']}). Change it under *Data "
@@ -86,6 +88,35 @@ def preference_summary_markdown(p: dict) -> str:
     return "\n\n".join(say(line) for line in lines)
 
 
+def prompt_summary_markdown(p: dict) -> str:
+    """The summary of GRPO's prompts: rows, the columns the rewards read, prompt lengths."""
+    s = p["stats"]
+    others = [c for c in p["columns"] if c != "prompt"]
+    lines = [
+        f"**Format: {p['format']}** ({p['format_description']}).",
+        f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
+        f"&middot; columns the rewards can read: {html.escape(', '.join(others) or 'none')}",
+        f"**Prompt tokens:** min {s['min']}, median {s['median']:g}, max {s['max']}; each "
+        f"answer up to {s['max_completion_length']} tokens. {s['prompts_per_step']} prompts "
+        f"a step: Max steps covers **{s['epochs_in_max_steps']:g} epochs**.",
+    ]
+    lines += [html.escape(n) for n in p["notes"]]
+    return "\n\n".join(say(line) for line in lines)
+
+
+def prompt_examples_html(p: dict) -> str:
+    """Each example: the prompt as the model reads it, and the row's other columns."""
+    parts = [STYLE, "<div id='data-preview'>"]
+    for n, ex in enumerate(p["examples"], 1):
+        columns = "".join(f"<div><b>{html.escape(k)}</b>: {html.escape(v)}</div>"
+                          for k, v in ex["columns"].items())
+        parts.append(f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+                     f"<div><b>{say('Prompt')}</b><pre class='prompt'>"
+                     f"{html.escape(ex['prompt'])}</pre></div>{columns}</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def preference_examples_html(p: dict) -> str:
     """Each example: the raw row, then the prompt and each answer as the model reads
     them (chosen in green, rejected in red; a KTO answer by its label)."""
@@ -113,6 +144,8 @@ def preference_examples_html(p: dict) -> str:
 def examples_html(p: dict) -> str:
     if p.get("kind") == "preference":
         return preference_examples_html(p)
+    if p.get("kind") == "prompts":
+        return prompt_examples_html(p)
     legend = " &middot; ".join(f"<span class='{css}'>{say(colour)}</span> {say(meaning)}"
                                for css, colour, meaning in LEGEND)
     parts = [STYLE, "<div id='data-preview'>", f"<p>{legend}</p>"]

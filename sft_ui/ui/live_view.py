@@ -29,10 +29,13 @@ LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2
 REWARDS = {"rewards/chosen": "chosen", "rewards/rejected": "rejected",
            "rewards/margins": "margin", "eval_rewards/margins": "eval margin"}
 REWARD_COLOURS = {"chosen": "#16a34a", "rejected": "#dc2626", "margin": "#7c3aed",
-                  "eval margin": "#f59e0b"}
+                  "eval margin": "#f59e0b", "reward": "#1d4ed8", "eval reward": "#f59e0b"}
 # The reward accuracy of the training batches, and of the eval pairs when there are some.
 ACCURACY = {"rewards/accuracies": "accuracy", "eval_rewards/accuracies": "eval accuracy"}
-ACCURACY_COLOURS = {"accuracy": "#1d4ed8", "eval accuracy": "#dc2626"}
+ACCURACY_COLOURS = {"accuracy": "#1d4ed8", "eval accuracy": "#dc2626",
+                    "no spread": "#dc2626", "cut at the limit": "#6b7280"}
+# Series no map names (a GRPO run's reward functions) take these, in name order.
+PALETTE = ["#0891b2", "#ca8a04", "#db2777", "#65a30d", "#9333ea", "#4b5563"]
 SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
 # The log shows its newest lines: scrolled to the end whenever its text grew (a person
 # who scrolled up to read keeps their place until new lines come).
@@ -152,8 +155,27 @@ def _axes(y_title: str) -> dict:
 
 # What each part of the live view draws from: the metric keys of a plot (its rows counted),
 # the samples (counted) and the log (its length).
-PARTS = {"loss": ("loss", "eval_loss"), "rewards": tuple(REWARDS), "accuracy": tuple(ACCURACY),
-         "lr": ("learning_rate",), "grad": ("grad_norm",)}
+PARTS = {"loss": ("loss", "eval_loss"), "lr": ("learning_rate",), "grad": ("grad_norm",)}
+# The stage plots' series where the stage names none (stages/base.py's Plot.series).
+OWN_SERIES = {"rewards": tuple(REWARDS.items()), "accuracy": tuple(ACCURACY.items())}
+
+
+def plot_series(snap: dict | None, part: str) -> tuple:
+    """(metric, English name) of the stage plot `part` of the shown run."""
+    plot = stage_plots(snap).get(part)
+    return plot.series if plot and plot.series else OWN_SERIES[part]
+
+
+def _matches(series: tuple, key: str) -> str | None:
+    """The English series name of metric `key` in `series`, or None."""
+    for metric, name in series:
+        if "*" not in metric and key == metric:
+            return name
+        head, _, tail = metric.partition("*")
+        if "*" in metric and key.startswith(head) and key.endswith(tail) and \
+                len(key) > len(head) + len(tail):
+            return name.format(key[len(head):len(key) - len(tail)])
+    return None
 
 
 def _drawn_from(snap: dict) -> dict:
@@ -162,6 +184,10 @@ def _drawn_from(snap: dict) -> dict:
     both = (snap["run_id"], current_language())
     keys = {part: (*both, sum(1 for m in snap["metrics"] if any(k in m for k in names)))
             for part, names in PARTS.items()}
+    for part in OWN_SERIES:
+        series = plot_series(snap, part)
+        keys[part] = (*both, sum(1 for m in snap["metrics"]
+                                 if any(_matches(series, k) for k in m)))
     return {**keys, "samples": (*both, len(snap["samples"])), "log": (*both, len(snap["log"]))}
 
 
@@ -322,22 +348,34 @@ def loss_colours(shown=None, colours: dict[str, str] = LOSS_COLOURS) -> dict[str
     request's language: of those named in `shown` (the series a plot shows), else of all.
     A map that changes with the series shown (eval appearing, another language) makes the
     plot redraw them."""
-    return {say(name): colour for name, colour in colours.items()
-            if shown is None or say(name) in shown}
+    known = {say(name): colour for name, colour in colours.items()
+             if shown is None or say(name) in shown}
+    others = sorted(set(shown or ()) - set(known) - {say(name) for name in colours})
+    return {**known, **{name: PALETTE[i % len(PALETTE)] for i, name in enumerate(others)}}
+
+
+def stage_frame(snap: dict | None, part: str) -> pd.DataFrame | None:
+    """The series of the stage plot `part` ("rewards", "accuracy"), named in the request's
+    language; None for a run without them. A preference run's: the rewards of the chosen
+    and rejected answers and their margin, and how often the chosen answer's reward beat
+    the rejected one's; a GRPO run's: its reward (total and each function's) and the
+    shares of prompts with no reward spread and of answers cut at the limit."""
+    series = plot_series(snap, part)
+    rows = []
+    for m in (snap or {}).get("metrics", []):
+        for key, value in m.items():
+            name = _matches(series, key)
+            if name is not None and isinstance(value, (int, float)):
+                rows.append((m["step"], value, say(name)))
+    return _frame(rows)
 
 
 def reward_frame(snap: dict | None) -> pd.DataFrame | None:
-    """A preference run's rewards of the chosen and rejected answers and their margin,
-    the series named in the request's language; None for a run without them."""
-    metrics = (snap or {}).get("metrics", [])
-    return _frame([(m["step"], m[key], say(name)) for key, name in REWARDS.items()
-                   for m in metrics if key in m])
+    return stage_frame(snap, "rewards")
 
 
 def accuracy_frame(snap: dict | None) -> pd.DataFrame | None:
-    """How often the chosen answer's reward beat the rejected one's (0 to 1)."""
-    return _frame([(m["step"], m[key], say(name)) for key, name in ACCURACY.items()
-                   for m in (snap or {}).get("metrics", []) if key in m])
+    return stage_frame(snap, "accuracy")
 
 
 def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
@@ -348,5 +386,7 @@ def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
 def samples_frame(snap: dict | None) -> pd.DataFrame:
     """The samples, newest first, under headers in the request's language."""
     rows = list(reversed((snap or {}).get("samples", [])))  # newest first
-    frame = pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
-    return frame.set_axis([say(c) for c in SAMPLE_COLUMNS], axis=1)
+    # A GRPO run's answers come with their reward (each function's score) and advantage.
+    columns = SAMPLE_COLUMNS + (["reward"] if any("reward" in r for r in rows) else [])
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.set_axis([say(c) for c in columns], axis=1)

@@ -18,7 +18,7 @@ from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
 from sft_ui.plan.hardware import detect, speedups
 from sft_ui.runs import ACTIVE_STATES, RunError
-from sft_ui.ui import code_panel, data_panel, live_view, plan_panel, stage_view
+from sft_ui.ui import code_panel, data_panel, live_view, plan_panel, rewards_panel, stage_view
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
@@ -65,6 +65,7 @@ class Settings:
     code: tuple
     hf_token: gr.Textbox  # a run on Hugging Face Jobs: for that launch only, never saved
     rows: list  # (gr.Row, the names of its settings): hidden with them (stage_view.py)
+    rewards: tuple  # GRPO's Test rewards (ui/rewards_panel.py)
     accordions: dict  # the panels by group, hidden when no setting of theirs applies
 
     @property
@@ -163,6 +164,8 @@ def _panel_extras(group: str) -> dict:
             label=T("Hugging Face token"), type="password", elem_id="hf-token",
             info=T("For a run on Hugging Face Jobs: a token with write access. It goes to "
                    "the job as a secret, for this launch only; it is never saved."))}
+    if group == "rewards":
+        return {"rewards": rewards_panel.build_controls()}
     if group == "hardware":
         for sentence in speedups():
             gr.Markdown(T(sentence))
@@ -192,6 +195,7 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     stage_view.wire(widgets["stage"], widgets["dataset_name"], widgets, s.rows, s.accordions,
                     actions)
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
+    rewards_panel.wire(s.rewards, names, inputs, actions)
     code_panel.wire(s.code, names, inputs)
     plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),

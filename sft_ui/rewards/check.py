@@ -1,0 +1,183 @@
+"""What "Test rewards" shows, and the checks made before a GRPO run starts.
+
+`score_table`: each reward function's score of each completion and their weighted total;
+`no_spread`: the prompts whose answers all scored the same, from which GRPO learns nothing;
+`preflight`: the settings, rewards and data that cannot make a run, as messages.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from sft_ui.rewards import RewardError
+from sft_ui.rewards.builtin import BUILTINS, available, make_reward, text_of
+
+ROW_KEYS = ("prompt", "completion", "total")  # a table row's own keys, besides the scores
+
+
+def _prompt_text(prompt) -> str:
+    """A prompt's text: of a conversation, its last user turn."""
+    if isinstance(prompt, (list, tuple)):
+        users = [m for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
+        return text_of(users[-1] if users else prompt)
+    return text_of(prompt)
+
+
+def _labels(functions: Sequence[Callable]) -> list[str]:
+    labels, seen = [], Counter()
+    for fn in functions:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        name = f"{name} (reward)" if name in ROW_KEYS else name
+        seen[name] += 1
+        labels.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return labels
+
+
+def _total(scores: list, weights: list[float]) -> float | None:
+    """The weighted sum of the scores given; None when every one skipped (as TRL)."""
+    given = [(w, s) for w, s in zip(weights, scores) if s is not None]
+    return sum(w * s for w, s in given) if given else None
+
+
+def score_table(functions: Sequence[Callable], prompts: Sequence, completions: Sequence,
+                columns: dict[str, list], weights: list[float] | None = None,
+                completion_ids: list[list[int]] | None = None) -> list[dict]:
+    """One row per completion: its prompt and text, each function's score by name, and
+    `total`, the scores' sum weighted by `weights` (1 each when None). Each function is
+    called once, as TRL calls it, with `columns` one value per completion."""
+    n = len(completions)
+    if len(prompts) != n:
+        raise RewardError(f"{len(prompts)} prompts for {n} completions: give each completion "
+                          f"its prompt (repeat a prompt for each of its answers).")
+    weights = [1.0] * len(functions) if weights is None else [float(w) for w in weights]
+    if len(weights) != len(functions):
+        raise RewardError(f"{len(weights)} weights for {len(functions)} rewards: give one "
+                          f"weight per reward, in their order.")
+    labels, scores = _labels(functions), []
+    for fn, label in zip(functions, labels):
+        got = list(fn(prompts=list(prompts), completions=list(completions),
+                      completion_ids=completion_ids, **columns))
+        if len(got) != n:
+            raise RewardError(f"The reward {label} gave {len(got)} scores for {n} completions: "
+                              f"it must give one per completion.")
+        scores.append(got)
+    rows = []
+    for i in range(n):
+        row = {"prompt": _prompt_text(prompts[i]), "completion": text_of(completions[i])}
+        mine = [s[i] for s in scores]
+        row.update(zip(labels, mine))
+        row["total"] = _total(mine, weights)
+        rows.append(row)
+    return rows
+
+
+def no_spread(rows: list[dict], group_size: int) -> list[str]:
+    """A warning for each group of `group_size` consecutive rows (one prompt's answers)
+    whose totals are all equal: GRPO learns from the differences within a group."""
+    if group_size < 2:
+        return []
+    warnings = []
+    for start in range(0, len(rows), group_size):
+        group = rows[start:start + group_size]
+        if len(group) < 2:
+            continue
+        prompt = repr(group[0]["prompt"][:60])
+        totals = [r["total"] for r in group if r["total"] is not None]
+        if not totals:
+            warnings.append(f"Prompt {prompt}: every reward skipped all {len(group)} answers "
+                            f"(None), so nothing is learned from it. Check that its columns "
+                            f"hold what the rewards read.")
+        elif max(totals) - min(totals) <= 1e-9:
+            warnings.append(f"Prompt {prompt}: all {len(group)} answers scored "
+                            f"{totals[0]:g}, so there is no learning signal from it. Raise "
+                            f"the number of generations or the temperature, or change the "
+                            f"reward or the task so that some answers score better than "
+                            f"others.")
+    return warnings
+
+
+def _generations(num_generations: int, generation_batch: int) -> list[str]:
+    if num_generations < 2:
+        return [f"Generations is {num_generations}: GRPO compares several answers to each "
+                f"prompt, so it must be at least 2 (4 to 16 is usual)."]
+    if generation_batch < 1 or generation_batch % num_generations:
+        lower = generation_batch // num_generations * num_generations
+        sizes = " or ".join(str(s) for s in (lower, lower + num_generations) if s > 0)
+        fits = [g for g in range(2, min(generation_batch, 64) + 1) if generation_batch % g == 0]
+        also = f", or Generations to one of {', '.join(map(str, fits))}" if fits else ""
+        return [f"The generation batch ({generation_batch} answers a step) must be a "
+                f"multiple of Generations ({num_generations}), so that each prompt gets all "
+                f"its answers in one batch: set it to {sizes}{also}."]
+    return []
+
+
+def _lengths(max_prompt_tokens: int | None, max_completion_length: int,
+             max_length: int | None) -> list[str]:
+    if max_completion_length < 1:
+        return [f"Max completion length is {max_completion_length}: give the answers at "
+                f"least 1 token (64 to 1024 is usual)."]
+    if max_length is None:
+        return []
+    if max_prompt_tokens is None:
+        if max_completion_length >= max_length:
+            return [f"Max completion length ({max_completion_length} tokens) leaves no room "
+                    f"for the prompt within Max length ({max_length}): lower it, or raise "
+                    f"Max length."]
+        return []
+    total = max_prompt_tokens + max_completion_length
+    if total > max_length:
+        room = max_length - max_prompt_tokens
+        fix = (f"lower Max completion length to {room}, " if room > 0 else "")
+        return [f"The longest prompt ({max_prompt_tokens} tokens) plus an answer "
+                f"({max_completion_length} tokens) is {total} tokens, more than Max length "
+                f"({max_length}): {fix}shorten the prompts, or raise Max length."]
+    return []
+
+
+def _missing(name: str, needed: Sequence[str], columns: Sequence[str]) -> list[str]:
+    missing = [c for c in needed if c not in columns]
+    if not missing:
+        return []
+    which = ", ".join(f"'{c}'" for c in missing)
+    return [f"The reward {name} needs the column{'s' if len(missing) > 1 else ''} {which}, "
+            f"which the data does not have (it has: {', '.join(columns) or 'no columns'}). "
+            f"Choose a column it has, or add the column to the data."]
+
+
+def preflight(reward_names: list[str], options: dict, columns: list[str],
+              num_generations: int, generation_batch: int, max_prompt_tokens: int | None,
+              max_completion_length: int, max_length: int | None,
+              written: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """What would stop a GRPO run, one message each; empty when all is fine. `written`:
+    the functions of the person's code and the columns each needs (function_columns)."""
+    problems = _generations(num_generations, generation_batch)
+    problems += _lengths(max_prompt_tokens, max_completion_length, max_length)
+    written = written or {}
+    options = dict(options)
+    if options.get("max_completion_length") in (None, ""):
+        options["max_completion_length"] = max_completion_length
+    if not reward_names:
+        problems.append("Choose at least one reward: a built-in one, or a function of "
+                        "your reward code.")
+    for name, times in Counter(reward_names).items():
+        if times > 1:
+            problems.append(f"The reward {name} is chosen {times} times: keep it once (to "
+                            f"count it more, give it a higher weight).")
+    for name in dict.fromkeys(reward_names):
+        if name in written:
+            if name in BUILTINS:
+                problems.append(f"Your function {name} has the name of a built-in reward: "
+                                f"rename it.")
+            problems += _missing(name, written[name], columns)
+        elif name in BUILTINS:
+            try:
+                make_reward(name, options)
+            except RewardError as e:
+                problems.append(str(e))
+                continue
+            problems += _missing(name, BUILTINS[name].columns_for(options), columns)
+        else:
+            code = f"; your code defines: {', '.join(written)}" if written else ""
+            problems.append(f"There is no reward {name!r}. The built-in rewards are: "
+                            f"{', '.join(available())}{code}.")
+    return problems

@@ -1,0 +1,302 @@
+"""Reward functions the person writes in the page, as Python source: which functions the
+code defines, and running them in one worker process of their own (sandbox.py), started
+on first call, with a time limit per call: a function that hangs or crashes stops its
+worker, never the app or the training, and the next call starts a fresh one.
+
+Each score is checked here: one finite number (or None: skip) per completion, else a
+RewardError naming the function, the completion and what to do.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+from sft_ui.rewards import RewardError
+from sft_ui.rewards.builtin import TRL_EXTRAS, text_of
+from sft_ui.rewards.sandbox import FILENAME
+
+ROOT = Path(__file__).resolve().parents[2]  # the folder holding the sft_ui package
+# -I: none of the user's site, PYTHON* variables or current folder; the package by path.
+START = f"import sys; sys.path.insert(0, {str(ROOT)!r}); " \
+        "from sft_ui.rewards.sandbox import main; main()"
+ARGUMENTS = frozenset({"prompts", "completions", "completion_ids"}) | TRL_EXTRAS
+SECRET = re.compile(r"TOKEN|SECRET|PASSW|API_?KEY|CREDENTIAL", re.I)  # kept from the code
+LOAD_S = 30.0  # seconds the code gets to load (its imports), beyond one call's limit
+GRACE_S = 2.0  # seconds a worker gets to end once its input is closed, before it is killed
+EXAMPLE = ("def my_reward(completions, **kwargs):\n"
+           "    return [1.0 if len(text_of(c)) < 200 else 0.0 for c in completions]")
+
+
+def _parse(code: str) -> ast.Module:
+    try:
+        return ast.parse(code, FILENAME)
+    except SyntaxError as e:
+        where = f" (`{e.text.strip()}`)" if e.text and e.text.strip() else ""
+        raise RewardError(f"The reward code has a syntax error at line {e.lineno}: "
+                          f"{e.msg}{where}. Fix it and test the rewards again.") from None
+
+
+def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    found = [node for node in _parse(code).body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and not node.name.startswith("_")]
+    if not found:
+        raise RewardError("The reward code defines no reward function. Define one at the "
+                          f"top level, for example:\n\n{EXAMPLE}\n\nIt gets the completions "
+                          "(texts, or message lists: text_of(c) gives the text), the prompts "
+                          "and every column of the data by name, and returns one number per "
+                          "completion (None to skip one). Names starting with _ are helpers.")
+    return list({node.name: node for node in found}.values())
+
+
+def function_names(code: str) -> list[str]:
+    """The reward functions the code defines: its top-level functions not starting with _."""
+    return [node.name for node in _functions(code)]
+
+
+def function_columns(code: str) -> dict[str, tuple[str, ...]]:
+    """Each reward function's columns: the parameters it needs (no default) besides those
+    TRL passes anyway; the data must have them."""
+    out = {}
+    for node in _functions(code):
+        args = node.args
+        plain = args.posonlyargs + args.args
+        required = plain[:len(plain) - len(args.defaults)] + [
+            a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+        out[node.name] = tuple(a.arg for a in required if a.arg not in ARGUMENTS)
+    return out
+
+
+def _environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not SECRET.search(k)}
+
+
+def _read(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """End the worker: its input closed, then killed after a short wait; waited for."""
+    try:
+        process.stdin.close()
+    except OSError:  # its end is gone already
+        pass
+    try:
+        process.wait(GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+class _Gone(Exception):
+    """The worker ended or stopped answering."""
+
+
+class _Worker:
+    """One worker process running the code, and the thread reading its replies."""
+
+    def __init__(self):
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", START], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            env=_environment(), encoding="utf-8")
+        self.lines: queue.Queue = queue.Queue()
+        self.reader = threading.Thread(target=_read, args=(self.process.stdout, self.lines),
+                                       name=f"reward-worker-{self.process.pid}", daemon=True)
+        self.reader.start()
+        self._finalizer = weakref.finalize(self, _stop, self.process)
+
+    def ask(self, message: dict, timeout: float) -> dict:
+        """The reply to `message`; _Gone (with None, or "slow") when none comes."""
+        try:
+            self.process.stdin.write(_dumps(message) + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            raise _Gone(None) from None
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise _Gone("slow") from None
+        if line is None:
+            raise _Gone(None)
+        return json.loads(line)
+
+    def close(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        self._finalizer()
+        self.reader.join(timeout=GRACE_S)
+        self.process.stdout.close()
+
+
+def _dumps(message: dict) -> str:
+    """JSON of a request; values JSON cannot carry go as their str()."""
+    try:
+        return json.dumps(message, default=str)
+    except (TypeError, ValueError):  # e.g. keys that are not strings
+        kwargs = {k: [v if _carries(v) else str(v) for v in values]
+                  for k, values in message.get("kwargs", {}).items()}
+        return json.dumps({**message, "kwargs": kwargs}, default=str)
+
+
+def _carries(value) -> bool:
+    try:
+        json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _preview(completions, i: int) -> str:
+    return repr(text_of(completions[i])[:80])
+
+
+def _checked(name: str, reply: dict, completions: list) -> list[float | None]:
+    """The scores of a reply, or a RewardError saying which one is wrong and why."""
+    if "not_list" in reply:
+        got = reply["not_list"]
+        raise RewardError(f"The reward {name} returned {got['repr']} ({got['type']}), not a "
+                          f"list: return a list with one number per completion (None to skip "
+                          f"one), e.g. [1.0 if ... else 0.0 for c in completions].")
+    scores, n = reply["result"], len(completions)
+    if len(scores) != n:
+        where = (f"completion {len(scores)} ({_preview(completions, len(scores))}) got none"
+                 if len(scores) < n else f"there are only {n}")
+        raise RewardError(f"The reward {name} returned {len(scores)} scores for {n} "
+                          f"completions ({where}): return exactly one number per completion, "
+                          f"in their order (None to skip one).")
+    out = []
+    for i, score in enumerate(scores):
+        if isinstance(score, dict):
+            raise RewardError(f"The reward {name} gave completion {i} ({_preview(completions, i)}"
+                              f") the score {score['repr']} ({score['bad']}), not a number: "
+                              f"return an int or float per completion, or None to skip it.")
+        if score is not None:
+            try:
+                score = float(score)
+            except OverflowError:
+                score = math.inf
+            if not math.isfinite(score):
+                raise RewardError(f"The reward {name} gave completion {i} "
+                                  f"({_preview(completions, i)}) the score {score}: a score "
+                                  f"must be a finite number; return None to skip a completion "
+                                  f"that cannot be scored.")
+        out.append(score)
+    return out
+
+
+def _failed(name: str | None, error: dict) -> RewardError:
+    where = f" at line {error['line']}" if error.get("line") else ""
+    source = f" (`{error['source']}`)" if error.get("source") else ""
+    what = f"The reward {name} raised" if name else "The reward code failed when loaded with"
+    return RewardError(f"{what} {error['type']}: {error['message']}{where}{source}. Fix the "
+                       f"code and test the rewards again.")
+
+
+class WrittenReward:
+    """One function of the code as TRL calls it; named by its def."""
+
+    def __init__(self, owner: WrittenRewards, name: str):
+        self.__name__ = name
+        self._owner = owner
+
+    def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs):
+        return self._owner.call(self.__name__, prompts, completions or [], completion_ids,
+                                kwargs)
+
+    def __repr__(self) -> str:
+        return f"WrittenReward({self.__name__!r})"
+
+
+class WrittenRewards:
+    """The reward functions of `code`, run in one worker process (started on first call)
+    that gets `timeout_s` seconds a call. A context manager; `close()` ends the worker and
+    waits for it."""
+
+    def __init__(self, code: str, timeout_s: float = 10.0):
+        self.code = code
+        self.names = function_names(code)
+        self.timeout_s = timeout_s
+        self._worker: _Worker | None = None
+        self._lock = threading.Lock()
+
+    def functions(self) -> list[Callable]:
+        return [WrittenReward(self, name) for name in self.names]
+
+    def call(self, name: str, prompts, completions: list, completion_ids,
+             kwargs: dict) -> list[float | None]:
+        """`name`'s scores of the completions (the row columns in `kwargs`)."""
+        n = len(completions)
+        columns = {k: list(v) for k, v in kwargs.items() if k not in ARGUMENTS
+                   and isinstance(v, (list, tuple)) and len(v) == n}
+        request = {"call": name, "kwargs": {"prompts": prompts, "completions": completions,
+                                            "completion_ids": completion_ids, **columns}}
+        with self._lock:
+            reply = self._ask(name, request, self.timeout_s, n)
+        if "error" in reply:
+            raise _failed(name, reply["error"])
+        return _checked(name, reply, completions)
+
+    def _ask(self, name: str, request: dict, timeout: float, n: int) -> dict:
+        worker = self._worker or self._start()
+        try:
+            return worker.ask(request, timeout)
+        except _Gone as gone:
+            self._discard(kill=True)
+            if gone.args[0] == "slow":
+                raise RewardError(f"The reward {name} took more than {timeout:g} s for {n} "
+                                  f"completions, so it was stopped. Make it faster (no "
+                                  f"endless loop, no slow calls per completion), or raise "
+                                  f"its time limit.") from None
+            raise RewardError(f"The reward code's process ended while {name} ran (exit "
+                              f"status {worker.process.returncode}): the code may exit the "
+                              f"process or use too much memory. Fix it and test the "
+                              f"rewards again.") from None
+
+    def _start(self) -> _Worker:
+        self._worker = worker = _Worker()
+        try:
+            reply = worker.ask({"code": self.code, "names": self.names},
+                               self.timeout_s + LOAD_S)
+        except _Gone as gone:
+            self._discard(kill=True)
+            slow = f"took more than {self.timeout_s + LOAD_S:g} s to load"
+            raise RewardError(f"The reward code {slow if gone.args[0] else 'could not start'}"
+                              f": it runs once when loaded, so keep slow work inside the "
+                              f"functions.") from None
+        if "error" in reply:
+            self._discard()
+            raise _failed(None, reply["error"])
+        missing = [n for n in self.names if n not in reply["names"]]
+        if missing:
+            self._discard()
+            raise RewardError(f"After the code ran, {', '.join(missing)} is no function: "
+                              f"give each reward function a name of its own.")
+        return worker
+
+    def _discard(self, kill: bool = False) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close(kill=kill)
+
+    def close(self) -> None:
+        """End the worker, if one runs, and wait for it."""
+        with self._lock:
+            self._discard()
+
+    def __enter__(self) -> WrittenRewards:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

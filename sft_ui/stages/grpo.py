@@ -1,0 +1,32 @@
+"""GRPO: reinforcement learning from rewards, usually after SFT. For each prompt the model
+writes several answers (generations), reward functions score them, and the model learns
+to write more like the answers that scored above their group's mean (TRL's GRPOConfig
+and GRPOTrainer). Its data: prompts only (data/prompts.py), every other column reaches
+the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py."""
+from sft_ui.stages.base import REWARD, Plot, Stage, register
+
+GRPO_DEMO = "demo-grpo"  # fresh arithmetic problems from the seed (data/grpo_demo.py)
+
+GRPO = register(Stage(
+    name="grpo", title="GRPO", family=REWARD,
+    config=("trl", "GRPOConfig"), trainer=("trl", "GRPOTrainer"), demo=GRPO_DEMO,
+    columns="prompt (text, or messages ending with the user's turn); other columns reach "
+            "the rewards by name",
+    formats=("prompt-only",),
+    # GRPO moves the model by its own answers: a rate near DPO's, as TRL's GRPO examples.
+    learning_rates={True: 5e-5, False: 5e-6}, time_budget=True, eval_data=True,
+    own_samples=True,
+    plots=(Plot("rewards", "Reward (total and each reward function's mean)",
+                "The mean reward of the answers the model wrote, and each reward "
+                "function's own mean. Good: rising. The loss staying near 0 is normal in "
+                "GRPO: it is relative to each prompt's group of answers.",
+                series=(("reward", "reward"), ("eval_reward", "eval reward"),
+                        ("rewards/*/mean", "{}"))),
+           Plot("accuracy", "Prompts with no reward spread; answers cut at the length limit",
+                "No spread: the share of prompts whose answers all got the same reward, "
+                "from which nothing is learned. Near 1: raise the generations or the "
+                "temperature, or make the task easier (or harder, when every answer "
+                "already scores the most). Cut: answers that reached Max completion "
+                "length.",
+                series=(("frac_reward_zero_std", "no spread"),
+                        ("completions/clipped_ratio", "cut at the limit"))))))

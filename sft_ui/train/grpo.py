@@ -1,0 +1,218 @@
+"""The trainer of a GRPO run (the reward family of sft_ui/stages/): TRL's GRPOTrainer with
+the run's prompts, its reward functions and the answers it writes shown as the run's
+samples.
+
+Owns what differs from the other stages: GRPOConfig from the settings (train/arguments.py's
+translation), the prompt rows (data/prompts.py) with their eval rows, the reward functions
+the settings name (sft_ui/rewards/: the built-in ones, and a written one that runs in a
+worker process of its own, closed with the trainer), and the completions table: each
+logged step's answers with their rewards and advantage reach the run as samples. The
+engine (train/engine.py) loads the model, runs and saves the trainer.
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.data.load import eval_source, hold_out
+from sft_ui.data.preview import prompt_seen
+from sft_ui.data.prompts import load_prompts, prompt_text
+from sft_ui.lazy import trl_class
+from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.rewards.builtin import make_reward, text_of
+from sft_ui.rewards.check import no_spread, preflight, score_table
+from sft_ui.rewards.written import WrittenRewards
+from sft_ui.stages import REWARD, stage_of
+from sft_ui.train.arguments import to_trl
+from sft_ui.train.policy import policy
+
+SHOWN_PER_STEP = 4  # answers of a logged step shown as samples (the newest group)
+
+
+def reward_options(cfg: RunConfig) -> dict:
+    """What the built-in rewards read from the settings (rewards/builtin.py's options)."""
+    return {"keys": cfg.reward_keys, "column": cfg.reward_column,
+            "pattern": cfg.reward_pattern, "words": cfg.reward_words,
+            "avoid_words": cfg.reward_avoid_words, "target_chars": cfg.reward_target_chars,
+            "max_completion_length": cfg.max_completion_length}
+
+
+def reward_functions(cfg: RunConfig, written: WrittenRewards | None = None) -> list:
+    """The reward functions the settings name, in their order; 'written' is every function
+    of the written code (run by `written`)."""
+    out, options = [], reward_options(cfg)
+    for name in cfg.reward_funcs:
+        if name == WRITTEN_REWARD:
+            out += (written or WrittenRewards(cfg.reward_code)).functions()
+        else:
+            out.append(make_reward(name, options))
+    return out
+
+
+def reward_weights(cfg: RunConfig, functions: list) -> list[float] | None:
+    """One weight per reward function (a written entry may hold several functions: they
+    share its weight); None: 1 each."""
+    weights = [float(w) for w in cfg.reward_weights.split(",") if w.strip()]
+    if not weights:
+        return None
+    written = len(functions) - (len(cfg.reward_funcs) - 1) \
+        if WRITTEN_REWARD in cfg.reward_funcs else 0
+    out = []
+    for name, weight in zip(cfg.reward_funcs, weights):
+        out += [weight] * (written if name == WRITTEN_REWARD else 1)
+    return out
+
+
+def training_arguments(cfg: RunConfig, output_dir: Path, has_eval: bool):
+    """GRPOConfig for cfg on this machine; TRL's own printing of completions off (they
+    reach the run as samples)."""
+    GRPOConfig = trl_class(*stage_of(cfg).config)
+    values = {**to_trl(cfg, has_eval)["train"], "output_dir": str(output_dir),
+              "dataloader_num_workers": 0, "disable_tqdm": True, "log_completions": False}
+    return GRPOConfig(**values)
+
+
+def prompt_rows(cfg: RunConfig):
+    """(train, eval or None, the PromptData, a note on the eval rows) as datasets."""
+    import datasets  # heavy: loaded on first use
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    rows, held, note = list(data.rows), None, ""
+    eval_name, eval_split = eval_source(cfg)
+    if eval_name:
+        held = list(load_prompts(eval_name, cfg, eval_split).rows)
+        note = f"Eval: {len(held)} prompts from {eval_name}."
+    elif cfg.eval_fraction > 0:
+        rows, held = hold_out(rows, cfg.eval_fraction, cfg.seed)
+        note = f"Eval: {len(held)} prompts held out (seed {cfg.seed})."
+    if cfg.max_train_samples and cfg.max_train_samples < len(rows):
+        rows = rows[:cfg.max_train_samples]
+    datasets.disable_progress_bars()
+    return (datasets.Dataset.from_list(rows), datasets.Dataset.from_list(held) if held
+            else None, data, note)
+
+
+def completion_samples(logs: dict, step: int, weights: list[float] | None) -> list[dict]:
+    """The newest group of answers GRPOTrainer logged, as the run's samples: prompt, the
+    answer, and its reward (each function's score) and advantage."""
+    prompts, completions = list(logs["prompt"]), list(logs["completion"])
+    rewards = {name: list(values) for name, values in logs["rewards"].items()}
+    advantages = list(logs["advantages"])
+    rows = []
+    for i in range(max(0, len(completions) - SHOWN_PER_STEP), len(completions)):
+        scores = {name: values[i] for name, values in rewards.items() if i < len(values)}
+        total = sum((w if weights else 1.0) * (s if s == s else 0.0) for w, s in zip(
+            weights or [1.0] * len(scores), scores.values()) if s is not None)
+        detail = ", ".join(f"{name} {_short(s)}" for name, s in scores.items())
+        advantage = f"; advantage {advantages[i]:+.2f}" if i < len(advantages) else ""
+        rows.append({"step": step, "prompt": prompt_text(prompts[i]),
+                     "completion": text_of(completions[i]),
+                     "reward": f"{total:.3g} ({detail}){advantage}"})
+    return rows
+
+
+def check_rewards(cfg: RunConfig) -> None:
+    """Before a GRPO run folder exists: the rewards' settings and columns, the answers per
+    prompt against the generation batch, and every reward function called on two rows of
+    the data (a written one in its worker) so that an error in it is met now, with its
+    line, rather than at the first step. RewardError or ConfigError with the fix."""
+    if stage_of(cfg).family != REWARD or not cfg.dataset_name.strip():
+        return
+    try:
+        data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    except OSError:
+        return  # a Hub dataset: its columns are checked when the run loads it
+    rows = list(data.rows[:2])
+    columns = sorted({k for row in data.rows[:200] for k in row})
+    built_in = [name for name in cfg.reward_funcs if name != WRITTEN_REWARD]
+    found = preflight(built_in, reward_options(cfg), columns, cfg.num_generations,
+                      cfg.effective_batch(), None, cfg.max_completion_length,
+                      None) if built_in else []
+    if found:
+        raise ConfigError(found)
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs \
+            else nullcontext() as written:
+        for function in reward_functions(cfg, written):
+            function(prompts=[r["prompt"] for r in rows], completions=[""] * len(rows),
+                     **{k: [r.get(k) for r in rows] for k in columns if k != "prompt"})
+
+
+def _short(value) -> str:
+    return "none" if value is None or value != value else f"{value:.3g}"
+
+
+def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, log):
+    """GRPOTrainer for cfg, with its prompts, rewards and policy; its written rewards'
+    worker closes when training ends (`trainer.close_rewards`)."""
+    train_set, eval_set, data, eval_note = prompt_rows(cfg)
+    log.info("Data: %s, %d prompts (%s form). %s", data.source.label, len(train_set),
+             "conversational" if data.conversational else "standard", eval_note)
+    written = WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs else None
+    functions = reward_functions(cfg, written)
+    weights = reward_weights(cfg, functions)
+    log.info("Rewards: %s", ", ".join(
+        f"{f.__name__}" + (f" x{w:g}" if weights else "")
+        for f, w in zip(functions, weights or [1.0] * len(functions))))
+    args = training_arguments(cfg, output_dir, eval_set is not None)
+    if weights:
+        args.reward_weights = weights
+    trained, lora = policy(cfg, model, log)
+    sinks = [c.sink for c in callbacks if hasattr(c, "sink")]
+    GRPOTrainer = trl_class(*stage_of(cfg).trainer)
+
+    class StudioGRPOTrainer(GRPOTrainer):
+        """GRPOTrainer whose logged answers reach the run as samples."""
+
+        def log(self, logs, start_time=None):
+            super().log(logs, start_time)
+            if self.model.training and self.accelerator.is_main_process and sinks:
+                rows = completion_samples(self._logs, self.state.global_step, weights)
+                for sink in sinks:
+                    sink.add_samples(rows)
+
+        def close_rewards(self):
+            if written is not None:
+                written.close()
+
+    return StudioGRPOTrainer(model=trained, reward_funcs=functions, args=args,
+                             train_dataset=train_set, eval_dataset=eval_set,
+                             processing_class=tokenizer, peft_config=lora,
+                             callbacks=callbacks)
+
+
+def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
+    """Test rewards: the model (as it is now) writes Answers per prompt answers to the
+    first `prompts` prompts, sampled as training would, and every reward function scores
+    each one. {"names": the functions, "rows": score_table's rows, "warnings": the
+    prompts whose answers all scored alike (no learning signal)}. Reward errors raise
+    RewardError with the row and line, before any training."""
+    import torch  # heavy: loaded on first use
+    check_rewards(cfg)
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    rows, n = list(data.rows[:prompts]), cfg.num_generations
+    model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
+                                                cfg.trust_remote_code)
+    model.eval()
+    tokenizer.padding_side = "left"
+    enc = tokenizer([prompt_seen(r["prompt"], tokenizer) for r in rows], return_tensors="pt",
+                    padding=True, add_special_tokens=False)
+    torch.manual_seed(cfg.seed)
+    with torch.no_grad():
+        out = model.generate(**enc, do_sample=True, temperature=cfg.temperature,
+                             max_new_tokens=cfg.max_completion_length, num_return_sequences=n,
+                             pad_token_id=tokenizer.pad_token_id)
+    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id]
+           for seq in out[:, enc["input_ids"].shape[1]:]]
+    texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
+    completions = [[{"role": "assistant", "content": t}] for t in texts] \
+        if data.conversational else texts
+    repeated = [r for r in rows for _ in range(n)]
+    columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs \
+            else nullcontext() as written:
+        functions = reward_functions(cfg, written)
+        table = score_table(functions, [r["prompt"] for r in repeated], completions, columns,
+                            weights=reward_weights(cfg, functions), completion_ids=ids)
+    return {"names": [f.__name__ for f in functions], "rows": table,
+            "warnings": no_spread(table, n)}

@@ -1,0 +1,57 @@
+"""GRPO's Rewards panel, besides its settings: the help of the written reward (a code box
+shows none of its own) and Test rewards: the model writes answers to a few prompts and
+every reward function scores each one, in a table, with a warning for a prompt whose
+answers all scored alike (nothing to learn from). Nothing is saved; errors in a reward
+are shown with their row and line."""
+from __future__ import annotations
+
+import html
+
+import gradio as gr
+import pandas as pd
+
+from sft_ui.actions import Actions
+from sft_ui.config import registry
+from sft_ui.errors import UserError
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.widgets import values_to_dict
+
+EXAMPLE = '''def short_json(completions, answer, **kwargs):
+    """1 for a short answer that holds the right number."""
+    texts = [c if isinstance(c, str) else c[0]["content"] for c in completions]
+    return [float(len(t) < 40 and a in t) for t, a in zip(texts, answer)]'''
+
+
+def build_controls():
+    """The written reward's help, Test rewards and its outputs; returns them."""
+    gr.Markdown(T(registry.field("reward_code").metadata["help"]), elem_id="reward-code-help")
+    with gr.Accordion(T("An example reward function"), open=False):
+        gr.Code(EXAMPLE, language="python", interactive=False)
+    button = gr.Button(T("Test rewards"), size="sm", elem_id="test-rewards")
+    notes = gr.Markdown(elem_id="reward-notes")
+    table = gr.Dataframe(None, label=T("Answers of the model now, and their rewards"),
+                         wrap=True, interactive=False, visible=False, elem_id="reward-table")
+    return button, notes, table
+
+
+def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
+    button, notes, table = controls
+
+    def on_test(request: gr.Request, *values):
+        try:
+            found = actions.test_rewards(who(request), values_to_dict(names, values))
+        except UserError as e:
+            return problem("Cannot test the rewards:", e), gr.update(visible=False)
+        frame = pd.DataFrame([{**{k: v for k, v in row.items()}} for row in found["rows"]])
+        frame = frame.rename(columns={"prompt": say("prompt"), "completion": say("completion"),
+                                      "total": say("total")})
+        lines = [say(f"**{len(found['rows'])} answers scored** by "
+                     f"{', '.join(found['names'])}.")]
+        lines += [f"- {html.escape(say(w))}" for w in found["warnings"]] or \
+            [say("Every prompt's answers got different rewards: there is something to "
+                 "learn from.")]
+        return "\n".join(lines), gr.update(value=frame, visible=True)
+
+    button.click(on_test, inputs, [notes, table], api_name="test_rewards",
+                 api_visibility="undocumented")

@@ -1,0 +1,107 @@
+"""GRPO runs through the studio's engine and run manager: the model writes answers to the
+prompts, the reward functions the settings name score them (built-in ones, and one
+written in the page, run in its own process), the rewards and the answers with their
+scores reach the run, and a written reward's error is met before a run folder exists."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sft_ui.backends import preflight
+from sft_ui.config import RunConfig
+from sft_ui.errors import UserError
+from sft_ui.share.recipe import python_script
+from sft_ui.train.engine import train
+from sft_ui.train.events import NullSink
+
+WRITTEN = '''
+def short_answer(completions, answer, **kwargs):
+    """1 for an answer of at most 20 characters holding the right number."""
+    texts = [c if isinstance(c, str) else c[0]["content"] for c in completions]
+    return [float(len(t) <= 20 and a in t) for t, a in zip(texts, answer)]
+'''
+
+
+class Recorder(NullSink):
+    def __init__(self):
+        super().__init__()
+        self.records, self.samples = [], []
+
+    def add_metrics(self, record):
+        self.records.append(record)
+
+    def add_samples(self, rows):
+        self.samples += rows
+
+    def steps(self) -> list[dict]:
+        return [r for r in self.records if "loss" in r]
+
+
+def _cfg(tiny_cfg, **extra) -> RunConfig:
+    return RunConfig.from_dict({**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo",
+                                "num_generations": 2, "max_completion_length": 6,
+                                "reward_funcs": ["json_answer", "exact_match"], **extra})
+
+
+@pytest.mark.parametrize("written", [False, True])
+def test_grpo_trains_and_logs_each_reward(tmp_path, tiny_cfg, written):
+    extra = {"reward_funcs": ["json_answer", "written"], "reward_code": WRITTEN,
+             "reward_weights": "1, 2"} if written else {}
+    cfg = _cfg(tiny_cfg, **extra)
+    preflight(cfg)  # the written function runs once, in its process, before the run
+    sink = Recorder()
+    out = train(cfg, tmp_path / "run", sink)
+    steps = sink.steps()
+    assert [r["step"] for r in steps] == [1, 2]
+    names = ["json_answer", "short_answer" if written else "exact_match"]
+    for record in steps:
+        for key in ("reward", "reward_std", "frac_reward_zero_std",
+                    *(f"rewards/{n}/mean" for n in names)):
+            assert math.isfinite(record[key]), (key, record)
+    # the answers the model wrote, with each function's score, as the run's samples
+    assert sink.samples and all(s["completion"] is not None for s in sink.samples)
+    assert all(names[0] in s["reward"] and names[1] in s["reward"] for s in sink.samples)
+    assert "What is" in sink.samples[0]["prompt"]
+    assert (out / "model.safetensors").exists() or (out / "adapter_model.safetensors").exists()
+    log = (tmp_path / "run" / "train.log").read_text()
+    assert "Training (GRPO)" in log and "Rewards: json_answer" in log
+    if written:
+        assert "short_answer x2" in log
+
+
+@pytest.mark.parametrize("code, needle", [
+    ("def bad(completions, **kw):\n    return [1.0] * (len(completions) + 1)\n",
+     r"bad"),
+    ("def boom(completions, **kw):\n    x = 1\n    raise ValueError('no answer')\n",
+     r"line 3"),
+    ("def broken(completions, **kw)\n    return []\n", r"line 1"),
+])
+def test_a_written_reward_that_fails_is_refused_before_the_run(tmp_path, tiny_cfg, code,
+                                                              needle):
+    import re
+    cfg = _cfg(tiny_cfg, reward_funcs=["written"], reward_code=code)
+    with pytest.raises(UserError) as e:
+        preflight(cfg)
+    assert re.search(needle, str(e.value)), str(e.value)
+
+
+def test_settings_that_cannot_train_are_named():
+    odd = RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo",
+                               "num_generations": 3, "per_device_train_batch_size": 4,
+                               "gradient_accumulation_steps": 1}).validate()
+    assert any("Answers per prompt (3) must divide" in p and "set Answers per prompt to 4"
+               in p for p in odd), odd
+    empty = RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo",
+                                 "reward_funcs": ["written"]}).validate()
+    assert any("Written reward function is empty" in p for p in empty), empty
+    assert RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo"}).validate() == []
+
+
+def test_show_code_writes_the_written_reward_into_a_script_that_compiles(tiny_cfg):
+    cfg = _cfg(tiny_cfg, reward_funcs=["json_answer", "written"], reward_code=WRITTEN)
+    script = python_script(cfg)
+    compile(script, "grpo.py", "exec")
+    assert "def short_answer(completions, answer, **kwargs):" in script
+    assert "reward_funcs += [short_answer]" in script
+    assert "GRPOTrainer(model=model, reward_funcs=reward_funcs" in script
