@@ -178,3 +178,19 @@ def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
         if not isinstance(turn[text_key], str):
             raise DataError(f"{where}: entry {n} of '{column}' has a {text_key} that is "
                               "not text.")
+
+
+def form_name(conversational: bool) -> str:
+    """How a message names a row's form: chat messages, or plain text."""
+    return "messages" if conversational else "text"
+
+
+def columns_present(rows: Iterable[dict]) -> list[str]:
+    """The columns the first 1000 rows fill (a value that is not None), in order."""
+    seen: dict[str, None] = {}
+    for n, row in enumerate(rows):
+        if n >= 1000:
+            break
+        if isinstance(row, dict):
+            seen.update((k, None) for k, v in row.items() if v is not None)
+    return list(seen)

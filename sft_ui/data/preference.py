@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 from sft_ui import models
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
-from sft_ui.data.formats import ROLES, DataError
+from sft_ui.data.formats import ROLES, DataError, columns_present, form_name
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference_demo import preference_demo_rows
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
@@ -58,7 +58,7 @@ def row_number(i: int) -> str:
 def preference_format(rows: Iterable[dict], columns: Sequence[str] | None = None) -> str:
     """"preference", "implicit preference" or "unpaired preference", from the columns
     (those given, else every key of the first 1000 rows); DataError for other data."""
-    columns = list(columns) if columns is not None else _columns(rows)
+    columns = list(columns) if columns is not None else columns_present(rows)
     fmt = _format_of(columns)
     if fmt is None:
         raise DataError(f"This file has no preference data: its columns are "
@@ -80,7 +80,7 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
                         f"{', '.join(s.name for s in of_family(PREFERENCE))}.")
     if not len(rows):
         raise DataError("The dataset has no rows.")
-    columns = list(columns) if columns is not None else _columns(rows)
+    columns = list(columns) if columns is not None else columns_present(rows)
     fmt = _format_of(columns)
     if fmt not in known.formats:
         raise DataError(_wrong_data(known, fmt, rows, columns))
@@ -91,8 +91,8 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
             first_form = conversational
         elif conversational != first_form:
             raise DataError(
-                f"Mixed forms: {where(0)} is {_form(first_form)} but {where(i)} is "
-                f"{_form(conversational)}. Keep one form per file.")
+                f"Mixed forms: {where(0)} is {form_name(first_form)} but {where(i)} is "
+                f"{form_name(conversational)}. Keep one form per file.")
         out.append(checked)
     if known.unpaired and fmt == "unpaired preference":
         kinds = {row["label"] for row in out}
@@ -182,8 +182,8 @@ def _check_row(row: dict, fmt: str, where: str) -> tuple[dict, bool]:
     for column, value in values.items():
         if isinstance(value, list) != conversational:
             raise DataError(
-                f"{where}: '{texts[0]}' is {_form(conversational)} but '{column}' is "
-                f"{_form(isinstance(value, list))}. Use text for every column of a row, "
+                f"{where}: '{texts[0]}' is {form_name(conversational)} but '{column}' is "
+                f"{form_name(isinstance(value, list))}. Use text for every column of a row, "
                 "or messages for every one.")
         if conversational:
             _check_messages(value, column, where)
@@ -302,17 +302,3 @@ def _wrong_data(stage, fmt: str | None, rows: Sequence[dict],
                 f"which is data for SFT: use it for SFT, or {todo}.")
     return (f"{name} needs {need}; this file has {listed}. Rename its columns, "
             "or choose another file.")
-
-
-def _form(conversational: bool) -> str:
-    return "messages" if conversational else "text"
-
-
-def _columns(rows: Iterable[dict]) -> list[str]:
-    seen: dict[str, None] = {}
-    for n, row in enumerate(rows):
-        if n >= 1000:
-            break
-        if isinstance(row, dict):
-            seen.update((k, None) for k, v in row.items() if v is not None)
-    return list(seen)

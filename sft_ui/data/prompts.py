@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from sft_ui import models
 from sft_ui.config import RunConfig
-from sft_ui.data.formats import ROLES, DataError
+from sft_ui.data.formats import ROLES, DataError, columns_present, form_name
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference import row_number
@@ -62,7 +62,7 @@ def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_nu
     names the first row that cannot be used and what to do."""
     if not len(rows):
         raise DataError("The dataset has no rows.")
-    columns = list(columns) if columns is not None else _columns(rows)
+    columns = list(columns) if columns is not None else columns_present(rows)
     if "prompt" not in columns:
         raise DataError(_no_prompt(columns))
     out, first_form = [], None
@@ -72,8 +72,8 @@ def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_nu
             first_form = conversational
         elif conversational != first_form:
             raise DataError(
-                f"Mixed forms: {where(0)} is {_form(first_form)} but {where(i)} is "
-                f"{_form(conversational)}. Keep one form per file: every prompt text, or "
+                f"Mixed forms: {where(0)} is {form_name(first_form)} but {where(i)} is "
+                f"{form_name(conversational)}. Keep one form per file: every prompt text, or "
                 "every prompt a list of messages.")
         checked = {c: row.get(c) for c in columns}
         checked.update((k, v) for k, v in row.items() if k not in checked)
@@ -171,17 +171,3 @@ def _no_prompt(columns: Sequence[str]) -> str:
             f"'prompt' column (text, or messages ending with the user's turn); this file has "
             f"{has}. Put each question in a 'prompt' column; answers may stay in another "
             f"column, e.g. 'answer', for a reward to compare. Or use '{GRPO_DEMO}'.")
-
-
-def _form(conversational: bool) -> str:
-    return "messages" if conversational else "text"
-
-
-def _columns(rows: Sequence[dict]) -> list[str]:
-    seen: dict[str, None] = {}
-    for n, row in enumerate(rows):
-        if n >= 1000:
-            break
-        if isinstance(row, dict):
-            seen.update((k, None) for k, v in row.items() if v is not None)
-    return list(seen)
