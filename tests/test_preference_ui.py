@@ -85,7 +85,7 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
     assert widget["cfg-packing"].visible and not widget["cfg-beta"].visible
     accordions = [b for b in app.blocks.values() if isinstance(b, gr.Accordion)]
     hidden = [a for a in accordions if not a.visible]
-    assert len(hidden) == 1  # the preference panel
+    assert len(hidden) == 2  # the preference panel and GRPO's rewards panel
 
     fn, outputs, components = _stage_handler(app)
     values = fn(None, "dpo", "demo")
@@ -97,7 +97,13 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
     assert not shown["cfg-packing"] and "cfg-time_budget_minutes" not in shown
     assert "cfg-learning_rate" not in shown  # never hidden, never sent
     panels = [v["visible"] for c, v in zip(components, values) if isinstance(c, gr.Accordion)]
-    assert panels.count(False) == 0 and panels.count(True) >= 1  # the preference panel shown
+    assert panels.count(False) == 1 and panels.count(True) >= 1  # preference's, not GRPO's
+    values = fn(None, "grpo", "demo-preference")
+    assert values[-1]["value"] == "demo-grpo"
+    shown = {name: v["visible"] for name, v in zip(outputs, values) if name.startswith("cfg-")
+             and isinstance(v, dict) and "visible" in v}
+    assert shown["cfg-num_generations"] and shown["cfg-reward_code"]
+    assert not shown["cfg-beta"] and not shown["cfg-max_length"] and not shown["cfg-packing"]
     values = fn(None, "sft", "demo-preference")
     assert values[-1]["value"] == "demo"
     values = fn(None, "sft", "my.jsonl")
@@ -130,7 +136,7 @@ def test_continue_after_an_sft_run_with_lora_on_the_demo_set(tmp_path):
     # Through the actions, by run id, and the notes in Japanese.
     actions = Actions(RunManager(tmp_path), Access.from_env())
     assert actions.continue_with_preference(run.id).config == cfg
-    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, follow.notes))
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, "DPO", follow.notes))
     assert not english_left(page.replace(run.model_dir, "")), page
 
 
@@ -140,9 +146,24 @@ def test_continue_after_full_fine_tuning_on_other_data(tmp_path):
     assert not follow.config.use_peft and follow.config.learning_rate == 5e-6
     assert follow.config.dataset_name == ""  # the person chooses preference data
     assert any("choose DPO data" in n and "`/data/qa.jsonl`" in n for n in follow.notes)
-    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, follow.notes))
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, "DPO", follow.notes))
     assert JAPANESE.search(page) and not english_left(
         page.replace(run.model_dir, "").replace("/data/qa.jsonl", "")), page
+
+
+def test_a_finished_dpo_run_continues_into_grpo(tmp_path):
+    """After preference tuning, Continue offers GRPO: the DPO run's model, the GRPO demo
+    set after the preference demo set, GRPO's learning rate; the button says so."""
+    dpo = _finished_sft(tmp_path, stage="dpo", dataset_name="demo-preference")
+    assert can_continue(dpo.snapshot())
+    follow = preference_after(dpo)
+    cfg = follow.config
+    assert cfg.stage == "grpo" and cfg.dataset_name == "demo-grpo"
+    assert cfg.model_name_or_path == dpo.model_dir and cfg.validate() == []
+    assert stage_view.continue_update(dpo.snapshot())["value"] == \
+        "Continue with GRPO (rewards)"
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(dpo.id, "GRPO", follow.notes))
+    assert not english_left(page.replace(dpo.model_dir, "")), page
 
 
 def test_only_a_finished_sft_run_with_a_model_continues(tmp_path):
@@ -151,10 +172,10 @@ def test_only_a_finished_sft_run_with_a_model_continues(tmp_path):
     assert not can_continue(running.snapshot())
     with pytest.raises(RunError, match="once it is done"):
         preference_after(running)
-    dpo = _finished_sft(tmp_path, stage="dpo", dataset_name="demo-preference")
-    assert not can_continue(dpo.snapshot())
-    with pytest.raises(RunError, match="trained DPO, which has no next stage"):
-        preference_after(dpo)
+    grpo = _finished_sft(tmp_path, stage="grpo", dataset_name="demo-grpo")
+    assert not can_continue(grpo.snapshot())
+    with pytest.raises(RunError, match="trained GRPO, which has no next stage"):
+        preference_after(grpo)
     gone = _finished_sft(tmp_path)
     (gone.dir / "model").rmdir()
     with pytest.raises(RunError, match="no saved model"):

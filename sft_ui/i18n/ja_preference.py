@@ -119,9 +119,11 @@ MESSAGES = {
         "はトークナイザを共有している必要があります。同じ系統のモデル（たとえば SFT の実行の"
         "モデル）を選ぶか、参照モデルを空欄にしてください（学習を始めるモデルを使います）。",
     # ui/stage_view.py and runs/next_stage.py: Continue with preference tuning
-    "**Filled in a DPO run after run {run_id}.** Check the settings, then press Start.":
-        "**実行 {run_id} の続きとして DPO の実行を設定しました。** 設定を確かめてから開始を"
+    "**Filled in a {title} run after run {run_id}.** Check the settings, then press Start.":
+        "**実行 {run_id} の続きとして {title} の実行を設定しました。** 設定を確かめてから開始を"
         "押してください。",
+    "Continue with GRPO (rewards)": "GRPO（報酬による学習）に進む",
+    "Learning rate: {rate}, {stage}'s.": "学習率: {rate}（{stage} の値）。",
     "Cannot continue:": "続けられません:",
     # ui/train_tab.py: Start met an error that is no person-facing one (the page says it)
     "**Start failed:** {error_type}: {error}": "**開始に失敗しました:** {error_type}: {error}",

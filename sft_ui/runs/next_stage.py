@@ -1,6 +1,7 @@
 """What follows a finished run: the settings of the stage its stage's `next` names (SFT:
-DPO), continuing from the model it saved. The page's "Continue with preference tuning"
-fills them in; nothing starts until the person presses Start. Knows nothing of Gradio.
+DPO; DPO, ORPO, KTO: GRPO), continuing from the model it saved. The page's Continue
+button fills them in; nothing starts until the person presses Start. Knows nothing of
+Gradio.
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def preference_after(run: Run) -> FollowUp:
     if not model_dir or not Path(model_dir).exists():
         raise RunError(f"Run {run.id} has no saved model to continue from.")
     rate = after.default_learning_rate(cfg.use_peft)
-    dataset = after.demo if demos().get(cfg.dataset_name.strip()) is stage else ""
+    reader = demos().get(cfg.dataset_name.strip())
+    dataset = after.demo if reader is not None and reader.family == stage.family else ""
     new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
                   learning_rate=rate, ref_model="")  # the time budget set stays
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
@@ -69,6 +71,9 @@ def preference_after(run: Run) -> FollowUp:
                         else "."))
     else:
         notes.append(f"LoRA: off, as in the {stage.title} run (full fine-tuning).")
-    notes.append(f"Learning rate: {rate:g}, lower than {stage.title}'s, as {after.title} "
-                 "needs.")
+    if rate < cfg.learning_rate:
+        notes.append(f"Learning rate: {rate:g}, lower than {stage.title}'s, as {after.title} "
+                     "needs.")
+    else:
+        notes.append(f"Learning rate: {rate:g}, {after.title}'s.")
     return FollowUp(new, notes)

@@ -25,7 +25,7 @@ DPO = register(Stage(
     columns="prompt/chosen/rejected", formats=PAIRED,
     losses=("sigmoid", "ipo", "hinge", "robust", "apo_zero", "apo_down", "sigmoid_norm"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
-    sequences_per_example=2, reference_sequences=2, fused_head=True,
+    sequences_per_example=2, reference_sequences=2, fused_head=True, next="grpo",
     plots=(REWARDS, ACCURACY)))
 
 ORPO = register(Stage(
@@ -34,6 +34,7 @@ ORPO = register(Stage(
     trainer=("trl.experimental.orpo", "ORPOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/chosen/rejected", formats=PAIRED, cli=False,
     learning_rates=RATES, time_budget=True, eval_data=True, sequences_per_example=2,
+    next="grpo",
     plots=(Plot("rewards", "Answer log-probabilities x beta (chosen, rejected, margin)",
                 "Not rewards against a reference (ORPO has none): beta times each answer's "
                 "average log-probability per token. Good: the margin grows."),
@@ -48,6 +49,7 @@ KTO = register(Stage(
     formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,
+    next="grpo",
     plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
                 "How far the model moved the good and the bad answers from the reference, "
                 "times beta. Good: good answers rise above bad ones."),)))

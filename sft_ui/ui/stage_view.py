@@ -14,8 +14,8 @@ from gradio.context import Context
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
-from sft_ui.runs.next_stage import can_continue
-from sft_ui.stages import demos, get
+from sft_ui.runs.next_stage import can_continue, next_stage
+from sft_ui.stages import PREFERENCE, REWARD, demos, get, stage_of
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, say
@@ -80,9 +80,15 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                             show_progress="hidden")
 
 
+# The Continue button's words, by the family of the stage it continues with.
+CONTINUE_LABELS = {PREFERENCE: "Continue with preference tuning",
+                   REWARD: "Continue with GRPO (rewards)"}
+
+
 def build_continue() -> gr.Button:
-    """The button shown after a finished SFT run (the live view's tick shows it)."""
-    return gr.Button(T("Continue with preference tuning"), visible=False, size="sm",
+    """The button shown after a finished run that has a next stage (the live view's tick
+    shows it, named for that stage: continue_update)."""
+    return gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm",
                      elem_id="continue-preference")
 
 
@@ -90,10 +96,20 @@ def continue_visible(snap: dict | None) -> bool:
     return bool(snap) and can_continue(snap)
 
 
-def follow_up_markdown(run_id: str, notes: list[str]) -> str:
-    """What Continue with preference tuning filled in, in the request's language."""
-    return "\n".join([say(f"**Filled in a DPO run after run {run_id}.** Check the settings, "
-                          "then press Start."), ""] + [f"- {say(note)}" for note in notes])
+def continue_update(snap: dict | None):
+    """The Continue button for the shown run: shown when it can be continued, with the
+    words of its next stage."""
+    if not continue_visible(snap):
+        return gr.update(visible=False)
+    after = next_stage((snap.get("config") or {}).get("stage", "sft"))
+    return gr.update(visible=True, value=say(CONTINUE_LABELS[after.family]))
+
+
+def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
+    """What Continue filled in, in the request's language."""
+    return "\n".join([say(f"**Filled in a {title} run after run {run_id}.** Check the "
+                          "settings, then press Start."), ""] +
+                     [f"- {say(note)}" for note in notes])
 
 
 def wire_continue(button: gr.Button, run_of, run_id: gr.State, names: list[str],
@@ -110,8 +126,9 @@ def wire_continue(button: gr.Button, run_of, run_id: gr.State, names: list[str],
             follow = actions.continue_with_preference(run.id)
         except UserError as e:
             return [gr.skip()] * len(inputs) + [problem("Cannot continue:", e)]
-        return config_to_values(follow.config, names) + [follow_up_markdown(run.id,
-                                                                            follow.notes)]
+        title = stage_of(follow.config).title
+        return config_to_values(follow.config, names) + [
+            follow_up_markdown(run.id, title, follow.notes)]
 
     button.click(on_continue, run_id, [*inputs, notice], api_name="ui_continue_preference",
                  api_visibility="undocumented")

@@ -279,7 +279,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
         buttons = (gr.skip(),) * 4 if (run.id, state) == shown_state else (
             gr.update(interactive=not active), gr.update(interactive=active),
             gr.update(interactive=state in ("stopped", "failed")),
-            gr.update(visible=stage_view.continue_visible(snap)))
+            stage_view.continue_update(snap))
         if not any("loss" in m for m in snap["metrics"]):
             every = FIRST_TICKS
         else:  # the parts drawn (beyond status and progress) changed: a step was logged
