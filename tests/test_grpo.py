@@ -41,13 +41,13 @@ class Recorder(NullSink):
 def _cfg(tiny_cfg, **extra) -> RunConfig:
     return RunConfig.from_dict({**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo",
                                 "num_generations": 2, "max_completion_length": 6,
-                                "reward_funcs": ["json_answer", "exact_match"], **extra})
+                                "rewards": ["json_answer", "exact_match"], **extra})
 
 
 @pytest.mark.parametrize("written", [False, True])
 def test_grpo_trains_and_logs_each_reward(tmp_path, tiny_cfg, written):
-    extra = {"reward_funcs": ["json_answer", "written"], "reward_code": WRITTEN,
-             "reward_weights": "1, 2"} if written else {}
+    extra = {"rewards": ["json_answer", "written"], "reward_code": WRITTEN,
+             "rewards_weights": "1, 2"} if written else {}
     cfg = _cfg(tiny_cfg, **extra)
     preflight(cfg)  # the written function runs once, in its process, before the run
     sink = Recorder()
@@ -80,7 +80,7 @@ def test_grpo_trains_and_logs_each_reward(tmp_path, tiny_cfg, written):
 def test_a_written_reward_that_fails_is_refused_before_the_run(tmp_path, tiny_cfg, code,
                                                               needle):
     import re
-    cfg = _cfg(tiny_cfg, reward_funcs=["written"], reward_code=code)
+    cfg = _cfg(tiny_cfg, rewards=["written"], reward_code=code)
     with pytest.raises(UserError) as e:
         preflight(cfg)
     assert re.search(needle, str(e.value)), str(e.value)
@@ -93,15 +93,48 @@ def test_settings_that_cannot_train_are_named():
     assert any("Answers per prompt (3) must divide" in p and "set Answers per prompt to 4"
                in p for p in odd), odd
     empty = RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo",
-                                 "reward_funcs": ["written"]}).validate()
+                                 "rewards": ["written"]}).validate()
     assert any("Written reward function is empty" in p for p in empty), empty
     assert RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo"}).validate() == []
 
 
 def test_show_code_writes_the_written_reward_into_a_script_that_compiles(tiny_cfg):
-    cfg = _cfg(tiny_cfg, reward_funcs=["json_answer", "written"], reward_code=WRITTEN)
+    cfg = _cfg(tiny_cfg, rewards=["json_answer", "written"], reward_code=WRITTEN)
     script = python_script(cfg)
     compile(script, "grpo.py", "exec")
     assert "def short_answer(completions, answer, **kwargs):" in script
     assert "reward_funcs += [short_answer]" in script
     assert "GRPOTrainer(model=model, reward_funcs=reward_funcs" in script
+
+
+def test_the_yaml_is_read_by_trl_grpo_and_by_the_studio(tmp_path):
+    """One file: `trl grpo --config` reads the built-in rewards by import path (and they
+    import), the studio reads its own settings back, the written reward and every weight
+    kept."""
+    import importlib
+
+    from trl.scripts.grpo import make_parser
+
+    from sft_ui.share.recipe import to_yaml
+    cfg = RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo",
+                               "rewards": ["json_answer", "written", "exact_match"],
+                               "rewards_weights": "1, 3, 2", "reward_code": WRITTEN,
+                               "num_generations": 2, "max_completion_length": 16})
+    text = to_yaml(cfg)
+    assert "The written reward function is the studio's own" in text
+    path = tmp_path / "grpo.yaml"
+    path.write_text(text)
+    script, train_args, _, _ = make_parser().parse_args_and_config(
+        ["--config", str(path), "--output_dir", str(tmp_path / "out")],
+        fail_with_unknown_args=False)
+    assert script.reward_funcs == ["sft_ui.rewards.builtin.json_answer",
+                                   "sft_ui.rewards.builtin.exact_match"]
+    assert train_args.reward_weights == [1.0, 2.0] and train_args.num_generations == 2
+    for path_name in script.reward_funcs:  # as `trl grpo` loads them
+        module, name = path_name.rsplit(".", 1)
+        reward = getattr(importlib.import_module(module), name)
+        assert reward.__name__ == name and len(reward(completions=['{"answer": 1}'],
+                                                      answer=["1"])) == 1
+    back = RunConfig.from_yaml(path)
+    assert back.rewards == cfg.rewards and back.rewards_weights == "1, 3, 2"
+    assert back.reward_code.strip() == WRITTEN.strip() and back.validate() == []

@@ -106,18 +106,18 @@ def _reward_problems(cfg) -> list[str]:
     """The combinations a GRPO run cannot train: no reward, weights that do not match the
     rewards, a written reward without code, answers per prompt that do not divide the
     batch of answers generated at once (TRL's generation batch)."""
-    errors, rewards = [], list(cfg.reward_funcs)
+    errors, rewards = [], list(cfg.rewards)
     if not rewards:
         errors.append("Reward functions is empty: choose at least one (for example "
                       "json_answer) or write one and choose 'written'.")
     if len(set(rewards)) < len(rewards):
         errors.append("Reward functions names a function twice: choose each once (its "
                       "weight says how much it counts).")
-    weights = [w.strip() for w in cfg.reward_weights.split(",") if w.strip()]
+    weights = [w.strip() for w in cfg.rewards_weights.split(",") if w.strip()]
     try:
         [float(w) for w in weights]
     except ValueError:
-        errors.append(f"Reward weights ({shorten(cfg.reward_weights)}) must be numbers "
+        errors.append(f"Reward weights ({shorten(cfg.rewards_weights)}) must be numbers "
                       "separated by commas, e.g. '1, 2'.")
     if weights and len(weights) != len(rewards):
         errors.append(f"Reward weights has {len(weights)} numbers for {len(rewards)} reward "

@@ -178,7 +178,7 @@ class RunConfig:
         "preference", minimum=0.0, maximum=100.0, label="Bad answers' weight", trl="train",
         card=True, stages=[UNPAIRED])
     # Rewards (grpo)
-    reward_funcs: list = _f(
+    rewards: list = _f(
         ["json_answer", "exact_match"], "The reward functions that score the answers the "
         "model writes (their scores add up, times Reward weights). json_answer: 1 for a "
         "JSON object with the Required keys (part marks for JSON inside other text); "
@@ -188,7 +188,7 @@ class RunConfig:
         "answers near Max completion length; written: the function written below.",
         "rewards", choices=lambda: [*builtin_rewards(), WRITTEN_REWARD],
         label="Reward functions", card=True, stages=[REWARD])
-    reward_weights: str = _f(
+    rewards_weights: str = _f(
         "", "One weight per reward function, in their order, e.g. '1, 2'. Blank: 1 each.",
         "rewards", label="Reward weights", stages=[REWARD])
     num_generations: int = _f(

@@ -10,9 +10,10 @@ recipe writes files without it, and the data's tokenization (data/tokens.py) rea
 """
 from __future__ import annotations
 
-from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
+from sft_ui.config.fields import TRL_DESTINATIONS, WRITTEN_REWARD, RunConfig
 from sft_ui.config.registry import field, trl_names
-from sft_ui.stages import stage_of
+from sft_ui.rewards.builtin import import_path
+from sft_ui.stages import REWARD, stage_of
 
 # What every SFTConfig the studio builds carries besides the settings: the column
 # data/formats.py puts plain text in, and no progress bars (the run's log has the steps).
@@ -53,6 +54,13 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
         training["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
     if training.get("loss_type") == "auto":
         del training["loss_type"]
+    if stage_of(cfg).family == REWARD:  # `trl grpo` reads the built-in rewards by import
+        # path; a written one is the studio's own (train/grpo.py adds it and its weight)
+        weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
+        kept = [(n, w) for n, w in zip(cfg.rewards, weights or [None] * len(cfg.rewards))
+                if n != WRITTEN_REWARD]
+        script["reward_funcs"] = [import_path(n) for n, _ in kept]
+        training["reward_weights"] = [w for _, w in kept] if weights else None
     for name in ("desirable_weight", "undesirable_weight"):  # 0: auto (train/preference.py)
         if training.get(name) == 0:
             del training[name]

@@ -12,7 +12,10 @@ from sft_ui.stages import get as get_stage
 MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 # TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
 # them from other settings and from the machine (the device, its optimizer).
-DERIVED_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size")
+# TRL keys a settings file carries that the studio derives from its own settings (GRPO's
+# reward_funcs and reward_weights: from rewards and rewards_weights, config/trl.py).
+DERIVED_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size", "reward_funcs",
+                    "reward_weights")
 
 
 class ConfigError(UserError, ValueError):

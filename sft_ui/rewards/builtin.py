@@ -354,3 +354,22 @@ def make_reward(name: str, options: dict | None = None) -> Callable:
                           f"is not installed: install it (pip install {builtin.install}) and "
                           f"restart the app, or choose another reward.")
     return builtin.make(dict(options or {}))
+
+
+def import_path(name: str) -> str:
+    """The built-in `name` as an import path, which `trl grpo --config` reads in
+    reward_funcs (the reward with its default options: `__getattr__` below)."""
+    return f"{__name__}.{name}"
+
+
+def from_import_path(path: str) -> str:
+    """A built-in's name from its import path (a name stays as it is)."""
+    return path.removeprefix(f"{__name__}.")
+
+
+def __getattr__(name: str):
+    """`sft_ui.rewards.builtin.json_answer` and the like: a built-in with its default
+    options, for TRL's own `trl grpo` (which imports reward functions by path)."""
+    if name in BUILTINS:
+        return make_reward(name, {})
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

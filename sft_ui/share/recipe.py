@@ -67,6 +67,11 @@ def _header(cfg: RunConfig) -> str:
         text = (f"# SFT Studio run settings, stage {cfg.stage}. `{command} --config THIS_FILE` "
                 "reads the TRL\n# keys and ignores the studio's own; `python -m sft_ui train "
                 "--config THIS_FILE` reads all.\n")
+    if command and WRITTEN_REWARD in cfg.rewards and \
+            stage.family == REWARD:
+        text += (f"# The written reward function is the studio's own: {command} trains with "
+                 "the built-in\n# rewards above; the studio and the Python script of Show "
+                 "code add the written one.\n")
     if command and cfg.ref_model.strip():
         text += (f"# ref_model is the studio's own: {command} keeps the model it starts from "
                  "as the\n# reference; the studio and the Python script load ref_model "
@@ -392,15 +397,15 @@ def _grpo_script(cfg: RunConfig, output_dir: str) -> str:
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
-    built_in = [n for n in cfg.reward_funcs if n != WRITTEN_REWARD]
+    built_in = [n for n in cfg.rewards if n != WRITTEN_REWARD]
     rewards = ["# The rewards: the studio's built-in functions, then the written one",
                "from sft_ui.rewards.builtin import make_reward",
                f"OPTIONS = {reward_options(cfg)!r}",
                f"reward_funcs = [make_reward(name, OPTIONS) for name in {built_in!r}]"]
-    if WRITTEN_REWARD in cfg.reward_funcs:
+    if WRITTEN_REWARD in cfg.rewards:
         rewards += ["", "# Written in the page", cfg.reward_code.strip(), "",
                     f"reward_funcs += [{', '.join(function_names(cfg.reward_code))}]"]
-    weights = [float(w) for w in cfg.reward_weights.split(",") if w.strip()]
+    weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
     arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
                           if v is not None)
     return "\n".join([

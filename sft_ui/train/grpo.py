@@ -43,7 +43,7 @@ def reward_functions(cfg: RunConfig, written: WrittenRewards | None = None) -> l
     """The reward functions the settings name, in their order; 'written' is every function
     of the written code (run by `written`)."""
     out, options = [], reward_options(cfg)
-    for name in cfg.reward_funcs:
+    for name in cfg.rewards:
         if name == WRITTEN_REWARD:
             out += (written or WrittenRewards(cfg.reward_code)).functions()
         else:
@@ -54,13 +54,13 @@ def reward_functions(cfg: RunConfig, written: WrittenRewards | None = None) -> l
 def reward_weights(cfg: RunConfig, functions: list) -> list[float] | None:
     """One weight per reward function (a written entry may hold several functions: they
     share its weight); None: 1 each."""
-    weights = [float(w) for w in cfg.reward_weights.split(",") if w.strip()]
+    weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
     if not weights:
         return None
-    written = len(functions) - (len(cfg.reward_funcs) - 1) \
-        if WRITTEN_REWARD in cfg.reward_funcs else 0
+    written = len(functions) - (len(cfg.rewards) - 1) \
+        if WRITTEN_REWARD in cfg.rewards else 0
     out = []
-    for name, weight in zip(cfg.reward_funcs, weights):
+    for name, weight in zip(cfg.rewards, weights):
         out += [weight] * (written if name == WRITTEN_REWARD else 1)
     return out
 
@@ -125,13 +125,13 @@ def check_rewards(cfg: RunConfig) -> None:
         return  # a Hub dataset: its columns are checked when the run loads it
     rows = list(data.rows[:2])
     columns = sorted({k for row in data.rows[:200] for k in row})
-    built_in = [name for name in cfg.reward_funcs if name != WRITTEN_REWARD]
+    built_in = [name for name in cfg.rewards if name != WRITTEN_REWARD]
     found = preflight(built_in, reward_options(cfg), columns, cfg.num_generations,
                       cfg.effective_batch(), None, cfg.max_completion_length,
                       None) if built_in else []
     if found:
         raise ConfigError(found)
-    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs \
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
             else nullcontext() as written:
         for function in reward_functions(cfg, written):
             function(prompts=[r["prompt"] for r in rows], completions=[""] * len(rows),
@@ -148,15 +148,14 @@ def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, 
     train_set, eval_set, data, eval_note = prompt_rows(cfg)
     log.info("Data: %s, %d prompts (%s form). %s", data.source.label, len(train_set),
              "conversational" if data.conversational else "standard", eval_note)
-    written = WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs else None
+    written = WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards else None
     functions = reward_functions(cfg, written)
     weights = reward_weights(cfg, functions)
     log.info("Rewards: %s", ", ".join(
         f"{f.__name__}" + (f" x{w:g}" if weights else "")
         for f, w in zip(functions, weights or [1.0] * len(functions))))
     args = training_arguments(cfg, output_dir, eval_set is not None)
-    if weights:
-        args.reward_weights = weights
+    args.reward_weights = weights  # with a written reward's functions (to_trl leaves it out)
     trained, lora = policy(cfg, model, log)
     sinks = [c.sink for c in callbacks if hasattr(c, "sink")]
     GRPOTrainer = trl_class(*stage_of(cfg).trainer)
@@ -209,7 +208,7 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
         if data.conversational else texts
     repeated = [r for r in rows for _ in range(n)]
     columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
-    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.reward_funcs \
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
             else nullcontext() as written:
         functions = reward_functions(cfg, written)
         table = score_table(functions, [r["prompt"] for r in repeated], completions, columns,
