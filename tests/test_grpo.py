@@ -138,3 +138,24 @@ def test_the_yaml_is_read_by_trl_grpo_and_by_the_studio(tmp_path):
     back = RunConfig.from_yaml(path)
     assert back.rewards == cfg.rewards and back.rewards_weights == "1, 3, 2"
     assert back.reward_code.strip() == WRITTEN.strip() and back.validate() == []
+
+
+def test_written_reward_code_runs_only_where_the_studio_is_ones_own(tmp_path, monkeypatch):
+    """Open studio: allowed. Logins or a Space (even an open one): refused with the reason,
+    unless the server was started to allow it; built-in rewards pass everywhere."""
+    from sft_ui.access import Access, AccessError, Who
+    code = {"stage": "grpo", "rewards": ["written"], "reward_code": WRITTEN}
+    built_in = {"stage": "grpo", "rewards": ["json_answer"]}
+    who = Who("session-1")
+    Access().check_config(tmp_path, who, code)
+    for shared in (Access(users={"ann": "pw"}), Access(space_id="me/studio", open_space=True)):
+        with pytest.raises(AccessError, match="refused on a shared server or a Space") as e:
+            shared.check_config(tmp_path, who, code)
+        assert "--allow-reward-code" in str(e.value)
+        shared.check_config(tmp_path, who, built_in)
+    Access(users={"ann": "pw"}, allow_code=True).check_config(tmp_path, who, code)
+    from sft_ui.access import ALLOW_CODE
+    monkeypatch.delenv(ALLOW_CODE, raising=False)
+    assert not Access.from_env({"ann": "pw"}).code_allowed
+    monkeypatch.setenv(ALLOW_CODE, "1")  # serve --allow-reward-code
+    assert Access.from_env({"ann": "pw"}).code_allowed
