@@ -297,3 +297,16 @@ def set_field(page, label, value):
     box = field(page, label)
     box.fill(str(value))
     box.press("Tab")
+
+
+def newest_ended(manager, count):
+    """The newest run once `count` runs exist and it ended (None before)."""
+    runs = manager.all_runs()
+    return runs[0] if len(runs) == count and runs[0].state in ("done", "stopped",
+                                                               "failed") else None
+
+
+def start_refused(notice):
+    """What the page's Start notice says when it did not start the run (False: nothing)."""
+    text = notice.inner_text()
+    return ("Cannot start" in text or "Start failed" in text) and text

@@ -4,16 +4,9 @@ fills in the DPO run (model folder, stage, preference demo set, LoRA, learning r
 the panels show DPO's settings only; Start, and the reward plots show the run's rewards."""
 import re
 
-from tests.conftest import HANG, HANG_MS, open_panels, wait_for
+from tests.conftest import HANG, HANG_MS, newest_ended, open_panels, start_refused, wait_for
 from tests.conftest import field as _field
 from tests.conftest import set_field as _set
-
-
-def _done(manager, count):
-    """The newest run once `count` runs exist and it ended."""
-    runs = manager.all_runs()
-    return runs[0] if len(runs) == count and runs[0].state in ("done", "stopped",
-                                                               "failed") else None
 
 
 def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
@@ -31,7 +24,7 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     _set(page, "Sample length (tokens)", 8)
     _field(page, "Use LoRA").first.check()
     page.get_by_role("button", name="Start").click()
-    sft = wait_for(lambda: _done(manager, 1), timeout=HANG)
+    sft = wait_for(lambda: newest_ended(manager, 1), timeout=HANG)
     assert sft.state == "done", sft.error
     expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=HANG_MS)
 
@@ -58,11 +51,7 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     page.screenshot(path=str(tmp_path / "continue.png"), full_page=True)
 
     page.get_by_role("button", name="Start").click()
-
-    def refused():  # the page says why it did not start
-        text = notice.inner_text()
-        return ("Cannot start" in text or "Start failed" in text) and text
-    dpo = wait_for(lambda: _done(manager, 2) or refused(), timeout=HANG)
+    dpo = wait_for(lambda: newest_ended(manager, 2) or start_refused(notice), timeout=HANG)
     assert not isinstance(dpo, str), dpo  # the page refused to start it: why
     assert dpo.state == "done", dpo.error
     assert dpo.config.stage == "dpo" and dpo.config.model_name_or_path == model_dir
@@ -75,7 +64,7 @@ def test_sft_then_dpo_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     expect(page.locator("#accuracy-plot")).to_be_visible()
     expect(page.locator("#stage-plot-notes")).to_contain_text("jumps to 1")  # what it means
     expect(page.locator("#run-progress")).to_contain_text("Step 3/3")
-    expect(follow).to_be_hidden()  # a DPO run is not continued with DPO
+    expect(follow).to_have_text("Continue with GRPO (rewards)")  # what follows DPO
     assert re.search(r"loss", page.locator("#run-log textarea").input_value())
     page.screenshot(path=str(tmp_path / "dpo.png"), full_page=True)
     expect(page.locator("#samples")).to_contain_text("step")  # the samples of both runs

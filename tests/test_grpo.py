@@ -61,6 +61,8 @@ def test_grpo_trains_and_logs_each_reward(tmp_path, tiny_cfg, written):
             assert math.isfinite(record[key]), (key, record)
     # the answers the model wrote, with each function's score, as the run's samples
     assert sink.samples and all(s["completion"] is not None for s in sink.samples)
+    by_step = [s["step"] for s in sink.samples]  # each logged step's answers, once
+    assert sorted(set(by_step)) == [1, 2] and by_step.count(2) == by_step.count(1) == 2
     assert all(names[0] in s["reward"] and names[1] in s["reward"] for s in sink.samples)
     assert "What is" in sink.samples[0]["prompt"]
     assert (out / "model.safetensors").exists() or (out / "adapter_model.safetensors").exists()

@@ -170,9 +170,11 @@ def test_dpo_estimate_within_20_percent_of_the_measured_peak(use_peft, tmp_path)
 
 def test_a_named_reference_is_counted_at_its_own_size(tmp_path, tiny_model_dir):
     """The tiny model trained against the default model as its Reference model: the
-    reference is most of the peak, so the estimate is within 20% of the measured peak
-    only with the reference counted once, at its own size (dropped, or counted at the
-    trained model's size, or doubled, it is off by a third or more)."""
+    reference is counted once, at its own size (the default model's weights, not the
+    tiny model's, not twice), and with it the estimate is near the measured peak, which
+    it is not with the reference dropped. (The measured peak moves by a fifth from run to
+    run on a busy machine, so doubling is caught by the reference's own size, not by the
+    peak.)"""
     try:
         resolve_model(DEFAULT_MODEL_ID)
     except ModelError as e:
@@ -187,9 +189,11 @@ def test_a_named_reference_is_counted_at_its_own_size(tmp_path, tiny_model_dir):
     peak = measured_peak(cfg, tmp_path / "run")
     print(f"tiny model, the default model as reference: estimate {estimate / 1e6:,.0f} MB "
           f"(reference {reference / 1e6:,.0f} MB), measured {peak / 1e6:,.0f} MB")
-    assert 0.8 <= estimate / peak <= 1.2, (estimate, reference, peak)
-    for wrong in (estimate - reference, estimate + reference):
-        assert not 0.8 <= wrong / peak <= 1.2, (wrong, peak)
+    own = 4 * memory.model_shape(DEFAULT_MODEL_ID).params()  # its fp32 weights
+    assert 0.9 * own <= reference <= 1.5 * own, (reference, own)  # once, at its own size
+    assert reference > 10 * 4 * memory.model_shape(tiny_model_dir).params()
+    assert 0.7 <= estimate / peak <= 1.3, (estimate, reference, peak)
+    assert not 0.7 <= (estimate - reference) / peak <= 1.3, (estimate - reference, peak)
 
 
 def test_the_plan_reads_the_stages_own_data_and_ignores_hidden_settings(tmp_path):

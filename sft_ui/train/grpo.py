@@ -163,10 +163,15 @@ def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, 
     class StudioGRPOTrainer(GRPOTrainer):
         """GRPOTrainer whose logged answers reach the run as samples."""
 
+        shown_step = -1  # the step whose answers the run has (the end's log repeats it)
+
         def log(self, logs, start_time=None):
             super().log(logs, start_time)
-            if self.model.training and self.accelerator.is_main_process and sinks:
-                rows = completion_samples(self._logs, self.state.global_step, weights)
+            step = self.state.global_step
+            if self.model.training and self.accelerator.is_main_process and sinks and \
+                    step != self.shown_step:
+                self.shown_step = step
+                rows = completion_samples(self._logs, step, weights)
                 for sink in sinks:
                     sink.add_samples(rows)
 

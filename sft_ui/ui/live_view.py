@@ -99,6 +99,7 @@ def build(progress: gr.HTML) -> LiveView:
                            column_widths=["10%", "30%", "60%"])
     log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
                      interactive=False, elem_id="run-log")
+    gr.HTML("", elem_id="bar-room")  # a phone's pinned bar covers this, not the log
     # The plot fixes its series and colours when its colour map changes, not when its data
     # does: once new data is drawn with new series (eval, another language), a new map
     # redraws it. (Sent with the data, the map would be drawn with the data before it.)
@@ -233,11 +234,20 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
         notes = gr.skip()
     values += [metric_frame(snap, "learning_rate") if new("lr") else gr.skip(),
                metric_frame(snap, "grad_norm") if new("grad") else gr.skip(),
-               samples_frame(snap) if new("samples") else gr.skip(),
+               _samples_update(snap) if new("samples") else gr.skip(),
                snap["log"] if new("log") else gr.skip(),
                series if series != shown_series else gr.skip(),
                reward_series if reward_series != shown_rewards else gr.skip(), notes]
     return values, (status, progress, keys, series, reward_series)
+
+
+# The samples table's column widths by its columns (a GRPO run's answers have a reward).
+SAMPLE_WIDTHS = {3: ["10%", "30%", "60%"], 4: ["7%", "25%", "43%", "25%"]}
+
+
+def _samples_update(snap: dict):
+    frame = samples_frame(snap)
+    return gr.update(value=frame, column_widths=SAMPLE_WIDTHS[len(frame.columns)])
 
 
 def stage_plots(snap: dict | None) -> dict:

@@ -88,7 +88,7 @@ CONTINUE_LABELS = {PREFERENCE: "Continue with preference tuning",
 def build_continue() -> gr.Button:
     """The button shown after a finished run that has a next stage (the live view's tick
     shows it, named for that stage: continue_update)."""
-    return gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm",
+    return gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm", min_width=80,
                      elem_id="continue-preference")
 
 

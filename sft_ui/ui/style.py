@@ -25,8 +25,10 @@ CSS = """
   #run-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 50; margin: 0;
              padding: 6px 10px; background: var(--background-fill-primary);
              box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15); }
-  body { padding-bottom: 140px; }
+  /* room under the page's end for the bar (the page's css cannot reach body) */
+  #bar-room { height: 220px; }
 }
+@media (min-width: 769px) { #bar-room { display: none; } }
 #run-bar #run-progress { font-size: var(--text-sm); }
 /* What Start or Continue answered, in the bar: a few lines at a time, the rest scrolled. */
 #run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }

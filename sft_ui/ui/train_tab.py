@@ -177,12 +177,12 @@ def build_run_controls() -> RunControls:
     in sight: sticky on a wide screen, pinned to a phone's), the plan in one line, then
     the live view."""
     with gr.Column(elem_id="run-bar"):
-        with gr.Row():
+        with gr.Row():  # Continue beside them when shown: the bar keeps its height
             start = gr.Button(T("Start"), variant="primary", min_width=80)
             stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
             resume = gr.Button(T("Resume"), interactive=False, min_width=80)
+            follow = stage_view.build_continue()
         progress = live_view.build_progress()
-        follow = stage_view.build_continue()
         notice = gr.Markdown(elem_id="start-notice")
     plan_line = gr.Markdown(elem_id="plan-summary")
     return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),

@@ -1,0 +1,63 @@
+"""A real browser (Debian's Chromium through Playwright) trains GRPO from the page: the
+stage grpo switches the data to the built-in arithmetic and shows the Rewards panel, a
+reward function written in the page is tested (each answer's scores in a table) and
+trained with, and the live view shows the rewards by function and the answers with their
+scores."""
+from tests.conftest import HANG, HANG_MS, newest_ended, open_panels, start_refused, wait_for
+from tests.conftest import set_field as _set
+
+WRITTEN = ("def short_answer(completions, **kwargs):\n"
+           "    texts = [c if isinstance(c, str) else c[0]['content'] for c in completions]\n"
+           "    return [float(len(t) < 20) for t in texts]\n")
+
+
+def test_grpo_with_a_written_reward_from_the_page(page, live_app, tiny_model_dir, tmp_path):
+    from playwright.sync_api import expect
+    manager = live_app[1]
+    open_panels(page)
+    _set(page, "Model", tiny_model_dir)
+    page.locator("#cfg-stage input").click()
+    page.get_by_role("option", name="grpo").click()
+    dataset = page.locator("#cfg-dataset_name input")
+    expect(dataset).to_have_value("demo-grpo")  # the stage's built-in set
+    open_panels(page)  # the Rewards panel, shown now
+    expect(page.locator("#cfg-num_generations")).to_be_visible()
+    expect(page.locator("#cfg-packing")).to_be_hidden()
+    _set(page, "Max steps", 2)
+    _set(page, "Batch size per device", 2)
+    _set(page, "Gradient accumulation steps", 1)
+    _set(page, "Answers per prompt", 2)
+    _set(page, "Max completion length (tokens)", 6)
+    page.locator("#cfg-rewards input").click()
+    page.get_by_role("option", name="written").click()
+    page.keyboard.press("Escape")
+    page.locator("#cfg-reward_code .cm-content").click()
+    page.keyboard.insert_text(WRITTEN)
+
+    page.locator("#test-rewards").click()
+    table = page.locator("#reward-table")
+    expect(table).to_contain_text("short_answer", timeout=HANG_MS)  # a column per function
+    expect(table).to_contain_text("json_answer")
+    expect(page.locator("#reward-notes")).to_contain_text("answers scored")
+    page.screenshot(path=str(tmp_path / "test-rewards.png"), full_page=True)
+
+    page.get_by_role("button", name="Start").click()
+    notice = page.locator("#start-notice")
+    run = wait_for(lambda: newest_ended(manager, 1) or start_refused(notice), timeout=HANG)
+    assert not isinstance(run, str), run
+    assert run.state == "done", run.error
+    assert run.config.rewards == ["json_answer", "exact_match", "written"]
+    assert any("rewards/short_answer/mean" in m for m in run.metrics)
+    expect(page.locator("#run-status")).to_contain_text(f"Run {run.id}: done", timeout=HANG_MS)
+    rewards = page.locator("#reward-plot")
+    expect(rewards).to_be_visible()
+    for series in ("reward", "short_answer", "json_answer"):  # the legend: drawn with data
+        expect(rewards).to_contain_text(series)
+    expect(page.locator("#accuracy-plot")).to_contain_text("no spread")
+    expect(page.locator("#stage-plot-notes")).to_contain_text("normal in GRPO")
+    samples = page.locator("#samples")
+    expect(samples).to_contain_text("short_answer")  # the answers with their scores
+    header = samples.get_by_role("columnheader", name="reward").first
+    box, table = header.bounding_box(), samples.bounding_box()
+    assert box["x"] + box["width"] <= table["x"] + table["width"] + 1, (box, table)  # in view
+    page.screenshot(path=str(tmp_path / "grpo.png"), full_page=True)
