@@ -194,3 +194,19 @@ def columns_present(rows: Iterable[dict]) -> list[str]:
         if isinstance(row, dict):
             seen.update((k, None) for k, v in row.items() if v is not None)
     return list(seen)
+
+
+def check_messages(messages: list, column: str, where: str) -> None:
+    """Each message of a row's `column` has a role of ROLES and text content; DataError
+    naming the row and the message otherwise."""
+    for n, message in enumerate(messages, 1):
+        if not isinstance(message, dict) or message.get("role") is None \
+                or message.get("content") is None:
+            raise DataError(f"{where}: message {n} of '{column}' needs a 'role' and a "
+                            "'content'.")
+        if str(message["role"]).lower() not in ROLES:
+            raise DataError(f"{where}: message {n} of '{column}' has role "
+                            f"'{message['role']}'; use one of {', '.join(ROLES)}.")
+        if not isinstance(message["content"], str):
+            raise DataError(f"{where}: message {n} of '{column}' has a content that is "
+                            "not text.")

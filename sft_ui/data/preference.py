@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 from sft_ui import models
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
-from sft_ui.data.formats import ROLES, DataError, columns_present, form_name
+from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference_demo import preference_demo_rows
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
@@ -219,17 +219,7 @@ def _present(row: dict, column: str, where: str):
 def _check_messages(messages: list, column: str, where: str) -> None:
     if not messages:
         raise DataError(f"{where}: '{column}' is an empty list of messages.")
-    for n, message in enumerate(messages, 1):
-        if not isinstance(message, dict) or message.get("role") is None \
-                or message.get("content") is None:
-            raise DataError(f"{where}: message {n} of '{column}' needs a 'role' and a "
-                            "'content'.")
-        if str(message["role"]).lower() not in ROLES:
-            raise DataError(f"{where}: message {n} of '{column}' has role "
-                            f"'{message['role']}'; use one of {', '.join(ROLES)}.")
-        if not isinstance(message["content"], str):
-            raise DataError(f"{where}: message {n} of '{column}' has a content that is "
-                            "not text.")
+    check_messages(messages, column, where)
     if not any(m["content"].strip() for m in messages):
         raise DataError(f"{where}: '{column}' is empty.")
 

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from sft_ui import models
 from sft_ui.config import RunConfig
-from sft_ui.data.formats import ROLES, DataError, columns_present, form_name
+from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference import row_number
@@ -138,17 +138,7 @@ def _check_prompt(value, where: str) -> tuple[str | list[dict], bool]:
     if not value:
         raise DataError(f"{where}: 'prompt' is an empty list of messages. Add the user's "
                         "message, or remove the row.")
-    for n, message in enumerate(value, 1):
-        if not isinstance(message, dict) or message.get("role") is None \
-                or message.get("content") is None:
-            raise DataError(f"{where}: message {n} of 'prompt' needs a 'role' and a "
-                            "'content'.")
-        if str(message["role"]).lower() not in ROLES:
-            raise DataError(f"{where}: message {n} of 'prompt' has role "
-                            f"'{message['role']}'; use one of {', '.join(ROLES)}.")
-        if not isinstance(message["content"], str):
-            raise DataError(f"{where}: message {n} of 'prompt' has a content that is "
-                            "not text.")
+    check_messages(value, "prompt", where)
     prompt = [{"role": str(m["role"]).lower(), "content": m["content"]} for m in value]
     if prompt[-1]["role"] != PROMPT_END:
         raise DataError(f"{where}: the last message of 'prompt' is from "
