@@ -11,6 +11,7 @@ Knows nothing of Gradio widgets.
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import threading
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from sft_ui.config import DEFAULT_MODEL_ID
-from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.runs import (
     RunError,
     RunManager,
@@ -110,6 +111,89 @@ class _StopOnEvent:
         return self.event.is_set()
 
 
+class _RowsStreamer:
+    """The growing texts of a generation's rows (transformers' text streamers take one
+    row): `put` receives the prompt first, then each step's new token of every row."""
+
+    def __init__(self, tokenizer, rows: int):
+        self.tokenizer, self.ids = tokenizer, [[] for _ in range(rows)]
+        self.queue: queue.Queue = queue.Queue()
+        self._prompt_seen = False
+
+    def put(self, value) -> None:
+        if not self._prompt_seen:
+            self._prompt_seen = True
+            return
+        for ids, token in zip(self.ids, value.reshape(-1).tolist()):
+            ids.append(token)
+        texts = self.texts()
+        if not any(t.endswith("\ufffd") for t in texts):  # not half a character
+            self.queue.put(texts)
+
+    def texts(self) -> list[str]:
+        return [self.tokenizer.decode(ids, skip_special_tokens=True) for ids in self.ids]
+
+    def end(self, problem: BaseException | None = None) -> None:
+        if problem is None:
+            self.queue.put(self.texts())
+        self.queue.put(problem or StopIteration())
+
+
+def _checked(message: str, settings: GenSettings | None) -> GenSettings:
+    settings = settings or GenSettings()
+    settings.check()
+    if not (message or "").strip():
+        raise RunError("The message is empty: type something to send.")
+    return settings
+
+
+def _prompt(tokenizer, history: list[dict], message: str, settings: GenSettings) -> str:
+    """The text the model sees: the conversation, the new message and the system prompt."""
+    messages = history + [{"role": "user", "content": message}]
+    if settings.system_prompt.strip():
+        messages = [{"role": "system", "content": settings.system_prompt.strip()}] + \
+            [m for m in messages if m["role"] != "system"]
+    return render_prompt(tokenizer, messages)
+
+
+def _generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
+                        **extra) -> Iterator[list[str]]:
+    """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
+    the generation."""
+    from transformers import StoppingCriteriaList  # heavy: loaded on first use
+    enc = tokenizer(texts, return_tensors="pt", add_special_tokens=False).to(model.device)
+    streamer, stop = _RowsStreamer(tokenizer, len(texts)), threading.Event()
+
+    def run() -> None:
+        try:
+            model.generate(**enc, streamer=streamer, max_new_tokens=int(settings.max_new_tokens),
+                           use_cache=True, pad_token_id=tokenizer.pad_token_id,
+                           stopping_criteria=StoppingCriteriaList([_StopOnEvent(stop)]),
+                           **settings.generate_kwargs(), **extra)
+            streamer.end()
+        except Exception as e:  # raised to the reader
+            streamer.end(e)
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        while not isinstance(item := streamer.queue.get(), BaseException):
+            yield item
+        if not isinstance(item, StopIteration):
+            raise item
+    finally:
+        stop.set()
+
+
+def _trained_on(adapter: Path, base: Path) -> bool:
+    """Whether the folder `adapter` holds a LoRA adapter trained on the model at `base`."""
+    try:
+        config = json.loads((adapter / "adapter_config.json").read_text(encoding="utf-8"))
+        return Path(resolve_model(config["base_model_name_or_path"])).resolve() == \
+            base.resolve()
+    except (OSError, ValueError, KeyError, TypeError, ModelError):
+        return False
+
+
 class ChatService:
     """Resolves model references, keeps a few models loaded, streams replies."""
 
@@ -166,7 +250,10 @@ class ChatService:
 
     def load(self, ref: str | None):
         """(model, tokenizer) for a reference, from the cache when it is there."""
-        key = str(self.model_path(ref))
+        return self._load(self.model_path(ref))
+
+    def _load(self, path: Path):
+        key = str(path)
         with self._lock:
             if key in self._models:
                 self._models.move_to_end(key)
@@ -186,70 +273,48 @@ class ChatService:
                settings: GenSettings | None = None) -> Iterator[str]:
         """Yield the growing reply to `message` after `history`. Closing the generator
         (a Stop in the page) ends the generation too."""
-        # heavy: transformers loaded on first use
-        from transformers import StoppingCriteriaList, TextIteratorStreamer
-        settings = settings or GenSettings()
-        settings.check()
-        if not (message or "").strip():
-            raise RunError("The message is empty: type something to send.")
-        messages = normalise_history(history) + [{"role": "user", "content": message}]
+        settings = _checked(message, settings)
         model, tokenizer = self.load(ref)  # after the cheap checks
-        if settings.system_prompt.strip():
-            messages = [{"role": "system", "content": settings.system_prompt.strip()}] + \
-                [m for m in messages if m["role"] != "system"]
-        enc = tokenizer(render_prompt(tokenizer, messages), return_tensors="pt",
-                        add_special_tokens=False).to(model.device)
-        streamer = TextIteratorStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
-        stop = threading.Event()
-        kwargs = dict(**enc, streamer=streamer, max_new_tokens=int(settings.max_new_tokens),
-                      use_cache=True, pad_token_id=tokenizer.pad_token_id,
-                      stopping_criteria=StoppingCriteriaList([_StopOnEvent(stop)]),
-                      **settings.generate_kwargs())
-        threading.Thread(target=model.generate, kwargs=kwargs, daemon=True).start()
-        reply = ""
-        try:
-            for piece in streamer:
-                reply += piece
-                yield reply
-        finally:
-            stop.set()
+        text = _prompt(tokenizer, normalise_history(history), message, settings)
+        for replies in _generate_streaming(model, tokenizer, [text], settings):
+            yield replies[0]
 
     def compare(self, message: str, ref_a: str, ref_b: str,
                 settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
-        """Both models answer the same message at once; yield (reply A, reply B) as they
-        grow."""
-        self.load(ref_a), self.load(ref_b)  # load errors show before anything streams
-        updates: queue.Queue = queue.Queue()
-        cancelled = threading.Event()
+        """Both models answer the same message; yield (reply A, reply B) as they grow.
+        In one batch where one loaded model gives both answers (the same model twice, or
+        a LoRA run and the base it trained on: peft's mixed-adapter batch, the base rows
+        with the adapter off); else one after the other, as two generations at once on
+        a CPU share its cores and each takes more than twice as long."""
+        settings = _checked(message, settings)
+        one = self._one_batch(self.model_path(ref_a), self.model_path(ref_b))
+        if one is None:
+            self.load(ref_a), self.load(ref_b)  # load errors show before anything streams
+            first = ""
+            for first in self.stream(message, None, ref_a, settings):
+                yield first, ""
+            for second in self.stream(message, None, ref_b, settings):
+                yield first, second
+            return
+        model, tokenizer, adapters = one
+        text = _prompt(tokenizer, [], message, settings)
+        extra = {"adapter_names": adapters} if adapters else {}
+        for replies in _generate_streaming(model, tokenizer, [text, text], settings, **extra):
+            yield replies[0], replies[1]
 
-        def pump(side: int, ref: str) -> None:
-            stream = self.stream(message, None, ref, settings)
-            try:
-                for text in stream:
-                    if cancelled.is_set():
-                        break
-                    updates.put((side, text, None))
-            except Exception as e:  # raised to the reader below
-                updates.put((side, None, e))
-            finally:
-                stream.close()  # ends the generation
-                updates.put((side, None, StopIteration()))
-
-        for side, ref in enumerate((ref_a, ref_b)):
-            threading.Thread(target=pump, args=(side, ref), daemon=True).start()
-        replies, done = ["", ""], 0
-        try:
-            while done < 2:
-                side, text, problem = updates.get()
-                if isinstance(problem, StopIteration):
-                    done += 1
-                elif problem is not None:
-                    raise problem
-                else:
-                    replies[side] = text
-                    yield replies[0], replies[1]
-        finally:
-            cancelled.set()
+    def _one_batch(self, path_a: Path, path_b: Path):
+        """(model, tokenizer, peft adapter names per row or None) that answers as A and
+        as B in one batch, or None when the two need models of their own."""
+        if path_a.resolve() == path_b.resolve():
+            return (*self._load(path_a), None)
+        for adapter, base, names in ((path_a, path_b, ["default", "__base__"]),
+                                     (path_b, path_a, ["__base__", "default"])):
+            if _trained_on(adapter, base):
+                model, tokenizer = self._load(adapter)
+                if getattr(tokenizer, "chat_template", None) == \
+                        getattr(load_tokenizer(str(base)), "chat_template", None):
+                    return model, tokenizer, names
+        return None
 
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
                       max_new_tokens: int = 64) -> list[dict]:

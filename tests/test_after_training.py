@@ -137,12 +137,31 @@ def test_stop_ends_the_generation(runs):
 
 
 def test_compare_streams_both_and_batches(runs):
+    """Compare gives each model's own answer: a LoRA run and its base in one batch of one
+    loaded model (the base rows with the adapter off), a full fine-tune after its base."""
     manager, ids = runs
-    chat = ChatService(manager)
-    pairs = list(chat.compare("Hello", f"{ids['full']}/base", ids["full"],
-                              GenSettings(max_new_tokens=6)))
-    assert pairs and all(isinstance(a, str) and isinstance(b, str) for a, b in pairs)
-    assert pairs[-1][0] and pairs[-1][1]
+    chat = ChatService(manager, max_loaded=4)
+    greedy = GenSettings(max_new_tokens=6)
+
+    def alone(ref):
+        return list(chat.stream("Hello", [], ref, greedy))[-1]
+
+    torch.manual_seed(0)  # an adapter that surely changes the answers (3 steps may not)
+    for name, weight in chat.load(ids["lora"])[0].named_parameters():
+        if "lora_B" in name:
+            weight.data.normal_(std=1.0)
+
+    for kind in ("lora", "full"):
+        pairs = list(chat.compare("Hello", f"{ids[kind]}/base", ids[kind], greedy))
+        assert pairs and all(isinstance(a, str) and isinstance(b, str) for a, b in pairs)
+        assert pairs[-1] == (alone(f"{ids[kind]}/base"), alone(ids[kind]))
+        assert kind == "full" or pairs[-1][0] != pairs[-1][1]  # the adapter in use
+        assert all(a.startswith(b) for (a, _), (b, _) in zip(pairs[1:], pairs))
+    chat = ChatService(manager, max_loaded=4)
+    assert list(chat.compare("Hello", ids["lora"], f"{ids['lora']}/base", greedy))
+    assert chat.loaded() == [str(chat.model_path(ids["lora"]))]  # one model for both
+    list(chat.compare("Hello", f"{ids['full']}/base", ids["full"], greedy))
+    assert len(chat.loaded()) == 3  # a full fine-tune and its base: two models
     rows = chat.compare_batch(["Hi", "", "Name a colour."], f"{ids['full']}/base",
                               ids["full"], 5)
     assert [r["prompt"] for r in rows] == ["Hi", "Name a colour."]
