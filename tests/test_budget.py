@@ -65,14 +65,24 @@ def test_without_a_measured_speed_the_steps_wait_and_the_plan_says_so(monkeypatc
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     choice = budget.choose(RunConfig(time_budget_minutes=5), CHAT, params=135_000_000,
                            hw=CPU)
-    assert choice.needs_speed and choice.config.max_steps == RunConfig().max_steps
-    from sft_ui.ui.plan_panel import budget_markdown, plan_line
+    assert choice.needs_speed and choice.fits_in_run
+    assert choice.config.max_steps == RunConfig().max_steps  # the run's first steps say
+    assert "set on the run's first steps" in choice.reasons[-1]
+    # Several processes would have to agree on a length: those measure the speed first.
+    two = budget.choose(RunConfig(time_budget_minutes=5, num_processes=2), CHAT,
+                        params=135_000_000, hw=CPU)
+    assert two.needs_speed and not two.fits_in_run
+    from sft_ui.ui.plan_panel import budget_markdown, plan_line, plan_markdown
     p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
-    assert p["budget_needs_speed"] and p["budget"]
-    assert "Start measures it first" in budget_markdown(p)
+    assert p["budget_needs_speed"] and p["budget_fits_in_run"] and p["budget"]
+    assert "the run's first steps measure it (they train)" in budget_markdown(p)
+    assert "Start measures it first" in budget_markdown({**p, "budget_fits_in_run": False})
     # A paragraph after the list, not the list's last line run on ("...to learn The speed").
     assert "\n\nThe speed of these settings" in budget_markdown(p)
     assert plan_line(p).startswith("**Plan:** time budget 5 min")
+    # No step count the run will not train (the settings' 30 steps are not its length).
+    assert "steps set by the run's first steps" in plan_line(p)
+    assert " 30 steps" not in plan_line(p) and "30 steps" not in plan_markdown(p)
     timed = {**p, "seconds_total": 130}
     assert plan_line(timed).endswith("**fits** · about 2 min"), plan_line(timed)
     from tests.test_i18n import _in_japanese
@@ -89,11 +99,10 @@ def test_the_plan_reads_the_chosen_dataset(tmp_path):
     assert planner.plan_with_data(RunConfig())["data_rows"] == 248  # the demo set
 
 
-def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, tiny_cfg,
-                                                                      monkeypatch):
+def test_a_budgeted_run_sets_its_length_on_its_first_steps(tmp_path, tiny_cfg, monkeypatch):
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
-    # The length left to the budget: no speed known, so the run measures it first.
+    # The length left to the budget, no speed known: the run's first steps set it.
     run_id = manager.start({**tiny_cfg, "max_steps": 30, "time_budget_minutes": 0.4,
                             "sample_steps": 0})
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
@@ -101,16 +110,21 @@ def test_a_budgeted_run_measures_its_speed_and_ends_within_the_budget(tmp_path, 
     assert run.state == "done", run.error
     took = run.finished - run.created
     print(f"\nbudget 24 s: the run took {took:.1f} s, {run.step} steps; chose {run.budget}")
-    # Bounded by steps, not seconds: the run trained at most the steps the measured speed
-    # fits in the budget, and held the deadline the app gave it.
-    fits = [r for r in run.budget if "steps of about" in r or "whole epochs" in r]
+    # Bounded by steps, not seconds: the run trained at most the steps its first steps'
+    # pace fits in the budget (whole epochs of 124 steps here, at most 3), and held the
+    # deadline the app gave it; its settings, the page's sentence and its log say so.
+    fits = [r for r in run.budget if r.endswith("at the pace of the run's first steps")]
     assert len(fits) == 1, run.budget
-    chosen = run.config.max_steps if run.config.train_by == "steps" else None
-    assert chosen is None or 1 <= run.step <= chosen
+    chosen = run.config.max_steps
+    assert run.config.train_by == "steps" and chosen % 124 == 0 and 124 <= chosen <= 372
+    assert fits[0].startswith(f"{chosen} steps fit 0.4 min") and 1 <= run.step <= chosen
+    assert run.max_steps == chosen
+    assert f"Time budget: {chosen} steps fit, at " in (run.dir / "train.log").read_text()
     assert run.deadline is not None and run.deadline <= run.created + 24 + 5
     assert run.budget and run.config.use_peft and run.config.completion_only_loss
     saved = RunConfig.from_yaml(run.dir / "config.yaml")
     assert saved.use_peft and saved.time_budget_minutes == 0.4  # the run folder says so
+    assert saved.max_steps == chosen  # (a resume trains to the same step)
     assert speed.measured_speed(run.config) is not None  # measured for the plan too
     entry = json.loads((tmp_path / "speed.json").read_text())
     assert [e.get("from") for e in entry.values()] == ["run"]  # the run's own speed, after
@@ -143,8 +157,9 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
 
 def test_a_budgeted_preference_run_chooses_its_steps_and_rate(tmp_path, tiny_cfg,
                                                              monkeypatch):
-    """DPO with a time budget and nothing else: the speed is measured for DPO's key, the
-    steps fit the budget at a DPO step's cost, the learning rate is DPO's."""
+    """DPO with a time budget and nothing else: the run's first DPO steps (with their
+    reference passes) set the steps that fit, nothing is measured before it; the learning
+    rate is DPO's."""
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "stage": "dpo", "dataset_name": "demo-preference",
@@ -153,11 +168,11 @@ def test_a_budgeted_preference_run_chooses_its_steps_and_rate(tmp_path, tiny_cfg
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
                    in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
-    assert any("steps of about" in r or "whole epochs" in r for r in run.budget), run.budget
+    assert run.budget[-1] == (f"{run.config.max_steps} steps fit 0.4 min at the pace of "
+                              "the run's first steps"), run.budget
     assert run.config.use_peft and run.config.learning_rate == 5e-5, run.budget
     assert run.deadline is not None and run.deadline <= run.created + 24 + 5
-    keys = list(json.loads((tmp_path / "speed.json").read_text()))
-    assert keys and all(k.endswith(" | dpo") for k in keys), keys  # DPO's own speed
+    assert not (tmp_path / "speed.json").exists()  # no steps spent measuring beforehand
 
 
 def test_the_eta_never_passes_the_deadline(tmp_path, monkeypatch):
@@ -227,3 +242,51 @@ def test_a_preference_stage_gets_its_own_learning_rate_and_step_time():
     kto = RunConfig(stage="kto", dataset_name="demo-preference", time_budget_minutes=2)
     assert budget.choose(kto, pairs, params=135_000_000, speed=_speed(400.0),
                          hw=CPU).config.learning_rate == 5e-5
+
+
+def test_the_steps_that_fit_on_the_first_steps_pace():
+    from sft_ui.train.fit import steps_that_fit
+    # 100 s left at 2 s a step: 47 more steps (95%), past step 2; capped at the longest.
+    assert steps_that_fit(2, 2.0, 100.0, 1000, None, 0.0, 0) == 49
+    assert steps_that_fit(2, 2.0, 100.0, 30, None, 0.0, 0) == 30
+    # Whole epochs (of 20 steps) where one or more fit; else the steps that fit.
+    assert steps_that_fit(2, 2.0, 100.0, 1000, 20, 0.0, 0) == 40
+    assert steps_that_fit(2, 2.0, 100.0, 1000, 60, 0.0, 0) == 49
+    # A round of answers every 5 steps at 5 s: a step costs 3 s, so 31 more.
+    assert steps_that_fit(2, 2.0, 100.0, 1000, None, 5.0, 5) == 33
+    # No time left: the run ends where it is.
+    assert steps_that_fit(2, 2.0, -5.0, 1000, None, 0.0, 0) == 2
+
+
+@pytest.mark.parametrize("kind", ["linear", "cosine", "constant_with_warmup", "constant"])
+def test_the_learning_rate_schedule_follows_the_length_the_run_set(kind):
+    """The schedule made for the longest run (300 steps) ends where the run's first steps
+    put its end (20): the warmup is 10% of 20 steps, the rate reaches 0 at step 20 (linear),
+    and the next step's rate is already the new schedule's."""
+    import torch
+    from transformers import TrainingArguments, get_scheduler
+
+    from sft_ui.train.fit import fit_schedule
+    args = TrainingArguments(output_dir="unused", warmup_steps=0.1, report_to=[])
+    weight = torch.nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([weight], lr=1.0)
+    scheduler = get_scheduler(kind, optimizer, num_warmup_steps=args.get_warmup_steps(300),
+                              num_training_steps=300)
+    for _ in range(2):
+        optimizer.step()
+        scheduler.step()
+    assert fit_schedule(scheduler, args, 20) == (kind != "constant")
+    expected = get_scheduler(kind, torch.optim.SGD([weight], lr=1.0),
+                             num_warmup_steps=args.get_warmup_steps(20),
+                             num_training_steps=20)
+    rates = []
+    for step in range(2, 21):
+        expected_rate = expected.lr_lambdas[0](step)
+        assert optimizer.param_groups[0]["lr"] == pytest.approx(expected_rate), step
+        rates.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    if kind == "linear":  # (step 19 of 20, then 20: the rate reaches 0 at the end)
+        assert rates[-2:] == [pytest.approx(1 / 18), pytest.approx(0.0)]
+    if kind == "constant_with_warmup":  # warmed up by step 2 (10% of 20), not step 30
+        assert rates[0] == pytest.approx(1.0)

@@ -38,3 +38,38 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
         assert (folder / "model").is_dir()
         expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
         page.close()
+
+
+def test_the_served_app_sets_a_budgeted_length_on_the_first_steps(browser, tmp_path,
+                                                                 tiny_cfg):
+    """The length left to the budget: the warm training process sets it on its first
+    steps (the app hands it that task with the deadline), and the page's bar, the run's
+    settings and its sentence all say the steps it set. (A minute, of which the model's
+    load takes a part: the tiny model's 3 epochs, the most a budget trains, end sooner.)"""
+    from playwright.sync_api import expect
+    runs = tmp_path / "runs"
+    with serve(runs, tmp_path / "app.log") as (proc, client):
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(HANG_MS)
+        page.goto(client.src)
+        set_field(page, "Model", tiny_cfg["model_name_or_path"])
+        set_field(page, "Time budget (minutes)", 1)
+        for label, value in (("Batch size per device", 2), ("Max length (tokens)", 64),
+                             ("Sample every N steps", 0)):
+            set_field(page, label, value)
+        page.get_by_role("button", name="Start").click()
+        folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
+                          timeout=60)
+
+        def ended():
+            state = json.loads((folder / "state.json").read_text())
+            return state if state["state"] in ("done", "failed", "stopped") else None
+        state = wait_for(ended, timeout=HANG)
+        assert state["state"] == "done", state["error"]
+        saved = RunConfig.from_yaml(folder / "config.yaml")
+        steps = saved.max_steps
+        assert f"Time budget: {steps} steps fit, at " in (folder / "train.log").read_text()
+        assert state["max_steps"] == steps and 1 <= state["step"] <= steps
+        assert state["budget"][-1].startswith(f"{steps:,} steps fit 1 min")
+        expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
+        page.close()

@@ -29,7 +29,14 @@ from sft_ui.backends.child import child_environment, end_with_parent, follow
 from sft_ui.lazy import trl
 from sft_ui.models import load_ahead
 from sft_ui.plan.hardware import detect
-from sft_ui.train.events import DEADLINE, PREFIX, STOP_FILE, deadline_for_environment, read_event
+from sft_ui.train.events import (
+    DEADLINE,
+    FIT_STEPS,
+    PREFIX,
+    STOP_FILE,
+    deadline_for_environment,
+    read_event,
+)
 
 
 class WarmWorker:
@@ -112,7 +119,8 @@ class WarmWorker:
         (run_dir / STOP_FILE).unlink(missing_ok=True)
         child = self._take()
         job = {"run_dir": str(run_dir), "resume": str(resume_from) if resume_from else None,
-               "deadline": getattr(sink, "deadline", None)}
+               "deadline": getattr(sink, "deadline", None),
+               "fit_steps": getattr(sink, "fit_steps", False)}
         try:
             child.stdin.write(json.dumps(job) + "\n")
             child.stdin.close()
@@ -138,6 +146,7 @@ def serve_one_run(model: str | None = None) -> int:
         return 0
     job = json.loads(line)
     os.environ[DEADLINE] = deadline_for_environment(job["deadline"])
+    os.environ[FIT_STEPS] = "1" if job.get("fit_steps") else ""
     return train_for_app(job["run_dir"], job["resume"])
 
 

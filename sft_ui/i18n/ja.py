@@ -161,11 +161,16 @@ PAGE = {
         "エポック単位: {n}（約 {s} 秒のステップを {steps} 回）: データが {minutes} 分に収まります",
     "{steps} steps of about {s} s fit {minutes} min":
         "約 {s} 秒のステップ {steps} 回が {minutes} 分に収まります",
+    "the steps that fit {minutes} min, set on the run's first steps from their pace":
+        "{minutes} 分に収まるステップ数: 実行の最初の数ステップの速さから決めます",
+    "{steps} steps fit {minutes} min at the pace of the run's first steps":
+        "実行の最初の数ステップの速さで {steps} ステップが {minutes} 分に収まります",
     "time budget {minutes} min": "時間の予算 {minutes} 分",
     "**Plan:**": "**プラン:**",
     "effective batch {n}": "実効バッチサイズ {n}",
     "{n} steps": "{n} ステップ",
     "steps unknown until the data is read": "ステップ数はデータを読むまで不明",
+    "steps set by the run's first steps": "ステップ数は実行の最初の数ステップで決定",
     "peak memory about {size} of {available}: **{fit}**":
         "ピーク時のメモリ 約 {size}（利用可能 {available}）: **{fit}**",
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",

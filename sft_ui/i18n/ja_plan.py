@@ -109,6 +109,12 @@ MESSAGES = {
         "**実行:** {count} ステップ、最大 {tokens} トークン。",
     "**Run:** the number of steps is unknown until the data is measured.":
         "**実行:** データを測るまでステップ数はわかりません。",
+    "**Run:** the steps that fit the time budget, set by the run's first steps.":
+        "**実行:** 時間の予算に収まるステップ数を、実行の最初の数ステップで決めます。",
+    "The speed of these settings is not measured yet: the run's first steps measure it "
+    "(they train), then set the number of steps.":
+        "この設定の速度はまだ測っていません。実行の最初の数ステップ（学習に含む）で測り、"
+        "それからステップ数を決めます。",
     "**Peak memory** ({where}, {precision}, {trained} of {params} parameters trained): "
     "about {total} of {available} available: **{fit}**":
         "**ピーク時のメモリ**（{where}、{precision}、{params} 個のパラメータのうち {trained} "

@@ -7,9 +7,12 @@ memorising of the training rows; measured on a 400-row chat file teaching JSON
 extraction: 17/20 held-out answers right against 14/20 for a full fine-tune), loss on
 the answers only for chat and prompt/completion data, and the length of the run: whole
 epochs (at most MAX_EPOCHS) when the budget holds one or more, else the steps that fit.
-Steps come from the measured speed (speed.py's tokens/s for this model, device and
-precision); without one, the run measures it first. The engine also stops a run whose
-time is up (train/callbacks.py), so a budget holds whatever the estimate said.
+The plan's steps come from the measured speed (speed.py's tokens/s for this model,
+device and precision). A run of one process whose length the budget chooses sets it on
+its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
+is what the budget spends), starting from at most MAX_EPOCHS epochs; a run of several
+processes without a known speed measures it first (`calibrate`). The engine also stops a
+run whose time is up (train/callbacks.py), so a budget holds whatever the estimate said.
 Knows nothing of the trainer or the UI.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ from sft_ui.stages import stage_of
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
 MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
 MAX_EPOCHS = 3
+UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
 CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "alpaca")
@@ -37,7 +41,8 @@ CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "alpaca")
 class Choice:
     config: RunConfig          # the settings the run trains with
     reasons: list[str]         # one sentence per setting the budget chose
-    needs_speed: bool = False  # the steps wait for a measured speed
+    needs_speed: bool = False  # no speed known for these settings: the plan has no steps
+    fits_in_run: bool = False  # the run sets its length on its first steps (train/fit.py)
 
 
 def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
@@ -90,9 +95,12 @@ def resolve(cfg: RunConfig) -> Choice:
     data = quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
     choice = choose(cfg, data, params)
-    if choice.needs_speed:
+    if choice.needs_speed and not choice.fits_in_run:
         calibrate(choice.config)
         choice = choose(cfg, data, params)
+    if choice.fits_in_run:  # from its longest; its first steps set the length
+        longest = _longest(choice.config, _epoch_steps(choice.config, detect(), data))
+        choice = dataclasses.replace(choice, config=longest)
     return choice
 
 
@@ -103,8 +111,15 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     if (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
             (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
         return Choice(cfg, reasons)  # the person set the length: the budget only stops it
+    minutes = f"{cfg.time_budget_minutes:g}"
+    epoch = _epoch_steps(cfg, hw, data)
+    in_run = cfg.processes(hw.devices) == 1  # (several processes would have to agree)
     if not tokens_per_second:
-        return Choice(cfg, reasons, needs_speed=True)
+        if not in_run:
+            return Choice(cfg, reasons, needs_speed=True)
+        reasons.append(f"the steps that fit {minutes} min, set on the run's first steps "
+                       "from their pace")
+        return Choice(cfg, reasons, needs_speed=True, fits_in_run=True)
     tokens = cfg.effective_batch(hw.devices) * cfg.max_length
     if data is not None and data.lengths and not cfg.packing:
         pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length)
@@ -114,17 +129,32 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
         tokens_per_second
     seconds = (cfg.time_budget_minutes * 60 - OVERHEAD_SECONDS) * MARGIN
     steps = max(1, math.floor(seconds / seconds_per_step))
-    epoch = run_steps(dataclasses.replace(cfg, train_by="epochs", num_train_epochs=1.0),
-                      hw.devices, data) if data is not None else None
-    minutes = f"{cfg.time_budget_minutes:g}"
     if epoch and steps >= epoch:
         epochs = min(steps // epoch, MAX_EPOCHS)
         reasons.append(f"whole epochs: {epochs} ({epochs * epoch:,} steps of about "
                        f"{seconds_per_step:.1f} s): the data fits {minutes} min")
-        return Choice(dataclasses.replace(cfg, train_by="epochs",
-                                          num_train_epochs=float(epochs)), reasons)
-    reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes} min")
-    return Choice(dataclasses.replace(cfg, max_steps=steps), reasons)
+        chosen = dataclasses.replace(cfg, train_by="epochs", num_train_epochs=float(epochs))
+    else:
+        reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes} min")
+        chosen = dataclasses.replace(cfg, max_steps=steps)
+    # (the run may train more steps than estimated when its own pace allows, or fewer)
+    return Choice(chosen, reasons, fits_in_run=in_run)
+
+
+def _epoch_steps(cfg: RunConfig, hw: Hardware, data) -> int | None:
+    """Optimizer steps in one epoch of the data (None: not measured)."""
+    if data is None:
+        return None
+    return run_steps(dataclasses.replace(cfg, train_by="epochs", num_train_epochs=1.0),
+                     hw.devices, data)
+
+
+def _longest(cfg: RunConfig, epoch: int | None) -> RunConfig:
+    """The longest a run fitted on its first steps may train: MAX_EPOCHS epochs of its
+    data (UNBOUNDED_STEPS when the data is not measured); it sets its own length below."""
+    if epoch:
+        return dataclasses.replace(cfg, train_by="epochs", num_train_epochs=float(MAX_EPOCHS))
+    return dataclasses.replace(cfg, train_by="steps", max_steps=UNBOUNDED_STEPS)
 
 
 def deadline(cfg: RunConfig, started_at: float) -> float | None:

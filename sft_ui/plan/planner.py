@@ -53,7 +53,7 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
     return {**plan(choice.config, hw, data, available), "data_note": note,
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
-            "budget_needs_speed": choice.needs_speed,
+            "budget_needs_speed": choice.needs_speed, "budget_fits_in_run": choice.fits_in_run,
             "for_target": targets.find(target) is not None,
             **plan_modes(choice.config, hw, available, where)}
 

@@ -3,6 +3,7 @@ page, and its state.json (with config.yaml, metrics.jsonl and samples.jsonl, wha
 restart rebuilds it from). Knows nothing of the trainer or of Gradio."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -42,6 +43,7 @@ class Run:
         self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
         self.budget: list[str] = []  # what a time budget chose, a sentence a setting
         self.deadline: float | None = None  # a time budget's end for this (re)start (the sink's)
+        self.fit_steps = False  # this start's first steps set its length (train/fit.py)
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -58,8 +60,22 @@ class Run:
             if self._pace is None:
                 self._pace = _Pace(step)
             self._pace.reached(step, now)
+            fitted = self.fit_steps and step > 0 and max_steps and max_steps != self.max_steps
             self.step, self.max_steps = step, max_steps or self.max_steps
+        if fitted:
+            self._fitted(max_steps)
         self._save_state()
+
+    def _fitted(self, steps: int) -> None:
+        """The run's first steps set its length: its settings and the budget's sentence
+        say so (and a resume trains to the same step)."""
+        self.fit_steps = False
+        minutes = f"{self.config.time_budget_minutes:g}"
+        with self._lock:
+            self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
+            self.budget = self.budget[:-1] + [
+                f"{steps:,} steps fit {minutes} min at the pace of the run's first steps"]
+        (self.dir / "config.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
 
     def add_metrics(self, record: dict) -> None:
         with self._lock:
@@ -116,6 +132,7 @@ class Run:
             with self._lock:
                 self.config, self.budget = choice.config, list(choice.reasons)
                 self.max_steps = choice.config.max_steps
+                self.fit_steps = choice.fits_in_run
             (self.dir / "config.yaml").write_text(choice.config.to_yaml(), encoding="utf-8")
             self._save_state()
         self.deadline = budget.deadline(self.config, started)

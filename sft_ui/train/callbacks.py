@@ -19,6 +19,7 @@ from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
 from sft_ui.train.events import RunSink
+from sft_ui.train.fit import FIT_AFTER, fit_schedule, steps_that_fit
 from sft_ui.train.generation import generate_batch
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
@@ -60,10 +61,12 @@ class StudioCallback(TrainerCallback):
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
                  max_new_tokens: int, log: logging.Logger | None = None,
                  base_answers: Path | None = None, half: torch.dtype | None = None,
-                 deadline: float | None = None):
+                 deadline: float | None = None, fit: bool = False):
         self.sink, self.tokenizer, self.half = sink, tokenizer, half
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
+        self.fit = fit and deadline is not None  # set the length on the first steps
         self._step_ended: float | None = None  # when the latest step ended
+        self._round_seconds: float | None = None  # the latest round of samples generated
         self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = sample_prompts(prompts)
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
@@ -76,17 +79,25 @@ class StudioCallback(TrainerCallback):
         self._stop_logged = False
         self._agreed_stop = False  # several processes: the stop they agreed on
 
-    def _sample(self, step: int, model, state) -> None:
-        if not self.sample_steps or not self.prompts or step in self._sampled_steps \
+    def _sample(self, step: int, model, state) -> float:
+        """A round of answers at `step` (once a step); the seconds it took."""
+        if not self._samples_on() or step in self._sampled_steps \
                 or not state.is_world_process_zero:
-            return
+            return 0.0
         self._sampled_steps.add(step)
         start = time.time()
         answers = self._answers(model, step)
-        self._paused += time.time() - start
-        self.log.info("Sample answers at step %d in %.2f s", step, time.time() - start)
+        took = time.time() - start
+        self._paused += took
+        if step > 0:  # (before training they may come from a cache)
+            self._round_seconds = took
+        self.log.info("Sample answers at step %d in %.2f s", step, took)
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
-                           for p, a in zip(self.prompts, answers)])
+                               for p, a in zip(self.prompts, answers)])
+        return took
+
+    def _samples_on(self) -> bool:
+        return bool(self.sample_steps and self.prompts)
 
     def _sample_due(self, state) -> bool:
         """A round at this step: every `sample_steps`, but not a step or two before the
@@ -133,31 +144,61 @@ class StudioCallback(TrainerCallback):
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self._start_step, self._stop_logged = state.global_step, False
-        self._step_ended = time.time()
         self.sink.progress(state.global_step, state.max_steps)
         self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
             self._sample(state.global_step, model, state)
+        self._step_ended = time.time()  # the first step's time starts here
 
-    def on_step_end(self, args, state, control, model=None, **kwargs):
+    def on_step_end(self, args, state, control, model=None, lr_scheduler=None, **kwargs):
         self.sink.progress(state.global_step, state.max_steps)
         if _processes() > 1:
             self._agreed_stop = agree(self.sink.stop_requested(), args.device)
         if self._stop_here(state, control):
             return
+        sampled = 0.0
         if self._sample_due(state):
-            self._sample(state.global_step, model, state)
+            sampled = self._sample(state.global_step, model, state)
             self._stop_here(state, control)  # asked while the answers were generated
-        self._out_of_time(args, state, control)
-
-    def _out_of_time(self, args, state, control) -> None:
-        """End a time-budgeted run when one more step (as long as the last, sampling
-        included, with room to save the model) would not end before its deadline."""
         now, last = time.time(), self._step_ended
         self._step_ended = now
         if self.deadline is None or last is None:
             return
-        if agree(now + 1.5 * (now - last) + SAVE_SECONDS > self.deadline, args.device):
+        pace = now - last - sampled  # this step's own time
+        if self.fit and state.global_step - self._start_step == FIT_AFTER:
+            self._fit(args, state, control, lr_scheduler, pace, now)
+        self._out_of_time(args, state, control, pace, now)
+
+    def _end_seconds(self, pace: float) -> float:
+        """What the run does after its last step: the final answers and the save."""
+        rounds = self._round_seconds if self._round_seconds is not None else pace
+        return SAVE_SECONDS + (rounds if self._samples_on() else 0.0)
+
+    def _fit(self, args, state, control, scheduler, pace: float, now: float) -> None:
+        """Set the run's length from the pace of its steps so far (train/fit.py)."""
+        epoch = state.max_steps // max(int(state.num_train_epochs), 1) \
+            if args.max_steps <= 0 else None  # (training by epochs)
+        rounds = self._round_seconds if self._round_seconds is not None else pace
+        steps = steps_that_fit(state.global_step, pace,
+                               self.deadline - now - self._end_seconds(pace),
+                               state.max_steps, epoch, rounds, self.sample_steps)
+        if scheduler is not None:
+            fit_schedule(scheduler, args, steps)
+        state.max_steps = steps
+        if steps <= state.global_step:
+            control.should_training_stop = True
+        self.sink.progress(state.global_step, steps)
+        self.log.info("Time budget: %d steps fit, at %.1f s a step (this run's step %d)",
+                      steps, pace, state.global_step)
+
+    def _out_of_time(self, args, state, control, pace: float, now: float) -> None:
+        """End a time-budgeted run when one more step (half as long again as the last,
+        with a round of answers if one is due, the final answers and the save) would not
+        end before its deadline."""
+        due = self._samples_on() and (state.global_step + 1) % self.sample_steps == 0
+        rounds = (self._round_seconds or pace) if due else 0.0
+        if agree(now + 1.5 * pace + rounds + self._end_seconds(pace) > self.deadline,
+                 args.device):
             control.should_training_stop = True
             self.log.info("Time budget: step %d is the last that ends in time",
                           state.global_step)

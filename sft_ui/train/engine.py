@@ -122,7 +122,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   0 if stage.own_samples else cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
-                                  deadline=deadline)
+                                  deadline=deadline, fit=getattr(sink, "fit_steps", False))
         checkpoints = run_dir / "checkpoints"
         trainer = TRAINER_BUILDERS[stage.family](cfg, model, tokenizer, checkpoints,
                                                  [callback], log)

@@ -24,11 +24,13 @@ PREFIX = "@sft_ui "
 STOP_FILE = "stop-requested"  # in the run folder: the app asks the processes to stop
 MODEL_SUBDIR = "model"  # in the run folder: the trained model the engine saves
 DEADLINE = "SFT_UI_DEADLINE"  # environment: when a time-budgeted run must have its model
+FIT_STEPS = "SFT_UI_FIT_STEPS"  # environment: "1": it sets its length on its first steps
 APP_PID = "SFT_UI_APP_PID"  # environment: the app's process (train/process.watch_app)
 
 
 class RunSink(Protocol):
     deadline: float | None  # time.time() by which a time-budgeted run has its model
+    fit_steps: bool  # the budget left the length to the run's first steps (train/fit.py)
 
     def progress(self, step: int, max_steps: int) -> None: ...
     def add_metrics(self, record: dict) -> None: ...
@@ -50,6 +52,8 @@ def deadline_from_environment() -> float | None:
 class NullSink:
     """What the other processes of a multi-process run report to: nothing. They know the
     deadline too: every process decides together whether a step is the last in time."""
+
+    fit_steps = False  # (several processes: the budget chose their length beforehand)
 
     def __init__(self, deadline: float | None = None):
         self.deadline = deadline if deadline is not None else deadline_from_environment()
@@ -75,6 +79,7 @@ class EventSink:
         self.stop_file = Path(run_dir) / STOP_FILE
         self.out = out or sys.stdout
         self.deadline = deadline if deadline is not None else deadline_from_environment()
+        self.fit_steps = os.environ.get(FIT_STEPS) == "1"
 
     def emit(self, **event) -> None:
         self.out.write(PREFIX + json.dumps(event) + "\n")
@@ -105,6 +110,10 @@ class TerminalSink:
     @property
     def deadline(self) -> float | None:
         return self.run.deadline
+
+    @property
+    def fit_steps(self) -> bool:
+        return self.run.fit_steps
 
     def progress(self, step, max_steps):
         self.run.progress(step, max_steps)

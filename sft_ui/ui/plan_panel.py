@@ -58,7 +58,11 @@ def budget_markdown(p: dict) -> str:
     lines = [say(f"**Time budget, {p['budget_minutes']:g} min,** chose:")]
     lines += [f"- {say(reason)}" for reason in p["budget"]] or \
         [f"- {say('nothing: every setting it would choose is set')}"]
-    if p["budget_needs_speed"]:  # a paragraph of its own, after the list
+    if p["budget_needs_speed"] and p.get("budget_fits_in_run"):  # a paragraph of its own
+        lines.append("\n" + say("The speed of these settings is not measured yet: the "
+                                 "run's first steps measure it (they train), then set the "
+                                 "number of steps."))
+    elif p["budget_needs_speed"]:
         lines.append("\n" + say("The speed of these settings is not measured yet: Start "
                                  "measures it first (a few steps, counted in the budget), "
                                  "then sets the number of steps."))
@@ -72,7 +76,10 @@ def plan_markdown(p: dict) -> str:
              "batch x max_length; shorter rows are padded only to the longest in their batch)"
              + (f", about {p['tokens_per_step_typical']:,} with this data."
                 if pad and p["tokens_per_step_typical"] != p["tokens_per_step"] else ".")]
-    if p["steps"]:
+    if p.get("budget_needs_speed"):
+        lines.append("**Run:** the steps that fit the time budget, set by the run's first "
+                     "steps.")
+    elif p["steps"]:
         lines.append(f"**Run:** {p['steps']:,} steps, at most {p['total_tokens']:,} tokens.")
     else:
         lines.append("**Run:** the number of steps is unknown until the data is measured.")
@@ -143,6 +150,7 @@ def plan_line(p: dict) -> str:
     if p.get("for_target"):
         parts.append(f"on {p['target']}")
     parts += [f"effective batch {p['effective_batch']}",
+              "steps set by the run's first steps" if p.get("budget_needs_speed") else
               f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
               f"peak memory about {size_text(p['memory']['total'])} of "
               f"{size_text(p['available_bytes'])}: **{say(p['fit'])}**"]
