@@ -1,24 +1,28 @@
 """The served app (`python -m sft_ui serve`: runs train in its warm training process) with
 a time budget set in a real page: the app resolves the budget once (settings chosen and
 written into the run folder), hands the deadline to the training process, and the run
-that the person made long ends in time with its model, the page showing its end."""
+that the person made long ends in time with its model, the page showing its end; a run
+whose length is left to the budget sets it on its first steps."""
 import json
+from contextlib import contextmanager
 
 from sft_ui.config import RunConfig
 from tests.conftest import HANG, HANG_MS, serve, set_field, wait_for
 
 
-def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cfg):
-    from playwright.sync_api import expect
+@contextmanager
+def _budgeted_run(browser, tmp_path, tiny_cfg, minutes: float, fields: dict):
+    """Start a run of the tiny model with a time budget from a page of the served app;
+    yield (page, run folder, its state.json once ended)."""
     runs = tmp_path / "runs"
     with serve(runs, tmp_path / "app.log") as (proc, client):
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
         page.set_default_timeout(HANG_MS)
         page.goto(client.src)
         set_field(page, "Model", tiny_cfg["model_name_or_path"])
-        set_field(page, "Time budget (minutes)", 0.25)
-        for label, value in (("Max steps", 100_000), ("Batch size per device", 2),
-                             ("Max length (tokens)", 64), ("Sample every N steps", 0)):
+        set_field(page, "Time budget (minutes)", minutes)
+        for label, value in {"Batch size per device": 2, "Max length (tokens)": 64,
+                             "Sample every N steps": 0, **fields}.items():
             set_field(page, label, value)
         page.get_by_role("button", name="Start").click()
         folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
@@ -29,6 +33,14 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
             return state if state["state"] in ("done", "failed", "stopped") else None
         state = wait_for(ended, timeout=HANG)
         assert state["state"] == "done", state["error"]
+        yield page, folder, state
+        page.close()
+
+
+def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cfg):
+    from playwright.sync_api import expect
+    with _budgeted_run(browser, tmp_path, tiny_cfg, 0.25, {"Max steps": 100_000}) as \
+            (page, folder, state):
         assert 1 <= state["step"] < 100_000  # the deadline ended it, not the length
         log = (folder / "train.log").read_text()
         assert "Time budget: step" in log and "training ends by" in log
@@ -37,39 +49,19 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
         assert saved.max_steps == 100_000  # the person's length stays theirs
         assert (folder / "model").is_dir()
         expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
-        page.close()
 
 
 def test_the_served_app_sets_a_budgeted_length_on_the_first_steps(browser, tmp_path,
                                                                  tiny_cfg):
     """The length left to the budget: the warm training process sets it on its first
-    steps (the app hands it that task with the deadline), and the page's bar, the run's
-    settings and its sentence all say the steps it set. (A minute, of which the model's
-    load takes a part: the tiny model's 3 epochs, the most a budget trains, end sooner.)"""
+    steps (the app hands it that task with the deadline), and the run's settings, bar and
+    sentence all say the steps it set. (A minute, of which the model's load takes a part:
+    the tiny model's 3 epochs, the most a budget trains, end sooner.)"""
     from playwright.sync_api import expect
-    runs = tmp_path / "runs"
-    with serve(runs, tmp_path / "app.log") as (proc, client):
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(HANG_MS)
-        page.goto(client.src)
-        set_field(page, "Model", tiny_cfg["model_name_or_path"])
-        set_field(page, "Time budget (minutes)", 1)
-        for label, value in (("Batch size per device", 2), ("Max length (tokens)", 64),
-                             ("Sample every N steps", 0)):
-            set_field(page, label, value)
-        page.get_by_role("button", name="Start").click()
-        folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
-                          timeout=60)
-
-        def ended():
-            state = json.loads((folder / "state.json").read_text())
-            return state if state["state"] in ("done", "failed", "stopped") else None
-        state = wait_for(ended, timeout=HANG)
-        assert state["state"] == "done", state["error"]
-        saved = RunConfig.from_yaml(folder / "config.yaml")
-        steps = saved.max_steps
+    with _budgeted_run(browser, tmp_path, tiny_cfg, 1, {}) as (page, folder, state):
+        steps = RunConfig.from_yaml(folder / "config.yaml").max_steps
         assert f"Time budget: {steps} steps fit, at " in (folder / "train.log").read_text()
         assert state["max_steps"] == steps and 1 <= state["step"] <= steps
         assert state["budget"][-1].startswith(f"{steps:,} steps fit 1 min")
         expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
-        page.close()
+        expect(page.locator("#run-progress")).to_contain_text(f"/{steps} ", timeout=HANG_MS)
