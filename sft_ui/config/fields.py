@@ -156,9 +156,12 @@ class RunConfig:
         min_exclusive=True, maximum=100.0, label="Beta", trl="train", card=True,
         stages=[PREFERENCE])
     loss_type: str = _f(
-        "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid; KTO: kto). "
-        "DPO also: ipo, hinge, robust, apo_zero, apo_down, sigmoid_norm. KTO also: "
-        "apo_zero_unpaired.", "preference",
+        "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid, plus the SFT "
+        "term on the chosen answers when the starting model finds them far less likely "
+        "than the rejected ones: a form it does not write yet; KTO: kto). DPO also: "
+        "sigmoid+sft (DPO's loss and the SFT loss on the chosen answers), ipo, hinge, "
+        "robust, apo_zero, apo_down, sigmoid_norm. KTO also: apo_zero_unpaired.",
+        "preference",
         choices=lambda: ["auto", *dict.fromkeys(l for s in all_stages() for l in s.losses)],
         label="Loss type", trl="train", card=True, stages=[LOSSES])
     ref_model: str = _f(

@@ -14,6 +14,7 @@ from sft_ui.config.fields import TRL_DESTINATIONS, WRITTEN_REWARD, RunConfig
 from sft_ui.config.registry import field, trl_names
 from sft_ui.rewards.builtin import import_path
 from sft_ui.stages import REWARD, stage_of
+from sft_ui.stages.preference import SFT_TERM
 
 # What every SFTConfig the studio builds carries besides the settings: the column
 # data/formats.py puts plain text in, and no progress bars (the run's log has the steps).
@@ -54,6 +55,8 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
         training["neftune_noise_alpha"] = cfg.neftune_noise_alpha or None
     if training.get("loss_type") == "auto":
         del training["loss_type"]
+    elif training.get("loss_type") == SFT_TERM:  # TRL combines losses from a list
+        training["loss_type"], training["loss_weights"] = SFT_TERM.split("+"), [1.0, 1.0]
     if stage_of(cfg).family == REWARD:  # `trl grpo` reads the built-in rewards by import
         # path; a written one is the studio's own (train/grpo.py adds it and its weight)
         weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]

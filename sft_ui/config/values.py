@@ -13,9 +13,10 @@ MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 # TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
 # them from other settings and from the machine (the device, its optimizer).
 # TRL keys a settings file carries that the studio derives from its own settings (GRPO's
-# reward_funcs and reward_weights: from rewards and rewards_weights, config/trl.py).
+# reward_funcs and reward_weights: from rewards and rewards_weights; DPO's loss_weights:
+# from a combined loss_type such as sigmoid+sft; config/trl.py).
 DERIVED_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size", "reward_funcs",
-                    "reward_weights")
+                    "reward_weights", "loss_weights")
 
 
 class ConfigError(UserError, ValueError):
@@ -28,7 +29,8 @@ class ConfigError(UserError, ValueError):
 
 def from_trl(values: dict) -> dict:
     """Read TRL's conventions in a settings file: max_steps -1 means training for
-    epochs, null means off, target modules may be a list."""
+    epochs, null means off, target modules may be a list, a loss_type list is a combined
+    loss (sigmoid+sft)."""
     if str(values.get("max_steps", "")).strip() == "-1":
         values.pop("max_steps")
         values.setdefault("train_by", "epochs")
@@ -43,6 +45,8 @@ def from_trl(values: dict) -> dict:
         values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))
     if isinstance(values.get("report_to"), (list, tuple)):
         values["report_to"] = ",".join(map(str, values["report_to"])) or "none"
+    if isinstance(values.get("loss_type"), (list, tuple)):  # TRL's combined losses
+        values["loss_type"] = "+".join(map(str, values["loss_type"]))
     return values
 
 

@@ -25,6 +25,7 @@ from sft_ui.data import formats
 from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference_demo import preference_demo_rows
+from sft_ui.lazy import trl_class
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
 
 COLUMNS = {
@@ -292,3 +293,21 @@ def _wrong_data(stage, fmt: str | None, rows: Sequence[dict],
                 f"which is data for SFT: use it for SFT, or {todo}.")
     return (f"{name} needs {need}; this file has {listed}. Rename its columns, "
             "or choose another file.")
+
+
+ANSWERS = ("chosen", "rejected", "completion")  # the answers of a preference row
+
+
+def rendered(row: dict, tokenizer) -> dict:
+    """A checked preference row as the model reads it: the prompt and each answer as
+    text (the chat template applied to messages, the shared beginning taken as the
+    prompt where there is no prompt column, the end-of-text token after a plain-text
+    answer, as TRL's trainers do); a KTO row keeps its label."""
+    extract = trl_class("trl.data_utils", "maybe_extract_prompt")
+    apply = trl_class("trl.data_utils", "maybe_apply_chat_template")
+    conversational = is_conversational([row])
+    row = apply(extract(dict(row)), tokenizer)
+    if not conversational and tokenizer.eos_token:
+        row = {k: v + tokenizer.eos_token if k in ANSWERS and not v.endswith(
+            tokenizer.eos_token) else v for k, v in row.items()}
+    return row

@@ -14,10 +14,10 @@ import json
 import statistics
 
 from sft_ui.config import RunConfig
-from sft_ui.data import formats, preference, prompts
+from sft_ui.data import formats, likelihood, preference, prompts
 from sft_ui.data.formats import DataError
+from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.tokens import load_training_data, tokenize_rows
-from sft_ui.lazy import trl_class
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
 
@@ -112,6 +112,11 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
     shown = [rendered(row, tokenizer) for row in rows[:STATS_ROWS]]
     lengths = [max(_lengths(s, tokenizer)) for s in shown]
     cut = cfg.max_length
+    if stage_of(cfg).sft_term and cfg.loss_type == "auto":
+        found = likelihood.before_start(cfg, rows, tokenizer)
+        notes.append(found.sentence() if found else "Loss type auto: the run checks at its "
+                     "start whether the model writes the chosen answers yet (this model is "
+                     "too large to load for the preview).")
     return {
         "kind": "preference",
         "stage": cfg.stage,
@@ -131,24 +136,6 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         "examples": [{"raw": _jsonable(raw), **s}
                      for raw, s in zip(data.source.rows[:examples], shown[:examples])],
     }
-
-
-ANSWERS = ("chosen", "rejected", "completion")  # the answers of a preference row
-
-
-def rendered(row: dict, tokenizer) -> dict:
-    """A checked preference row as the model reads it: the prompt and each answer as
-    text (the chat template applied to messages, the shared beginning taken as the
-    prompt where there is no prompt column, the end-of-text token after a plain-text
-    answer, as TRL's trainers do); a KTO row keeps its label."""
-    extract = trl_class("trl.data_utils", "maybe_extract_prompt")
-    apply = trl_class("trl.data_utils", "maybe_apply_chat_template")
-    conversational = preference.is_conversational([row])
-    row = apply(extract(dict(row)), tokenizer)
-    if not conversational and tokenizer.eos_token:
-        row = {k: v + tokenizer.eos_token if k in ANSWERS and not v.endswith(
-            tokenizer.eos_token) else v for k, v in row.items()}
-    return row
 
 
 def _length(tokenizer, text: str) -> int:

@@ -72,6 +72,11 @@ def _header(cfg: RunConfig) -> str:
         text += (f"# The written reward function is the studio's own: {command} trains with "
                  "the built-in\n# rewards above; the studio and the Python script of Show "
                  "code add the written one.\n")
+    if command and stage.sft_term and cfg.loss_type == "auto":
+        text += ("# Loss type auto: the studio adds the SFT term on the chosen answers when "
+                 "the starting\n# model does not write them yet (the run's log says); "
+                 f"{command} trains with sigmoid.\n# For both: loss_type: [sigmoid, sft] "
+                 "with loss_weights: [1.0, 1.0].\n")
     if command and cfg.ref_model.strip():
         text += (f"# ref_model is the studio's own: {command} keeps the model it starts from "
                  "as the\n# reference; the studio and the Python script load ref_model "

@@ -23,10 +23,12 @@ DPO = register(Stage(
     name="dpo", title="DPO", family=PREFERENCE,
     config=("trl", "DPOConfig"), trainer=("trl", "DPOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/chosen/rejected", formats=PAIRED,
-    losses=("sigmoid", "ipo", "hinge", "robust", "apo_zero", "apo_down", "sigmoid_norm"),
+    losses=("sigmoid", "sigmoid+sft", "ipo", "hinge", "robust", "apo_zero", "apo_down",
+            "sigmoid_norm"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     sequences_per_example=2, reference_sequences=2, fused_head=True, next="grpo",
-    plots=(REWARDS, ACCURACY)))
+    plots=(REWARDS, ACCURACY), sft_term=True))
+SFT_TERM = "sigmoid+sft"  # TRL's loss_type ["sigmoid", "sft"], each weighed 1
 
 ORPO = register(Stage(
     name="orpo", title="ORPO", family=PREFERENCE,

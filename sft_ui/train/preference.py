@@ -23,6 +23,7 @@ import copy
 from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.data import likelihood
 from sft_ui.data.formats import DataError
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
@@ -31,6 +32,7 @@ from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, 
 from sft_ui.plan.loading import load_options
 from sft_ui.plan.memory import model_shape, trains_on_adapter
 from sft_ui.stages import stage_of
+from sft_ui.stages.preference import SFT_TERM
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import is_adapter, policy
 
@@ -180,6 +182,12 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     if stage.unpaired:
         args.desirable_weight, args.undesirable_weight = label_weights(
             cfg, sum(train_set["label"]), len(train_set) - sum(train_set["label"]), log)
+    if stage.sft_term and cfg.loss_type == "auto":
+        found = likelihood.measure(model, tokenizer, data.rows)
+        if found is not None:
+            log.info("Loss type auto: %s", found.sentence())
+        if found is not None and found.unlikely:
+            args.loss_type, args.loss_weights = SFT_TERM.split("+"), [1.0, 1.0]
     trained, lora, ref_model = policy_and_reference(cfg, model, log)
     log.info("%s reference model: %s", stage.title, reference_description(cfg))
     Trainer = trl_class(*stage.trainer)

@@ -84,7 +84,7 @@ def preference_summary_markdown(p: dict) -> str:
     ]
     if s["measured_rows"] < p["rows"]:
         lines.append(f"Token figures measured on the first {s['measured_rows']:,} rows.")
-    lines += [html.escape(n) for n in p["notes"]]
+    lines += [html.escape(say(n)) for n in p["notes"]]  # (translated before escaping)
     return "\n\n".join(say(line) for line in lines)
 
 
