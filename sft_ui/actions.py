@@ -78,10 +78,11 @@ class Actions:
         self._may(who, "delete a run")
         return self.manager.delete(run_id)
 
-    def continue_with_preference(self, run_id: str) -> FollowUp:
-        """The settings of a DPO run that continues a finished SFT run (runs/next_stage.py),
-        for the page to fill in; nothing starts (Start checks the right to train)."""
-        return preference_after(self.manager.get(run_id))
+    def continue_with_preference(self, run_id: str, stage: str = "") -> FollowUp:
+        """The settings of the next stage's run (`stage`: one of those offered; blank: the
+        first, DPO after SFT) that continues a finished run (runs/next_stage.py), for the
+        page to fill in; nothing starts (Start checks the right to train)."""
+        return preference_after(self.manager.get(run_id), stage)
 
     # ---- settings and data ---------------------------------------------------
     def plan(self, who: Who, values: dict, target: str = "") -> dict:

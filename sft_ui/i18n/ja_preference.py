@@ -78,11 +78,34 @@ SETTINGS = {
         "（大きいほど近くにとどまります。0.1 がよく使われます）。ORPO: SFT の損失に加える選好"
         "の項の重み。",
     "Loss type": "損失の種類",
-    "The preference loss. auto: the trainer's own (DPO: sigmoid; KTO: kto). DPO also: ipo, "
-    "hinge, robust, apo_zero, apo_down, sigmoid_norm. KTO also: apo_zero_unpaired.":
-        "選好の損失関数です。`auto`: トレーナーの既定（DPO: `sigmoid`、KTO: `kto`）。DPO では"
-        "ほかに `ipo`、`hinge`、`robust`、`apo_zero`、`apo_down`、`sigmoid_norm`。KTO ではほかに "
-        "`apo_zero_unpaired`。",
+    "The preference loss. auto: the trainer's own (DPO: sigmoid, plus the SFT term on the "
+    "chosen answers when the starting model finds them far less likely than the rejected "
+    "ones: a form it does not write yet; KTO: kto). DPO also: sigmoid+sft (DPO's loss and "
+    "the SFT loss on the chosen answers), ipo, hinge, robust, apo_zero, apo_down, "
+    "sigmoid_norm. KTO also: apo_zero_unpaired.":
+        "選好の損失関数です。`auto`: トレーナーの既定（DPO: `sigmoid`。開始時のモデルにとって選ばれた"
+        "回答が却下された回答よりずっと起こりにくい、つまりまだ書かない形のときは、選ばれた回答への "
+        "SFT 項を加えます。KTO: `kto`）。DPO ではほかに `sigmoid+sft`（DPO の損失と選ばれた回答の "
+        "SFT 損失）、`ipo`、`hinge`、`robust`、`apo_zero`、`apo_down`、`sigmoid_norm`。KTO では"
+        "ほかに `apo_zero_unpaired`。",
+    "The starting model finds the chosen answers far less likely than the rejected ones "
+    "({chosen} against {rejected} nats a token over {pairs} pairs): it does not write them "
+    "yet, and DPO alone tends to rank the pairs without writing the chosen form. Loss type "
+    "auto adds the SFT term on the chosen answers (sigmoid + sft).":
+        "開始時のモデルにとって、選ばれた回答は却下された回答よりずっと起こりにくい値です"
+        "（1 トークンあたり {chosen} 対 {rejected} ナット、{pairs} ペアで測定）。モデルはまだその形を"
+        "書かず、DPO だけではペアの順位を覚えても選ばれた形を書かないことが多いため、損失関数 "
+        "`auto` は選ばれた回答への SFT 項を加えます（`sigmoid + sft`）。",
+    "The starting model finds the chosen answers about as likely as the rejected ones or "
+    "more ({chosen} against {rejected} nats a token over {pairs} pairs): DPO's own loss "
+    "(sigmoid).":
+        "開始時のモデルにとって、選ばれた回答は却下された回答と同じくらいかそれ以上に起こりやすい"
+        "値です（1 トークンあたり {chosen} 対 {rejected} ナット、{pairs} ペアで測定）: DPO の損失"
+        "（`sigmoid`）のまま学習します。",
+    "Loss type auto: the run checks at its start whether the model writes the chosen "
+    "answers yet (this model is too large to load for the preview).":
+        "損失関数 `auto`: モデルが選ばれた回答をもう書くかどうかは、実行の開始時に確かめます（この"
+        "モデルはプレビューで読み込むには大きすぎます）。",
     "Reference model": "参照モデル",
     "The reference model DPO and KTO keep the model near. Blank: the model training starts "
     "from (with LoRA that is the model with the adapter switched off: no second copy in "
@@ -119,6 +142,8 @@ MESSAGES = {
         "はトークナイザを共有している必要があります。同じ系統のモデル（たとえば SFT の実行の"
         "モデル）を選ぶか、参照モデルを空欄にしてください（学習を始めるモデルを使います）。",
     # ui/stage_view.py and runs/next_stage.py: Continue with preference tuning
+    "{choice} does not follow {title}: choose one of {offered}.":
+        "{choice} は {title} の次には選べません: {offered} のどれかを選んでください。",
     "**Filled in a {title} run after run {run_id}.** Check the settings, then press Start.":
         "**実行 {run_id} の続きとして {title} の実行を設定しました。** 設定を確かめてから開始を"
         "押してください。",

@@ -1,5 +1,5 @@
 """What follows a finished run: the settings of the stage its stage's `next` names (SFT:
-DPO; DPO, ORPO, KTO: GRPO), continuing from the model it saved. The page's Continue
+DPO, or GRPO, its `also_next`; DPO, ORPO, KTO: GRPO), continuing from the model it saved. The page's Continue
 button fills them in; nothing starts until the person presses Start. Knows nothing of
 Gradio.
 """
@@ -22,10 +22,20 @@ class FollowUp:
     notes: list[str]
 
 
-def next_stage(stage_name: str):
-    """The Stage Continue offers after a run of `stage_name`, or None."""
+def next_stages(stage_name: str) -> list:
+    """The Stages Continue offers after a run of `stage_name` (its `next` first, then
+    its `also_next`)."""
     stage = get(stage_name)
-    return get(stage.next) if stage and stage.next else None
+    names = [stage.next, *stage.also_next] if stage and stage.next else []
+    return [get(name) for name in names if get(name)]
+
+
+def next_stage(stage_name: str, choice: str = ""):
+    """The Stage Continue offers after a run of `stage_name` (`choice`: one of those it
+    offers, by name; blank: its `next`), or None."""
+    offered = next_stages(stage_name)
+    return next((s for s in offered if s.name == choice), None) if choice else \
+        (offered[0] if offered else None)
 
 
 def can_continue(snap: dict) -> bool:
@@ -35,14 +45,18 @@ def can_continue(snap: dict) -> bool:
             and next_stage((snap.get("config") or {}).get("stage", "sft")) is not None)
 
 
-def preference_after(run: Run) -> FollowUp:
-    """The next stage's settings that continue `run`, a finished run: its settings, with
-    the model it saved as the model, the next stage, that stage's demo set after the demo
-    set (other data is left for the person to choose), LoRA as the run had it (an adapter
+def preference_after(run: Run, choice: str = "") -> FollowUp:
+    """The next stage's settings that continue `run`, a finished run (`choice`: which of
+    the stages offered after it; blank: its stage's `next`): its settings, with the model
+    it saved as the model, the next stage, that stage's demo set after the demo set
+    (other data is left for the person to choose), LoRA as the run had it (an adapter
     trains on) and that stage's learning rate. RunError when the run cannot be
     continued."""
     cfg = run.config
-    stage, after = stage_of(cfg), next_stage(cfg.stage)
+    stage, after = stage_of(cfg), next_stage(cfg.stage, choice)
+    offered = ", ".join(s.name for s in next_stages(cfg.stage))
+    if after is None and choice and offered:
+        raise RunError(f"{choice} does not follow {stage.title}: choose one of {offered}.")
     if after is None:
         raise RunError(f"Run {run.id} trained {stage.title}, which has no next stage: "
                        "continue a finished SFT run.")

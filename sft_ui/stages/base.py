@@ -55,11 +55,15 @@ class Stage:
     unpaired: bool = False          # reads answers labelled good or bad, and unpairs pairs
     min_batch: int = 1
     next: str = ""                  # the stage Continue offers after a finished run
+    also_next: tuple = ()           # other stages it offers there (a second button)
     time_budget: bool = False       # a time budget chooses its steps
     eval_data: bool = False         # held-out data and an eval loss
     lean_step: bool = False         # the studio's own CPU step (train/lean.py)
     plots: tuple = ()               # its own plots (Plot), besides loss, lr and grad norm
     own_samples: bool = False       # its trainer's own answers are the samples (no prompts)
+    # Loss type auto adds TRL's SFT term on the chosen answers where the starting model
+    # finds them far less likely than the rejected ones (data/likelihood.py)
+    sft_term: bool = False
 
     @property
     def tags(self) -> frozenset:

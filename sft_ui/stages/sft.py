@@ -10,4 +10,4 @@ SFT = register(Stage(
     columns="text, messages, prompt/completion, instruction/input/output",
     formats=("text", "messages", "prompt-completion", "alpaca", "template"),
     learning_rates={True: 5e-4, False: 5e-5},  # a time budget's (plan/budget.py)
-    next="dpo", time_budget=True, eval_data=True, lean_step=True))
+    next="dpo", also_next=("grpo",), time_budget=True, eval_data=True, lean_step=True))

@@ -3,8 +3,9 @@ hidden (each field's `stages`, config/fields.py), a panel with none left is hidd
 the demo set follows the stage (its `demo`, stages/).
 Whatever sets the stage (a person, a preset, a settings file, Apply suggestion, Continue
 with preference tuning) updates the panels, since the stage's change event does it.
-Also "Continue with preference tuning": the settings of a DPO run after a finished SFT
-run (runs/next_stage.py), filled into the panels.
+Also Continue: the settings of the next stage's run after a finished run
+(runs/next_stage.py: DPO or GRPO after SFT, GRPO after a preference stage), filled into
+the panels.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gradio.context import Context
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
-from sft_ui.runs.next_stage import can_continue, next_stage
+from sft_ui.runs.next_stage import can_continue, next_stages
 from sft_ui.stages import PREFERENCE, REWARD, demos, get, stage_of
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
@@ -85,24 +86,27 @@ CONTINUE_LABELS = {PREFERENCE: "Continue with preference tuning",
                    REWARD: "Continue with GRPO (rewards)"}
 
 
-def build_continue() -> gr.Button:
-    """The button shown after a finished run that has a next stage (the live view's tick
-    shows it, named for that stage: continue_update)."""
-    return gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm", min_width=80,
-                     elem_id="continue-preference")
+def build_continue() -> tuple[gr.Button, gr.Button]:
+    """The buttons shown after a finished run that has a next stage (the live view's tick
+    shows them, named for those stages: continue_update): the first for its stage's
+    `next`, the second for another stage offered there (GRPO after SFT)."""
+    return (gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm",
+                      min_width=80, elem_id="continue-preference"),
+            gr.Button(T(CONTINUE_LABELS[REWARD]), visible=False, size="sm", min_width=80,
+                      elem_id="continue-also"))
 
 
 def continue_visible(snap: dict | None) -> bool:
     return bool(snap) and can_continue(snap)
 
 
-def continue_update(snap: dict | None):
-    """The Continue button for the shown run: shown when it can be continued, with the
-    words of its next stage."""
-    if not continue_visible(snap):
-        return gr.update(visible=False)
-    after = next_stage((snap.get("config") or {}).get("stage", "sft"))
-    return gr.update(visible=True, value=say(CONTINUE_LABELS[after.family]))
+def continue_update(snap: dict | None) -> tuple:
+    """The two Continue buttons for the shown run: each shown when the run can be
+    continued with a stage offered there, with the words of that stage."""
+    offered = next_stages((snap or {}).get("config", {}).get("stage", "sft")) \
+        if continue_visible(snap) else []
+    return tuple(gr.update(visible=True, value=say(CONTINUE_LABELS[offered[i].family]))
+                 if i < len(offered) else gr.update(visible=False) for i in range(2))
 
 
 def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
@@ -112,23 +116,28 @@ def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
                      [f"- {say(note)}" for note in notes])
 
 
-def wire_continue(button: gr.Button, run_of, run_id: gr.State, names: list[str],
+def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],
                   inputs: list, notice: gr.Markdown, actions: Actions) -> None:
-    """Continue with preference tuning: the settings of a DPO run after the shown run
-    (`run_of(current id)`: the run the live view shows) into every panel, and what was
-    set into `notice`."""
+    """Continue: the settings of the next stage's run after the shown run (`run_of(current
+    id)`: the run the live view shows) into every panel, and what was set into `notice`;
+    the first button for its stage's `next`, the second for the other stage offered."""
 
-    def on_continue(current):
+    def on_continue(current, which: int):
         run = run_of(current)
         try:
             if run is None:
                 raise UserError("No finished SFT run to continue.")
-            follow = actions.continue_with_preference(run.id)
+            offered = next_stages(run.config.stage)
+            choice = offered[which].name if which < len(offered) else ""
+            follow = actions.continue_with_preference(run.id, choice)
         except UserError as e:
             return [gr.skip()] * len(inputs) + [problem("Cannot continue:", e)]
         title = stage_of(follow.config).title
         return config_to_values(follow.config, names) + [
             follow_up_markdown(run.id, title, follow.notes)]
 
-    button.click(on_continue, run_id, [*inputs, notice], api_name="ui_continue_preference",
-                 api_visibility="undocumented")
+    first, also = buttons
+    first.click(lambda current: on_continue(current, 0), run_id, [*inputs, notice],
+                api_name="ui_continue_preference", api_visibility="undocumented")
+    also.click(lambda current: on_continue(current, 1), run_id, [*inputs, notice],
+               api_name="ui_continue_also", api_visibility="undocumented")

@@ -85,7 +85,8 @@ class RunControls:
     notice: gr.Markdown
     plan_line: gr.Markdown
     live: live_view.LiveView
-    follow: gr.Button  # Continue with preference tuning, after a finished SFT run
+    follow: gr.Button  # Continue with the next stage, after a finished run
+    follow_also: gr.Button  # Continue with another stage offered there (GRPO after SFT)
 
 
 def build(actions: Actions, lists=None) -> None:
@@ -181,12 +182,12 @@ def build_run_controls() -> RunControls:
             start = gr.Button(T("Start"), variant="primary", min_width=80)
             stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
             resume = gr.Button(T("Resume"), interactive=False, min_width=80)
-            follow = stage_view.build_continue()
+            follow, follow_also = stage_view.build_continue()
         progress = live_view.build_progress()
         notice = gr.Markdown(elem_id="start-notice")
     plan_line = gr.Markdown(elem_id="plan-summary")
     return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),
-                       follow)
+                       follow, follow_also)
 
 
 def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
@@ -269,17 +270,17 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     def on_tick(current, last_seen):
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * (len(live.outputs()) + 5) + (gr.Timer(active=False),)
+            return (gr.skip(),) * (len(live.outputs()) + 6) + (gr.Timer(active=False),)
         snap = run.snapshot()
         drawn, shown_state, shown_every = last_seen or (None, None, None)
         values, key = live_view.update(snap, drawn)
         state = snap["state"]
         active = state in ACTIVE_STATES
         # (by run and state: a run that ended between two looks, after one that ended too)
-        buttons = (gr.skip(),) * 4 if (run.id, state) == shown_state else (
+        buttons = (gr.skip(),) * 5 if (run.id, state) == shown_state else (
             gr.update(interactive=not active), gr.update(interactive=active),
             gr.update(interactive=state in ("stopped", "failed")),
-            stage_view.continue_update(snap))
+            *stage_view.continue_update(snap))
         if not any("loss" in m for m in snap["metrics"]):
             every = FIRST_TICKS
         else:  # the parts drawn (beyond status and progress) changed: a step was logged
@@ -298,6 +299,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
     timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, c.follow,
+                                         c.follow_also,
                                          seen, timer],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
 
@@ -306,8 +308,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
         shows the run of the moment (one that began and ended between two looks too)."""
         return gr.Timer(active=True) if manager.active() is not None else gr.skip()
 
-    stage_view.wire_continue(c.follow, shown_run, run_id, s.names, s.inputs, c.notice,
-                             actions)
+    stage_view.wire_continue((c.follow, c.follow_also), shown_run, run_id, s.names,
+                             s.inputs, c.notice, actions)
     Context.root_block.load(wake, None, timer, api_name=False, show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
     after_switch(lambda: gr.Timer(active=True), None, timer)
