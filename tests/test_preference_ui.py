@@ -160,10 +160,33 @@ def test_a_finished_dpo_run_continues_into_grpo(tmp_path):
     cfg = follow.config
     assert cfg.stage == "grpo" and cfg.dataset_name == "demo-grpo"
     assert cfg.model_name_or_path == dpo.model_dir and cfg.validate() == []
-    assert stage_view.continue_update(dpo.snapshot())["value"] == \
-        "Continue with GRPO (rewards)"
+    first, also = stage_view.continue_update(dpo.snapshot())
+    assert first["value"] == "Continue with GRPO (rewards)" and also["visible"] is False
     page = _in_japanese(lambda: stage_view.follow_up_markdown(dpo.id, "GRPO", follow.notes))
     assert not english_left(page.replace(dpo.model_dir, "")), page
+
+
+def test_a_finished_sft_run_offers_preference_tuning_or_grpo(tmp_path):
+    """Two buttons after SFT: DPO (the next stage) and GRPO (also offered there); GRPO's
+    settings continue the SFT run's model on the GRPO demo set after the demo set, at
+    GRPO's learning rate, LoRA as the run had it. A stage not offered there is refused."""
+    run = _finished_sft(tmp_path, use_peft=True, max_steps=3)
+    first, also = stage_view.continue_update(run.snapshot())
+    assert (first["value"], also["value"]) == ("Continue with preference tuning",
+                                              "Continue with GRPO (rewards)")
+    assert first["visible"] and also["visible"]
+    follow = preference_after(run, "grpo")
+    cfg = follow.config
+    assert (cfg.stage, cfg.dataset_name, cfg.model_name_or_path) == (
+        "grpo", "demo-grpo", run.model_dir)
+    assert cfg.use_peft and cfg.learning_rate == 5e-5 and cfg.validate() == []
+    actions = Actions(RunManager(tmp_path), Access.from_env())
+    assert actions.continue_with_preference(run.id, "grpo").config == cfg
+    assert preference_after(run).config.stage == "dpo"  # the first button's
+    with pytest.raises(RunError, match="kto does not follow SFT: choose one of dpo, grpo"):
+        preference_after(run, "kto")
+    # Nothing to continue: both hidden.
+    assert [u["visible"] for u in stage_view.continue_update(None)] == [False, False]
 
 
 def test_only_a_finished_sft_run_with_a_model_continues(tmp_path):
@@ -267,7 +290,7 @@ def test_the_live_view_plots_rewards_only_for_a_run_that_has_them():
     assert "Not rewards against a reference" in orpo["plot_notes"]["value"]
     assert "Reward accuracy" not in orpo["plot_notes"]["value"]
     # An SFT run after it hides them; one before any reward, with nothing shown, sends none.
-    sft = _snap([{"step": 1, "loss": 2.0}])
+    sft = {**_snap([{"step": 1, "loss": 2.0}]), "run_id": "r2"}
     got = dict(zip(outputs, live_view.update(sft, key)[0]))
     assert got["rewards"]["visible"] is False and got["reward_series"] == ()
     got = dict(zip(outputs, live_view.update(sft, None)[0]))
@@ -290,14 +313,16 @@ def test_live_view_outputs_match_the_update():
 
 
 def test_the_live_view_sends_only_what_changed():
-    """A tick sends a plot only when a step of its own was logged, the samples when one
-    came and the log when it grew: the page redraws each part it is sent."""
+    """A tick sends a plot only when a step of its own was logged (while the run trains,
+    at most every PLOT_SECONDS), the samples when one came and the log when it grew: the
+    page redraws each part it is sent."""
     outputs = [f.name for f in dataclasses.fields(live_view.LiveView)]
     first = _snap([{"step": 1, "loss": 2.0, "learning_rate": 1e-4, "grad_norm": 1.0}])
-    _, shown = live_view.update(first, None)
+    _, shown = live_view.update(first, None, now=100.0)
+    later = 100.0 + live_view.PLOT_SECONDS
 
-    def sent(snap):
-        values, _ = live_view.update(snap, shown)
+    def sent(snap, now=101.0):
+        values, _ = live_view.update(snap, shown, now=now)
         return {name for name, value in zip(outputs, values)
                 if not (isinstance(value, type(gr.skip())) and value == gr.skip())}
     assert sent({**first, "elapsed_seconds": 4.0}) == {"progress"}
@@ -305,11 +330,17 @@ def test_the_live_view_sends_only_what_changed():
     assert sent({**first, "samples": [{"step": 1, "prompt": "p", "completion": "c"}]}) == {
         "samples"}
     eval_row = {**first, "metrics": [*first["metrics"], {"step": 1, "eval_loss": 2.1}]}
-    assert sent(eval_row) == {"loss", "series"}  # a new series: "eval"
+    assert sent(eval_row, later) == {"loss", "series"}  # a new series: "eval"
     step = {**first, "metrics": [*first["metrics"], {"step": 2, "loss": 1.8,
                                                      "learning_rate": 9e-5, "grad_norm": 0.9}]}
-    assert sent(step) == {"loss", "lr", "grad"}
-    # Another run: each part drawn again, even where its counts are the same.
+    assert sent(step) == set()  # a step a second after the plots were drawn: not yet
+    assert sent(step, later) == {"loss", "lr", "grad"}
+    assert sent({**step, "state": "done"}) == {"status", "loss", "lr", "grad"}  # its end
+    # The step that waited is drawn when the plots are due, with nothing new since.
+    values, waited = live_view.update(step, shown, now=101.0)
+    again, _ = live_view.update(step, waited, now=later)
+    assert sum(not (isinstance(v, type(gr.skip())) and v == gr.skip()) for v in again) == 3
+    # Another run: each part drawn again at once, even where its counts are the same.
     assert sent({**step, "run_id": "r2"}) >= {"loss", "lr", "grad", "samples", "log"}
 
 

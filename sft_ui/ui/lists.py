@@ -1,14 +1,18 @@
 """Lists of runs that keep themselves current (Chat, Compare, Export, Runs): one timer
-for the page looks at the runs every few seconds and, when one started, ended, was
-renamed or deleted, or wrote a checkpoint, sends each registered list its new choices.
+for the page looks at the runs every few seconds (every ten while a run trains) and, when
+one started, ended, was renamed or deleted, or wrote a checkpoint, sends each registered
+list its new choices.
 No Refresh needed (the buttons stay)."""
 from __future__ import annotations
 
 import gradio as gr
 
-from sft_ui.runs import RunManager, checkpoints
+from sft_ui.runs import ACTIVE_STATES, RunManager, checkpoints
 
 EVERY_SECONDS = 3.0
+# While a run trains: each look costs the browser a round of client work, often on the
+# machine that trains (and a run's lists change only when a checkpoint is written).
+TRAINING_SECONDS = 10.0
 
 
 def fingerprint(manager: RunManager) -> tuple:
@@ -34,16 +38,24 @@ class Lists:
         inputs = [i for _, ins, _ in self._lists for i in ins]
         outputs = [o for _, _, outs in self._lists for o in outs]
 
+        timer = gr.Timer(EVERY_SECONDS)
+
         def tick(last, *values):
             key = fingerprint(self.manager)
-            if key == last:
-                return (gr.skip(),) * (len(outputs) + 1)
+            active = self.manager.active()
+            every = TRAINING_SECONDS if active is not None and active.state in \
+                ACTIVE_STATES else EVERY_SECONDS
+            shown_key, shown_every = last or (None, EVERY_SECONDS)
+            ticks = gr.Timer(every) if every != shown_every else gr.skip()
+            if key == shown_key:
+                return ((key, every) if every != shown_every else gr.skip(),
+                        *(gr.skip(),) * len(outputs), ticks)
             new, at = [], 0
             for fn, ins, outs in self._lists:
                 result = fn(*values[at:at + len(ins)])
                 at += len(ins)
                 new += list(result) if len(outs) > 1 else [result]
-            return (key, *new)
+            return ((key, every), *new, ticks)
 
-        gr.Timer(EVERY_SECONDS).tick(tick, [seen, *inputs], [seen, *outputs], api_name=False,
-                                     show_progress="hidden")
+        timer.tick(tick, [seen, *inputs], [seen, *outputs, timer], api_name=False,
+                   show_progress="hidden")

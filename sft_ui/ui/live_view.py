@@ -10,6 +10,7 @@ durations are written in the language of the request (say), as the static labels
 from __future__ import annotations
 
 import html
+import time
 from dataclasses import dataclass
 
 import gradio as gr
@@ -154,6 +155,10 @@ def _axes(y_title: str) -> dict:
             "x_axis_format": "d"}
 
 
+PLOTS = {"loss", "lr", "grad", "rewards", "accuracy"}  # the parts that are plots
+# While a run trains its plots are redrawn at most this often: each redraw costs the
+# browser, often on the machine that trains (a step is logged every few seconds).
+PLOT_SECONDS = 10.0
 # What each part of the live view draws from: the metric keys of a plot (its rows counted),
 # the samples (counted) and the log (its length).
 PARTS = {"loss": ("loss", "eval_loss"), "lr": ("learning_rate",), "grad": ("grad_norm",)}
@@ -192,29 +197,39 @@ def _drawn_from(snap: dict) -> dict:
     return {**keys, "samples": (*both, len(snap["samples"])), "log": (*both, len(snap["log"]))}
 
 
-def update(snap: dict, drawn) -> tuple[list, tuple]:
+def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
     """New values for LiveView.outputs(), gr.skip() for what the page shows already
     (`drawn`, the key this returned last), and the key of what it shows then: a page
     redraws every output it is sent, so a plot is sent only when a step of its own was
-    logged, the samples when one came, the log when it grew; the status and progress only
-    when their text changed."""
+    logged, and while the run trains at most every PLOT_SECONDS (`now`: time.monotonic());
+    the samples when one came, the log when it grew; the status and progress only when
+    their text changed."""
+    now = time.monotonic() if now is None else now
     status, progress = status_markdown(snap), progress_html(snap)
     keys = _drawn_from(snap)
-    shown_status, shown_progress, shown, shown_series, shown_rewards = drawn or (None,) * 5
-    shown = shown or {}
+    shown_status, shown_progress, shown, shown_series, shown_rewards, plotted = \
+        drawn or (None,) * 6
+    shown = dict(shown or {})
+    training = snap["state"] in ("queued", "running", "stopping")
+    due = not training or plotted is None or now - plotted >= PLOT_SECONDS
 
     def new(part):
-        return keys[part] != shown.get(part)
+        if keys[part] == shown.get(part):
+            return False
+        # (another run or language: drawn at once; a plot's new step: when one is due)
+        return part not in PLOTS or due or (shown.get(part) or ())[:2] != keys[part][:2]
+    sent = {part for part in keys if new(part)}
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
-    if new("loss"):
+    if "loss" in sent:
         loss = loss_frame(snap)
         series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
     else:
         loss, series = gr.skip(), shown_series
     values.append(loss)
     reward_series = shown_rewards
-    if new("rewards") or new("accuracy"):
+    if sent & {"rewards", "accuracy"}:
+        sent |= {"rewards", "accuracy"}
         rewards, accuracy = reward_frame(snap), accuracy_frame(snap)
         reward_series = tuple(sorted({*(rewards["series"] if rewards is not None else ()),
                                       *(accuracy["series"] if accuracy is not None else ())}))
@@ -232,13 +247,16 @@ def update(snap: dict, drawn) -> tuple[list, tuple]:
     else:
         values += [gr.skip()] * 2
         notes = gr.skip()
-    values += [metric_frame(snap, "learning_rate") if new("lr") else gr.skip(),
-               metric_frame(snap, "grad_norm") if new("grad") else gr.skip(),
-               _samples_update(snap) if new("samples") else gr.skip(),
-               snap["log"] if new("log") else gr.skip(),
+    values += [metric_frame(snap, "learning_rate") if "lr" in sent else gr.skip(),
+               metric_frame(snap, "grad_norm") if "grad" in sent else gr.skip(),
+               _samples_update(snap) if "samples" in sent else gr.skip(),
+               snap["log"] if "log" in sent else gr.skip(),
                series if series != shown_series else gr.skip(),
                reward_series if reward_series != shown_rewards else gr.skip(), notes]
-    return values, (status, progress, keys, series, reward_series)
+    shown.update({part: keys[part] for part in sent})
+    if sent & PLOTS:
+        plotted = now
+    return values, (status, progress, shown, series, reward_series, plotted)
 
 
 # The samples table's column widths by its columns (a GRPO run's answers have a reward).
