@@ -10,6 +10,10 @@ what SFT alone does not?
    and margin;
 3. ORPO and KTO from the same SFT run, 20 steps each with the same settings
    (--orpo-steps / --kto-steps 0: skipped);
+   the matched baseline, "sft-longer": SFT continued from the same run on the chosen
+   answers of "demo-preference" (each prompt with its chosen answer, as chat rows), for
+   as many steps as DPO at the same batch, at SFT's learning rate (--sft-lr): what more
+   SFT on the preferred answers does without the rejected ones;
 4. on held-out prompts (HELD_OUT_PROMPTS and more that no row of either set asks), for
    the base model and each trained one:
    - win: the fraction of prompts where the summed log-probability of the chosen-style
@@ -30,6 +34,7 @@ for a seed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -201,6 +206,16 @@ def main() -> int:
             "learning_rate": args.sft_lr}, root)
     models = {"base": (resolve_model(DEFAULT_MODEL_ID), None, None),
               "sft": (str(sft_folder), sft_records, sft_time)}
+    if args.dpo_steps:  # the matched baseline: more SFT, on the chosen answers
+        chosen = root / "chosen.jsonl"
+        chosen.write_text("".join(json.dumps({"messages": r["prompt"] + r["chosen"]}) + "\n"
+                                  for r in preference_demo_rows()))
+        folder, records, seconds = train_stage("sft", {
+            **common, "model_name_or_path": str(sft_folder), "dataset_name": str(chosen),
+            "max_steps": args.dpo_steps, "learning_rate": args.sft_lr,
+            "per_device_train_batch_size": args.batch,
+            "gradient_accumulation_steps": args.accumulation}, root / "longer")
+        models["sft-longer"] = (str(folder), records, seconds)
     steps = {"dpo": args.dpo_steps, "orpo": args.orpo_steps, "kto": args.kto_steps}
     for stage, n in steps.items():
         if n:
@@ -227,7 +242,8 @@ def main() -> int:
            f"SFT {args.sft_steps} steps at {args.sft_lr:g} on demo")
     print(f"\nMachine: {hw.describe()}, load average {load:.1f} at the start and "
           f"{os.getloadavg()[0]:.1f} at the end; {DEFAULT_MODEL_ID}, LoRA, seed {args.seed}; "
-          f"{sft}; DPO {args.dpo_steps}, "
+          f"{sft}; SFT-longer {args.dpo_steps} steps on the chosen answers at "
+          f"{args.sft_lr:g}; DPO {args.dpo_steps}, "
           f"ORPO {args.orpo_steps}, KTO {args.kto_steps} steps on demo-preference at "
           f"{args.lr:g}, beta {args.beta:g}, batch {args.batch} x {args.accumulation}; "
           f"{len(answers)} held-out prompts")
@@ -253,6 +269,8 @@ def main() -> int:
         holds.append(("DPO reward accuracy (mean of the last logs) > 0.9",
                       bool(accuracy and accuracy[1] > 0.9)))
         holds.append(("DPO win > SFT win", figures["dpo"]["win"] > figures["sft"]["win"]))
+        holds.append(("DPO win >= SFT-longer win (the same steps on the chosen answers)",
+                      figures["dpo"]["win"] >= figures["sft-longer"]["win"]))
     for claim, ok in holds:
         print(f"{'holds' if ok else 'DOES NOT HOLD'}: {claim}")
     return 0 if all(ok for _, ok in holds) else 1
