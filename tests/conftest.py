@@ -2,6 +2,7 @@
 writing into tmp_path, a live app on a free loopback port, and a real browser on it."""
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -21,6 +22,24 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _suite_cache() -> Path:
+    """The suite's own cache (SFT_UI_CACHE), for this process and every app and training
+    process a test starts: the speeds and the answers before training that runs remember
+    stay out of the person's cache (a plan there said "about 6.0 h" after the suite), and
+    one test's served run cannot change what another's plan reads. The prepared default
+    model is linked in from the person's cache (`make test` prepares it there)."""
+    import tempfile
+    real = Path(os.environ.get("SFT_UI_CACHE", Path.home() / ".cache" / "sft_ui"))
+    (real / "models").mkdir(parents=True, exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix="sft-ui-test-cache-"))
+    (cache / "models").symlink_to((real / "models").resolve())
+    atexit.register(shutil.rmtree, cache, ignore_errors=True)  # (the link, not the models)
+    return cache
+
+
+os.environ["SFT_UI_CACHE"] = str(_suite_cache())
 
 # The ceiling of every wait in a test, in seconds: tests wait for an event (a state, a
 # text, a file), never for a time, and this only turns a hang into a failure. Playwright's

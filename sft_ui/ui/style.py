@@ -25,6 +25,9 @@ CSS = """
   #run-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 50; margin: 0;
              padding: 6px 10px; background: var(--background-fill-primary);
              box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15); }
+  /* The Continue buttons side by side on a row of their own, under Start, Stop and
+     Resume (a label two lines at most). */
+  #continue-preference, #continue-also { flex: 1 1 40% !important; }
   /* room under the page's end for the bar (the page's css cannot reach body) */
   #bar-room { height: 220px; }
 }
