@@ -1,5 +1,6 @@
 """The memory estimate and the plan on a hand-sized model, fitting a run to the machine,
 the advice after running out of memory, the RAM guard, and /plan through the live app."""
+import dataclasses
 import json
 import math
 import time
@@ -110,6 +111,37 @@ def test_plan_tokens_fit_and_time(small_model, tmp_path, monkeypatch):
         {speed.speed_key(cfg, CPU): {"tokens_per_second": 48.0}}))
     timed = planner.plan(cfg, CPU, available=GIB)
     assert timed["seconds_per_step"] == 2 * 3 * 8 / 48.0 and timed["seconds_total"] == 10.0
+
+
+def test_the_plan_counts_the_rounds_of_sample_answers(small_model, tmp_path, monkeypatch):
+    """A round every sample_steps and at the end (none a step or two before it), each as
+    long as a run of these settings measured one (per new token): in the plan's time."""
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
+    cfg = config(small_model, max_steps=30, sample_steps=10, sample_max_new_tokens=48)
+    assert planner.sample_rounds(cfg, 30) == 3  # 10, 20 and the end
+    assert planner.sample_rounds(cfg, 11) == 1  # 10 is one step before the end
+    assert planner.sample_rounds(cfg, 13) == 2
+    assert planner.sample_rounds(config(small_model, sample_steps=0), 30) == 0
+    speed.remember(speed.speed_key(cfg, CPU), {"tokens_per_second": 48.0})
+    untimed = planner.plan(cfg, CPU, available=GIB)
+    assert untimed["round_seconds"] is None and untimed["seconds_total"] == 30 * 1.0
+    monkeypatch.setattr(speed, "detect", lambda: CPU)
+    speed.remember_round(cfg, 6.0)  # a run's round of 48 tokens took 6 s
+    p = planner.plan(dataclasses.replace(cfg, sample_max_new_tokens=96), CPU, available=GIB)
+    assert p["round_seconds"] == 12.0 and p["seconds_total"] == 30 * 1.0 + 3 * 12.0
+    from sft_ui.ui.plan_panel import plan_markdown
+    assert "30 steps with 3 rounds of sample answers (about 12 s each" in plan_markdown(p)
+
+
+def test_a_run_remembers_its_round_of_answers(tiny_cfg, tmp_path):
+    from sft_ui.train.engine import train
+    from sft_ui.train.events import NullSink
+    cfg = RunConfig.from_dict({**tiny_cfg, "max_steps": 2, "sample_steps": 1,
+                               "sample_max_new_tokens": 4})
+    train(cfg, tmp_path / "run", NullSink())
+    assert speed.round_seconds(cfg) > 0
+    assert speed.round_seconds(dataclasses.replace(cfg, sample_max_new_tokens=8)) == \
+        pytest.approx(2 * speed.round_seconds(cfg))
 
 
 def test_padding_and_packing():

@@ -126,6 +126,9 @@ MESSAGES = {
     "**Time:** {duration} per step ({speed} tokens/s measured on {device}).":
         "**時間:** 1 ステップあたり{duration}（{device} で測定した {speed} トークン/秒）。",
     "{count} steps: {duration}.": "{count} ステップで{duration}。",
+    "{count} steps with {rounds} rounds of sample answers (about {seconds} s each, "
+    "measured in a run): {duration}.":
+        "{count} ステップと見本の回答 {rounds} 回（1 回約 {seconds} 秒、実行で測定）で{duration}。",
     "At most: every row counted at max_length.": "すべての行を max_length として数えた上限です。",
     "**Padding:** none: packing fills each sequence up to max_length.":
         "**パディング:** なし。パッキングが各系列を max_length まで埋めます。",

@@ -30,7 +30,7 @@ from sft_ui.plan.memory import (
     trainable_params,
 )
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, run_steps
-from sft_ui.plan.speed import measured_speed
+from sft_ui.plan.speed import NEAR_END, measured_speed, round_seconds
 from sft_ui.stages import stage_of
 
 
@@ -115,6 +115,8 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     seconds = typical / speed if speed else None
     if seconds:  # a preference step's passes without gradients (memory.step_cost)
         seconds *= step_cost(cfg)
+    rounds = sample_rounds(cfg, steps)
+    round_time = round_seconds(cfg, hw) if rounds else None
     return {"device": hw.device, "device_name": hw.name, "devices": hw.devices,
             "precision": precision(cfg.bf16, cfg.fp16, hw),
             "params": shape.params(), "trainable_params": trainable_params(cfg, shape),
@@ -127,8 +129,22 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
             "padding_free": padding_free,
             "tokens_per_second": speed, "seconds_per_step": seconds,
-            "seconds_total": seconds * steps if seconds and steps else None,
+            "sample_rounds": rounds, "round_seconds": round_time,
+            "seconds_total": seconds * steps + rounds * (round_time or 0)
+            if seconds and steps else None,
             "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
+
+
+def sample_rounds(cfg: RunConfig, steps: int | None) -> int:
+    """Rounds of sample answers a run of `steps` steps generates after its start (the
+    answers before training are kept from an earlier run): every sample_steps, and at
+    its end; none for a stage whose trainer shows its own answers."""
+    every = cfg.sample_steps
+    if not steps or not every or stage_of(cfg).own_samples or \
+            not any(p.strip() for p in cfg.sample_prompts):
+        return 0
+    return 1 + sum(1 for step in range(every, steps, every)  # (the end's, and each due)
+                   if not (every > NEAR_END and steps - step <= NEAR_END))
 
 
 def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,

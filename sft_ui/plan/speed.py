@@ -1,7 +1,8 @@
 """Training speed on this machine: tokens per second remembered per model, device,
 precision and what trains (speed.json in the cache), measured by `calibrate` (a few
-steps on random tokens) or taken from a finished run. The plan's time per step and the
-time budget read it. Knows nothing of Gradio; imports torch only to measure.
+steps on random tokens) or taken from a finished run, and the time of a round of sample
+answers from a run. The plan's time per step and the time budget read it. Knows
+nothing of Gradio; imports torch only to measure.
 """
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.loading import half_dtype, load_options, peft_config
 from sft_ui.plan.memory import memory_problem
 from sft_ui.stages import SUPERVISED, stage_of
+
+# A round of sample answers this many steps or fewer before the final step (whose answers
+# come anyway) is skipped, where rounds are further apart than that: it would show the same.
+NEAR_END = 2
 
 
 def speed_file() -> Path:
@@ -107,6 +112,26 @@ def remember_run_speed(cfg: RunConfig, log_history: list[dict]) -> float | None:
     remember(speed_key(cfg, detect()), {"tokens_per_second": speed, "measured": time.time(),
                                           "from": "run"})
     return speed
+
+
+def _round_key(cfg: RunConfig, hw: Hardware) -> str:
+    return f"{speed_key(cfg, hw)} | answers"
+
+
+def remember_round(cfg: RunConfig, seconds: float) -> None:
+    """After a run: the seconds its latest round of sample answers took, kept per new
+    token (a round is one batch of the prompts: its time grows with its length)."""
+    remember(_round_key(cfg, detect()), {"seconds_per_token": seconds / max(
+        cfg.sample_max_new_tokens, 1), "prompts": len([p for p in cfg.sample_prompts
+                                                        if p.strip()]),
+        "measured": time.time()})
+
+
+def round_seconds(cfg: RunConfig, hw: Hardware | None = None) -> float | None:
+    """The seconds a round of cfg's sample answers takes, from a run of these settings
+    (None: no run measured one yet)."""
+    entry = _speeds().get(_round_key(cfg, hw or detect()))
+    return entry["seconds_per_token"] * cfg.sample_max_new_tokens if entry else None
 
 
 def remember(key: str, entry: dict) -> None:

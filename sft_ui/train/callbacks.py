@@ -18,14 +18,12 @@ import torch.distributed as dist
 from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
+from sft_ui.plan.speed import NEAR_END
 from sft_ui.train.events import RunSink
 from sft_ui.train.fit import FIT_AFTER, fit_schedule, steps_that_fit
 from sft_ui.train.generation import generate_batch
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
-# A round of samples this many steps or fewer before the final step (whose answers come
-# anyway) is skipped, where rounds are further apart than that: it would show the same.
-NEAR_END = 2
 
 
 def sample_prompts(prompts: list[str]) -> list[str]:
@@ -66,7 +64,7 @@ class StudioCallback(TrainerCallback):
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
         self.fit = fit and deadline is not None  # set the length on the first steps
         self._step_ended: float | None = None  # when the latest step ended
-        self._round_seconds: float | None = None  # the latest round of samples generated
+        self.round_seconds: float | None = None  # the latest round of answers generated
         self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = sample_prompts(prompts)
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
@@ -90,7 +88,7 @@ class StudioCallback(TrainerCallback):
         took = time.time() - start
         self._paused += took
         if step > 0:  # (before training they may come from a cache)
-            self._round_seconds = took
+            self.round_seconds = took
         self.log.info("Sample answers at step %d in %.2f s", step, took)
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                                for p, a in zip(self.prompts, answers)])
@@ -171,14 +169,14 @@ class StudioCallback(TrainerCallback):
 
     def _end_seconds(self, pace: float) -> float:
         """What the run does after its last step: the final answers and the save."""
-        rounds = self._round_seconds if self._round_seconds is not None else pace
+        rounds = self.round_seconds if self.round_seconds is not None else pace
         return SAVE_SECONDS + (rounds if self._samples_on() else 0.0)
 
     def _fit(self, args, state, control, scheduler, pace: float, now: float) -> None:
         """Set the run's length from the pace of its steps so far (train/fit.py)."""
         epoch = state.max_steps // max(int(state.num_train_epochs), 1) \
             if args.max_steps <= 0 else None  # (training by epochs)
-        rounds = self._round_seconds if self._round_seconds is not None else pace
+        rounds = self.round_seconds if self.round_seconds is not None else pace
         steps = steps_that_fit(state.global_step, pace,
                                self.deadline - now - self._end_seconds(pace),
                                state.max_steps, epoch, rounds, self.sample_steps)
@@ -196,7 +194,7 @@ class StudioCallback(TrainerCallback):
         with a round of answers if one is due, the final answers and the save) would not
         end before its deadline."""
         due = self._samples_on() and (state.global_step + 1) % self.sample_steps == 0
-        rounds = (self._round_seconds or pace) if due else 0.0
+        rounds = (self.round_seconds or pace) if due else 0.0
         if agree(now + 1.5 * pace + rounds + self._end_seconds(pace) > self.deadline,
                  args.device):
             control.should_training_stop = True

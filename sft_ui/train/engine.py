@@ -22,7 +22,7 @@ from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
-from sft_ui.plan.speed import remember_run_speed
+from sft_ui.plan.speed import remember_round, remember_run_speed
 from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
@@ -154,6 +154,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)
+        if main and callback.round_seconds is not None:  # the plan counts the rounds
+            remember_round(cfg, callback.round_seconds)
         out = run_dir / MODEL_SUBDIR
         drop_reference_adapter(trainer.model)
         trainer.save_model(str(out))  # the main process writes, the others wait

@@ -118,7 +118,12 @@ def _time_line(p: dict) -> str:
                 "*Measure speed* (a few training steps).")
     text = (f"**Time:** {duration_text(p['seconds_per_step'])} per step "
             f"({p['tokens_per_second']:,.0f} tokens/s measured on {p['device_name']}).")
-    if p["seconds_total"]:
+    if p["seconds_total"] and p.get("round_seconds"):
+        rounds = p["sample_rounds"]
+        text += (f" {p['steps']:,} steps with {rounds} rounds of sample answers (about "
+                 f"{p['round_seconds']:.0f} s each, measured in a run): "
+                 f"{duration_text(p['seconds_total'])}.")
+    elif p["seconds_total"]:
         text += f" {p['steps']:,} steps: {duration_text(p['seconds_total'])}."
     if p["padding"] is None and not p["packing"]:
         text += " At most: every row counted at max_length."
