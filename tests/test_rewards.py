@@ -369,3 +369,19 @@ def test_preflight():
     assert check(reward_names=["soft_overlong"], max_completion_length=0)[0].startswith(
         "Max completion length is 0")
 
+
+
+def test_the_run_samples_weigh_the_scores_as_the_table_does():
+    """A GRPO run's samples (train/grpo.py) and Test rewards' table (rewards/check.py) add
+    the scores with one rule: weighted, a skipped score (None, or TRL's NaN) left out."""
+    from sft_ui.rewards.check import weighted_total
+    from sft_ui.train.grpo import completion_samples
+    nan = float("nan")
+    assert weighted_total([1.0, 0.5], [1.0, 2.0]) == 2.0
+    assert weighted_total([1.0, None], [1.0, 2.0]) == weighted_total([1.0, nan], [1, 2]) == 1.0
+    assert weighted_total([None, nan]) is None
+    logs = {"prompt": ["p1", "p2"], "completion": ["a", "b"], "advantages": [0.5, -0.5],
+            "rewards": {"json_answer": [1.0, nan], "exact_match": [0.5, 0.0]}}
+    rows = completion_samples(logs, 3, [1.0, 2.0])
+    assert [r["reward"].split(" ")[0] for r in rows] == ["2", "0"]
+    assert rows[0]["reward"].endswith("advantage +0.50") and rows[0]["step"] == 3

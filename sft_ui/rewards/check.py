@@ -33,9 +33,12 @@ def _labels(functions: Sequence[Callable]) -> list[str]:
     return labels
 
 
-def _total(scores: list, weights: list[float]) -> float | None:
-    """The weighted sum of the scores given; None when every one skipped (as TRL)."""
-    given = [(w, s) for w, s in zip(weights, scores) if s is not None]
+def weighted_total(scores: list, weights: list[float] | None = None) -> float | None:
+    """The scores' sum weighted by `weights` (1 each when None), of the scores given: a
+    function that skipped an answer gives None (TRL logs it as NaN); None when every one
+    skipped (as TRL)."""
+    weights = [1.0] * len(scores) if weights is None else weights
+    given = [(w, s) for w, s in zip(weights, scores) if s is not None and s == s]
     return sum(w * s for w, s in given) if given else None
 
 
@@ -66,7 +69,7 @@ def score_table(functions: Sequence[Callable], prompts: Sequence, completions: S
         row = {"prompt": _prompt_text(prompts[i]), "completion": text_of(completions[i])}
         mine = [s[i] for s in scores]
         row.update(zip(labels, mine))
-        row["total"] = _total(mine, weights)
+        row["total"] = weighted_total(mine, weights)
         rows.append(row)
     return rows
 

@@ -22,7 +22,7 @@ from sft_ui.data.prompts import load_prompts, prompt_text
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_model_and_tokenizer, resolve_model
 from sft_ui.rewards.builtin import make_reward, text_of
-from sft_ui.rewards.check import no_spread, preflight, score_table
+from sft_ui.rewards.check import no_spread, preflight, score_table, weighted_total
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.stages import REWARD, stage_of
 from sft_ui.train.arguments import to_trl
@@ -102,8 +102,7 @@ def completion_samples(logs: dict, step: int, weights: list[float] | None) -> li
     rows = []
     for i in range(max(0, len(completions) - SHOWN_PER_STEP), len(completions)):
         scores = {name: values[i] for name, values in rewards.items() if i < len(values)}
-        total = sum((w if weights else 1.0) * (s if s == s else 0.0) for w, s in zip(
-            weights or [1.0] * len(scores), scores.values()) if s is not None)
+        total = weighted_total(list(scores.values()), weights) or 0.0
         detail = ", ".join(f"{name} {_short(s)}" for name, s in scores.items())
         advantage = f"; advantage {advantages[i]:+.2f}" if i < len(advantages) else ""
         rows.append({"step": step, "prompt": prompt_text(prompts[i]),
