@@ -164,3 +164,67 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     expect(card).to_contain_text("フルファインチューニングです")
     expect(card.locator("th").first).to_have_text("項目")
     expect(card).not_to_contain_text("How to load it")
+
+
+# What the page shows of a tab in its own words: its text as a person sees it, without
+# Gradio's status trackers (drawn transparent while an event runs), nor what the model and
+# the data wrote (the samples' table of prompts and answers, the run's log file; their
+# headers are checked in test_a_run_in_the_japanese_page_is_drawn_in_japanese).
+SHOWN_TEXT = """(tab) => {
+  for (const t of tab.querySelectorAll('.wrap.hide, .wrap.hidden, #samples, #run-log'))
+    t.style.display = 'none';
+  return tab.innerText;
+}"""
+
+
+def _code_words() -> set[str]:
+    """Words that are values a person types or picks, kept as they are in any language:
+    each setting's choices (stage names, optimizers, loss types...) and field names."""
+    from sft_ui.config import registry
+    words = set()
+    for f in registry.fields():
+        choices = f.metadata.get("choices")
+        values = choices() if callable(choices) else choices or []
+        words |= {str(v) for v in values} | {f.name}
+    return words
+
+
+def test_switching_to_japanese_leaves_no_english_on_any_tab(ja_page, live_app):
+    """Right after the selector switches the page (English at load), every tab, its panels
+    opened, reads in Japanese: no English word left but names, paths, numbers, units and
+    code (tests/test_i18n.py's english_left, and the settings' own values)."""
+    from playwright.sync_api import expect
+
+    from tests.test_i18n import english_left
+    # (a browser of its own in this module: the English page, beside the Japanese one)
+    context = ja_page.context.browser.new_context(locale="en-US",
+                                                  viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(HANG_MS)
+    page.goto(live_app[0])
+    expect(page.get_by_role("tab", name="Train")).to_be_visible()
+    page.locator("#language input").click()
+    page.get_by_role("option", name="日本語").click()
+    expect(page.get_by_role("tab", name="学習")).to_be_visible()
+    code, left = _code_words(), {}
+    for tab in ("学習", "チャット", "比較", "評価", "実行履歴", "エクスポート"):
+        page.get_by_role("tab", name=tab).click()
+        panel = page.locator(".tabitem:visible").first
+        expect(panel).to_be_visible()
+        for closed in panel.locator("button.label-wrap:not(.open)").all():
+            if closed.is_visible():
+                closed.click()
+        expect(page.locator("#plan-summary")).to_contain_text("実効バッチサイズ")
+        text = re.sub(r"\b\w+:<[^>]*>", " ", panel.evaluate(SHOWN_TEXT))  # run:<run id>
+        words = {w for w in english_left(text) if w not in code}
+        if words:
+            left[tab] = sorted(words)
+    assert not left, left
+    # Gradio's own words in the upload box (drawn once) follow the switch, both ways.
+    page.get_by_role("tab", name="学習").click()
+    expect(page.locator("#data-upload")).to_contain_text("ファイルをここにドロップ")
+    page.locator("#language input").click()
+    page.get_by_role("option", name="English").click()
+    expect(page.locator("#data-upload")).to_contain_text("Drop File Here")
+    expect(page.locator("#data-upload")).to_contain_text("Click to Upload")
+    context.close()

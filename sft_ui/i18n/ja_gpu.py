@@ -154,8 +154,8 @@ MESSAGES = {
         "を選んでください。",
     "**Expected speed there:** {speed} tokens/s (measured).":
         "**そこでの見込みの速度:** {speed} トークン/秒（測定値）。",
-    "**Expected speed there:** not measured for this model and setup on {target} yet.":
-        "**そこでの見込みの速度:** {target} でのこのモデルと設定ではまだ測定されていません。",
+    "**Expected speed there:** not measured for this model and setup on {where} yet.":
+        "**そこでの見込みの速度:** {where} でのこのモデルと設定ではまだ測定されていません。",
     "**Precision and kernels there:**": "**そこでの精度とカーネル:**",
     "{label}: **{state}**: {reason}": "{label}: **{state}**: {reason}",
     "**Time:** not measured on {device} for these settings yet (Measure speed measures this "

@@ -200,3 +200,15 @@ def _wire(actions: Actions, w: dict) -> None:
     timer.tick(poll, [w["job"], w["shown"], note],
                [w["progress"], w["scores"], w["table"], w["files"], w["notice"], w["shown"],
                 timer], api_name=False, show_progress="hidden")
+
+    def relabel(shown_id):
+        """The tables in the page's new language: the shown evaluation's, or empty."""
+        try:
+            job = evaluator.get(shown_id) if shown_id else None
+        except UserError:
+            job = None
+        if job is None:
+            return scores_frame(None), answers_frame(None)
+        return scores_frame(job.snapshot()), answers_frame(evaluator.rows(job))
+
+    after_switch(relabel, w["shown"], [w["scores"], w["table"]])

@@ -24,13 +24,51 @@ _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen i
 SESSIONS_KEPT = 10_000
 
 # Switch the page's own locale: the exported changeLocale of Gradio's frontend core
-# module (imported again from its URL, which yields the instance the page runs).
+# module (imported again from its URL, which yields the instance the page runs). Gradio
+# writes its own words in an upload box ("Drop File Here - or - Click to Upload") once,
+# when the box is drawn: they are put in the new language here, from Gradio's own
+# dictionary of it (its locale module, which the switch loads; English is built in).
 SWITCH_JS = """async (lang) => {
-  const core = performance.getEntriesByType('resource').map((e) => e.name)
-    .find((url) => /\\/assets\\/core-[^/]*\\.js(\\?|$)/.test(url));
+  const assets = () => performance.getEntriesByType('resource').map((e) => e.name);
+  const core = assets().find((url) => /\\/assets\\/core-[^/]*\\.js(\\?|$)/.test(url));
   if (core) {
     try { (await import(core)).changeLocale(lang); } catch (e) { console.warn(e); }
   }
+  const english = {drop_file: 'Drop File Here', click_to_upload: 'Click to Upload', or: 'or'};
+  const words = async (code) => {
+    if (code === 'en') return english;
+    for (let i = 0; i < 50; i++) {
+      const url = assets().find((u) => new RegExp('/assets/' + code + '-[^/]*\\.js').test(u));
+      if (url) {
+        const d = (await import(url)).default;  // (an asset named like a locale: none)
+        return d && d.upload_text && d.common ? {...d.upload_text, or: d.common.or} : null;
+      }
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    return null;
+  };
+  try {
+    const target = await words(lang);
+    const known = [english, ...(await Promise.all(assets()
+      .map((u) => (u.match(/\\/assets\\/([a-z]{2,3}(?:-[A-Za-z]+)?)-[^/]*\\.js/) || [])[1])
+      .filter((code) => code && code !== lang).map(words))).filter(Boolean)];
+    if (target) {
+      for (const box of document.querySelectorAll('[data-testid="file-upload"], .wrap')) {
+        const walk = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        while (walk.nextNode()) {
+          const node = walk.currentNode, text = node.textContent;
+          for (const dict of [target, ...known]) {
+            for (const key of ['drop_file', 'click_to_upload']) {
+              if (dict[key] && text.trim() === dict[key]) node.textContent = target[key];
+            }
+            if (dict.or && text.trim() === '- ' + dict.or + ' -') {
+              node.textContent = '- ' + target.or + ' -';
+            }
+          }
+        }
+      }
+    }
+  } catch (e) { console.warn(e); }
   return lang;
 }"""
 # At load: the locale the page chose (from the browser's language).
