@@ -290,3 +290,17 @@ def test_the_learning_rate_schedule_follows_the_length_the_run_set(kind):
         assert rates[-2:] == [pytest.approx(1 / 18), pytest.approx(0.0)]
     if kind == "constant_with_warmup":  # warmed up by step 2 (10% of 20), not step 30
         assert rates[0] == pytest.approx(1.0)
+
+
+def test_the_plan_line_says_the_run_sets_its_steps():
+    """With a budget that leaves the length to the run, the plan's steps are an estimate:
+    the one line says so (the bar shows the steps the run sets)."""
+    from sft_ui.ui.plan_panel import plan_line
+    p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
+    estimated = {**p, "budget_needs_speed": False, "budget_fits_in_run": True, "steps": 47}
+    assert "about 47 steps (the run's first steps set them)" in plan_line(estimated)
+    chosen = {**estimated, "budget_fits_in_run": False}
+    assert " 47 steps" in plan_line(chosen) and "about 47" not in plan_line(chosen)
+    from tests.test_i18n import _in_japanese
+    assert "約 47 ステップ（実行の最初の数ステップで決定）" in \
+        _in_japanese(lambda: plan_line(estimated))

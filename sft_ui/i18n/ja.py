@@ -171,6 +171,8 @@ PAGE = {
     "{n} steps": "{n} ステップ",
     "steps unknown until the data is read": "ステップ数はデータを読むまで不明",
     "steps set by the run's first steps": "ステップ数は実行の最初の数ステップで決定",
+    "about {n} steps (the run's first steps set them)":
+        "約 {n} ステップ（実行の最初の数ステップで決定）",
     "peak memory about {size} of {available}: **{fit}**":
         "ピーク時のメモリ 約 {size}（利用可能 {available}）: **{fit}**",
     "**All settings** (each overrides the choices above)": "**すべての設定**（上の選択より優先されます）",

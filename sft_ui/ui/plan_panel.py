@@ -154,9 +154,13 @@ def plan_line(p: dict) -> str:
     parts = [f"time budget {p['budget_minutes']:g} min"] if p.get("budget_minutes") else []
     if p.get("for_target"):
         parts.append(f"on {p['target']}")
-    parts += [f"effective batch {p['effective_batch']}",
-              "steps set by the run's first steps" if p.get("budget_needs_speed") else
-              f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read",
+    if p.get("budget_needs_speed"):
+        steps = "steps set by the run's first steps"
+    elif p.get("budget_fits_in_run") and p["steps"]:  # (an estimate: the run sets them)
+        steps = f"about {p['steps']:,} steps (the run's first steps set them)"
+    else:
+        steps = f"{p['steps']:,} steps" if p["steps"] else "steps unknown until the data is read"
+    parts += [f"effective batch {p['effective_batch']}", steps,
               f"peak memory about {size_text(p['memory']['total'])} of "
               f"{size_text(p['available_bytes'])}: **{say(p['fit'])}**"]
     if p["seconds_total"]:
