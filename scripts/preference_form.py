@@ -6,7 +6,8 @@ whose chosen answer is a form the model does not write yet (a JSON object
    per token under the starting model;
 2. DPO with its own loss (loss_type sigmoid) and with the studio's choice (loss_type
    auto: the check adds the SFT term on the chosen answers), the same steps and
-   settings (LoRA, learning rate 5e-5, beta 0.1, batch 4 x accumulation 2);
+   settings (LoRA, beta 0.1, batch 4 x accumulation 2) at a learning rate each
+   (--runs loss_type:rate,...; default sigmoid and auto at DPO's 5e-5);
 3. on held-out prompts no pair asks (scripts/preference_bench.py's), greedy replies of
    the base model and each trained one: the share in the chosen form (a JSON object with
    an "answer" key), the share of those whose answer is in the plain reference answer
@@ -75,6 +76,8 @@ def score(path: str, answers: dict[str, str], max_new_tokens: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--runs", default="sigmoid:5e-5,auto:5e-5",
+                        help="the DPO runs, loss_type:learning_rate each, comma-separated")
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--show-replies", action="store_true")
     args = parser.parse_args()
@@ -93,9 +96,12 @@ def main() -> int:
                 "gradient_accumulation_steps": 2, "max_steps": args.steps,
                 "max_length": 256, "sample_steps": 0, "logging_steps": 1, "seed": 42}
     table = [("base", "-", score(base, answers, args.max_new_tokens))]
-    for name, loss in (("dpo (sigmoid)", "sigmoid"), ("dpo (auto: the studio's)", "auto")):
-        folder, records, seconds = train_stage("dpo", {**settings, "loss_type": loss},
-                                               root / loss)
+    for run in args.runs.split(","):
+        loss, rate = run.split(":")
+        name = f"dpo ({loss}, {rate})" + (", the studio's choice" if loss == "auto" else "")
+        folder, records, seconds = train_stage("dpo", {**settings, "loss_type": loss,
+                                                       "learning_rate": float(rate)},
+                                               root / f"{loss}-{rate}")
         accuracy = [r["rewards/accuracies"] for r in records if "rewards/accuracies" in r]
         table.append((name, f"{seconds:.0f} s, reward accuracy {accuracy[-1]:.2f}",
                       score(str(folder), answers, args.max_new_tokens)))
