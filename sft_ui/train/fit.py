@@ -1,7 +1,7 @@
 """A time budget's length set on the run's own first steps: they train, and their pace is
 what the rest of the budget buys. The run starts from its longest length (plan/budget.py:
 at most MAX_EPOCHS epochs); after FIT_AFTER steps, `steps_that_fit` says how many steps
-end in time (whole epochs where one or more fit), and `fit_schedule` gives the learning
+end in time (whole epochs where they keep most of them), and `fit_schedule` gives the learning
 rate schedule that length (its warmup and its decay end there). Pure arithmetic and the
 scheduler's own lambdas; the callback (train/callbacks.py) times the steps.
 """
@@ -12,6 +12,9 @@ import math
 
 FIT_AFTER = 2  # steps timed before the length is set (the first warms up, uncounted)
 MARGIN = 0.95  # of the time left: a step slower now and then
+# Whole epochs where they keep this share of the steps that fit (1 epoch of 31 steps where
+# 54 fit would leave 43% of a budget unused)
+WHOLE_EPOCHS = 0.85
 
 
 def steps_that_fit(step: int, pace: float, seconds_left: float, longest: int,
@@ -20,11 +23,12 @@ def steps_that_fit(step: int, pace: float, seconds_left: float, longest: int,
     seconds, `seconds_left` remain until the model must be saved (the final answers and
     the save already counted out), at most `longest` steps. Sample rounds every
     `sample_steps` steps cost `round_seconds` each. Whole epochs of `epoch` steps where
-    one or more fit; never before the step reached."""
+    one or more fit and they keep WHOLE_EPOCHS of the steps; never before the step
+    reached."""
     per_step = pace + (round_seconds / sample_steps if sample_steps else 0.0)
     end = step + max(0, math.floor(seconds_left * MARGIN / max(per_step, 1e-6)))
-    if epoch and end >= epoch:
-        end = (end // epoch) * epoch
+    if epoch and end >= epoch and (end // epoch) * epoch >= WHOLE_EPOCHS * end:
+        end = (end // epoch) * epoch  # (else the budget's time goes to the steps that fit)
     return max(step, min(end, longest))
 
 
