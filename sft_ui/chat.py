@@ -11,6 +11,7 @@ Knows nothing of Gradio widgets.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -184,6 +185,13 @@ def _generate_streaming(model, tokenizer, texts: list[str], settings: GenSetting
         stop.set()
 
 
+@functools.lru_cache(maxsize=8)
+def _chat_template(path: str) -> str | None:
+    """The chat template of the model at `path` (a base model's folder does not change:
+    each Compare does not load its tokenizer again)."""
+    return getattr(load_tokenizer(path), "chat_template", None)
+
+
 def _trained_on(adapter: Path, base: Path) -> bool:
     """Whether the folder `adapter` holds a LoRA adapter trained on the model at `base`."""
     try:
@@ -311,8 +319,7 @@ class ChatService:
                                      (path_b, path_a, ["__base__", "default"])):
             if _trained_on(adapter, base):
                 model, tokenizer = self._load(adapter)
-                if getattr(tokenizer, "chat_template", None) == \
-                        getattr(load_tokenizer(str(base)), "chat_template", None):
+                if getattr(tokenizer, "chat_template", None) == _chat_template(str(base)):
                     return model, tokenizer, names
         return None
 

@@ -121,9 +121,8 @@ def _round_key(cfg: RunConfig, hw: Hardware) -> str:
 def remember_round(cfg: RunConfig, seconds: float) -> None:
     """After a run: the seconds its latest round of sample answers took, kept per new
     token (a round is one batch of the prompts: its time grows with its length)."""
-    remember(_round_key(cfg, detect()), {"seconds_per_token": seconds / max(
-        cfg.sample_max_new_tokens, 1), "prompts": len([p for p in cfg.sample_prompts
-                                                        if p.strip()]),
+    remember(_round_key(cfg, detect()), {
+        "seconds_per_token": seconds / max(cfg.sample_max_new_tokens, 1),
         "measured": time.time()})
 
 
