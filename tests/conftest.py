@@ -211,6 +211,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def run_group(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
+    """subprocess.run for a command that starts processes of its own (a launcher): in a
+    session of its own, killed whole when it outlasts `timeout` (subprocess.run would
+    kill the launcher alone, and its processes would outlive the test)."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True, **options) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
 @contextmanager
 def serve(runs: Path, log: Path):
     """The app as its own process (`python -m sft_ui serve`) on a free port; yields the

@@ -130,6 +130,24 @@ def test_a_budgeted_run_sets_its_length_on_its_first_steps(tmp_path, tiny_cfg, m
     assert [e.get("from") for e in entry.values()] == ["run"]  # the run's own speed, after
 
 
+def test_a_length_set_to_the_longest_is_said_as_set(tmp_path):
+    """The first steps found the whole of the longest length fits (3 epochs of 124 steps,
+    the steps the bar already counted): the run's settings still say the steps it set, as
+    an event from the training process tells the app."""
+    from sft_ui.runs.run import Run
+    from sft_ui.train.events import deliver
+    cfg = RunConfig(time_budget_minutes=1, train_by="epochs", num_train_epochs=3.0)
+    run = Run("r", tmp_path, cfg)
+    run.fit_steps, run.budget = True, ["the steps that fit 1 min, set on the run's first steps"]
+    for event in ({"progress": [0, 372]}, {"progress": [2, 372]}, {"fitted": 372},
+                  {"progress": [2, 372]}):
+        deliver(event, run)
+    saved = RunConfig.from_yaml(tmp_path / "config.yaml")
+    assert (saved.train_by, saved.max_steps) == ("steps", 372)
+    assert run.budget == ["372 steps fit 1 min at the pace of the run's first steps"]
+    assert not run.fit_steps and run.max_steps == 372
+
+
 @pytest.mark.parametrize("stage", [{}, {"stage": "dpo", "dataset_name": "demo-preference"}],
                          ids=["sft", "dpo"])
 def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_cfg,

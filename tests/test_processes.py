@@ -93,6 +93,7 @@ def test_the_events_carry_a_run_between_processes(tmp_path):
     out = io.StringIO()
     sink = EventSink(tmp_path, out)
     sink.progress(1, 3)
+    sink.fitted(3)
     sink.add_metrics({"step": 1, "loss": 2.5})
     sink.add_samples([{"step": 1, "prompt": "p", "completion": "c"}])
     assert not sink.stop_requested()
@@ -105,6 +106,9 @@ def test_the_events_carry_a_run_between_processes(tmp_path):
 
         def progress(self, step, max_steps):
             self.calls.append(("progress", step, max_steps))
+
+        def fitted(self, steps):
+            self.calls.append(("fitted", steps))
 
         def add_metrics(self, record):
             self.calls.append(("metrics", record))
@@ -120,7 +124,7 @@ def test_the_events_carry_a_run_between_processes(tmp_path):
         if event:
             deliver(event, got)
     assert read_event(lines[0]) is None
-    assert got.calls == [("progress", 1, 3), ("metrics", {"step": 1, "loss": 2.5}),
+    assert got.calls == [("progress", 1, 3), ("fitted", 3), ("metrics", {"step": 1, "loss": 2.5}),
                          ("samples", [{"step": 1, "prompt": "p", "completion": "c"}])]
 
 

@@ -18,6 +18,7 @@ from sft_ui.plan.hardware import detect
 from sft_ui.runs import RunManager
 from sft_ui.share import recipe
 from sft_ui.stages import stages
+from tests.conftest import run_group
 
 ROOT = Path(__file__).resolve().parents[1]
 PC_ROWS = [{"prompt": f"Question {i}: what is {i} plus {i}?", "completion": f" {2 * i}."}
@@ -136,10 +137,10 @@ def test_two_processes_under_accelerate_train_one_shared_run(tmp_path, tiny_mode
     (tmp_path / "accelerate.yaml").write_text(recipe.accelerate_config(2, 1, "ddp"))
     launcher = Path(sys.executable).with_name("accelerate")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(
+    done = run_group(
         [str(launcher), "launch", "--config_file", str(tmp_path / "accelerate.yaml"),
          "-m", "sft_ui", "train", "--config", str(path), "--runs-dir", str(tmp_path / "runs")],
-        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+        timeout=300, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     (folder,) = list((tmp_path / "runs").iterdir())
     records = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]

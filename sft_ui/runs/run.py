@@ -60,18 +60,16 @@ class Run:
             if self._pace is None:
                 self._pace = _Pace(step)
             self._pace.reached(step, now)
-            fitted = self.fit_steps and step > 0 and max_steps and max_steps != self.max_steps
             self.step, self.max_steps = step, max_steps or self.max_steps
-        if fitted:
-            self._fitted(max_steps)
         self._save_state()
 
-    def _fitted(self, steps: int) -> None:
-        """The run's first steps set its length: its settings and the budget's sentence
-        say so (and a resume trains to the same step)."""
-        self.fit_steps = False
+    def fitted(self, steps: int) -> None:
+        """The run's first steps set its length (train/fit.py): its settings and the
+        budget's sentence say so (and a resume trains to the same step)."""
         minutes = f"{self.config.time_budget_minutes:g}"
         with self._lock:
+            self.fit_steps = False
+            self.max_steps = steps
             self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
             self.budget = self.budget[:-1] + [
                 f"{steps:,} steps fit {minutes} min at the pace of the run's first steps"]

@@ -185,6 +185,7 @@ class StudioCallback(TrainerCallback):
         state.max_steps = steps
         if steps <= state.global_step:
             control.should_training_stop = True
+        self.sink.fitted(steps)
         self.sink.progress(state.global_step, steps)
         self.log.info("Time budget: %d steps fit, at %.1f s a step (this run's step %d)",
                       steps, pace, state.global_step)

@@ -162,4 +162,15 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if main:
             tokenizer.save_pretrained(str(out))
         log.info("Saved the model to %s", out)
+    _leave_process_group()
     return out
+
+
+def _leave_process_group() -> None:
+    """The processes of a run of several end their group together before they exit:
+    gloo's threads left to the interpreter's exit can abort a process (SIGABRT) after a
+    good run, and one that ends it early leaves another waiting for it."""
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()

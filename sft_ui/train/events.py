@@ -1,6 +1,7 @@
 """The event protocol: what a training run reports, and to whom.
 
-The engine reports through a RunSink (progress, metrics records, sample answers; it asks
+The engine reports through a RunSink (progress, metrics records, sample answers, the
+length a time budget's first steps set; it asks
 `stop_requested` and reads `deadline`). The sinks:
 - runs.Run: the app's own record of a run (its folder, the page, the API);
 - EventSink: a training process another process follows (the served app's warm worker,
@@ -33,6 +34,7 @@ class RunSink(Protocol):
     fit_steps: bool  # the budget left the length to the run's first steps (train/fit.py)
 
     def progress(self, step: int, max_steps: int) -> None: ...
+    def fitted(self, steps: int) -> None: ...  # the length the run's first steps set
     def add_metrics(self, record: dict) -> None: ...
     def add_samples(self, rows: list[dict]) -> None: ...
     def stop_requested(self) -> bool: ...
@@ -61,6 +63,9 @@ class NullSink:
     def progress(self, step, max_steps):
         pass
 
+    def fitted(self, steps):
+        pass
+
     def add_metrics(self, record):
         pass
 
@@ -87,6 +92,9 @@ class EventSink:
 
     def progress(self, step, max_steps):
         self.emit(progress=[step, max_steps])
+
+    def fitted(self, steps):
+        self.emit(fitted=steps)
 
     def add_metrics(self, record):
         self.emit(metrics=record)
@@ -119,6 +127,11 @@ class TerminalSink:
         self.run.progress(step, max_steps)
         if self.events:
             self.events.progress(step, max_steps)
+
+    def fitted(self, steps):
+        self.run.fitted(steps)
+        if self.events:
+            self.events.fitted(steps)
 
     def add_metrics(self, record):
         self.run.add_metrics(record)
@@ -161,6 +174,8 @@ def deliver(event: dict, run: RunSink) -> None:
     if "progress" in event:
         step, max_steps = event["progress"]
         run.progress(int(step), int(max_steps))
+    if "fitted" in event:
+        run.fitted(int(event["fitted"]))
     if "metrics" in event:
         run.add_metrics(event["metrics"])
     if "samples" in event:
