@@ -70,13 +70,19 @@ def _dpo(tiny_cfg, tmp_path, rows, **extra) -> RunConfig:
                                 "use_peft": True, **extra})
 
 
-@pytest.mark.parametrize("found,loss", [
-    (likelihood.Likelihood(-3.4, -0.3, 16), ["sigmoid", "sft"]),
-    (likelihood.Likelihood(-3.5, -3.7, 16), ["sigmoid"])], ids=["unlikely", "alike"])
-def test_loss_type_auto_follows_the_check(tmp_path, tiny_cfg, monkeypatch, found, loss):
+UNLIKELY, ALIKE = likelihood.Likelihood(-3.4, -0.3, 16), likelihood.Likelihood(-3.5, -3.7, 16)
+
+
+@pytest.mark.parametrize("found,loss,rate,trained_at", [
+    (UNLIKELY, ["sigmoid", "sft"], 5e-3, 5e-3), (UNLIKELY, ["sigmoid", "sft"], 5e-5, 5e-4),
+    (ALIKE, ["sigmoid"], 5e-5, 5e-5)], ids=["unlikely", "unlikely-dpo-rate", "alike"])
+def test_loss_type_auto_follows_the_check(tmp_path, tiny_cfg, monkeypatch, found, loss,
+                                          rate, trained_at):
     """The run measures with its starting model (the tiny model's random weights say
     nothing, so the check's answer is given here) and trains with the loss it chose:
-    TRL's combined loss logs finite values, and the log says what the check found."""
+    TRL's combined loss logs finite values, and the log says what the check found. With
+    the SFT term, a learning rate left at DPO's (LoRA: 5e-5) becomes SFT's (5e-4); one
+    the person set stays."""
     import trl
     seen, built = [], []
     monkeypatch.setattr(likelihood, "measure",
@@ -88,11 +94,17 @@ def test_loss_type_auto_follows_the_check(tmp_path, tiny_cfg, monkeypatch, found
         real(self, *args, **kwargs)
     monkeypatch.setattr(trl.DPOTrainer, "__init__", spy)
     sink = Recorder()
-    train(_dpo(tiny_cfg, tmp_path, json_pairs()), tmp_path / "run", sink)
+    train(_dpo(tiny_cfg, tmp_path, json_pairs(), learning_rate=rate, lr_scheduler_type="constant"),
+          tmp_path / "run", sink)
     assert seen and built[0].loss_type == loss
     assert built[0].loss_weights == ([1.0, 1.0] if len(loss) == 2 else None)
+    assert built[0].learning_rate == trained_at
     assert all(math.isfinite(r["loss"]) for r in sink.steps()) and len(sink.steps()) == 2
-    assert f"Loss type auto: {found.sentence()}" in (tmp_path / "run" / "train.log").read_text()
+    log = (tmp_path / "run" / "train.log").read_text()
+    assert f"Loss type auto: {found.sentence()}" in log
+    assert ("Loss type auto: Learning rate 0.0005 with the SFT term" in log) == \
+        (trained_at != rate)
+    assert sink.steps()[0]["learning_rate"] == pytest.approx(trained_at)  # (constant schedule)
 
 
 def test_a_loss_the_person_chose_is_not_checked(tmp_path, tiny_cfg, monkeypatch):
@@ -122,6 +134,10 @@ def test_the_preview_says_it_before_start(tmp_path, monkeypatch):
     assert any(n.startswith("The starting model finds the chosen answers far less likely")
                for n in notes), notes
     assert preview(cfg)["notes"] == notes and calls == [1]
+    assert not any(n.startswith("Learning rate") for n in notes)  # (1e-4: not DPO's own)
+    left = preview(RunConfig(stage="dpo", dataset_name=str(data), use_peft=True,
+                             learning_rate=5e-5))["notes"]
+    assert "Learning rate 0.0005 with the SFT term" in left[-1] and calls == [1]
     orpo = preview(RunConfig(stage="orpo", dataset_name=str(data)))["notes"]
     assert not any("starting model" in n for n in orpo)  # ORPO has the SFT term already
 
@@ -132,6 +148,8 @@ def test_sigmoid_sft_reads_back_from_the_trl_file(tmp_path, tiny_cfg):
     from sft_ui.share.recipe import to_yaml
     assert "# Loss type auto: the studio adds the SFT term" in \
         to_yaml(_dpo(tiny_cfg, tmp_path, json_pairs()))
+    assert "# learning_rate: 0.0005 (the studio's rate with the term)" in \
+        to_yaml(_dpo(tiny_cfg, tmp_path, json_pairs(), learning_rate=5e-5))
     cfg = _dpo(tiny_cfg, tmp_path, json_pairs(), loss_type="sigmoid+sft")
     text = to_yaml(cfg)
     assert "Loss type auto" not in text

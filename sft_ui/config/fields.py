@@ -158,7 +158,8 @@ class RunConfig:
     loss_type: str = _f(
         "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid, plus the SFT "
         "term on the chosen answers when the starting model finds them far less likely "
-        "than the rejected ones: a form it does not write yet; KTO: kto). DPO also: "
+        "than the rejected ones: a form it does not write yet, then at SFT's learning "
+        "rate where the rate is left at DPO's; KTO: kto). DPO also: "
         "sigmoid+sft (DPO's loss and the SFT loss on the chosen answers), ipo, hinge, "
         "robust, apo_zero, apo_down, sigmoid_norm. KTO also: apo_zero_unpaired.",
         "preference",

@@ -48,6 +48,12 @@ class Likelihood:
                 f"{pairs} pairs): DPO's own loss (sigmoid).")
 
 
+def rate_sentence(title: str, own: float, rate: float) -> str:
+    """What the SFT term does to a learning rate left at the stage's own (Stage.sft_term_rate)."""
+    return (f"Learning rate {rate:g} with the SFT term: the chosen form is learnt at an SFT "
+            f"rate ({title}'s {own:g} learns little of it); a learning rate you set stays.")
+
+
 def measure(model, tokenizer, rows: list[dict], pairs: int = CHECK_PAIRS) -> Likelihood | None:
     """The Likelihood of the first `pairs` paired rows (prompt/chosen/rejected, standard or
     conversational, or implicit pairs) under `model`; None without paired rows."""

@@ -117,6 +117,9 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         notes.append(found.sentence() if found else "Loss type auto: the run checks at its "
                      "start whether the model writes the chosen answers yet (this model is "
                      "too large to load for the preview).")
+        rate = stage_of(cfg).sft_term_rate(cfg.use_peft, cfg.learning_rate)
+        if found and found.unlikely and rate != cfg.learning_rate:
+            notes.append(likelihood.rate_sentence(stage_of(cfg).title, cfg.learning_rate, rate))
     return {
         "kind": "preference",
         "stage": cfg.stage,

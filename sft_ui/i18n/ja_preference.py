@@ -80,12 +80,13 @@ SETTINGS = {
     "Loss type": "損失の種類",
     "The preference loss. auto: the trainer's own (DPO: sigmoid, plus the SFT term on the "
     "chosen answers when the starting model finds them far less likely than the rejected "
-    "ones: a form it does not write yet; KTO: kto). DPO also: sigmoid+sft (DPO's loss and "
+    "ones: a form it does not write yet, then at SFT's learning rate where the rate is left "
+    "at DPO's; KTO: kto). DPO also: sigmoid+sft (DPO's loss and "
     "the SFT loss on the chosen answers), ipo, hinge, robust, apo_zero, apo_down, "
     "sigmoid_norm. KTO also: apo_zero_unpaired.":
         "選好の損失関数です。`auto`: トレーナーの既定（DPO: `sigmoid`。開始時のモデルにとって選ばれた"
         "回答が却下された回答よりずっと起こりにくい、つまりまだ書かない形のときは、選ばれた回答への "
-        "SFT 項を加えます。KTO: `kto`）。DPO ではほかに `sigmoid+sft`（DPO の損失と選ばれた回答の "
+        "SFT 項を加え、学習率が DPO の既定のままなら SFT の学習率で学習します。KTO: `kto`）。DPO ではほかに `sigmoid+sft`（DPO の損失と選ばれた回答の "
         "SFT 損失）、`ipo`、`hinge`、`robust`、`apo_zero`、`apo_down`、`sigmoid_norm`。KTO では"
         "ほかに `apo_zero_unpaired`。",
     "The starting model finds the chosen answers far less likely than the rejected ones "
@@ -102,6 +103,10 @@ SETTINGS = {
         "開始時のモデルにとって、選ばれた回答は却下された回答と同じくらいかそれ以上に起こりやすい"
         "値です（1 トークンあたり {chosen} 対 {rejected} ナット、{pairs} ペアで測定）: DPO の損失"
         "（`sigmoid`）のまま学習します。",
+    "Learning rate {rate} with the SFT term: the chosen form is learnt at an SFT rate "
+    "({title}'s {own} learns little of it); a learning rate you set stays.":
+        "SFT 項を加えるときの学習率は {rate} です。選ばれた形は SFT の学習率で覚えます（{title} の "
+        "{own} ではほとんど覚えません）。自分で設定した学習率はそのまま使います。",
     "Loss type auto: the run checks at its start whether the model writes the chosen "
     "answers yet (this model is too large to load for the preview).":
         "損失関数 `auto`: モデルが選ばれた回答をもう書くかどうかは、実行の開始時に確かめます（この"

@@ -76,7 +76,10 @@ def _header(cfg: RunConfig) -> str:
         text += ("# Loss type auto: the studio adds the SFT term on the chosen answers when "
                  "the starting\n# model does not write them yet (the run's log says); "
                  f"{command} trains with sigmoid.\n# For both: loss_type: [sigmoid, sft] "
-                 "with loss_weights: [1.0, 1.0].\n")
+                 "with loss_weights: [1.0, 1.0]")
+        rate = stage.sft_term_rate(cfg.use_peft, cfg.learning_rate)
+        text += (f",\n# learning_rate: {rate:g} (the studio's rate with the term).\n"
+                 if rate != cfg.learning_rate else ".\n")
     if command and cfg.ref_model.strip():
         text += (f"# ref_model is the studio's own: {command} keeps the model it starts from "
                  "as the\n# reference; the studio and the Python script load ref_model "

@@ -62,8 +62,9 @@ class Stage:
     plots: tuple = ()               # its own plots (Plot), besides loss, lr and grad norm
     own_samples: bool = False       # its trainer's own answers are the samples (no prompts)
     # Loss type auto adds TRL's SFT term on the chosen answers where the starting model
-    # finds them far less likely than the rejected ones (data/likelihood.py)
-    sft_term: bool = False
+    # finds them far less likely than the rejected ones (data/likelihood.py), at these
+    # learning rates by LoRA on / off where the run's is the stage's own; {}: it never does
+    sft_term: dict = field(default_factory=dict)
 
     @property
     def tags(self) -> frozenset:
@@ -77,6 +78,13 @@ class Stage:
 
     def default_learning_rate(self, lora: bool) -> float:
         return self.learning_rates[bool(lora)]
+
+    def sft_term_rate(self, lora: bool, rate: float) -> float:
+        """The learning rate of a run at `rate` whose loss auto adds the SFT term: the
+        term's own where `rate` is the stage's default (left to the studio: the chosen
+        form is learnt at an SFT rate, not at the preference stage's), else `rate`."""
+        return self.sft_term[bool(lora)] if rate == self.default_learning_rate(lora) \
+            else rate
 
 
 _STAGES: dict[str, Stage] = {}

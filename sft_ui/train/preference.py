@@ -188,6 +188,11 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
             log.info("Loss type auto: %s", found.sentence())
         if found is not None and found.unlikely:
             args.loss_type, args.loss_weights = SFT_TERM.split("+"), [1.0, 1.0]
+            rate = stage.sft_term_rate(cfg.use_peft, cfg.learning_rate)
+            if rate != cfg.learning_rate:
+                args.learning_rate = rate
+                log.info("Loss type auto: %s", likelihood.rate_sentence(
+                    stage.title, cfg.learning_rate, rate))
     trained, lora, ref_model = policy_and_reference(cfg, model, log)
     log.info("%s reference model: %s", stage.title, reference_description(cfg))
     Trainer = trl_class(*stage.trainer)
