@@ -53,28 +53,28 @@ MESSAGES = {
     "LoRA (16-bit base)": "LoRA（16 ビットのベース）",
     "LoRA (fp32 base)": "LoRA（fp32 のベース）",
     "QLoRA (4-bit base)": "QLoRA（4 ビットのベース）",
-    "batch {batch} x accumulation {accum}, max_length {length}, activation checkpointing on: "
+    "batch {batch} x accumulation {accum}, {setting} {length}, activation checkpointing on: "
     "about {size} of {available}":
-        "バッチ {batch} × 勾配累積 {accum}、max_length {length}、アクティベーション・"
+        "バッチ {batch} × 勾配累積 {accum}、{setting} {length}、アクティベーション・"
         "チェックポインティング オン: 約 {size}（{available} 中）",
-    "batch {batch} x accumulation {accum}, max_length {length}, activation checkpointing off: "
+    "batch {batch} x accumulation {accum}, {setting} {length}, activation checkpointing off: "
     "about {size} of {available}":
-        "バッチ {batch} × 勾配累積 {accum}、max_length {length}、アクティベーション・"
+        "バッチ {batch} × 勾配累積 {accum}、{setting} {length}、アクティベーション・"
         "チェックポインティング オフ: 約 {size}（{available} 中）",
-    "batch {batch} x accumulation {accum}, max_length {length}, activation checkpointing on: "
-    "about {size} of {available} (max_length shortened from {old})":
-        "バッチ {batch} × 勾配累積 {accum}、max_length {length}、アクティベーション・"
-        "チェックポインティング オン: 約 {size}（{available} 中。max_length は {old} から"
+    "batch {batch} x accumulation {accum}, {setting} {length}, activation checkpointing on: "
+    "about {size} of {available} ({setting} shortened from {old})":
+        "バッチ {batch} × 勾配累積 {accum}、{setting} {length}、アクティベーション・"
+        "チェックポインティング オン: 約 {size}（{available} 中。{setting} は {old} から"
         "短縮）",
-    "batch {batch} x accumulation {accum}, max_length {length}, activation checkpointing off: "
-    "about {size} of {available} (max_length shortened from {old})":
-        "バッチ {batch} × 勾配累積 {accum}、max_length {length}、アクティベーション・"
-        "チェックポインティング オフ: 約 {size}（{available} 中。max_length は {old} から"
+    "batch {batch} x accumulation {accum}, {setting} {length}, activation checkpointing off: "
+    "about {size} of {available} ({setting} shortened from {old})":
+        "バッチ {batch} × 勾配累積 {accum}、{setting} {length}、アクティベーション・"
+        "チェックポインティング オフ: 約 {size}（{available} 中。{setting} は {old} から"
         "短縮）",
-    " (max_length shortened from {old})": "（max_length は {old} から短縮）",
-    "even batch {batch} at max_length {length} with activation checkpointing needs about "
+    " ({setting} shortened from {old})": "（{setting} は {old} から短縮）",
+    "even batch {batch} at {setting} {length} with activation checkpointing needs about "
     "{size} of {available}":
-        "バッチ {batch}、max_length {length}、アクティベーション・チェックポインティング"
+        "バッチ {batch}、{setting} {length}、アクティベーション・チェックポインティング"
         "ありでも約 {size} が必要です（{available} 中）",
     # plan/planner.py
     "Nothing fits {where}: {label}: {reason}.": "{where} には何も収まりません: {label}: {reason}。",

@@ -4,9 +4,9 @@ Owns the model's size read from its config.json (no weights loaded; the listed
 models' configs ship with the app, plan/catalog.py), the peak
 memory of a training step by part (for a preference stage, dpo, orpo or kto, also what
 its trainer adds: two answers per example, the reference model and its forward pass
-without gradients), this machine's available memory and the
-fit against it, the RAM guard, and the advice after running out of memory.
-Knows nothing of Gradio, runs or the data.
+without gradients; for GRPO the answers it writes, plan/generation.py), this machine's
+available memory and the fit against it, the RAM guard, and the advice after running
+out of memory. Knows nothing of Gradio, runs or the data.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import psutil
 from sft_ui.config import RunConfig
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
+from sft_ui.plan.generation import generation_notes, kv_cache_bytes, sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.stages import PREFERENCE, stage_of
@@ -247,23 +248,42 @@ def trainable_params(cfg: RunConfig, shape: ModelShape) -> int:
     return shape.params()
 
 
-def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> dict[str, int]:
-    """Peak memory of a training step by part, in bytes (with every sequence at max_length).
-    Mixed precision (bf16 or fp16) halves the activations. A preference stage (dpo, orpo,
-    kto) counts the sequences its trainer puts through the model (trained_tokens) and adds
-    a "reference" part: the reference model and its forward pass without gradients."""
+def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware,
+                prompt_tokens: int | None = None) -> dict[str, int]:
+    """Peak memory of a training step by part, in bytes (with every sequence at its longest:
+    max_length). Mixed precision (bf16 or fp16) halves the activations. A preference stage
+    (dpo, orpo, kto) counts the sequences its trainer puts through the model
+    (trained_tokens) and adds a "reference" part: the reference model and its forward pass
+    without gradients. GRPO's sequence is the prompt (`prompt_tokens`, measured in the
+    data) and its longest answer, and its "generation" part what the KV cache of the
+    answers it writes needs beyond the training pass's activations and logits (the two
+    are not held at once)."""
     trainable = trainable_params(cfg, shape)
     parts = {"weights": weight_bytes(cfg, shape, hw),
              "gradients": 4 * trainable,
              # AdamW: two fp32 moments; an 8-bit AdamW keeps them in a byte each
              "optimizer": (2 if optimizer(cfg, hw) in EIGHT_BIT else 8) * trainable,
-             "activations": round(trained_tokens(cfg) * _token_activations(cfg, shape, hw)),
-             "logits": logit_bytes(cfg, shape, hw),
+             "activations": round(trained_tokens(cfg, prompt_tokens) *
+                                  _token_activations(cfg, shape, hw)),
+             "logits": logit_bytes(cfg, shape, hw, prompt_tokens),
              "runtime": _calibration(hw).runtime}
     if stage_of(cfg).family == PREFERENCE:
         parts["reference"] = reference_bytes(cfg, shape, hw) + \
             no_grad_bytes(cfg, shape, activation_value(cfg, hw))
+    if writes_answers(cfg):
+        cache = answers_cache(cfg, shape, hw, prompt_tokens)
+        beyond = cache - parts["activations"] - parts["logits"]
+        if beyond > 0:  # (else the step's own transient memory holds it)
+            parts["generation"] = beyond
     return parts
+
+
+def answers_cache(cfg: RunConfig, shape: ModelShape, hw: Hardware,
+                  prompt_tokens: int | None = None) -> int:
+    """The KV cache of the answers GRPO writes (plan/generation.py), in the precision the
+    model computes in."""
+    return kv_cache_bytes(cfg, shape.layers, shape.kv_heads * shape.head_dim,
+                          activation_value(cfg, hw), prompt_tokens)
 
 
 def _calibration(hw: Hardware) -> Calibration:
@@ -278,16 +298,19 @@ def _token_activations(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> float
         device.activation_scale * (LIGER_ACTIVATIONS if liger_on(cfg, hw) else 1)
 
 
-def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
+def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
+                prompt_tokens: int | None = None) -> int:
     """The logits and the loss: vocabulary-sized fp32 values for every trained token
-    (SFTTrainer, ORPO), or for DPO and KTO the fused LM head's tile (FUSED_TILE), which
-    never holds the whole logits."""
+    (SFTTrainer, ORPO; GRPO's answer tokens only), or for DPO and KTO the fused LM head's
+    tile (FUSED_TILE), which never holds the whole logits."""
     device = _calibration(hw)
     if stage_of(cfg).fused_head:
         positions, entries = FUSED_TILE
         return int(min(trained_tokens(cfg), positions) * min(shape.vocab, entries) * 4 *
                    device.fused_tile_copies)
-    return int(trained_tokens(cfg) * shape.vocab * 4 * device.logit_copies)
+    tokens = cfg.per_device_train_batch_size * cfg.max_completion_length \
+        if writes_answers(cfg) else trained_tokens(cfg, prompt_tokens)
+    return int(tokens * shape.vocab * 4 * device.logit_copies)
 
 
 # ---- preference stages (dpo, orpo, kto) ------------------------------------------------
@@ -299,10 +322,12 @@ def sequences_per_example(cfg: RunConfig) -> int:
     return stage_of(cfg).sequences_per_example
 
 
-def trained_tokens(cfg: RunConfig) -> int:
+def trained_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
     """Tokens in one forward and backward pass of the trained model (every sequence at
-    max_length): batch x sequences_per_example x max_length."""
-    return cfg.per_device_train_batch_size * sequences_per_example(cfg) * cfg.max_length
+    its longest): batch x sequences_per_example x max_length (GRPO: the prompt and the
+    longest answer, plan/generation.py)."""
+    return cfg.per_device_train_batch_size * sequences_per_example(cfg) * \
+        sequence_tokens(cfg, prompt_tokens)
 
 
 def no_grad_tokens(cfg: RunConfig) -> int:
@@ -373,11 +398,15 @@ def no_grad_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
     return no_grad_tokens(cfg) * value * (block_values(shape) + shape.hidden)
 
 
-def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> list[str]:
+def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
+                 prompt_tokens: int | None = None) -> list[str]:
     """What a preference stage's memory holds besides an SFT run's, in sentences for the
-    plan: the sequences a batch puts through the model, and what the reference model is
-    (nothing for sft)."""
+    plan: the sequences a batch puts through the model, and what the reference model is;
+    GRPO's: the answers it writes (nothing for sft)."""
     stage = stage_of(cfg)
+    if writes_answers(cfg):
+        return generation_notes(cfg, answers_cache(cfg, shape, hw, prompt_tokens), size_text,
+                                prompt_tokens)
     if stage.family != PREFERENCE:
         return []
     batch, length = cfg.per_device_train_batch_size, cfg.max_length

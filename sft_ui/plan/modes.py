@@ -11,6 +11,7 @@ import dataclasses
 import math
 
 from sft_ui.config import RunConfig
+from sft_ui.plan.generation import length_setting
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.plan.memory import TIGHT, ModelShape, loads_in_fp32, peak_memory, size_text
 from sft_ui.stages import stage_of
@@ -52,7 +53,8 @@ def _batches(cfg: RunConfig) -> list[int]:
 
 
 def _lengths(cfg: RunConfig) -> list[int]:
-    lengths, n = [cfg.max_length], cfg.max_length
+    n = getattr(cfg, length_setting(cfg))
+    lengths = [n]
     while n // 2 >= MIN_LENGTH:
         n //= 2
         lengths.append(n)
@@ -74,11 +76,12 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
         return ModeFit(mode, label, False, {}, 0, " ".join(problems))
     target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
     room = TIGHT * available
+    key = length_setting(cfg)  # max_length (GRPO: max_completion_length)
     for length in _lengths(cfg):
         best = {}
         for checkpointing in (False, True):
             best[checkpointing] = next(
-                (b for b in _batches(cfg) if _need(base, shape, hw, max_length=length,
+                (b for b in _batches(cfg) if _need(base, shape, hw, **{key: length},
                                                    per_device_train_batch_size=b,
                                                    activation_checkpointing=checkpointing)
                  <= room), None)
@@ -90,20 +93,20 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
             continue
         changes = {**switch, "per_device_train_batch_size": batch,
                    "gradient_accumulation_steps": math.ceil(target / batch),
-                   "max_length": length, "activation_checkpointing": checkpointing}
+                   key: length, "activation_checkpointing": checkpointing}
         need = _need(cfg, shape, hw, **changes)
         text = (f"batch {batch} x accumulation {changes['gradient_accumulation_steps']}, "
-                f"max_length {length}, activation checkpointing "
+                f"{key} {length}, activation checkpointing "
                 f"{'on' if checkpointing else 'off'}: about {size_text(need)} of "
                 f"{size_text(available)}")
-        if length < cfg.max_length:
-            text += f" (max_length shortened from {cfg.max_length})"
+        if length < getattr(cfg, key):
+            text += f" ({key} shortened from {getattr(cfg, key)})"
         return ModeFit(mode, label, True, changes, need, text)
     low = stage_of(cfg).min_batch
-    smallest = _need(base, shape, hw, max_length=_lengths(cfg)[-1],
+    smallest = _need(base, shape, hw, **{key: _lengths(cfg)[-1]},
                      per_device_train_batch_size=low, activation_checkpointing=True)
     return ModeFit(mode, label, False, {}, smallest,
-                   f"even batch {low} at max_length {_lengths(cfg)[-1]} with activation "
+                   f"even batch {low} at {key} {_lengths(cfg)[-1]} with activation "
                    f"checkpointing needs about {size_text(smallest)} of "
                    f"{size_text(available)}")
 

@@ -16,6 +16,7 @@ from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
+from sft_ui.plan.generation import sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
     TIGHT,
@@ -97,14 +98,17 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     _check(cfg)
     hw = hw or detect()
     shape = model_shape(cfg.model_name_or_path)
-    parts = peak_memory(cfg, shape, hw)
+    prompt = prompt_tokens(cfg, data)
+    parts = peak_memory(cfg, shape, hw, prompt)
     total = sum(parts.values())
     available = available_memory(hw) if available is None else available
     processes = cfg.processes(hw.devices)
     effective = cfg.effective_batch(processes)
-    # An upper bound: rows pad to their batch's longest (DPO and ORPO: two answers a row).
-    per_step = effective * cfg.max_length * sequences_per_example(cfg)
-    pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length) \
+    # An upper bound: rows pad to their batch's longest (DPO and ORPO: two answers a row;
+    # GRPO: the prompt and its longest answer).
+    longest = sequence_tokens(cfg, prompt)
+    per_step = effective * longest * sequences_per_example(cfg)
+    pad = padding(data.lengths, cfg.per_device_train_batch_size, longest) \
         if data and data.lengths else None
     padding_free = kernels.lean_pads_nothing(cfg, hw)
     typical = per_step if pad is None or cfg.packing else \
@@ -123,16 +127,25 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "effective_batch": effective, "tokens_per_step": per_step,
             "tokens_per_step_typical": typical, "steps": steps,
             "total_tokens": steps * per_step if steps else None,
-            "memory": {**parts, "total": total}, "memory_notes": memory_notes(cfg, shape, hw),
+            "memory": {**parts, "total": total},
+            "memory_notes": memory_notes(cfg, shape, hw, prompt),
             "available_bytes": available,
             "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
-            "padding_free": padding_free,
+            "padding_free": padding_free, "writes_answers": writes_answers(cfg),
             "tokens_per_second": speed, "seconds_per_step": seconds,
             "sample_rounds": rounds, "round_seconds": round_time,
             "seconds_total": seconds * steps + rounds * (round_time or 0)
             if seconds and steps else None,
             "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
+
+
+def prompt_tokens(cfg: RunConfig, data: DataSample | None) -> int | None:
+    """GRPO's longest prompt in the measured data (its lengths are the prompt and the
+    longest answer, plan/sample.py); None for another stage or unmeasured data."""
+    if not writes_answers(cfg) or not data or not data.lengths:
+        return None
+    return max(data.lengths) - cfg.max_completion_length
 
 
 def sample_rounds(cfg: RunConfig, steps: int | None) -> int:

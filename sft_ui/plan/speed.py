@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
+from sft_ui.plan.generation import writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
 from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.loading import half_dtype, load_options, peft_config
@@ -56,6 +57,10 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     """Time `steps` training steps (forward, backward, AdamW) at cfg's batch and max_length
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch  # heavy: loaded on first use
+    if writes_answers(cfg):
+        raise ConfigError(["Measure speed times training steps on random tokens; a GRPO "
+                           "step's time is mostly the answers it writes: a GRPO run of these "
+                           "settings measures it."])
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
     if problems:

@@ -148,9 +148,10 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
         finally:
             getattr(trainer, "close_rewards", lambda: None)()  # a written reward's worker
-        # (a resumed run's log mixes two starts; the remembered speed is an SFT step's, so
-        # a preference run's steps, with their reference passes, are not remembered)
-        if main and not resume_from and stage.family == SUPERVISED:
+        # (a resumed run's log mixes two starts; a preference step's speed is an SFT step's
+        # with its reference passes counted (plan/memory.step_cost), so its own is not
+        # remembered; GRPO's, with the answers it writes, is its stage's own)
+        if main and not resume_from and stage.family != PREFERENCE:
             speed = remember_run_speed(cfg, trainer.state.log_history)
             if speed:
                 log.info("Remembered %.0f tokens/s for the plan of these settings", speed)
@@ -170,7 +171,7 @@ def _leave_process_group() -> None:
     """The processes of a run of several end their group together before they exit:
     gloo's threads left to the interpreter's exit can abort a process (SIGABRT) after a
     good run, and one that ends it early leaves another waiting for it."""
-    import torch.distributed as dist
+    import torch.distributed as dist  # heavy: torch, loaded with the trainer
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()

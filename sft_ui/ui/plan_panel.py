@@ -23,6 +23,7 @@ from sft_ui.ui.widgets import config_to_values, values_to_dict
 PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("reference", "reference model"),
+         ("generation", "answers' KV cache (beyond the step's own)"),
          ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
 FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
@@ -70,12 +71,8 @@ def budget_markdown(p: dict) -> str:
 
 
 def plan_markdown(p: dict) -> str:
-    m, pad = p["memory"], p["padding"]
-    lines = [budget_markdown(p),
-             f"**Tokens per optimizer step:** at most {p['tokens_per_step']:,} (effective "
-             "batch x max_length; shorter rows are padded only to the longest in their batch)"
-             + (f", about {p['tokens_per_step_typical']:,} with this data."
-                if pad and p["tokens_per_step_typical"] != p["tokens_per_step"] else ".")]
+    m = p["memory"]
+    lines = [budget_markdown(p), _tokens_line(p)]
     if p.get("budget_needs_speed"):
         lines.append("**Run:** the steps that fit the time budget, set by the run's first "
                      "steps.")
@@ -109,10 +106,33 @@ def _count(n: int) -> str:
     return str(n)
 
 
+def _tokens_line(p: dict) -> str:
+    tokens, typical = f"{p['tokens_per_step']:,}", f"{p['tokens_per_step_typical']:,}"
+    measured = p["padding"] and p["tokens_per_step_typical"] != p["tokens_per_step"]
+    if p.get("writes_answers") and measured:
+        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt "
+                "and the longest answer; shorter rows are padded only to the longest in their "
+                f"batch), about {typical} with this data.")
+    if p.get("writes_answers"):
+        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt "
+                "and the longest answer; shorter rows are padded only to the longest in their "
+                "batch).")
+    if measured:
+        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x "
+                "max_length; shorter rows are padded only to the longest in their batch), "
+                f"about {typical} with this data.")
+    return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; "
+            "shorter rows are padded only to the longest in their batch).")
+
+
 def _time_line(p: dict) -> str:
     if not p["seconds_per_step"] and p.get("for_target"):
         return (f"**Time:** not measured on {p['device_name']} for these settings yet (Measure "
                 "speed measures this machine; a run there remembers its speed).")
+    if not p["seconds_per_step"] and p.get("writes_answers"):
+        return ("**Time:** not measured yet for these settings: a GRPO step's time is mostly "
+                "the answers it writes, so a GRPO run of them measures it (a time budget sets "
+                "the steps on the run's first steps).")
     if not p["seconds_per_step"]:
         return ("**Time:** not measured yet for this model, device and precision: press "
                 "*Measure speed* (a few training steps).")
@@ -126,7 +146,8 @@ def _time_line(p: dict) -> str:
     elif p["seconds_total"]:
         text += f" {p['steps']:,} steps: {duration_text(p['seconds_total'])}."
     if p["padding"] is None and not p["packing"]:
-        text += " At most: every row counted at max_length."
+        text += " At most: every answer counted at max_completion_length." \
+            if p.get("writes_answers") else " At most: every row counted at max_length."
     return text
 
 
@@ -142,7 +163,7 @@ def _padding_line(p: dict) -> str:
                 f"{pad['batch']} consecutive rows would hold is not computed.")
     text = (f"**Padding:** {pad['waste']:.0%} of the tokens in batches of {pad['batch']} "
             f"consecutive rows are padding (measured on the first {pad['rows']:,} rows).")
-    if pad["packed_sequences"] < pad["rows"]:
+    if pad["packed_sequences"] < pad["rows"] and not p.get("writes_answers"):
         text += (f" Packing would put these rows into about {pad['packed_sequences']:,} "
                  f"sequences of max_length: {1 - pad['packed_sequences'] / pad['rows']:.0%} "
                  "fewer sequences per epoch, and no padding.")

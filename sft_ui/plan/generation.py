@@ -1,0 +1,71 @@
+"""What a stage that writes its own answers (GRPO) puts in a step's memory, for the plan.
+
+A GRPO step (TRL 1.16's GRPOTrainer, vLLM off) first writes the answers of a generation
+batch: `per_device_train_batch_size x steps_per_generation` sequences (the accumulation
+steps, by default) of the prompt and up to max_completion_length new tokens, with the
+keys and values of every layer kept for every token (the KV cache). Then it trains on
+them a micro-batch at a time, the prompt and the answer with gradients, the logits for
+the answer's tokens only. TRL does not cut prompts: their length comes from the data
+where it is measured (plan/sample.py), else PROMPT_TOKENS. The answers are written
+before the backward pass, so the KV cache and the step's activations are not held at
+once: the plan counts the larger. Pure arithmetic on the model's shape.
+"""
+from __future__ import annotations
+
+from sft_ui.config import RunConfig
+from sft_ui.stages import REWARD, stage_of
+
+PROMPT_TOKENS = 128  # a prompt's tokens (with the chat template) when the data is not measured
+
+
+def writes_answers(cfg: RunConfig) -> bool:
+    """Whether cfg's stage generates the answers it trains on (GRPO)."""
+    return stage_of(cfg).family == REWARD
+
+
+def sequence_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
+    """One sequence's tokens at its longest: max_length; GRPO: the prompt, then an answer
+    of max_completion_length."""
+    if not writes_answers(cfg):
+        return cfg.max_length
+    return (prompt_tokens or PROMPT_TOKENS) + cfg.max_completion_length
+
+
+def length_setting(cfg: RunConfig) -> str:
+    """The setting that bounds a sequence's length, which Fit may shorten."""
+    return "max_completion_length" if writes_answers(cfg) else "max_length"
+
+
+def generation_batch(cfg: RunConfig) -> int:
+    """The sequences written together in one process: the batch of every accumulation
+    step (TRL's steps_per_generation, by default the accumulation)."""
+    return cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
+
+
+def kv_cache_bytes(cfg: RunConfig, layers: int, kv_width: int, value: int,
+                   prompt_tokens: int | None = None) -> int:
+    """The KV cache of a generation batch at its longest: keys and values of `kv_width`
+    (key-value heads x head size) in every one of `layers` layers, `value` bytes each
+    (2 in bf16 or fp16), for every token of every sequence; 0 for a stage that writes
+    no answers."""
+    if not writes_answers(cfg):
+        return 0
+    return generation_batch(cfg) * sequence_tokens(cfg, prompt_tokens) * layers * 2 * \
+        kv_width * value
+
+
+def generation_notes(cfg: RunConfig, cache: int, size_text, prompt_tokens=None) -> list[str]:
+    """The plan's sentences about the answers a GRPO step writes (none for other stages)."""
+    if not writes_answers(cfg):
+        return []
+    batch, prompt = generation_batch(cfg), prompt_tokens or PROMPT_TOKENS
+    return [f"GRPO writes {batch} answers at once ({cfg.per_device_train_batch_size} a batch x "
+            f"{cfg.gradient_accumulation_steps} accumulation steps, {cfg.num_generations} per "
+            f"prompt), each of up to {prompt} prompt tokens and {cfg.max_completion_length} "
+            "new ones.",
+            "The prompts' length is the longest in the data." if prompt_tokens else
+            "The prompts' length is assumed: the data is not measured.",
+            f"Their KV cache takes up to {size_text(cache)}, held while they are written, "
+            "before the backward pass.",
+            "It then trains on them a batch at a time, with the logits of the answers' "
+            "tokens only; no reference model (beta 0, TRL's default)."]

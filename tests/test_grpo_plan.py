@@ -1,0 +1,90 @@
+"""GRPO's plan: a sequence is the prompt (measured in the data) and the longest answer,
+never max_length (a setting GRPO hides); the answers it writes hold a KV cache, counted
+where it outgrows the training pass; its time is its own runs' (Measure speed's random
+tokens would leave the writing out); Fit shortens the answers, not max_length."""
+from __future__ import annotations
+
+import pytest
+
+from sft_ui.config import ConfigError, RunConfig
+from sft_ui.plan import speed
+from sft_ui.plan.generation import PROMPT_TOKENS, generation_batch, kv_cache_bytes
+from sft_ui.plan.hardware import Hardware
+from sft_ui.plan.memory import model_shape, peak_memory
+from sft_ui.plan.modes import fit_mode
+from sft_ui.plan.planner import plan, plan_with_data
+from sft_ui.plan.sample import DataSample
+from sft_ui.train.engine import train
+from sft_ui.ui.plan_panel import plan_markdown
+from tests.test_grpo import Recorder, _cfg
+
+CPU = Hardware("cpu", "CPU", 1, False, 24 << 30, 2)
+
+
+def _grpo(**extra) -> RunConfig:
+    return RunConfig(stage="grpo", dataset_name="demo-grpo", use_peft=True, **extra)
+
+
+def _prompts(completion: int) -> DataSample:
+    """Three prompts of 40, 55 and 30 tokens, as plan/sample.py measures them for GRPO
+    (each with the longest answer)."""
+    return DataSample(tuple(n + completion for n in (40, 55, 30)), 3, "prompt-only")
+
+
+def test_a_grpo_sequence_is_the_prompt_and_the_longest_answer():
+    data = _prompts(64)
+    p = plan(_grpo(), CPU, data)
+    assert p["tokens_per_step"] == 4 * 2 * (55 + 64)  # batch x accumulation x sequence
+    # max_length (hidden for GRPO) never changes its plan; its answers' length does
+    assert plan(_grpo(max_length=4096), CPU, data)["memory"] == p["memory"]
+    longer = plan(_grpo(max_completion_length=512), CPU, _prompts(512))
+    assert longer["tokens_per_step"] == 4 * 2 * (55 + 512)
+    assert longer["memory"]["activations"] > 4 * p["memory"]["activations"]
+    assert longer["memory"]["logits"] == 8 * p["memory"]["logits"]  # the answers' tokens
+    notes = " ".join(p["memory_notes"])
+    assert "writes 8 answers at once" in notes and "55 prompt tokens and 64 new" in notes
+    assert "longest in the data" in notes
+    # The built-in set, measured: its prompts, not the unmeasured guess.
+    demo = plan_with_data(_grpo())
+    assert demo["tokens_per_step"] != 8 * (PROMPT_TOKENS + 64)
+
+
+def test_the_kv_cache_of_the_answers_is_counted_where_it_outgrows_the_step():
+    """The cache of batch x accumulation answers against the training pass of one batch:
+    with a long accumulation the cache is the larger, and the plan counts what it adds."""
+    shape = model_shape(RunConfig().model_name_or_path)
+    few = _grpo(per_device_train_batch_size=4, gradient_accumulation_steps=2)
+    assert "generation" not in peak_memory(few, shape, CPU, 55)
+    many = _grpo(per_device_train_batch_size=1, gradient_accumulation_steps=256,
+                 num_generations=4, max_completion_length=1024)
+    parts = peak_memory(many, shape, CPU, 55)
+    # (fp32 on this CPU: 4 bytes a value)
+    cache = kv_cache_bytes(many, shape.layers, shape.kv_heads * shape.head_dim, 4, 55)
+    assert generation_batch(many) == 256
+    assert cache == 256 * (55 + 1024) * shape.layers * 2 * shape.kv_heads * shape.head_dim * 4
+    assert parts["generation"] == cache - parts["activations"] - parts["logits"] > 0
+    assert kv_cache_bytes(RunConfig(), shape.layers, 1, 4) == 0  # SFT writes no answers
+
+
+def test_grpo_time_comes_from_its_own_runs(tmp_path, tiny_cfg):
+    cfg = _grpo()
+    p = plan(cfg, CPU, None)
+    text = plan_markdown({**p, "budget": [], "budget_minutes": 0, "budget_needs_speed": False})
+    assert "a GRPO step's time is mostly the answers it writes" in text
+    assert "Measure speed" not in text and "Packing would" not in text
+    with pytest.raises(ConfigError, match="mostly the answers it writes"):
+        speed.calibrate(cfg)
+    # A GRPO run of 3 steps remembers its own speed, under its stage's key.
+    run = _cfg(tiny_cfg, max_steps=3, logging_steps=1)
+    train(run, tmp_path / "run", Recorder())
+    assert speed.measured_speed(run) and not speed.measured_speed(
+        RunConfig.from_dict({**run.to_dict(), "stage": "sft"}))
+
+
+def test_fit_shortens_the_answers_not_max_length():
+    shape = model_shape(RunConfig().model_name_or_path)
+    cfg = _grpo(max_completion_length=4096, per_device_train_batch_size=8,
+                gradient_accumulation_steps=1, num_generations=4)
+    fit = fit_mode(cfg, "lora", shape, CPU, 3 << 30)
+    assert fit.fits and fit.changes["max_completion_length"] < 4096, fit
+    assert "max_length" not in fit.changes and "max_completion_length" in fit.reason
