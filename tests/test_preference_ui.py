@@ -313,9 +313,9 @@ def test_live_view_outputs_match_the_update():
 
 
 def test_the_live_view_sends_only_what_changed():
-    """A tick sends a plot only when a step of its own was logged (while the run trains,
-    at most every PLOT_SECONDS), the samples when one came and the log when it grew: the
-    page redraws each part it is sent."""
+    """A tick sends a plot only when a step of its own was logged and the log when it
+    grew (while the run trains, each at most every PLOT_SECONDS), the samples when one
+    came: the page redraws each part it is sent."""
     outputs = [f.name for f in dataclasses.fields(live_view.LiveView)]
     first = _snap([{"step": 1, "loss": 2.0, "learning_rate": 1e-4, "grad_norm": 1.0}])
     _, shown = live_view.update(first, None, now=100.0)
@@ -326,7 +326,9 @@ def test_the_live_view_sends_only_what_changed():
         return {name for name, value in zip(outputs, values)
                 if not (isinstance(value, type(gr.skip())) and value == gr.skip())}
     assert sent({**first, "elapsed_seconds": 4.0}) == {"progress"}
-    assert sent({**first, "log": "a line"}) == {"log"}
+    assert sent({**first, "log": "a line"}) == set()  # a second after: not yet
+    assert sent({**first, "log": "a line"}, later) == {"log"}
+    assert live_view.sent_parts({**first, "log": "a line"}, shown, later) == {"log"}
     assert sent({**first, "samples": [{"step": 1, "prompt": "p", "completion": "c"}]}) == {
         "samples"}
     eval_row = {**first, "metrics": [*first["metrics"], {"step": 1, "eval_loss": 2.1}]}

@@ -156,9 +156,10 @@ def _axes(y_title: str) -> dict:
 
 
 PLOTS = {"loss", "lr", "grad", "rewards", "accuracy"}  # the parts that are plots
-# While a run trains its plots are redrawn at most this often: each redraw costs the
-# browser, often on the machine that trains (a step is logged every few seconds).
+# While a run trains its plots and its log are redrawn at most this often: each redraw
+# costs the browser, often on the machine that trains (a step is logged every few seconds).
 PLOT_SECONDS = 10.0
+TIMED = PLOTS | {"log"}
 # What each part of the live view draws from: the metric keys of a plot (its rows counted),
 # the samples (counted) and the log (its length).
 PARTS = {"loss": ("loss", "eval_loss"), "lr": ("learning_rate",), "grad": ("grad_norm",)}
@@ -184,7 +185,7 @@ def _matches(series: tuple, key: str) -> str | None:
     return None
 
 
-def _drawn_from(snap: dict) -> dict:
+def drawn_from(snap: dict) -> dict:
     """Each part's key: what it shows changes only when its key does (a new row of its
     own metrics, a new sample, a longer log, another run or language)."""
     both = (snap["run_id"], current_language())
@@ -197,28 +198,35 @@ def _drawn_from(snap: dict) -> dict:
     return {**keys, "samples": (*both, len(snap["samples"])), "log": (*both, len(snap["log"]))}
 
 
-def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
-    """New values for LiveView.outputs(), gr.skip() for what the page shows already
-    (`drawn`, the key this returned last), and the key of what it shows then: a page
-    redraws every output it is sent, so a plot is sent only when a step of its own was
-    logged, and while the run trains at most every PLOT_SECONDS (`now`: time.monotonic());
-    the samples when one came, the log when it grew; the status and progress only when
-    their text changed."""
-    now = time.monotonic() if now is None else now
-    status, progress = status_markdown(snap), progress_html(snap)
-    keys = _drawn_from(snap)
-    shown_status, shown_progress, shown, shown_series, shown_rewards, plotted = \
-        drawn or (None,) * 6
-    shown = dict(shown or {})
+def sent_parts(snap: dict, drawn, now: float) -> set:
+    """The parts besides the status and the progress that update() sends now: a plot when
+    a step of its own was logged, the log when it grew (while the run trains, each at most
+    every PLOT_SECONDS), the samples when one came; each at once for another run or
+    language."""
+    keys = drawn_from(snap)
+    shown, plotted = dict((drawn or (None,) * 6)[2] or {}), (drawn or (None,) * 6)[5]
     training = snap["state"] in ("queued", "running", "stopping")
     due = not training or plotted is None or now - plotted >= PLOT_SECONDS
 
     def new(part):
         if keys[part] == shown.get(part):
             return False
-        # (another run or language: drawn at once; a plot's new step: when one is due)
-        return part not in PLOTS or due or (shown.get(part) or ())[:2] != keys[part][:2]
-    sent = {part for part in keys if new(part)}
+        return part not in TIMED or due or (shown.get(part) or ())[:2] != keys[part][:2]
+    return {part for part in keys if new(part)}
+
+
+def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
+    """New values for LiveView.outputs(), gr.skip() for what the page shows already
+    (`drawn`, the key this returned last), and the key of what it shows then: a page
+    redraws every output it is sent, so a part is sent only when sent_parts says (`now`:
+    time.monotonic()), the status and progress only when their text changed."""
+    now = time.monotonic() if now is None else now
+    status, progress = status_markdown(snap), progress_html(snap)
+    keys = drawn_from(snap)
+    shown_status, shown_progress, shown, shown_series, shown_rewards, plotted = \
+        drawn or (None,) * 6
+    shown = dict(shown or {})
+    sent = sent_parts(snap, drawn, now)
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
     if "loss" in sent:
@@ -254,7 +262,7 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
                series if series != shown_series else gr.skip(),
                reward_series if reward_series != shown_rewards else gr.skip(), notes]
     shown.update({part: keys[part] for part in sent})
-    if sent & PLOTS:
+    if sent & TIMED:
         plotted = now
     return values, (status, progress, shown, series, reward_series, plotted)
 

@@ -7,6 +7,7 @@ reload or a second tab shows the run as it is.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import gradio as gr
@@ -216,13 +217,17 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     """Start, Stop, Resume and the live view's timer. The timer ticks while a run
     trains, every second until the first loss shows and every two seconds then, and stops
     once the page shows all of the run's end: each tick costs the browser, often on the
-    machine that trains, a round of Gradio's client work over the whole page (headless
-    Chromium on 2 cores: 25-29% of a core at one tick a second, 9-12% at one every two
-    seconds, 10-15% ticking with nothing to show). Start, Resume, a page opened, a
-    language switch and a run started or ended elsewhere (`lists`) wake it."""
+    machine that trains, a round of Gradio's client work over each of its outputs
+    (headless Chromium on 2 cores, the whole live view at each tick: 25-29% of a core at
+    one tick a second, 9-12% at one every two seconds). So a tick updates the status and
+    the progress alone, and the rest (plots, samples, log, buttons) follows only when
+    what it draws from changed (`pulse`). Start, Resume, a page opened, a language switch
+    and a run started or ended elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
-    seen = gr.State(None)  # (live_view.update's key, (run, state), timer's seconds) shown
+    seen = gr.State(None)  # (status, progress, timer's seconds) the tick sent
+    pulse = gr.State(None)  # (run, state, time) of the tick that found more to draw
+    drawn = gr.State(None)  # (live_view.update's key, (run, state)) the rest shows
     timer = gr.Timer(FIRST_TICKS, active=False)
 
     def on_start(request: gr.Request, token, plan_text, *values):
@@ -267,13 +272,41 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
         except UserError as e:
             return gr.skip(), problem("Cannot resume:", e), gr.skip()
 
-    def on_tick(current, last_seen):
+    def on_tick(current, last_seen, last_drawn):
+        """(status, progress, seen, pulse, timer): the status and progress where their
+        text changed; a pulse where the rest of the view has something to draw (its
+        parts that live_view.sent_parts names, or the buttons of a new state)."""
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * (len(live.outputs()) + 6) + (gr.Timer(active=False),)
+            return (gr.skip(),) * 4 + (gr.Timer(active=False),)
+        snap, now = run.snapshot(), time.monotonic()
+        status, progress = live_view.status_markdown(snap), live_view.progress_html(snap)
+        shown_status, shown_progress, shown_every = last_seen or (None,) * 3
+        shown_key, shown_state = last_drawn or (None, None)
+        fire = bool(live_view.sent_parts(snap, shown_key, now)) or \
+            (run.id, snap["state"]) != shown_state
+        if not any("loss" in m for m in snap["metrics"]):
+            every = FIRST_TICKS
+        else:  # something new since the last look, or not (a slow step)
+            every = STEADY_TICKS if fire else QUIET_TICKS
+        if snap["state"] not in ACTIVE_STATES and not fire:
+            ticks = gr.Timer(active=False)  # ended, and the page shows all of it
+        else:
+            ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
+        return (status if status != shown_status else gr.skip(),
+                progress if progress != shown_progress else gr.skip(),
+                (status, progress, every), (run.id, snap["state"], now) if fire else gr.skip(),
+                ticks)
+
+    def on_pulse(current, last_drawn, fired):
+        """The rest of the live view and the buttons, after a tick fired the pulse (at
+        the tick's time, so that the parts it found due are the parts sent)."""
+        run = shown_run(current)
+        if run is None or fired is None:
+            return (gr.skip(),) * (len(live.outputs()) + 4)
         snap = run.snapshot()
-        drawn, shown_state, shown_every = last_seen or (None, None, None)
-        values, key = live_view.update(snap, drawn)
+        shown_key, shown_state = last_drawn or (None, None)
+        values, key = live_view.update(snap, shown_key, now=fired[2])
         state = snap["state"]
         active = state in ACTIVE_STATES
         # (by run and state: a run that ended between two looks, after one that ended too)
@@ -281,15 +314,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             gr.update(interactive=not active), gr.update(interactive=active),
             gr.update(interactive=state in ("stopped", "failed")),
             *stage_view.continue_update(snap))
-        if not any("loss" in m for m in snap["metrics"]):
-            every = FIRST_TICKS
-        else:  # the parts drawn (beyond status and progress) changed: a step was logged
-            every = STEADY_TICKS if drawn is None or key[2] != drawn[2] else QUIET_TICKS
-        if not active and key == drawn:  # ended, and the page shows all of it
-            ticks = gr.Timer(active=False)
-        else:
-            ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
-        return (*values, *buttons, (key, (run.id, state), every), ticks)
+        return (*values[2:], *buttons, (key, (run.id, state)))
 
     c.start.click(on_start, [s.hf_token, c.plan_line, *s.inputs],
                   [run_id, c.notice, timer, c.plan_line],
@@ -298,10 +323,12 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
                  api_visibility="undocumented")
     c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer.tick(on_tick, [run_id, seen], [*live.outputs(), c.start, c.stop, c.resume, c.follow,
-                                         c.follow_also,
-                                         seen, timer],
+    timer.tick(on_tick, [run_id, seen, drawn], [live.status, live.progress, seen, pulse, timer],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+    pulse.change(on_pulse, [run_id, drawn, pulse],
+                 [*live.outputs()[2:], c.start, c.stop, c.resume, c.follow, c.follow_also,
+                  drawn], api_name="ui_pulse", api_visibility="undocumented",
+                 show_progress="hidden")
 
     def wake():
         """On a page opened, and when the runs changed: the timer ticks until the page
