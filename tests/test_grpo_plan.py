@@ -88,3 +88,24 @@ def test_fit_shortens_the_answers_not_max_length():
     fit = fit_mode(cfg, "lora", shape, CPU, 3 << 30)
     assert fit.fits and fit.changes["max_completion_length"] < 4096, fit
     assert "max_length" not in fit.changes and "max_completion_length" in fit.reason
+
+
+def test_vllm_generation_is_checked_and_planned():
+    """TRL's vLLM generation (colocate): refused without a CUDA GPU or the vllm package,
+    with what to do; where it runs, the plan keeps vLLM's share of the GPU for it (its own
+    weights and the KV cache) instead of the answers' KV cache; TRL reads the setting."""
+    from sft_ui.plan.hardware import unsupported
+    from sft_ui.train.arguments import to_trl
+    cfg = _grpo(use_vllm=True)
+    assert any("Generate with vLLM (GRPO): a CUDA GPU is needed" in p
+               for p in unsupported(cfg, CPU))
+    gpu = Hardware("cuda", "H100", 1, True, 80 << 30, 16, packages=frozenset())
+    assert any("the vllm package is needed. pip install vllm" in p
+               for p in unsupported(cfg, gpu))
+    ready = Hardware("cuda", "H100", 1, True, 80 << 30, 16, packages=frozenset({"vllm"}))
+    assert not unsupported(cfg, ready)
+    p = plan(cfg, ready, _prompts(64), available=80 << 30)
+    assert p["memory"]["vllm"] == int(0.3 * (80 << 30)) and "generation" not in p["memory"]
+    assert "vLLM keeps 30% of the GPU's memory" in " ".join(p["memory_notes"])
+    assert "vllm" not in plan(_grpo(), ready, _prompts(64), available=80 << 30)["memory"]
+    assert to_trl(cfg)["train"]["use_vllm"] is True

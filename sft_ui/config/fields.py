@@ -209,6 +209,12 @@ class RunConfig:
         1.0, "Sampling temperature of the answers: higher, more varied answers (more to "
         "learn from, and more nonsense).", "rewards", minimum=0.0, min_exclusive=True,
         maximum=10.0, label="Temperature", trl="train", stages=[REWARD])
+    use_vllm: bool = _f(
+        False, "Write the answers with vLLM (TRL's colocate mode: in the training process, "
+        "on the same GPU), far faster than transformers' generation on long answers. Needs "
+        "a CUDA GPU and the vllm package (pip install vllm); vLLM keeps 30% of the GPU's "
+        "memory for itself.", "rewards", label="Generate with vLLM", trl="train",
+        advanced=True, stages=[REWARD])
     reward_keys: str = _f(
         "answer", "json_answer: the keys the JSON object must have, comma-separated.",
         "rewards", label="Required keys", stages=[REWARD])

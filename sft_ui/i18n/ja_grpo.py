@@ -78,6 +78,14 @@ SETTINGS = {
     "and more nonsense).":
         "回答をサンプリングするときの温度です。高いほど回答が多様になります（学べることが"
         "増え、でたらめも増えます）。",
+    "Generate with vLLM": "vLLM で生成",
+    "Write the answers with vLLM (TRL's colocate mode: in the training process, on the same "
+    "GPU), far faster than transformers' generation on long answers. Needs a CUDA GPU and the "
+    "vllm package (pip install vllm); vLLM keeps 30% of the GPU's memory for itself.":
+        "回答を vLLM で書きます（TRL の colocate モード: 学習プロセスの中で同じ GPU を使います）。"
+        "長い回答では transformers の生成よりずっと速くなります。CUDA GPU と vllm パッケージ"
+        "（pip install vllm）が必要で、vLLM は GPU のメモリの 30% を自分用に確保します。",
+    "Generate with vLLM (GRPO)": "vLLM で生成（GRPO）",
     "json_answer: the keys the JSON object must have, comma-separated.":
         "json_answer: JSON オブジェクトが持つべきキー（カンマ区切り）。",
     "exact_match: the data column holding the right answer.":

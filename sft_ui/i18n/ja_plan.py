@@ -133,6 +133,11 @@ MESSAGES = {
         "そのあと 1 バッチずつ学習します。ロジットは回答のトークンの分だけです。参照モデルは"
         "ありません（beta 0、TRL の既定）。",
     "answers' KV cache (beyond the step's own)": "回答の KV キャッシュ（ステップ自体の分を超える分）",
+    "vLLM's share of the GPU (its weights and KV cache)": "vLLM が使う GPU の分（重みと KV キャッシュ）",
+    "GRPO writes its answers with vLLM, in the training process: vLLM keeps {share} of the "
+    "GPU's memory ({size}) for its own copy of the weights and the answers' KV cache.":
+        "GRPO は学習プロセスの中で vLLM を使って回答を書きます。vLLM は GPU のメモリの {share}"
+        "（{size}）を、自分の重みのコピーと回答の KV キャッシュのために確保します。",
     "**Run:** {count} steps, at most {tokens} tokens.":
         "**実行:** {count} ステップ、最大 {tokens} トークン。",
     "**Run:** the number of steps is unknown until the data is measured.":

@@ -8,7 +8,9 @@ them a micro-batch at a time, the prompt and the answer with gradients, the logi
 the answer's tokens only. TRL does not cut prompts: their length comes from the data
 where it is measured (plan/sample.py), else PROMPT_TOKENS. The answers are written
 before the backward pass, so the KV cache and the step's activations are not held at
-once: the plan counts the larger. Pure arithmetic on the model's shape.
+once: the plan counts the larger. With vLLM (use_vllm, TRL's colocate mode) vLLM keeps
+VLLM_SHARE of the GPU's memory for its own copy of the weights and its KV cache instead.
+Pure arithmetic on the model's shape.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from sft_ui.config import RunConfig
 from sft_ui.stages import REWARD, stage_of
 
 PROMPT_TOKENS = 128  # a prompt's tokens (with the chat template) when the data is not measured
+VLLM_SHARE = 0.3  # TRL 1.16's vllm_gpu_memory_utilization: vLLM's share of the GPU, colocated
 
 
 def writes_answers(cfg: RunConfig) -> bool:
@@ -54,10 +57,19 @@ def kv_cache_bytes(cfg: RunConfig, layers: int, kv_width: int, value: int,
         kv_width * value
 
 
+def with_vllm(cfg: RunConfig) -> bool:
+    return writes_answers(cfg) and cfg.use_vllm
+
+
 def generation_notes(cfg: RunConfig, cache: int, size_text, prompt_tokens=None) -> list[str]:
-    """The plan's sentences about the answers a GRPO step writes (none for other stages)."""
+    """The plan's sentences about the answers a GRPO step writes (none for other stages);
+    `cache`: their KV cache, or vLLM's share of the GPU."""
     if not writes_answers(cfg):
         return []
+    if with_vllm(cfg):
+        return [f"GRPO writes its answers with vLLM, in the training process: vLLM keeps "
+                f"{VLLM_SHARE:.0%} of the GPU's memory ({size_text(cache)}) for its own copy of "
+                "the weights and the answers' KV cache."]
     batch, prompt = generation_batch(cfg), prompt_tokens or PROMPT_TOKENS
     return [f"GRPO writes {batch} answers at once ({cfg.per_device_train_batch_size} a batch x "
             f"{cfg.gradient_accumulation_steps} accumulation steps, {cfg.num_generations} per "

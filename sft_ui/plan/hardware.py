@@ -128,7 +128,8 @@ def installed(package: str) -> bool:
 # The speed-ups that need a CUDA GPU and a package: (label, setting, module, pip package).
 OPTIONAL = (("Load the base in 4 bits (QLoRA)", "load_in_4bit", "bitsandbytes", "bitsandbytes"),
             ("Liger kernels", "use_liger_kernel", "liger_kernel", "liger-kernel"),
-            ("An 8-bit optimizer", "optim", "bitsandbytes", "bitsandbytes"))
+            ("An 8-bit optimizer", "optim", "bitsandbytes", "bitsandbytes"),
+            ("Generate with vLLM (GRPO)", "use_vllm", "vllm", "vllm"))
 
 
 def _on(cfg, setting: str) -> bool:

@@ -21,7 +21,14 @@ import psutil
 from sft_ui.config import RunConfig
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
-from sft_ui.plan.generation import generation_notes, kv_cache_bytes, sequence_tokens, writes_answers
+from sft_ui.plan.generation import (
+    VLLM_SHARE,
+    generation_notes,
+    kv_cache_bytes,
+    sequence_tokens,
+    with_vllm,
+    writes_answers,
+)
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.stages import PREFERENCE, stage_of
@@ -270,7 +277,9 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware,
     if stage_of(cfg).family == PREFERENCE:
         parts["reference"] = reference_bytes(cfg, shape, hw) + \
             no_grad_bytes(cfg, shape, activation_value(cfg, hw))
-    if writes_answers(cfg):
+    if with_vllm(cfg):
+        parts["vllm"] = answers_cache(cfg, shape, hw, prompt_tokens)
+    elif writes_answers(cfg):
         cache = answers_cache(cfg, shape, hw, prompt_tokens)
         beyond = cache - parts["activations"] - parts["logits"]
         if beyond > 0:  # (else the step's own transient memory holds it)
@@ -281,7 +290,9 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware,
 def answers_cache(cfg: RunConfig, shape: ModelShape, hw: Hardware,
                   prompt_tokens: int | None = None) -> int:
     """The KV cache of the answers GRPO writes (plan/generation.py), in the precision the
-    model computes in."""
+    model computes in; with vLLM, its share of the GPU."""
+    if with_vllm(cfg):
+        return int(VLLM_SHARE * hw.memory_bytes)
     return kv_cache_bytes(cfg, shape.layers, shape.kv_heads * shape.head_dim,
                           activation_value(cfg, hw), prompt_tokens)
 

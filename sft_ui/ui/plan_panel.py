@@ -24,6 +24,7 @@ PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("reference", "reference model"),
          ("generation", "answers' KV cache (beyond the step's own)"),
+         ("vllm", "vLLM's share of the GPU (its weights and KV cache)"),
          ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
 FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
