@@ -264,7 +264,7 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware,
     without gradients. GRPO's sequence is the prompt (`prompt_tokens`, measured in the
     data) and its longest answer, and its "generation" part what the KV cache of the
     answers it writes needs beyond the training pass's activations and logits (the two
-    are not held at once)."""
+    are not held at once); with vLLM a "vllm" part, vLLM's share of the GPU, instead."""
     trainable = trainable_params(cfg, shape)
     parts = {"weights": weight_bytes(cfg, shape, hw),
              "gradients": 4 * trainable,
