@@ -161,3 +161,55 @@ def test_written_reward_code_runs_only_where_the_studio_is_ones_own(tmp_path, mo
     assert not Access.from_env({"ann": "pw"}).code_allowed
     monkeypatch.setenv(ALLOW_CODE, "1")  # serve --allow-reward-code
     assert Access.from_env({"ann": "pw"}).code_allowed
+
+
+def test_grpo_evaluates_held_out_prompts_and_its_model_chats_and_exports(tmp_path, tiny_cfg):
+    """A held-out fraction of the prompts gives an eval reward (the model writes answers
+    to them and the rewards score them); the finished LoRA run chats, against its base
+    too, and exports merged."""
+    from sft_ui.chat import ChatService, GenSettings
+    from sft_ui.runs import RunManager
+    from sft_ui.share.export import export_run
+    from tests.conftest import wait_for
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo",
+                            "num_generations": 2, "max_completion_length": 6,
+                            "rewards": ["json_answer"], "use_peft": True, "max_steps": 2,
+                            "eval_fraction": 0.05, "eval_steps": 2})
+    snap = wait_for(lambda: manager.get(run_id).snapshot() if manager.get(run_id).state
+                    not in ("queued", "running", "stopping") else None)
+    assert snap["state"] == "done", snap["error"]
+    evals = [m for m in snap["metrics"] if "eval_reward" in m]
+    assert evals and math.isfinite(evals[-1]["eval_reward"]), snap["metrics"]
+    assert any("eval_rewards/json_answer/mean" in m for m in evals)
+    assert "held out" in (tmp_path / "runs" / run_id / "train.log").read_text()
+    chat = ChatService(manager)
+    for ref in (run_id, f"{run_id}/base"):
+        assert list(chat.stream("What is 2 plus 3?", [], ref, GenSettings(max_new_tokens=4)))
+    merged = export_run(manager.get(run_id), merged=True)
+    assert (merged / "model.safetensors").exists()
+
+
+def test_a_grpo_run_stops_with_its_model_and_resumes_to_its_end(tmp_path, tiny_cfg):
+    from sft_ui.runs import RunManager
+    from tests.conftest import wait_for
+    manager = RunManager(tmp_path / "runs")
+    cfg = {**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo", "num_generations": 2,
+           "max_completion_length": 6, "rewards": ["json_answer"], "use_peft": True,
+           "max_steps": 40, "save_steps": 1}
+
+    def ended():
+        run = manager.get(run_id)
+        return run if run.state not in ("queued", "running", "stopping") else None
+    run_id = manager.start(cfg)
+    wait_for(lambda: manager.get(run_id).step >= 2, interval=0.05)
+    manager.stop(run_id)
+    run = wait_for(ended)
+    assert run.state == "stopped" and 2 <= run.step < 40, (run.state, run.step)
+    assert (tmp_path / "runs" / run_id / "model" / "adapter_config.json").exists()
+    stopped_at = run.step
+    manager.resume(run_id)
+    run = wait_for(ended)
+    assert run.state == "done" and run.step == 40, (run.state, run.error)
+    steps = [m["step"] for m in run.metrics if "reward" in m]
+    assert steps[:stopped_at] == list(range(1, stopped_at + 1)) and steps[-1] == 40

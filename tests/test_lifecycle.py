@@ -44,8 +44,10 @@ def _done_run(manager, steps=3):
 # ---- restart after a crash ---------------------------------------------------------
 @pytest.mark.parametrize("stage", [
     {"max_steps": 30},
-    {"max_steps": 12, "stage": "dpo", "dataset_name": "demo-preference", "use_peft": True}],
-    ids=["sft", "dpo"])
+    {"max_steps": 12, "stage": "dpo", "dataset_name": "demo-preference", "use_peft": True},
+    {"max_steps": 10, "stage": "grpo", "dataset_name": "demo-grpo", "use_peft": True,
+     "num_generations": 2, "max_completion_length": 6, "rewards": ["json_answer"]}],
+    ids=["sft", "dpo", "grpo"])
 def test_a_killed_app_shows_the_run_failed_and_resumes_it(tmp_path, tiny_cfg, stage):
     runs, log = tmp_path / "runs", tmp_path / "app.log"
     cfg = {**tiny_cfg, "save_steps": 1, "sample_steps": 5, **stage}
