@@ -1,7 +1,7 @@
 """Lists of runs that keep themselves current (Chat, Compare, Export, Runs): one timer
 for the page looks at the runs every few seconds (every ten while a run trains) and, when
-one started, ended, was renamed or deleted, or wrote a checkpoint, sends each registered
-list its new choices.
+one started, ended, was renamed or deleted, or wrote a checkpoint, each registered list
+gets its new choices.
 No Refresh needed (the buttons stay)."""
 from __future__ import annotations
 
@@ -33,29 +33,36 @@ class Lists:
         self._lists.append((fn, list(inputs), list(outputs)))
 
     def wire(self) -> None:
-        """The timer, once every list is added (inside the Blocks being built)."""
-        seen = gr.State(None)
+        """The timer, once every list is added (inside the Blocks being built). A look
+        sends only its own state (each output an event names costs the browser work, even
+        one left as it was); the lists follow in an event of their own (`changed`) when
+        the runs changed."""
+        seen = gr.State(None)  # (fingerprint, the timer's seconds) of the last look
+        changed = gr.State(None)  # the fingerprint of runs the lists must show
         inputs = [i for _, ins, _ in self._lists for i in ins]
         outputs = [o for _, _, outs in self._lists for o in outs]
 
         timer = gr.Timer(EVERY_SECONDS)
 
-        def tick(last, *values):
+        def tick(last):
             key = fingerprint(self.manager)
             active = self.manager.active()
             every = TRAINING_SECONDS if active is not None and active.state in \
                 ACTIVE_STATES else EVERY_SECONDS
             shown_key, shown_every = last or (None, EVERY_SECONDS)
             ticks = gr.Timer(every) if every != shown_every else gr.skip()
-            if key == shown_key:
-                return ((key, every) if every != shown_every else gr.skip(),
-                        *(gr.skip(),) * len(outputs), ticks)
+            if (key, every) == (shown_key, shown_every):
+                return gr.skip(), gr.skip(), ticks
+            return (key, every), (key if key != shown_key else gr.skip()), ticks
+
+        def refresh(*values):
             new, at = [], 0
             for fn, ins, outs in self._lists:
                 result = fn(*values[at:at + len(ins)])
                 at += len(ins)
                 new += list(result) if len(outs) > 1 else [result]
-            return ((key, every), *new, ticks)
+            return new
 
-        timer.tick(tick, [seen, *inputs], [seen, *outputs, timer], api_name=False,
+        timer.tick(tick, [seen], [seen, changed, timer], api_name=False,
                    show_progress="hidden")
+        changed.change(refresh, inputs, outputs, api_name=False, show_progress="hidden")
