@@ -96,25 +96,16 @@ MESSAGES = {
         "参照モデル: 完了した実行の LoRA アダプタの凍結したコピー（2 つ目のモデルはなし）。"
         "その順伝播は勾配なしで計算します。",
     # Plan panel
-    "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
+    "**Tokens per optimizer step:** at most {tokens} (effective batch x {what}; shorter "
     "rows are padded only to the longest in their batch), about {typical} with this data.":
-        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × max_length。"
+        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × {what}。"
         "短い行はバッチ内の最長の行までしかパディングされません）、このデータではおよそ "
         "{typical}。",
-    "**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; shorter "
+    "**Tokens per optimizer step:** at most {tokens} (effective batch x {what}; shorter "
     "rows are padded only to the longest in their batch).":
-        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × max_length。"
+        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × {what}。"
         "短い行はバッチ内の最長の行までしかパディングされません）。",
-    "**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt and the "
-    "longest answer; shorter rows are padded only to the longest in their batch), about "
-    "{typical} with this data.":
-        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × プロンプトと最長の"
-        "回答。短い行はバッチ内の最長の行までしかパディングされません）、このデータではおよそ "
-        "{typical}。",
-    "**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt and the "
-    "longest answer; shorter rows are padded only to the longest in their batch).":
-        "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × プロンプトと最長の"
-        "回答。短い行はバッチ内の最長の行までしかパディングされません）。",
+    "the prompt and the longest answer": "プロンプトと最長の回答",
     "GRPO writes {batch} answers at once ({per} a batch x {accumulation} accumulation steps, "
     "{generations} per prompt), each of up to {prompt} prompt tokens and {completion} new "
     "ones.":

@@ -109,20 +109,12 @@ def _count(n: int) -> str:
 
 def _tokens_line(p: dict) -> str:
     tokens, typical = f"{p['tokens_per_step']:,}", f"{p['tokens_per_step_typical']:,}"
-    measured = p["padding"] and p["tokens_per_step_typical"] != p["tokens_per_step"]
-    if p.get("writes_answers") and measured:
-        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt "
-                "and the longest answer; shorter rows are padded only to the longest in their "
-                f"batch), about {typical} with this data.")
-    if p.get("writes_answers"):
-        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x the prompt "
-                "and the longest answer; shorter rows are padded only to the longest in their "
-                "batch).")
-    if measured:
-        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x "
-                "max_length; shorter rows are padded only to the longest in their batch), "
-                f"about {typical} with this data.")
-    return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x max_length; "
+    what = "the prompt and the longest answer" if p.get("writes_answers") else "max_length"
+    if p["padding"] and p["tokens_per_step_typical"] != p["tokens_per_step"]:
+        return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x {what}; "
+                "shorter rows are padded only to the longest in their batch), about "
+                f"{typical} with this data.")
+    return (f"**Tokens per optimizer step:** at most {tokens} (effective batch x {what}; "
             "shorter rows are padded only to the longest in their batch).")
 
 
