@@ -28,7 +28,9 @@ def _budgeted_run(browser, tmp_path, tiny_cfg, minutes: float, fields: dict):
         folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
                           timeout=60)
 
-        def ended():
+        def ended():  # the folder comes before its first state.json
+            if not (folder / "state.json").exists():
+                return None
             state = json.loads((folder / "state.json").read_text())
             return state if state["state"] in ("done", "failed", "stopped") else None
         state = wait_for(ended, timeout=HANG)
