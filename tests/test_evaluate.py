@@ -50,7 +50,7 @@ def trained(live_app, tiny_model_dir, tmp_path_factory):
 
 
 def _finished(evaluator, job):
-    snap = evaluator.wait(job, timeout=300)
+    snap = evaluator.wait(job, timeout=HANG)
     assert snap["state"] in ("done", "stopped"), snap["error"]
     return snap
 

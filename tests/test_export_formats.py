@@ -172,7 +172,7 @@ def test_exported_adapter_loads_offline_by_the_hub_id(lora_run, tmp_path, monkey
            if k not in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE")}
     env.update(HF_HOME=str(home), HF_HUB_OFFLINE="1")
     done = subprocess.run([sys.executable, "-c", code, str(folder), json.dumps(QUESTION)],
-                          capture_output=True, text=True, env=env, timeout=300,
+                          capture_output=True, text=True, env=env, timeout=HANG,
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == expected

@@ -102,7 +102,7 @@ def race(calls):
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=120)
+        t.join(timeout=HANG)
     return results, errors
 
 

@@ -18,7 +18,7 @@ from sft_ui.plan.hardware import detect
 from sft_ui.runs import RunManager
 from sft_ui.share import recipe
 from sft_ui.stages import stages
-from tests.conftest import run_group
+from tests.conftest import HANG, run_group
 
 ROOT = Path(__file__).resolve().parents[1]
 PC_ROWS = [{"prompt": f"Question {i}: what is {i} plus {i}?", "completion": f" {2 * i}."}
@@ -101,7 +101,7 @@ def test_generated_script_trains_the_tiny_model(tmp_path, tiny_model_dir, fmt):
     out = tmp_path / "out"
     script.write_text(recipe.python_script(cfg, output_dir=str(out)))
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path)
+                          timeout=HANG, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "'loss'" in done.stdout, done.stdout[-2000:]
     weights = "adapter_model.safetensors" if cfg.use_peft else "model.safetensors"
@@ -140,7 +140,7 @@ def test_two_processes_under_accelerate_train_one_shared_run(tmp_path, tiny_mode
     done = run_group(
         [str(launcher), "launch", "--config_file", str(tmp_path / "accelerate.yaml"),
          "-m", "sft_ui", "train", "--config", str(path), "--runs-dir", str(tmp_path / "runs")],
-        timeout=300, cwd=ROOT, env=env)
+        timeout=HANG, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     (folder,) = list((tmp_path / "runs").iterdir())
     records = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
@@ -185,7 +185,7 @@ def test_trls_command_line_is_there_for_the_stages_the_recipe_gives_one():
     with pytest.raises(ImportError):  # TRL 1.16: no `trl orpo`
         importlib.import_module("trl.scripts.orpo")
     done = subprocess.run([str(Path(sys.executable).with_name("trl")), "--help"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
     commands = done.stdout.split("{", 1)[1].split("}", 1)[0].split(",")
     assert set(cli) <= set(commands) and "orpo" not in commands
 
@@ -296,7 +296,7 @@ def test_generated_preference_script_trains_the_tiny_model(tmp_path, tiny_model_
     # The demo set comes from the studio (as the SFT script's 'demo' does): installed there.
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TRL_EXPERIMENTAL_SILENCE": "1"}
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path, env=env)
+                          timeout=HANG, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "'loss'" in done.stdout, done.stdout[-2000:]
     weights = "adapter_model.safetensors" if cfg.use_peft else "model.safetensors"
@@ -324,7 +324,7 @@ def test_the_continue_flows_script_trains_the_sft_runs_adapter_on(tmp_path, tiny
     (tmp_path / "train.py").write_text(code)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path, env=env)
+                          timeout=HANG, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     logged = [line for line in done.stdout.splitlines() if "'rewards/chosen'" in line]
     first = float(re.search(r"'rewards/chosen': '?([-0-9.e]+)", logged[0]).group(1))

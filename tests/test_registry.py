@@ -12,7 +12,7 @@ import pytest
 from sft_ui.config import RunConfig
 from sft_ui.config.fields import _f
 from sft_ui.runs import RunManager
-from tests.conftest import wait_for
+from tests.conftest import HANG, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,7 +145,7 @@ def test_the_page_imports_no_torch():
     code = ("import sys, sft_ui.ui; heavy = [m for m in ('torch', 'transformers', 'trl') "
             "if m in sys.modules]; assert not heavy, heavy")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=HANG)
     assert done.returncode == 0, done.stderr[-2000:]
 
 

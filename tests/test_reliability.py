@@ -213,7 +213,7 @@ def test_bad_input_through_the_api(client, intact, done_run, tiny_cfg, bad_files
     args = [_fill(a, tiny_cfg, done_run, bad_files) for a in args]
     with pytest.raises(Exception) as caught:
         if endpoint in STREAMS:
-            client.submit(*args, api_name=endpoint).result(timeout=60)
+            client.submit(*args, api_name=endpoint).result(timeout=HANG)
         else:
             client.predict(*args, api_name=endpoint)
     assert_readable(str(caught.value), needle)
@@ -355,7 +355,7 @@ def test_polls_and_racing_starts_while_a_run_trains(tmp_path, tiny_cfg):
         with ThreadPoolExecutor(8) as pool:
             clients = list(pool.map(lambda _: Client(watcher.src, verbose=False),
                                     range(STARTERS)))
-        http = httpx.Client(base_url=watcher.src, timeout=60,
+        http = httpx.Client(base_url=watcher.src, timeout=HANG,
                             limits=httpx.Limits(max_connections=POLLERS))
 
         def call(api_name, *args):
@@ -407,7 +407,7 @@ def test_polls_and_racing_starts_while_a_run_trains(tmp_path, tiny_cfg):
         finally:
             done.set()
             for t in threads:
-                t.join(timeout=60)
+                t.join(timeout=HANG)
             for c in clients:
                 c.close()
         alone = []  # for comparison: one client polling the same training run

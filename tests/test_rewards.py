@@ -25,6 +25,7 @@ from sft_ui.rewards import (
     text_of,
 )
 from sft_ui.rewards.written import ROOT
+from tests.conftest import HANG
 
 
 def msg(text: str) -> list[dict]:
@@ -159,7 +160,7 @@ def test_importing_rewards_loads_no_gradio_torch_or_trl():
             "sft_ui.rewards.written, sft_ui.rewards.sandbox; "
             "print(sorted(m for m in ('gradio', 'torch', 'trl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, timeout=120)
+                         text=True, check=True, timeout=HANG)
     assert out.stdout.strip() == "[]"
 
 

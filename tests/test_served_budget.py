@@ -26,7 +26,7 @@ def _budgeted_run(browser, tmp_path, tiny_cfg, minutes: float, fields: dict):
             set_field(page, label, value)
         page.get_by_role("button", name="Start").click()
         folder = wait_for(lambda: next(iter(runs.iterdir()), None) if runs.exists() else None,
-                          timeout=60)
+                          timeout=HANG)
 
         def ended():  # the folder comes before its first state.json
             if not (folder / "state.json").exists():

@@ -136,7 +136,7 @@ def test_polls_without_a_session_share_one(tmp_path, tiny_cfg):
         run_id = manager.start(tiny_cfg)
         wait_for(lambda: manager.get(run_id).state == "done")
         sessions = len(server.state_holder.session_data)
-        with httpx.Client(timeout=60) as http:
+        with httpx.Client(timeout=HANG) as http:
             def call(name, data, **extra):
                 return http.post(f"{url}gradio_api/run/{name}", json={"data": data, **extra})
             answers = [call("run_status", [run_id]).json()["data"][0] for _ in range(5)]
