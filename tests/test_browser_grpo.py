@@ -2,8 +2,10 @@
 stage grpo switches the data to the built-in arithmetic and shows the Rewards panel, a
 reward function written in the page is tested (each answer's scores in a table) and
 trained with, and the live view shows the rewards by function and the answers with their
-scores."""
+scores. The whole path too: SFT on the demo set, Continue with GRPO, a written reward
+tested and trained with, then a chat with the result."""
 from tests.conftest import HANG, HANG_MS, newest_ended, open_panels, start_refused, wait_for
+from tests.conftest import field as _field
 from tests.conftest import set_field as _set
 
 WRITTEN = ("def short_answer(completions, **kwargs):\n"
@@ -61,3 +63,71 @@ def test_grpo_with_a_written_reward_from_the_page(page, live_app, tiny_model_dir
     box, table = header.bounding_box(), samples.bounding_box()
     assert box["x"] + box["width"] <= table["x"] + table["width"] + 1, (box, table)  # in view
     page.screenshot(path=str(tmp_path / "grpo.png"), full_page=True)
+
+
+def test_sft_then_continue_with_grpo_then_chat(page, live_app, tiny_model_dir, tmp_path):
+    from playwright.sync_api import expect
+    manager = live_app[1]
+    before = len(manager.all_runs())
+    page.reload()  # a fresh page: the stage and data of the test before are not kept
+    open_panels(page)
+    page.locator("#cfg-stage input").click()
+    page.get_by_role("option", name="sft", exact=True).click()
+    expect(page.locator("#cfg-dataset_name input")).to_have_value("demo")
+    _set(page, "Model", tiny_model_dir)
+    for label, value in {"Max steps": 2, "Batch size per device": 2,
+                         "Gradient accumulation steps": 1, "Max length (tokens)": 64,
+                         "Sample every N steps": 0}.items():
+        _set(page, label, value)
+    _field(page, "Use LoRA").first.check()
+    page.get_by_role("button", name="Start").click()
+    notice = page.locator("#start-notice")
+    sft = wait_for(lambda: newest_ended(manager, before + 1) or start_refused(notice),
+                   timeout=HANG)
+    assert not isinstance(sft, str), sft
+    assert sft.state == "done", sft.error
+    expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=HANG_MS)
+
+    also = page.get_by_role("button", name="Continue with GRPO (rewards)")
+    expect(also).to_be_visible(timeout=HANG_MS)
+    also.click()
+    expect(notice).to_contain_text(f"Filled in a GRPO run after run {sft.id}")
+    expect(page.locator("#cfg-model_name_or_path input")).to_have_value(f"{sft.dir}/model")
+    expect(page.locator("#cfg-stage input")).to_have_value("grpo")
+    expect(page.locator("#cfg-dataset_name input")).to_have_value("demo-grpo")
+    open_panels(page)  # the Rewards panel, shown now
+    _set(page, "Answers per prompt", 2)
+    _set(page, "Max completion length (tokens)", 6)
+    page.locator("#cfg-rewards input").click()
+    page.get_by_role("option", name="written").click()
+    page.keyboard.press("Escape")
+    code = page.locator("#cfg-reward_code .cm-content")
+    code.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(WRITTEN)
+    page.locator("#test-rewards").click()
+    expect(page.locator("#reward-table")).to_contain_text("short_answer", timeout=HANG_MS)
+
+    page.get_by_role("button", name="Start").click()
+    grpo = wait_for(lambda: newest_ended(manager, before + 2) or start_refused(notice),
+                    timeout=HANG)
+    assert not isinstance(grpo, str), grpo
+    assert grpo.state == "done", grpo.error
+    assert grpo.config.model_name_or_path == f"{sft.dir}/model"
+    assert "written" in grpo.config.rewards
+    assert any("rewards/short_answer/mean" in m for m in grpo.metrics)
+    expect(page.locator("#run-status")).to_contain_text(f"Run {grpo.id}: done",
+                                                        timeout=HANG_MS)
+    expect(page.locator("#reward-plot")).to_contain_text("short_answer")
+    expect(page.locator("#samples")).to_contain_text("short_answer")  # scored answers
+
+    page.get_by_role("tab", name="Chat").click()
+    expect(page.locator("#chat-latest")).to_contain_text("GRPO", timeout=HANG_MS)
+    _field(page, "Message").fill("What is 2 + 3?")
+    page.get_by_role("button", name="Send").click()
+    bot = page.locator(".message.bot, [data-testid='bot']").last
+    expect(bot).to_be_visible(timeout=HANG_MS)
+    wait_for(lambda: bot.inner_text().strip(), timeout=HANG)
+    assert manager.latest_finished().id == grpo.id  # the chat's model: the GRPO run's
+    page.get_by_role("tab", name="Train").click()
