@@ -95,8 +95,9 @@ def test_sft_then_continue_with_grpo_then_chat(page, live_app, tiny_model_dir, t
     expect(page.locator("#cfg-model_name_or_path input")).to_have_value(f"{sft.dir}/model")
     expect(page.locator("#cfg-stage input")).to_have_value("grpo")
     expect(page.locator("#cfg-dataset_name input")).to_have_value("demo-grpo")
+    # 4 answers per prompt: the batch of 2 x 1 became 2 x 2, so that the run starts.
+    expect(notice).to_contain_text("Gradient accumulation: 2 (was 1)")
     open_panels(page)  # the Rewards panel, shown now
-    _set(page, "Answers per prompt", 2)
     _set(page, "Max completion length (tokens)", 6)
     page.locator("#cfg-rewards input").click()
     page.get_by_role("option", name="written").click()

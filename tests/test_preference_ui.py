@@ -189,6 +189,33 @@ def test_a_finished_sft_run_offers_preference_tuning_or_grpo(tmp_path):
     assert [u["visible"] for u in stage_view.continue_update(None)] == [False, False]
 
 
+def test_continue_with_grpo_after_a_small_batch_makes_whole_groups(tmp_path):
+    """An SFT run of batch 2 x 1: GRPO writes 4 answers per prompt, so Continue raises
+    Gradient accumulation to 2 (the batch, which decides the memory, kept) and says so;
+    the settings it fills in start (before: 'Answers per prompt (4) must divide ... (2)')."""
+    run = _finished_sft(tmp_path, per_device_train_batch_size=2,
+                        gradient_accumulation_steps=1)
+    follow = preference_after(run, "grpo")
+    cfg = follow.config
+    assert (cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps,
+            cfg.num_generations) == (2, 2, 4)
+    assert cfg.validate() == []
+    assert any("Gradient accumulation: 2 (was 1)" in n for n in follow.notes)
+    page = _in_japanese(lambda: stage_view.follow_up_markdown(run.id, "GRPO", follow.notes))
+    assert "勾配累積ステップ数: 2（元は 1）" in page
+    assert not english_left(page.replace(run.model_dir, "")), page
+    # Batch 3 x 3 and 4 answers: 3 x 4; a batch that already makes whole groups: kept.
+    odd = preference_after(_finished_sft(tmp_path, per_device_train_batch_size=3,
+                                         gradient_accumulation_steps=3), "grpo").config
+    assert (odd.gradient_accumulation_steps, odd.validate()) == (4, [])
+    even = preference_after(_finished_sft(tmp_path, per_device_train_batch_size=8,
+                                          gradient_accumulation_steps=1), "grpo")
+    assert even.config.gradient_accumulation_steps == 1
+    assert not any("Gradient accumulation" in n for n in even.notes)
+    # DPO after the same small run: nothing to group.
+    assert preference_after(run).config.gradient_accumulation_steps == 1
+
+
 def test_only_a_finished_sft_run_with_a_model_continues(tmp_path):
     running = create_run(tmp_path, RunConfig())
     running.set_state("running", "Training...")

@@ -4,6 +4,7 @@ the combinations that cannot train, each as one readable line with the fix.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from sft_ui.config.values import applies_field, choices, field_label, shorten
 from sft_ui.stages import REWARD, SUPERVISED, demos, get
@@ -133,6 +134,27 @@ def _reward_problems(cfg) -> list[str]:
                       f"({batch}): for example set Answers per prompt to "
                       f"{_divisor_near(batch, cfg.num_generations)}.")
     return errors
+
+
+def whole_groups(cfg) -> tuple:
+    """(cfg, a note): for a stage that writes answers to each prompt (the reward family),
+    Gradient accumulation raised to the least that makes the answers written at once
+    (Batch size per device x Gradient accumulation) whole groups of Answers per prompt,
+    the batch size kept (it decides the memory); the note says so ('' when nothing had to
+    change). Continue uses it: a GRPO run after a run of another batch."""
+    stage, batch, answers = get(cfg.stage), cfg.per_device_train_batch_size, \
+        cfg.num_generations
+    before = cfg.gradient_accumulation_steps
+    if not stage or stage.family != REWARD or batch < 1 or answers < 1 or \
+            batch * before % answers == 0:
+        return cfg, ""
+    step = answers // math.gcd(batch, answers)  # accumulations that make whole groups
+    accumulation = -(-before // step) * step
+    total = batch * accumulation
+    return dataclasses.replace(cfg, gradient_accumulation_steps=accumulation), (
+        f"Gradient accumulation: {accumulation} (was {before}): the answers written at "
+        f"once, Batch size per device x Gradient accumulation ({total}), must be a "
+        f"multiple of Answers per prompt ({answers}).")
 
 
 def _divisor_near(n: int, wanted: int) -> int:

@@ -164,6 +164,12 @@ MESSAGES = {
         "プロンプトあたりの回答数（{num_generations}）は、一度に生成する回答の数（デバイス"
         "あたりのバッチサイズ × 勾配累積ステップ数 = {batch}）を割り切れる数にしてください。"
         "たとえばプロンプトあたりの回答数を {divisor_near} にします。",
+    "Gradient accumulation: {accumulation} (was {before}): the answers written at once, "
+    "Batch size per device x Gradient accumulation ({total}), must be a multiple of "
+    "Answers per prompt ({answers}).":
+        "勾配累積ステップ数: {accumulation}（元は {before}）。一度に書く回答の数（デバイスあたり"
+        "のバッチサイズ × 勾配累積ステップ数 = {total}）は、プロンプトあたりの回答数"
+        "（{answers}）の倍数である必要があるためです。",
     # data/prompts.py: prompt-only data
     "GRPO demo set": "GRPO デモデータ",
     "GRPO demo set (held-out problems)": "GRPO デモデータ（取り分けた問題）",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sft_ui.config import RunConfig
+from sft_ui.config.checks import whole_groups
 from sft_ui.runs.run import Run, RunError
 from sft_ui.stages import demos, get, stage_of
 
@@ -69,8 +70,9 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     rate = after.default_learning_rate(cfg.use_peft)
     reader = demos().get(cfg.dataset_name.strip())
     dataset = after.demo if reader is not None and reader.family == stage.family else ""
-    new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
-                  learning_rate=rate, ref_model="")  # the time budget set stays
+    new, grouped = whole_groups(replace(
+        cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
+        learning_rate=rate, ref_model=""))  # the time budget set stays
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
              f"Stage: `{after.name}`."]
     if dataset:
@@ -90,4 +92,6 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
                      "needs.")
     else:
         notes.append(f"Learning rate: {rate:g}, {after.title}'s.")
+    if grouped:
+        notes.append(grouped)
     return FollowUp(new, notes)
