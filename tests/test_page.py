@@ -61,6 +61,23 @@ def test_train_tab_fits_two_screens_and_start_stays_in_sight(browser, live_app):
         page.close()
 
 
+def test_the_model_field_shows_the_whole_id_on_a_phone(browser, live_app):
+    """At 390 px the default model's whole Hub id is in its field's view (it was cut to
+    'SmolLM2-135M-Instru' under the arrow): the page's margins and the field's font are
+    a phone's."""
+    page = _open(browser, live_app[0], {"width": 390, "height": 844})
+    box = page.locator("#cfg-model_name_or_path input")
+    wide = box.evaluate("""e => { const c = document.createElement('canvas').getContext('2d');
+        c.font = getComputedStyle(e).font;
+        const box = e.getBoundingClientRect(), arrow = e.closest('.wrap').querySelector('svg');
+        const right = arrow ? Math.min(box.right, arrow.getBoundingClientRect().left) : box.right;
+        return [c.measureText('HuggingFaceTB/SmolLM2-135M-Instruct').width, right - box.left,
+                e.value]; }""")
+    assert wide[2].startswith("HuggingFaceTB/SmolLM2-135M-Instruct"), wide
+    assert wide[0] <= wide[1], wide  # the id's width, the field's left of its arrow
+    page.close()
+
+
 def test_help_is_one_line_with_the_rest_behind_it(browser, live_app):
     """One line of help per field; hovering it gives the whole text as its tooltip,
     clicking it opens it in place; focusing a field moves nothing."""

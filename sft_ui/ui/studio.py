@@ -7,7 +7,7 @@ from starlette.middleware import Middleware
 
 from sft_ui.ui.lang import translations
 from sft_ui.ui.shared_reads import SharedReadSession
-from sft_ui.ui.style import CSS, HEAD_JS
+from sft_ui.ui.style import CSS, HEAD
 
 # How long Gradio's queue sleeps when it has nothing to do (its own: 1 ms, and 10 ms
 # between progress updates): a served app with no page open took 8% of a core in wakeups,
@@ -31,5 +31,5 @@ class Studio(gr.Blocks):
                 setattr(self._queue, name, seconds)
         return super().launch(*args, i18n=i18n or gr.I18n(**translations()),
                               css=CSS if css is None else css,
-                              head=HEAD_JS if head is None else head, app_kwargs=app_kwargs,
+                              head=HEAD if head is None else head, app_kwargs=app_kwargs,
                               **kwargs)

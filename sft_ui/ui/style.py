@@ -32,11 +32,16 @@ CSS = """
   #bar-room { height: 220px; }
 }
 @media (min-width: 769px) { #bar-room { display: none; } }
+/* Phones: the model's and data's fields in a smaller font, so that a whole Hub id shows
+   (at 390 px "SmolLM2-135M-Instruct" was cut under the arrow); the page's margins in HEAD. */
+@media (max-width: 480px) {
+  #cfg-model_name_or_path input, #cfg-dataset_name input { font-size: var(--text-sm); }
+}
 #run-bar #run-progress { font-size: var(--text-sm); }
 /* What Start or Continue answered, in the bar: a few lines at a time, the rest scrolled. */
 #run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }
 /* Help: one line; the whole text in its tooltip, or in place once the line is clicked
-   (HEAD_JS). Nothing opens by itself: a text growing under the pointer would move the
+   (HEAD). Nothing opens by itself: a text growing under the pointer would move the
    button being clicked. */
 .settings .info-text { display: -webkit-box; -webkit-box-orient: vertical;
                        -webkit-line-clamp: 1; overflow: hidden; cursor: help; }
@@ -50,9 +55,14 @@ button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
 #data-examples { max-height: 480px; overflow-y: auto; }
 """
 
-# A help line shows its whole text as a tooltip (in the language shown now), and opens
-# in place when clicked (a phone has no hover).
-HEAD_JS = """<script>
+# The page's head. Its style reaches what CSS cannot (Gradio scopes CSS inside the page's
+# content): on a phone, narrower margins around the page. A help line shows its whole text
+# as a tooltip (in the language shown now), and opens in place when clicked (a phone has
+# no hover).
+HEAD = """<style>
+@media (max-width: 480px) { .gradio-container .main.fillable { padding: 8px 8px; } }
+</style>
+<script>
 document.addEventListener('mouseover', (e) => {
   const help = e.target.closest && e.target.closest('.info-text');
   if (help) help.title = help.textContent.trim();
