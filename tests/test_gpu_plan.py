@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import catalog, kernels, memory, modes, planner, speed, targets
+from sft_ui.plan import catalog, kernels, memory, modes, oom, planner, speed, targets
 from sft_ui.plan.hardware import Hardware, precision, unsupported
 from sft_ui.plan.memory import ModelShape, model_shape
 from sft_ui.runs import RunError, RunManager
@@ -287,8 +287,8 @@ def test_a_run_that_clearly_cannot_fit_a_gpu_is_refused_with_the_fixes(tmp_path,
     cfg = RunConfig(model_name_or_path=LLAMA_8B, max_length=1024)
     problem = memory.memory_problem(cfg, T4, available=15 * GIB)
     assert problem.startswith("This run needs about ") and "Tesla T4 has 15.0 GiB free" in problem
-    advice, _ = memory.out_of_memory_advice(cfg, T4)
-    assert memory.fixes_text(cfg, T4) in problem and memory.fixes_text(cfg, T4) in advice
+    advice, _ = oom.out_of_memory_advice(cfg, T4)
+    assert oom.fixes_text(cfg, T4) in problem and oom.fixes_text(cfg, T4) in advice
     assert "load the base model in 4 bits under the LoRA adapter (QLoRA" in problem
     fitted, _ = planner.fit_to_target(cfg, "t4-small")
     assert memory.memory_problem(fitted, T4, available=15 * GIB) is None

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import speed
+from sft_ui.plan import oom, speed
 from sft_ui.plan.generation import PROMPT_TOKENS, generation_batch, kv_cache_bytes
 from sft_ui.plan.hardware import Hardware
-from sft_ui.plan.memory import model_shape, peak_memory
+from sft_ui.plan.memory import memory_problem, model_shape, peak_memory
 from sft_ui.plan.modes import fit_mode
 from sft_ui.plan.planner import plan, plan_with_data
 from sft_ui.plan.sample import DataSample
@@ -88,6 +88,22 @@ def test_fit_shortens_the_answers_not_max_length():
     fit = fit_mode(cfg, "lora", shape, CPU, 3 << 30)
     assert fit.fits and fit.changes["max_completion_length"] < 4096, fit
     assert "max_length" not in fit.changes and "max_completion_length" in fit.reason
+
+
+def test_out_of_memory_advice_shortens_the_answers_not_max_length():
+    """After running out of memory (and before, from the RAM guard), a GRPO run is told to
+    shorten Max completion length, which it reads, not max_length, which it does not; the
+    suggestion changes that setting. SFT keeps max_length."""
+    cfg = _grpo(per_device_train_batch_size=1, activation_checkpointing=True,
+                max_completion_length=256)
+    text, changes = oom.out_of_memory_advice(cfg, CPU)
+    assert changes == {"max_completion_length": 128}, changes
+    assert "shorten max_completion_length (256 -> 128 tokens)" in text
+    assert "max_length" not in text.replace("max_completion_length", "")
+    guard = memory_problem(cfg, CPU, available=1)
+    assert "shorten max_completion_length" in guard and " max_length" not in guard
+    sft = RunConfig(per_device_train_batch_size=1, activation_checkpointing=True)
+    assert oom.out_of_memory_advice(sft, CPU)[1] == {"max_length": sft.max_length // 2}
 
 
 def test_vllm_generation_is_checked_and_planned():

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import memory, planner, sample, speed
+from sft_ui.plan import memory, oom, planner, sample, speed
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import HANG, wait_for
@@ -199,7 +199,7 @@ def test_out_of_memory_marks_the_run_failed_with_a_suggestion(tmp_path):
     assert RunManager(tmp_path / "runs").get(run_id).suggestion == fix  # after a restart
     # Fixes already in place are skipped; 4 bits only on a GPU.
     gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
-    text, changes = memory.out_of_memory_advice(
+    text, changes = oom.out_of_memory_advice(
         RunConfig(per_device_train_batch_size=1, activation_checkpointing=True, use_peft=True),
         gpu)
     assert changes == {"max_length": 128} and "4 bits" in text and "halve" not in text

@@ -13,7 +13,7 @@ import pytest
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.models import ModelError, resolve_model
-from sft_ui.plan import memory, planner
+from sft_ui.plan import memory, oom, planner
 from sft_ui.plan.hardware import Hardware, detect
 
 CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
@@ -245,6 +245,6 @@ def test_fit_and_the_memory_advice_keep_the_stages_minimum_batch():
     assert "even batch 2" in modes.fit_mode(kto, "full", shape, hw, tiny).reason
     at_two = RunConfig(stage="kto", dataset_name="demo-preference",
                        per_device_train_batch_size=2)
-    assert not any("halve the batch" in text for text, _ in memory._fixes(at_two, hw))
-    assert any("halve the batch" in text for text, _ in memory._fixes(
+    assert not any("halve the batch" in text for text, _ in oom._fixes(at_two, hw))
+    assert any("halve the batch" in text for text, _ in oom._fixes(
         RunConfig(per_device_train_batch_size=2), hw))

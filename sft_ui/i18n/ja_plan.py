@@ -1,9 +1,10 @@
-"""Japanese for the plan (plan/planner.py, plan/memory.py, plan/hardware.py,
-ui/plan_panel.py): memory, time, padding, what fits, and the precision and speed-ups this
-machine cannot run."""
+"""Japanese for the plan (plan/planner.py, plan/memory.py, plan/oom.py, plan/hardware.py,
+ui/plan_panel.py): memory, time, padding, what fits, what to do after running out of
+memory, and the precision and speed-ups this machine cannot run."""
 
 # Whose messages go here (see ja.py).
-MODULES = ("plan/planner.py", "plan/memory.py", "plan/hardware.py", "ui/plan_panel.py")
+MODULES = ("plan/planner.py", "plan/memory.py", "plan/oom.py", "plan/hardware.py",
+           "ui/plan_panel.py")
 
 PAGE = {}
 
@@ -27,19 +28,19 @@ MESSAGES = {
     "The data is not measured (a Hub dataset, or over 64 MB).":
         "データは測っていません（Hub のデータセットか、64 MB を超えるデータです）。",
     "The data could not be measured: {error}": "データを測れませんでした: {error}",
-    "Even batch {batch} needs about {room}: shorten max_length, or turn on activation "
+    "Even batch {batch} needs about {room}: shorten {setting}, or turn on activation "
     "checkpointing or LoRA.":
-        "バッチ {batch} でもおよそ {room} を使います。max_length を短くするか、アクティベーション・"
+        "バッチ {batch} でもおよそ {room} を使います。{setting} を短くするか、アクティベーション・"
         "チェックポインティングか LoRA をオンにしてください。",
     "Batch {batch} x accumulation {accum} is the largest that fits ({room}).":
         "バッチ {batch} × 勾配累積 {accum} が収まる最大です: {room}。",
     "This run needs about {total} of memory at its peak, but this machine has {available} "
     "available (a run may use {share} of it). Lower the batch size per device and raise "
-    "accumulation (Fit to this machine does that), shorten max_length, or turn on "
+    "accumulation (Fit to this machine does that), shorten {setting}, or turn on "
     "activation checkpointing or LoRA.":
         "この実行はピーク時におよそ {total} のメモリを使いますが、このマシンで使えるのは "
         "{available} です（実行が使えるのはその {share} まで）。デバイスあたりのバッチサイズを"
-        "下げて勾配累積を上げる（「このマシンに合わせる」がそうします）、max_length を短くする、"
+        "下げて勾配累積を上げる（「このマシンに合わせる」がそうします）、{setting} を短くする、"
         "またはアクティベーション・チェックポインティングか LoRA をオンにしてください。",
     "the same effective batch": "実効バッチサイズは同じ",
     "{new} examples per device and step instead of {old}":
@@ -50,7 +51,7 @@ MESSAGES = {
     "{accum}: {same})":
         "デバイスあたりのバッチを半分にして勾配累積を上げる（バッチ {batch} × 勾配累積 "
         "{accum}: {same}）",
-    "shorten max_length ({old} -> {new} tokens)": "max_length を短くする（{old} → {new} トークン）",
+    "shorten {setting} ({old} -> {new} tokens)": "{setting} を短くする（{old} → {new} トークン）",
     "turn on activation checkpointing (less memory, some more time)":
         "アクティベーション・チェックポインティングをオンにする（メモリが減り、時間は少し増える）",
     "train a LoRA adapter instead of every weight (no gradients or optimizer state for the "

@@ -1,19 +1,18 @@
-"""How much memory a training run needs, and what to change when it runs out.
+"""How much memory a training run needs.
 
 Owns the model's size read from its config.json (no weights loaded; the listed
 models' configs ship with the app, plan/catalog.py), the peak
 memory of a training step by part (for a preference stage, dpo, orpo or kto, also what
 its trainer adds: two answers per example, the reference model and its forward pass
 without gradients; for GRPO the answers it writes, plan/generation.py), this machine's
-available memory and the fit against it, the RAM guard, and the advice after running
-out of memory. Knows nothing of Gradio, runs or the data.
+available memory and the fit against it, and the RAM guard (with plan/oom.py's fixes).
+Knows nothing of Gradio, runs or the data.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import json
-import math
 from pathlib import Path
 
 import psutil
@@ -25,12 +24,14 @@ from sft_ui.plan.generation import (
     VLLM_SHARE,
     generation_notes,
     kv_cache_bytes,
+    length_setting,
     sequence_tokens,
     with_vllm,
     writes_answers,
 )
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
+from sft_ui.plan.oom import fixes_text
 from sft_ui.stages import PREFERENCE, stage_of
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
@@ -487,57 +488,8 @@ def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
     return (f"This run needs about {size_text(total)} of memory at its peak, but this "
             f"machine has {size_text(available)} available (a run may use {GUARD:.0%} of "
             "it). Lower the batch size per device and raise accumulation (Fit to this "
-            "machine does that), shorten max_length, or turn on activation checkpointing "
-            "or LoRA.")
-
-
-# ---- running out of memory -----------------------------------------------------------
-def is_out_of_memory(error: BaseException) -> bool:
-    import torch  # heavy: torch loaded on first use
-    return isinstance(error, torch.OutOfMemoryError) or \
-        any(text in str(error) for text in ("DefaultCPUAllocator: can't allocate memory",
-                                            "CUDA out of memory", "OutOfMemoryError"))
-
-
-def _fixes(cfg: RunConfig, hw: Hardware | None = None) -> list[tuple[str, dict]]:
-    """What to try when a run does not fit, in order: (what, RunConfig changes)."""
-    hw = hw or detect()
-    batch, accum = cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps
-    fixes = []
-    if batch // 2 >= stage_of(cfg).min_batch:  # never below the stage's minimum
-        half = batch // 2
-        more = math.ceil(batch * accum / half)
-        same = "the same effective batch" if half * more == batch * accum else \
-            f"{half * more} examples per device and step instead of {batch * accum}"
-        fixes.append((f"halve the batch per device and raise accumulation (batch {half} x "
-                       f"accumulation {more}: {same})",
-                       {"per_device_train_batch_size": half, "gradient_accumulation_steps": more}))
-    if cfg.max_length >= 16:
-        fixes.append((f"shorten max_length ({cfg.max_length} -> {cfg.max_length // 2} tokens)",
-                      {"max_length": cfg.max_length // 2}))
-    if not cfg.activation_checkpointing:
-        fixes.append(("turn on activation checkpointing (less memory, some more time)",
-                      {"activation_checkpointing": True}))
-    if not cfg.use_peft:
-        fixes.append(("train a LoRA adapter instead of every weight (no gradients or "
-                      "optimizer state for the base model)", {"use_peft": True}))
-    if hw.device == "cuda" and not cfg.load_in_4bit:
-        fixes.append(("load the base model in 4 bits under the LoRA adapter (QLoRA, "
-                      "bitsandbytes): a quarter of the weights' memory",
-                      {"use_peft": True, "load_in_4bit": True}))
-    return fixes
-
-
-def fixes_text(cfg: RunConfig, hw: Hardware | None = None) -> str:
-    return "; ".join(f"{n}. {text}" for n, (text, _) in enumerate(_fixes(cfg, hw), 1))
-
-
-def out_of_memory_advice(cfg: RunConfig, hw: Hardware | None = None) -> tuple[str, dict]:
-    """What to try after running out of memory, in order, and the first fix as RunConfig
-    changes (for "Apply suggestion")."""
-    suggestion = next((changes for _, changes in _fixes(cfg, hw) if changes), {})
-    return (f"Try, in this order: {fixes_text(cfg, hw)}. Apply suggestion fills in the "
-            "first.", suggestion)
+            f"machine does that), shorten {length_setting(cfg)}, or turn on activation "
+            "checkpointing or LoRA.")
 
 
 def size_text(n: float) -> str:

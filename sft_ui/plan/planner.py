@@ -16,7 +16,7 @@ from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
-from sft_ui.plan.generation import sequence_tokens, writes_answers
+from sft_ui.plan.generation import length_setting, sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
     TIGHT,
@@ -213,8 +213,8 @@ def fit_to_machine(cfg: RunConfig, hw: Hardware | None = None,
     needed = need(new_batch)
     room = f"{size_text(needed)} of {size_text(available)} available"
     if needed > TIGHT * available:
-        return new, (f"Even batch {new_batch} needs about {room}: shorten max_length, or "
-                     "turn on activation checkpointing or LoRA.")
+        return new, (f"Even batch {new_batch} needs about {room}: shorten "
+                     f"{length_setting(cfg)}, or turn on activation checkpointing or LoRA.")
     if new == cfg:
         return new, f"Batch {batch} x accumulation {accum} is the largest that fits ({room})."
     text = (f"Batch per device {batch} -> {new_batch}, accumulation {accum} -> "

@@ -19,7 +19,8 @@ from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
 from sft_ui.errors import UserError
 from sft_ui.lazy import trl
 from sft_ui.plan.hardware import detect, release_memory
-from sft_ui.plan.memory import is_out_of_memory, memory_problem, out_of_memory_advice
+from sft_ui.plan.memory import memory_problem
+from sft_ui.plan.oom import is_out_of_memory, out_of_memory_advice
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
 from sft_ui.runs.folder import RUN_ID, clean_name, display_name, runs_dir

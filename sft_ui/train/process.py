@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
-from sft_ui.plan.memory import is_out_of_memory
+from sft_ui.plan.oom import is_out_of_memory
 from sft_ui.train.engine import is_main_process, train
 from sft_ui.train.events import APP_PID, EventSink, NullSink
 
