@@ -78,6 +78,31 @@ def test_the_model_field_shows_the_whole_id_on_a_phone(browser, live_app):
     page.close()
 
 
+def test_an_idle_page_draws_ten_times_a_second_not_sixty(browser, live_app):
+    """Gradio's loading status keeps asking for animation frames on an idle page (60 a
+    second for each status whose event it saw pending, to count an elapsed time shown in
+    tenths); the script the app puts first in the page lets it ask 10 times a second.
+    Frames asked in a 3 s window once the page is idle: at most 15 a second (a status
+    still counting an event of the page's load adds its own, so up to 10 windows are
+    tried; before, every window had 60 a second or more)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.set_default_timeout(HANG_MS)
+    page.add_init_script("""(() => { const frame = window.requestAnimationFrame.bind(window);
+        window.__frames = 0;
+        window.requestAnimationFrame = (f) => { window.__frames++; return frame(f); }; })();""")
+    page.goto(live_app[0])
+    page.locator("#plan-summary").get_by_text("Plan:").wait_for()
+    counted = []
+    for _ in range(10):
+        before = page.evaluate("window.__frames")
+        page.wait_for_timeout(3000)  # a window to count in, not a wait for an event
+        counted.append(page.evaluate("window.__frames") - before)
+        if counted[-1] <= 3 * 15:
+            break
+    assert counted[-1] <= 3 * 15, f"frames in each 3 s window: {counted}"
+    page.close()
+
+
 def test_help_is_one_line_with_the_rest_behind_it(browser, live_app):
     """One line of help per field; hovering it gives the whole text as its tooltip,
     clicking it opens it in place; focusing a field moves nothing."""

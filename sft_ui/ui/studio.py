@@ -1,11 +1,12 @@
-"""The app's Blocks: launched with the page's translations, style and calmer queue, and
-one shared session for the API's reads."""
+"""The app's Blocks: launched with the page's translations, style and calmer queue, one
+shared session for the API's reads, and a script in the page that runs before Gradio's."""
 from __future__ import annotations
 
 import gradio as gr
 from starlette.middleware import Middleware
 
 from sft_ui.ui.lang import translations
+from sft_ui.ui.page_head import EarlyScript
 from sft_ui.ui.shared_reads import SharedReadSession
 from sft_ui.ui.style import CSS, HEAD
 
@@ -19,12 +20,13 @@ QUEUE_NAPS = {"sleep_when_free": 0.02, "progress_update_sleep_when_free": 0.05}
 class Studio(gr.Blocks):
     """Blocks that launch with the page's translations (gr.I18n, ui/lang.py) and style
     (ui/style.py) unless given others, the API's shared session for reads
-    (ui/shared_reads.py) and a calmer queue (QUEUE_NAPS)."""
+    (ui/shared_reads.py), the page's early script (ui/page_head.py) and a calmer queue
+    (QUEUE_NAPS)."""
 
     def launch(self, *args, i18n: gr.I18n | None = None, css: str | None = None,
                head: str | None = None, app_kwargs: dict | None = None, **kwargs):
         app_kwargs = dict(app_kwargs or {})
-        app_kwargs["middleware"] = [Middleware(SharedReadSession),
+        app_kwargs["middleware"] = [Middleware(SharedReadSession), Middleware(EarlyScript),
                                     *app_kwargs.get("middleware", [])]
         for name, seconds in QUEUE_NAPS.items():
             if hasattr(self._queue, name):

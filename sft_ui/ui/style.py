@@ -55,10 +55,11 @@ button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
 #data-examples { max-height: 480px; overflow-y: auto; }
 """
 
-# The page's head. Its style reaches what CSS cannot (Gradio scopes CSS inside the page's
-# content): on a phone, narrower margins around the page. A help line shows its whole text
-# as a tooltip (in the language shown now), and opens in place when clicked (a phone has
-# no hover).
+# The page's head (Gradio adds it once its modules have loaded: ui/page_head.py puts what
+# must run before them into the page itself). Its style reaches what CSS cannot (Gradio
+# scopes CSS inside the page's content): on a phone, narrower margins around the page. A
+# help line shows its whole text as a tooltip (in the language shown now), and opens in
+# place when clicked (a phone has no hover).
 HEAD = """<style>
 @media (max-width: 480px) { .gradio-container .main.fillable { padding: 8px 8px; } }
 </style>

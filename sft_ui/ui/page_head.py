@@ -1,0 +1,59 @@
+"""A script that runs before Gradio's own: what `Studio` puts in front of the app so that
+the page's HTML carries it at the top of its head. Gradio adds a Blocks' `head` only once
+its modules have loaded, too late for what they take at load (ui/style.py's HEAD holds
+the rest of the page's head).
+
+The script: Gradio 6's loading status keeps a requestAnimationFrame loop going (60
+frames a second, to count an elapsed time it shows in tenths of a second, mostly hidden),
+on an idle page too; its module takes the browser's requestAnimationFrame when it loads.
+The page lets it ask 10 times a second: an idle page's browser took 0.09 of a core, 0.04
+after (docs/benchmarks.md). Other callers draw as they asked.
+"""
+from __future__ import annotations
+
+STATUS_FRAME_MS = 100  # the loading status's frames: its elapsed time shows tenths
+
+EARLY_SCRIPT = f"""<script>
+(() => {{
+  const frame = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (draw) =>
+    (new Error().stack || '').includes('statustracker')
+      ? setTimeout(() => frame(draw), {STATUS_FRAME_MS}) : frame(draw);
+}})();
+</script>""".encode()
+
+
+class EarlyScript:
+    """ASGI middleware: an HTML page the app serves gets EARLY_SCRIPT right after its
+    <head>; every other response passes as it is."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            return await self.app(scope, receive, send)
+        start, body = None, b""
+
+        async def held(message):
+            nonlocal start, body
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                if headers.get(b"content-type", b"").startswith(b"text/html") and \
+                        b"content-encoding" not in headers:
+                    start = message  # held until the whole page is here
+                    return None
+                return await send(message)
+            if start is None or message["type"] != "http.response.body":
+                return await send(message)
+            body += message.get("body", b"")
+            if message.get("more_body"):
+                return None
+            page = body.replace(b"<head>", b"<head>" + EARLY_SCRIPT, 1)
+            headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
+            await send({**start, "headers": headers + [
+                (b"content-length", str(len(page)).encode())]})
+            return await send({"type": "http.response.body", "body": page,
+                               "more_body": False})
+
+        await self.app(scope, receive, held)
