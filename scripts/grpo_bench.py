@@ -13,7 +13,11 @@ Prints the machine, its load average, the reward curve, the table and the times.
 figure but the times is the same run to run for a seed on one machine.
 
     .venv/bin/python scripts/grpo_bench.py [--steps 40] [--lr 1e-5] [--lora]
-        [--generations 8] [--max-completion 32] [--keep]
+        [--generations 8] [--max-completion 32] [--batch N] [--accumulation 1] [--keep]
+
+(--batch: Batch size per device, by default the generations: one prompt's answers a
+step; the page's GRPO defaults are --lora --lr 5e-5 --generations 4 --max-completion 64
+--batch 4 --accumulation 2, what Continue fills in after an SFT run with LoRA.)
 """
 from __future__ import annotations
 
@@ -82,6 +86,8 @@ def main() -> int:
     ap.add_argument("--lora", action="store_true")
     ap.add_argument("--generations", type=int, default=8)
     ap.add_argument("--max-completion", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=0)
+    ap.add_argument("--accumulation", type=int, default=1)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
@@ -89,7 +95,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="grpo-bench-"))
     cfg = RunConfig.from_dict({
         "stage": "grpo", "dataset_name": "demo-grpo", "max_steps": args.steps,
-        "per_device_train_batch_size": args.generations, "gradient_accumulation_steps": 1,
+        "per_device_train_batch_size": args.batch or args.generations,
+        "gradient_accumulation_steps": args.accumulation,
         "num_generations": args.generations, "max_completion_length": args.max_completion,
         "learning_rate": args.lr, "use_peft": args.lora, "seed": args.seed,
         "rewards": ["json_answer", "exact_match"], "logging_steps": 1,
