@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -210,6 +211,19 @@ def measure(cfg: RunConfig) -> dict:
     return fresh(code)
 
 
+# The studio's side of a fresh-process comparison (`cfg` and `out` given): the engine's
+# run, its logged records as `history` (scripts/grpo_speed.py runs it too).
+STUDIO_SIDE = """
+from sft_ui.train.engine import train
+from sft_ui.train.events import NullSink
+class Records(NullSink):
+    history = []
+    def add_metrics(self, record):
+        self.history.append(record)
+train(cfg, out, Records())
+history = Records.history
+"""
+
 # One side of the lean-step comparison in a fresh process: TRL's SFTTrainer as a careful
 # user builds it (the studio's SFTConfig: bf16 where native, plain AdamW, no activation
 # checkpointing), or the studio's engine (train/lean.py's step, callbacks, run sink).
@@ -218,7 +232,6 @@ import json, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from sft_ui.config import RunConfig
-from sft_ui.train.events import NullSink
 cfg = RunConfig.from_dict(json.loads({cfg!r}))
 out = Path(tempfile.mkdtemp())
 if {side!r} == "bare":
@@ -234,13 +247,7 @@ if {side!r} == "bare":
     trainer.train()
     history = trainer.state.log_history
 else:
-    from sft_ui.train.engine import train
-    class Records(NullSink):
-        history = []
-        def add_metrics(self, record):
-            self.history.append(record)
-    train(cfg, out, Records())
-    history = Records.history
+{studio}
 print(json.dumps({{"runtime": next(r["train_runtime"] for r in history if "train_runtime" in r),
                   "tokens": max(r.get("num_tokens", 0) for r in history),
                   "losses": [r["loss"] for r in history if "loss" in r]}}))
@@ -250,7 +257,8 @@ print(json.dumps({{"runtime": next(r["train_runtime"] for r in history if "train
 def side(cfg: RunConfig, which: str) -> dict:
     """{"runtime", "tokens", "losses"} of one side ("bare" or "studio") in a fresh process."""
     code = SIDE.format(root=str(Path(__file__).resolve().parents[1]),
-                       cfg=json.dumps(cfg.to_dict()), side=which)
+                       cfg=json.dumps(cfg.to_dict()), side=which,
+                       studio=textwrap.indent(STUDIO_SIDE, "    "))
     return fresh(code)
 
 

@@ -24,10 +24,12 @@ import os
 import statistics
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scripts.bench import STUDIO_SIDE  # noqa: E402
 from sft_ui.config import RunConfig  # noqa: E402
 from sft_ui.plan.hardware import detect  # noqa: E402
 
@@ -55,14 +57,7 @@ if {side!r} == "bare":
     trainer.train()
     history = trainer.state.log_history
 else:
-    from sft_ui.train.engine import train
-    from sft_ui.train.events import NullSink
-    class Records(NullSink):
-        history = []
-        def add_metrics(self, record):
-            self.history.append(record)
-    train(cfg, out, Records())
-    history = Records.history
+{studio}
 steps = [r for r in history if "reward" in r]
 print(json.dumps({{"runtime": next(r["train_runtime"] for r in history if "train_runtime" in r),
                   "steps": len(steps), "tokens": max(r.get("num_tokens", 0) for r in history),
@@ -72,7 +67,8 @@ print(json.dumps({{"runtime": next(r["train_runtime"] for r in history if "train
 
 def side(cfg: RunConfig, which: str) -> dict:
     """{"runtime", "steps", "tokens", "reward"} of one side in a fresh process."""
-    code = SIDE.format(root=str(ROOT), cfg=json.dumps(cfg.to_dict()), side=which)
+    code = SIDE.format(root=str(ROOT), cfg=json.dumps(cfg.to_dict()), side=which,
+                       studio=textwrap.indent(STUDIO_SIDE, "    "))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "TRL_EXPERIMENTAL_SILENCE": "1"})
     if done.returncode:
