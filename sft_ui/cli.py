@@ -101,17 +101,19 @@ def serve(host: str, port: int, users: dict[str, str], private: bool) -> None:
     """Serve the app until Ctrl-C; its runs train in a warm child process."""
     from sft_ui.ui import build_app  # heavy: gradio, not needed to train
     manager = RunManager(in_child=True)  # runs train in a warm child process
-    # With --private the whole page needs gradio's login; else only the actions do.
-    app = build_app(manager, Access.from_env(users))
-    app.queue().launch(server_name=host, server_port=port,
-                       auth=list(users.items()) if private and users else None,
-                       prevent_thread_lock=True)
     try:
+        # TRL (with transformers and accelerate) is imported before the server answers: a
+        # request importing them beside this import broke it ("KeyError: 'accelerate'").
         manager.warm_up()
+        # With --private the whole page needs gradio's login; else only the actions do.
+        app = build_app(manager, Access.from_env(users))
+        app.queue().launch(server_name=host, server_port=port,
+                           auth=list(users.items()) if private and users else None,
+                           prevent_thread_lock=True)
         gc.freeze()  # the page's and the libraries' objects stay: no full GC passes them
         app.block_thread()  # until Ctrl-C; it closes the server
-    except KeyboardInterrupt:  # while warming up
-        app.close()
+    except KeyboardInterrupt:  # before the server was up
+        pass
     finally:
         manager.close()
 

@@ -171,6 +171,7 @@ def build_selector() -> gr.Dropdown:
                          scale=0, min_width=160)
     root = Context.root_block
     root.load(_remember, choice, choice, js=LOAD_JS, api_name=False, show_progress="hidden")
+    root.sft_language = choice
     root.sft_language_switch = choice.input(_remember, choice, choice, js=SWITCH_JS,
                                             api_name=False, show_progress="hidden")
     return choice
@@ -181,4 +182,6 @@ def after_switch(fn, inputs, outputs) -> None:
     to redraw text made in Python; nothing when the page has no selector."""
     switch = getattr(Context.root_block, "sft_language_switch", None)
     if switch is not None:
-        switch.then(fn, inputs, outputs, api_name=False, show_progress="hidden")
+        # (its loading status on the selector alone: see train_tab's PROGRESS_NOTE)
+        switch.then(fn, inputs, outputs, api_name=False, show_progress="hidden",
+                    show_progress_on=Context.root_block.sft_language)

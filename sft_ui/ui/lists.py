@@ -12,7 +12,7 @@ from sft_ui.runs import ACTIVE_STATES, RunManager, checkpoints
 EVERY_SECONDS = 3.0
 # While a run trains: each look costs the browser a round of client work, often on the
 # machine that trains (and a run's lists change only when a checkpoint is written).
-TRAINING_SECONDS = 10.0
+TRAINING_SECONDS = 20.0
 
 
 def fingerprint(manager: RunManager) -> tuple:
@@ -64,5 +64,6 @@ class Lists:
             return new
 
         timer.tick(tick, [seen], [seen, changed, timer], api_name=False,
-                   show_progress="hidden")
-        changed.change(refresh, inputs, outputs, api_name=False, show_progress="hidden")
+                   show_progress="hidden", show_progress_on=timer)
+        changed.change(refresh, inputs, outputs, api_name=False, show_progress="hidden",
+                       show_progress_on=timer)

@@ -97,7 +97,7 @@ def build(progress: gr.HTML) -> LiveView:
     plot_notes = gr.Markdown("", visible=False, elem_id="stage-plot-notes")
     samples = gr.Dataframe(samples_frame(None), label=T("Samples (newest first)"), wrap=True,
                            interactive=False, elem_id="samples",
-                           column_widths=["10%", "30%", "60%"])
+                           column_widths=SAMPLE_WIDTHS[3])
     log = gr.Textbox(label=T("Log"), lines=8, max_lines=8, autoscroll=True,
                      interactive=False, elem_id="run-log")
     gr.HTML("", elem_id="bar-room")  # a phone's pinned bar covers this, not the log
@@ -268,7 +268,7 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
 
 
 # The samples table's column widths by its columns (a GRPO run's answers have a reward).
-SAMPLE_WIDTHS = {3: ["10%", "30%", "60%"], 4: ["7%", "25%", "43%", "25%"]}
+SAMPLE_WIDTHS = {3: ["12%", "30%", "58%"], 4: ["10%", "25%", "40%", "25%"]}
 
 
 def _samples_update(snap: dict):

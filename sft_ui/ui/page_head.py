@@ -8,19 +8,42 @@ frames a second, to count an elapsed time it shows in tenths of a second, mostly
 on an idle page too; its module takes the browser's requestAnimationFrame when it loads.
 The page lets it ask 10 times a second: an idle page's browser took 0.09 of a core, 0.04
 after (docs/benchmarks.md). Other callers draw as they asked.
+
+It also loads the plots' library (Vega, 650 kB of JavaScript that Gradio loads when a plot
+first has data) a few seconds after the page has loaded, while a person chooses settings,
+rather than at a run's first logged step, on a machine that trains.
 """
 from __future__ import annotations
 
-STATUS_FRAME_MS = 100  # the loading status's frames: its elapsed time shows tenths
+from pathlib import Path
 
-EARLY_SCRIPT = f"""<script>
+import gradio
+
+STATUS_FRAME_MS = 100  # the loading status's frames: its elapsed time shows tenths
+PLOTS_AFTER_MS = 3000  # after the page's load: its first drawing done
+
+
+def plots_module() -> str | None:
+    """The file name of the plots' library among Gradio's page assets, or None."""
+    assets = Path(gradio.__file__).parent / "templates" / "frontend" / "assets"
+    return next((p.name for p in sorted(assets.glob("embed-*.js"))), None)
+
+
+def _early_script(plots: str | None) -> bytes:
+    preload = "" if plots is None else f"""
+  addEventListener('load', () => setTimeout(
+    () => import('./assets/{plots}').catch(() => {{}}), {PLOTS_AFTER_MS}));"""
+    return f"""<script>
 (() => {{
   const frame = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = (draw) =>
     (new Error().stack || '').includes('statustracker')
-      ? setTimeout(() => frame(draw), {STATUS_FRAME_MS}) : frame(draw);
+      ? setTimeout(() => frame(draw), {STATUS_FRAME_MS}) : frame(draw);{preload}
 }})();
 </script>""".encode()
+
+
+EARLY_SCRIPT = _early_script(plots_module())
 
 
 class EarlyScript:

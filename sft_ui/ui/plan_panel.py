@@ -258,8 +258,8 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
     c.target.change(on_target, c.target, c.fit, api_name=False, show_progress="hidden")
     after_switch(on_target, c.target, c.fit)
     c.fit.click(on_fit, planned, [*fitted, c.notice], api_name="ui_fit",
-                api_visibility="undocumented")
+                api_visibility="undocumented", show_progress_on=c.notice)
     c.measure.click(on_measure, planned, [c.details, line, c.notice],
                     api_name="ui_measure_speed", api_visibility="undocumented")
     c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
-                  api_visibility="undocumented")
+                  api_visibility="undocumented", show_progress_on=c.notice)

@@ -74,7 +74,7 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                 [offered(request, stage, **({} if switched is None else {"value": switched}))])
 
     stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_name=False,
-                     show_progress="hidden")
+                     show_progress="hidden", show_progress_on=stage_box)
     def on_load(request: gr.Request, stage):
         return offered(request, stage)
     Context.root_block.load(on_load, stage_box, dataset_box, api_name=False,
@@ -138,6 +138,8 @@ def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],
 
     first, also = buttons
     first.click(lambda current: on_continue(current, 0), run_id, [*inputs, notice],
-                api_name="ui_continue_preference", api_visibility="undocumented")
+                api_name="ui_continue_preference", api_visibility="undocumented",
+                show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
     also.click(lambda current: on_continue(current, 1), run_id, [*inputs, notice],
-               api_name="ui_continue_also", api_visibility="undocumented")
+               api_name="ui_continue_also", api_visibility="undocumented",
+               show_progress_on=notice)

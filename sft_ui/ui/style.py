@@ -53,6 +53,8 @@ button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
    holds the chart alone, and cut the legend off). */
 #loss-plot, #reward-plot, #runs-plot { overflow: visible !important; margin-bottom: 36px; }
 #data-examples { max-height: 480px; overflow-y: auto; }
+/* The samples table's headers on one line ("ステップ" broke in two in its narrow column). */
+#samples thead th, #samples thead th * { white-space: nowrap; }
 """
 
 # The page's head (Gradio adds it once its modules have loaded: ui/page_head.py puts what

@@ -26,7 +26,11 @@ from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
 
 # Seconds between the live view's looks at the run: until the first loss shows, then
 # while the run brings something new, and after a look that found nothing new (a slow step).
-FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 2.0, 4.0
+FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 3.0, 6.0
+# PROGRESS_NOTE: each message of every event (a tick's too) has the page redraw the loading
+# status of every component that any event has shown it on since the page opened, so an
+# event whose outputs are many settings shows its status on one component
+# (show_progress_on): a look at a training run cost the browser half as much after that.
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
     "repository with the rights of this app: files, tokens, network. Turn it on only for "
@@ -204,7 +208,8 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
                                         widgets["trust_remote_code"], s.remote_warning,
                                         api_name=False, show_progress="hidden")
     s.preset.change(lambda name: config_to_values(load_preset(name), names), s.preset,
-                    inputs, api_name="ui_preset", api_visibility="undocumented")
+                    inputs, api_name="ui_preset", api_visibility="undocumented",
+                    show_progress_on=s.preset)
     sizes = [widgets[n] for n in ("per_device_train_batch_size", "gradient_accumulation_steps",
                                   "num_processes")]
     for w in sizes:
@@ -324,11 +329,12 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
     timer.tick(on_tick, [run_id, seen, drawn], [live.status, live.progress, seen, pulse, timer],
-               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden")
+               api_name="ui_tick", api_visibility="undocumented", show_progress="hidden",
+               show_progress_on=timer)
     pulse.change(on_pulse, [run_id, drawn, pulse],
                  [*live.outputs()[2:], c.start, c.stop, c.resume, c.follow, c.follow_also,
                   drawn], api_name="ui_pulse", api_visibility="undocumented",
-                 show_progress="hidden")
+                 show_progress="hidden", show_progress_on=timer)
 
     def wake():
         """On a page opened, and when the runs changed: the timer ticks until the page

@@ -1,0 +1,38 @@
+"""`serve`: the order of its start. TRL (with transformers and accelerate) is imported
+before the server answers any request: a request importing them beside that import broke
+the app's start ("KeyError: 'accelerate'", seen when a client started a run while the
+app warmed up)."""
+from __future__ import annotations
+
+import sft_ui.ui
+from sft_ui import cli
+
+
+def test_the_libraries_are_imported_before_the_server_answers(monkeypatch):
+    calls = []
+
+    class Manager:
+        def __init__(self, in_child):
+            calls.append("manager")
+
+        def warm_up(self):
+            calls.append("warm_up")
+
+        def close(self):
+            calls.append("close")
+
+    class App:
+        def queue(self):
+            return self
+
+        def launch(self, **kwargs):
+            calls.append("launch")
+
+        def block_thread(self):
+            calls.append("block_thread")
+
+    monkeypatch.setattr(cli, "RunManager", Manager)
+    monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(sft_ui.ui, "build_app", lambda manager, access: App())
+    cli.serve("127.0.0.1", 0, {}, private=False)
+    assert calls == ["manager", "warm_up", "launch", "freeze", "block_thread", "close"]
