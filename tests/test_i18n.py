@@ -49,11 +49,11 @@ NOT_SHOWN = {
     "from peft import AutoPeftModelForCausalLM", "from transformers import AutoTokenizer",
     "from transformers import AutoModelForCausalLM, AutoTokenizer",
     # The GRPO demo set's prompts (data/grpo_demo.py): training data, not messages.
-    'What is {problem}? Reply with JSON only, like {{"answer": 12}}.',
-    'Compute {problem}. Answer with JSON only, like {{"answer": 12}}.',
-    'Calculate {problem} and reply with JSON only, in the form {{"answer": 12}}.',
-    '{problem} = ? Give only JSON with the key "answer", like {{"answer": 12}}.',
-    'Solve {problem}. Reply only with JSON, like {{"answer": 12}}.',
+    'What is {problem}? Reply with JSON only: {{"answer": <the number>}}.',
+    'Compute {problem}. Answer with JSON only, in the form {{"answer": <number>}}.',
+    'Calculate {problem} and reply with JSON only: {{"answer": <result>}}.',
+    '{problem} = ? Reply with JSON only, in the form {{"answer": <number>}}.',
+    'Solve {problem}. Answer with JSON only, in the form {{"answer": <the result>}}.',
     # The written reward's worker (rewards/): its start command, its code's file name in
     # tracebacks, and the example code in a message (code stays as it is).
     "import sys; sys.path.insert(0, {}); from sft_ui.rewards.sandbox import main; main()",

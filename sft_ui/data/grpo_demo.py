@@ -3,8 +3,8 @@
 Sized for a 135M-parameter instruct model (SmolLM2-135M-Instruct) training on a CPU:
 additions and subtractions of two numbers from 2 to 99 and small multiplications (2-12 by
 2-12), no result below 0. Each row is TRL's conversational prompt-only form plus the
-result: {"prompt": [{"role": "user", "content": "What is 37 + 45? Reply with JSON only,
-like {\"answer\": 12}."}], "answer": "82"}; the rewards read "answer" by name.
+result: {"prompt": [{"role": "user", "content": "What is 37 + 45? Reply with JSON only:
+{\"answer\": <the number>}."}], "answer": "82"}; the rewards read "answer" by name.
 
 Nothing is downloaded and nothing can be memorised: the problems come from the seed,
 and another seed gives other problems. Held-out problems (`held_out_problems`, for
@@ -20,12 +20,14 @@ NUMBERS = (2, 99)  # the operands of additions and subtractions
 FACTORS = (2, 12)  # the operands of multiplications
 OPERATIONS = (("+", 0.4), ("-", 0.35), ("×", 0.25))  # operator and its share of problems
 HELD_OUT_SHARE = 8  # one problem in this many (by a fixed hash) is held out, never trained
+# The form is shown with a placeholder, not a number: shown {"answer": 12}, the default
+# model replied {"answer": 12} to 38 of 40 held-out problems, and GRPO taught it the same.
 TEMPLATES = (
-    'What is {problem}? Reply with JSON only, like {{"answer": 12}}.',
-    'Compute {problem}. Answer with JSON only, like {{"answer": 12}}.',
-    'Calculate {problem} and reply with JSON only, in the form {{"answer": 12}}.',
-    '{problem} = ? Give only JSON with the key "answer", like {{"answer": 12}}.',
-    'Solve {problem}. Reply only with JSON, like {{"answer": 12}}.',
+    'What is {problem}? Reply with JSON only: {{"answer": <the number>}}.',
+    'Compute {problem}. Answer with JSON only, in the form {{"answer": <number>}}.',
+    'Calculate {problem} and reply with JSON only: {{"answer": <result>}}.',
+    '{problem} = ? Reply with JSON only, in the form {{"answer": <number>}}.',
+    'Solve {problem}. Answer with JSON only, in the form {{"answer": <the result>}}.',
 )
 TRIES = 50  # draws before a problem already in the set is allowed again
 
