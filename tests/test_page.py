@@ -480,3 +480,17 @@ def test_long_names_get_a_row_of_their_own():
     assert _rows(["model_name_or_path", "stage", "dataset_name", "time_budget_minutes"]) == \
         [["model_name_or_path"], ["stage", "time_budget_minutes"], ["dataset_name"]]
     assert _rows(["a", "b", "c"]) == [["a", "b"], ["c"]]
+
+
+def test_events_with_many_outputs_show_their_status_on_one_component(tmp_path):
+    """Each message of any event has the page redraw the loading status of every component
+    an event showed one on since the page opened: an event whose outputs are the settings
+    (Continue, a preset, Fit's Apply, a stage, a YAML file) shows it on one component, or
+    every look at a training run redraws them all (following a run cost 0.8x its speed)."""
+    from sft_ui.runs import RunManager
+    from sft_ui.ui import build_app
+    app = build_app(RunManager(tmp_path))
+    many = [d for d in app.config["dependencies"] if len(d["outputs"]) > 10]
+    assert len(many) >= 7  # preset, stage, Apply, both Continues, YAML load, a language switch
+    assert [(d["api_name"], d["targets"]) for d in many if not d["show_progress_on"]] == []
+    assert all(len(d["show_progress_on"]) == 1 for d in many)

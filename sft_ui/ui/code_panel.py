@@ -80,7 +80,8 @@ def wire(controls, names: list[str], inputs: list) -> None:
     show.click(on_show, [machines, *inputs],
                [notice, yaml_code, script, command, launch], api_name=False)
     save.click(on_save, inputs, [notice, saved], api_name=False)
-    load.upload(on_load, load, [*inputs, notice], api_name=False)
+    load.upload(on_load, load, [*inputs, notice], api_name=False,
+                show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
 
 
 def _problems(e: ConfigError, name: str = "") -> str:
