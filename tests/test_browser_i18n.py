@@ -142,6 +142,15 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     headers = samples.locator("thead th")
     expect(headers).to_have_text([re.compile(rf"^\s*{h}\s*⋮?\s*$")  # ⋮: the column menu
                                   for h in ("ステップ", "プロンプト", "回答")])
+    lines = headers.evaluate_all("""(ths) => ths.map((th) => {
+      const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+      let node, tops = new Set();
+      while ((node = walk.nextNode())) if (node.textContent.trim().length > 1) {
+        const r = document.createRange(); r.selectNodeContents(node);
+        for (const box of r.getClientRects()) tops.add(Math.round(box.top));
+      }
+      return tops.size; })""")
+    assert lines == [1, 1, 1], lines  # "ステップ" broke in two in its narrow column
     expect(samples).to_contain_text("What is the capital of Italy?")  # the data as it is
     expect(page.locator("#run-progress")).to_contain_text(re.compile(r"経過 \d+秒"))
     page.screenshot(path=str(tmp_path / "run-ja.png"), full_page=True)
