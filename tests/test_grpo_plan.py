@@ -70,9 +70,9 @@ def test_grpo_time_comes_from_its_own_runs(tmp_path, tiny_cfg):
     cfg = _grpo()
     p = plan(cfg, CPU, None)
     text = plan_markdown({**p, "budget": [], "budget_minutes": 0, "budget_needs_speed": False})
-    assert "a GRPO step's time is mostly the answers it writes" in text
+    assert "a step of this stage is mostly the answers the model writes" in text
     assert "Measure speed" not in text and "Packing would" not in text
-    with pytest.raises(ConfigError, match="mostly the answers it writes"):
+    with pytest.raises(ConfigError, match="mostly the answers the model writes"):
         speed.calibrate(cfg)
     # A GRPO run of 3 steps remembers its own speed, under its stage's key.
     run = _cfg(tiny_cfg, max_steps=3, logging_steps=1)

@@ -225,3 +225,22 @@ def test_the_stage_count_sees_a_comparison(tmp_path, monkeypatch):
     monkeypatch.setitem(MODULES, "sft_ui.probe", module)
     assert [f for f in stage_comparisons() if f.startswith("sft_ui.probe:")] == \
         ["sft_ui.probe:2", "sft_ui.probe:2"]
+
+
+def test_each_family_hook_lies_in_the_layer_that_calls_it_or_below():
+    """A family names its code by import path (stages/base.py's HOOKS), which no import
+    statement shows: each named module must exist, hold the function, and sit in the
+    layer that calls the hook or a lower one, as an import there would have to."""
+    import importlib
+
+    from sft_ui import stages
+    wrong = []
+    for family in stages.families():
+        for name, path in family.hooks.items():
+            module, _, function = path.partition(":")
+            caller = stages.HOOKS[name]
+            if module not in MODULES or RANK[room(module)] < RANK[caller] or \
+                    not callable(getattr(importlib.import_module(module), function, None)):
+                wrong.append(f"{family.name}.{name}: {path} (called from {caller})")
+    assert wrong == []
+    assert {h for f in stages.families() for h in f.hooks} == set(stages.HOOKS)  # all used

@@ -18,7 +18,7 @@ from sft_ui.data.prompts import (
     prompt_text,
     read_prompt_source,
 )
-from sft_ui.stages import GRPO_DEMO
+from sft_ui.stages.grpo import GRPO_DEMO
 
 PROBLEM = re.compile(r"(\d+) ([+\-×]) (\d+)")
 

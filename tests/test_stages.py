@@ -17,7 +17,7 @@ from sft_ui.share import recipe
 from tests.conftest import wait_for
 
 TOY = dataclasses.replace(stages.get("dpo"), name="toydpo", title="ToyDPO", cli=False,
-                          next="")
+                          follows=())
 
 
 @pytest.fixture

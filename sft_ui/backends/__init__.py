@@ -10,18 +10,10 @@ from __future__ import annotations
 from sft_ui.backends import jobs
 from sft_ui.backends.processes import train_in_processes
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.data import check_dataset
-from sft_ui.data.preference import check_preference_dataset
-from sft_ui.data.prompts import check_prompt_dataset
 from sft_ui.models import resolve_model
 from sft_ui.plan.hardware import detect, unsupported
-from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
-from sft_ui.train.grpo import check_rewards
+from sft_ui.stages import hook
 from sft_ui.train.preference import check_reference
-
-# The data check of each family (stages/base.py), before a run folder exists.
-DATA_CHECKS = {SUPERVISED: check_dataset, PREFERENCE: check_preference_dataset,
-               REWARD: check_prompt_dataset}
 
 
 def preflight(cfg: RunConfig) -> None:
@@ -31,9 +23,8 @@ def preflight(cfg: RunConfig) -> None:
     if problems:
         raise ConfigError(problems)
     resolve_model(cfg.model_name_or_path)
-    DATA_CHECKS[stage_of(cfg).family](cfg)
+    hook(cfg, "data_check")(cfg)  # the stage's family's check of its data
     check_reference(cfg)
-    check_rewards(cfg)
 
 
 def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):

@@ -21,14 +21,14 @@ from sft_ui.stages import (
     LOSSES,
     PREFERENCE,
     REFERENCE,
-    REWARD,
-    SETTING_TAGS,
     SFT_DEMO,
     SUPERVISED,
     UNPAIRED,
+    setting_tags,
 )
 from sft_ui.stages import names as stage_names
 from sft_ui.stages import stages as all_stages
+from sft_ui.stages.grpo import REWARD
 
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 WRITTEN_REWARD = "written"  # the Reward functions choice for the reward written in the page
@@ -60,7 +60,7 @@ TRL_DESTINATIONS = ("script", "model", "train")
 
 def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
        trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False,
-       stages=None):
+       stages=None, code=False):
     """A field and everything said of it once (config/registry.py derives the rest):
     help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
     must be greater than `minimum`, not equal to it); `group`, the panel it is in
@@ -70,15 +70,16 @@ def _f(default, help, group, minimum=None, maximum=None, choices=None, label=Non
     of the model card's settings table; `fit`, Fit may change it (batch and accumulation
     for this machine's memory; for a GPU also the way to train, max_length and
     activation checkpointing: plan/planner.py and plan/modes.py decide which); `stages`,
-    what stages it applies to (stages/base.py's SETTING_TAGS: a family, or the stages with
+    what stages it applies to (stages/base.py's setting_tags(): a family, or the stages with
     a reference model or loss types; None: every stage): under another stage the panels
-    hide it and the run ignores it. `choices` may be a function (read when asked)."""
+    hide it and the run ignores it; `code`, a text of Python (a code box in the page).
+    `choices` may be a function (read when asked)."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
-    assert stages is None or set(stages) <= set(SETTING_TAGS)
+    assert stages is None or set(stages) <= set(setting_tags())
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
             "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
             "plan": plan, "card": card, "advanced": advanced, "fit": fit,
-            "stages": tuple(stages) if stages else None}
+            "stages": tuple(stages) if stages else None, "code": code}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -239,7 +240,7 @@ class RunConfig:
         "(for example answer=[...]). Choose 'written' in Reward functions to use it. It "
         "runs in a separate process with a time limit, and only where the studio is your "
         "own (refused on a shared server or a Space unless it was started to allow it).",
-        "rewards", label="Written reward function", stages=[REWARD])
+        "rewards", label="Written reward function", stages=[REWARD], code=True)
     # Batch and time
     per_device_train_batch_size: int = _f(
         4, "Batch size: how many examples the model reads at once, in one forward and "

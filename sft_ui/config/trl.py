@@ -3,17 +3,16 @@ machine's choices (train/arguments.py adds those: precision, optimizer, Liger, u
 
 Each setting of the run's stage goes where its field's `trl` metadata says
 (config/fields.py), under its own name: "train" is the stage's training arguments
-(SFTConfig, DPOConfig, ORPOConfig or KTOConfig: each stage's `config`, stages/); only the
+(SFTConfig, DPOConfig, ...: each stage's `config`, stages/); only the
 settings whose studio form differs from TRL's are converted here (training for epochs,
 "off" written as 0, lists written as text, "auto" left to TRL). Imports no TRL: the
 recipe writes files without it, and the data's tokenization (data/tokens.py) reads it.
 """
 from __future__ import annotations
 
-from sft_ui.config.fields import TRL_DESTINATIONS, WRITTEN_REWARD, RunConfig
+from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
 from sft_ui.config.registry import field, trl_names
-from sft_ui.rewards.builtin import import_path
-from sft_ui.stages import REWARD, stage_of
+from sft_ui.stages import hook, stage_of
 from sft_ui.stages.preference import SFT_TERM
 
 # What every SFTConfig the studio builds carries besides the settings: the column
@@ -57,13 +56,9 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
         del training["loss_type"]
     elif training.get("loss_type") == SFT_TERM:  # TRL combines losses from a list
         training["loss_type"], training["loss_weights"] = SFT_TERM.split("+"), [1.0, 1.0]
-    if stage_of(cfg).family == REWARD:  # `trl grpo` reads the built-in rewards by import
-        # path; a written one is the studio's own (train/grpo.py adds it and its weight)
-        weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
-        kept = [(n, w) for n, w in zip(cfg.rewards, weights or [None] * len(cfg.rewards))
-                if n != WRITTEN_REWARD]
-        script["reward_funcs"] = [import_path(n) for n, _ in kept]
-        training["reward_weights"] = [w for _, w in kept] if weights else None
+    own = hook(cfg, "trl")  # the keys a family derives from its own settings
+    if own:
+        own(cfg, script, training)
     for name in ("desirable_weight", "undesirable_weight"):  # 0: auto (train/preference.py)
         if training.get(name) == 0:
             del training[name]

@@ -7,16 +7,20 @@ from __future__ import annotations
 import dataclasses
 
 from sft_ui.errors import UserError
+from sft_ui.stages import families
 from sft_ui.stages import get as get_stage
 
 MAX_TEXT = 4096  # characters in one text setting (or one line of a list)
 # TRL keys a settings file holds that are no RunConfig field: train/arguments.py writes
 # them from other settings and from the machine (the device, its optimizer).
-# TRL keys a settings file carries that the studio derives from its own settings (GRPO's
-# reward_funcs and reward_weights: from rewards and rewards_weights; DPO's loss_weights:
-# from a combined loss_type such as sigmoid+sft; config/trl.py).
-DERIVED_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size", "reward_funcs",
-                    "reward_weights", "loss_weights")
+MACHINE_TRL_KEYS = ("use_cpu", "per_device_eval_batch_size")
+
+
+def derived_trl_keys() -> tuple:
+    """The TRL keys a settings file carries that the studio derives: the machine's, and
+    each family's from its own settings (its Family's derived_trl_keys: DPO's
+    loss_weights from a combined loss_type, GRPO's reward_funcs from its rewards)."""
+    return (*MACHINE_TRL_KEYS, *(k for f in families() for k in f.derived_trl_keys))
 
 
 class ConfigError(UserError, ValueError):
@@ -39,7 +43,7 @@ def from_trl(values: dict) -> dict:
                       ("hub_model_id", "")):
         if name in values and values[name] is None:
             values[name] = off
-    for name in DERIVED_TRL_KEYS:  # the studio decides these again where it runs
+    for name in derived_trl_keys():  # the studio decides these again where it runs
         values.pop(name, None)
     if isinstance(values.get("lora_target_modules"), (list, tuple)):
         values["lora_target_modules"] = ",".join(map(str, values["lora_target_modules"]))

@@ -2,8 +2,7 @@
 the text the model sees, tokens with the loss mask) and token statistics; for a
 preference stage (dpo, orpo, kto), the rows as prompt, chosen and rejected answers (or
 an answer labelled good or bad) in the text the model sees, with their token lengths;
-for GRPO, the prompts as the model sees them, the columns the rewards read, and the
-prompt lengths beside the answers' limit.
+another family's by its `preview` hook (GRPO's prompts: data/prompt_preview.py).
 
 Tokens come from TRL's own dataset preparation (data/tokens.py), so the
 mask shown is the mask trained on. Knows nothing of Gradio.
@@ -14,12 +13,12 @@ import json
 import statistics
 
 from sft_ui.config import RunConfig
-from sft_ui.data import formats, likelihood, preference, prompts
+from sft_ui.data import formats, likelihood, preference
 from sft_ui.data.formats import DataError
 from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
-from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
+from sft_ui.stages import hook, stage_of
 
 STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 
@@ -27,7 +26,7 @@ STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 def preview(cfg: RunConfig, examples: int = 3) -> dict:
     """A JSON-ready description of cfg's training data as the trainer will see it."""
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
-    return PREVIEWS[stage_of(cfg).family](cfg, tokenizer, examples)
+    return hook(cfg, "preview")(cfg, tokenizer, examples)
 
 
 def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
@@ -39,7 +38,7 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         norm = formats.normalise(row, data.format, cfg, chat)
         if "text" in norm and not norm["text"].strip():
             continue
-        raw.append(_jsonable(row))
+        raw.append(jsonable(row))
         shaped.append(norm)
         if len(shaped) == examples:
             break
@@ -85,7 +84,7 @@ def _tokens(tokenizer, tokenized: dict, max_length: int) -> list[dict]:
             for i, (tid, label) in enumerate(zip(tokenized["input_ids"], tokenized["labels"]))]
 
 
-def _jsonable(row: dict) -> dict:
+def jsonable(row: dict) -> dict:
     return json.loads(json.dumps(row, default=str, ensure_ascii=False))
 
 
@@ -136,18 +135,18 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
                   "max_length": cut, "over_max_length": sum(n > cut for n in lengths),
                   "epochs_in_max_steps": round(cfg.max_steps * cfg.effective_batch()
                                                / max(train_rows, 1), 2)},
-        "examples": [{"raw": _jsonable(raw), **s}
+        "examples": [{"raw": jsonable(raw), **s}
                      for raw, s in zip(data.source.rows[:examples], shown[:examples])],
     }
 
 
-def _length(tokenizer, text: str) -> int:
+def token_length(tokenizer, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def _lengths(shown: dict, tokenizer) -> list[int]:
     """Token lengths of a rendered row's sequences: the prompt with each answer."""
-    return [_length(tokenizer, shown["prompt"] + shown[a]) for a in ANSWERS if a in shown]
+    return [token_length(tokenizer, shown["prompt"] + shown[a]) for a in ANSWERS if a in shown]
 
 
 def example_lengths(rows, tokenizer, each_answer: bool = False) -> list[int]:
@@ -159,45 +158,3 @@ def example_lengths(rows, tokenizer, each_answer: bool = False) -> list[int]:
         lengths = _lengths(rendered(row, tokenizer), tokenizer)
         out += lengths if each_answer else [max(lengths)]
     return out
-
-
-def prompt_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
-    """cfg's prompts (data/prompts.py) as GRPO reads them: the prompt in the text the model
-    sees (its chat template with the assistant's turn opened), the other columns (what the
-    rewards read by name), and prompt lengths in tokens with the answers' limit."""
-    data = prompts.load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
-    rows, notes = list(data.rows), []
-    if cfg.max_train_samples and cfg.max_train_samples < len(rows):
-        notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
-        rows = rows[:cfg.max_train_samples]
-    shown = [prompt_seen(row["prompt"], tokenizer) for row in rows[:STATS_ROWS]]
-    lengths = [_length(tokenizer, text) for text in shown]
-    answers = cfg.effective_batch() // max(cfg.num_generations, 1)
-    return {
-        "kind": "prompts", "stage": cfg.stage, "format": "prompt-only",
-        "format_description": "prompts only: the model writes the answers, the rewards "
-                              "score them",
-        "conversational": data.conversational, "source": data.source.label,
-        "columns": data.source.columns, "rows": len(rows), "eval_rows": 0, "notes": notes,
-        "stats": {"measured_rows": len(shown), "min": min(lengths),
-                  "median": statistics.median(lengths), "max": max(lengths),
-                  "max_completion_length": cfg.max_completion_length,
-                  "prompts_per_step": answers,
-                  "epochs_in_max_steps": round(cfg.max_steps * answers / max(len(rows), 1),
-                                               2)},
-        "examples": [{"raw": _jsonable(raw), "prompt": text,
-                      "columns": {k: str(v) for k, v in raw.items() if k != "prompt"}}
-                     for raw, text in zip(rows[:examples], shown[:examples])],
-    }
-
-
-def prompt_seen(prompt, tokenizer) -> str:
-    """A prompt in the text the model reads before it answers."""
-    if isinstance(prompt, list) and getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(prompt, tokenize=False,
-                                             add_generation_prompt=True)
-    return prompts.prompt_text(prompt)
-
-
-# The data preview of each family (stages/base.py).
-PREVIEWS = {SUPERVISED: sft_preview, PREFERENCE: preference_preview, REWARD: prompt_preview}

@@ -23,7 +23,7 @@ from sft_ui.data.formats import DataError, check_messages, columns_present, form
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
 from sft_ui.data.load import Source, read_source
 from sft_ui.data.preference import row_number
-from sft_ui.stages import GRPO_DEMO
+from sft_ui.stages.grpo import GRPO_DEMO
 
 PROMPT_END = "user"  # the model answers the user's turn
 # What data without a prompt looks like, for the message that refuses it.

@@ -1,13 +1,15 @@
-"""Japanese for GRPO, reinforcement learning from rewards (stages/grpo.py, train/grpo.py,
-data/prompts.py, sft_ui/rewards/): the Rewards (GRPO) panel and the labels and help of its
-settings (config/fields.py), the stage's plots, the prompt-only data, the built-in and
-written rewards and their checks; also the GRPO parts of config/checks.py, access.py and
-the data preview."""
+"""Japanese for GRPO, reinforcement learning from rewards (its room: the modules of
+MODULES): the Rewards (GRPO) panel and the labels and help of its settings
+(config/fields.py), the stage's plots, the prompt-only data and its preview, the built-in
+and written rewards and their checks, its plan; also the reward-code refusal of
+access.py."""
 
-MODULES = ("stages/grpo.py", "train/grpo.py", "data/prompts.py", "data/grpo_demo.py",
-           "rewards/")  # whose messages go here (see ja.py)
+MODULES = ("stages/grpo.py", "config/grpo.py", "train/grpo.py", "data/prompts.py",
+           "data/grpo_demo.py", "data/prompt_preview.py", "plan/generation.py",
+           "share/grpo_script.py", "ui/rewards_panel.py", "rewards/")  # (see ja.py)
 
 PAGE = {
+    "Continue with GRPO (rewards)": "GRPO（報酬による学習）に進む",
     "Rewards (GRPO)": "報酬（GRPO）",
     # The stage's plots and their lines (stages/grpo.py, ui/live_view.py)
     "Reward (total and each reward function's mean)": "報酬（合計と各報酬関数の平均）",
@@ -520,4 +522,26 @@ MESSAGES = {
     "own.":
         "コードを実行したあと、{join} が関数ではなくなっています。報酬関数にはそれぞれ別の"
         "名前を付けてください。",
+    # The plan of the answers a step writes (plan/generation.py)
+    "GRPO writes {batch} answers at once ({per} a batch x {accumulation} accumulation steps, "
+    "{generations} per prompt), each of up to {prompt} prompt tokens and {completion} new "
+    "ones.":
+        "GRPO は回答を一度に {batch} 本書きます（バッチ {per} × 勾配累積 {accumulation} ステップ、"
+        "プロンプトごとに {generations} 本）。各回答は最大でプロンプト {prompt} トークンと新しい "
+        "{completion} トークンです。",
+    "The prompts' length is the longest in the data.":
+        "プロンプトの長さはデータ中の最長のものです。",
+    "The prompts' length is assumed: the data is not measured.":
+        "プロンプトの長さは仮の値です（データを測っていません）。",
+    "Their KV cache takes up to {size}, held while they are written, before the backward "
+    "pass.":
+        "その KV キャッシュは最大 {size} で、書いている間だけ、逆伝播の前に保持します。",
+    "It then trains on them a batch at a time, with the logits of the answers' tokens only; "
+    "no reference model (beta 0, TRL's default).":
+        "そのあと 1 バッチずつ学習します。ロジットは回答のトークンの分だけです。参照モデルは"
+        "ありません（beta 0、TRL の既定）。",
+    "GRPO writes its answers with vLLM, in the training process: vLLM keeps {share} of the "
+    "GPU's memory ({size}) for its own copy of the weights and the answers' KV cache.":
+        "GRPO は学習プロセスの中で vLLM を使って回答を書きます。vLLM は GPU のメモリの {share}"
+        "（{size}）を、自分の重みのコピーと回答の KV キャッシュのために確保します。",
 }

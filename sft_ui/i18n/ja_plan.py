@@ -107,29 +107,8 @@ MESSAGES = {
         "**1 ステップあたりのトークン数:** 最大 {tokens}（実効バッチサイズ × {what}。"
         "短い行はバッチ内の最長の行までしかパディングされません）。",
     "the prompt and the longest answer": "プロンプトと最長の回答",
-    "GRPO writes {batch} answers at once ({per} a batch x {accumulation} accumulation steps, "
-    "{generations} per prompt), each of up to {prompt} prompt tokens and {completion} new "
-    "ones.":
-        "GRPO は回答を一度に {batch} 本書きます（バッチ {per} × 勾配累積 {accumulation} ステップ、"
-        "プロンプトごとに {generations} 本）。各回答は最大でプロンプト {prompt} トークンと新しい "
-        "{completion} トークンです。",
-    "The prompts' length is the longest in the data.":
-        "プロンプトの長さはデータ中の最長のものです。",
-    "The prompts' length is assumed: the data is not measured.":
-        "プロンプトの長さは仮の値です（データを測っていません）。",
-    "Their KV cache takes up to {size}, held while they are written, before the backward "
-    "pass.":
-        "その KV キャッシュは最大 {size} で、書いている間だけ、逆伝播の前に保持します。",
-    "It then trains on them a batch at a time, with the logits of the answers' tokens only; "
-    "no reference model (beta 0, TRL's default).":
-        "そのあと 1 バッチずつ学習します。ロジットは回答のトークンの分だけです。参照モデルは"
-        "ありません（beta 0、TRL の既定）。",
     "answers' KV cache (beyond the step's own)": "回答の KV キャッシュ（ステップ自体の分を超える分）",
     "vLLM's share of the GPU (its weights and KV cache)": "vLLM が使う GPU の分（重みと KV キャッシュ）",
-    "GRPO writes its answers with vLLM, in the training process: vLLM keeps {share} of the "
-    "GPU's memory ({size}) for its own copy of the weights and the answers' KV cache.":
-        "GRPO は学習プロセスの中で vLLM を使って回答を書きます。vLLM は GPU のメモリの {share}"
-        "（{size}）を、自分の重みのコピーと回答の KV キャッシュのために確保します。",
     "**Run:** {count} steps, at most {tokens} tokens.":
         "**実行:** {count} ステップ、最大 {tokens} トークン。",
     "**Run:** the number of steps is unknown until the data is measured.":
@@ -154,18 +133,18 @@ MESSAGES = {
     "{count} steps with {rounds} rounds of sample answers (about {seconds} s each, "
     "measured in a run): {duration}.":
         "{count} ステップと見本の回答 {rounds} 回（1 回約 {seconds} 秒、実行で測定）で{duration}。",
-    "**Time:** not measured yet for these settings: a GRPO step's time is mostly the "
-    "answers it writes, so a GRPO run of them measures it (a time budget sets the steps on "
-    "the run's first steps).":
-        "**時間:** この設定ではまだ測っていません。GRPO の 1 ステップの時間はほとんどが回答を"
-        "書く時間なので、この設定の GRPO の実行が測ります（時間予算は実行の最初のステップで"
-        "ステップ数を決めます）。",
-    "Measure speed times training steps on random tokens; a GRPO step's time is mostly the "
-    "answers it writes: a GRPO run of these settings measures it.":
-        "速度の測定はランダムなトークンで学習ステップの時間を測りますが、GRPO の 1 ステップの"
-        "時間はほとんどが回答を書く時間です。この設定の GRPO の実行が測ります。",
-    "At most: every answer counted at max_completion_length.":
-        "すべての回答を max_completion_length として数えた上限です。",
+    "**Time:** not measured yet for these settings: a step of this stage is mostly the "
+    "answers the model writes, so a run of them measures it (a time budget sets the steps "
+    "on the run's first steps).":
+        "**時間:** この設定ではまだ測っていません。このステージの 1 ステップはほとんどが"
+        "モデルが回答を書く時間なので、この設定の実行が測ります（時間予算は実行の最初の"
+        "ステップでステップ数を決めます）。",
+    "Measure speed times training steps on random tokens; a step of this stage is mostly "
+    "the answers the model writes: a run of these settings measures it.":
+        "速度の測定はランダムなトークンで学習ステップの時間を測りますが、このステージの "
+        "1 ステップはほとんどがモデルが回答を書く時間です。この設定の実行が測ります。",
+    "At most: every answer counted at its longest.":
+        "すべての回答を最長として数えた上限です。",
     "At most: every row counted at max_length.": "すべての行を max_length として数えた上限です。",
     "**Padding:** none: packing fills each sequence up to max_length.":
         "**パディング:** なし。パッキングが各系列を max_length まで埋めます。",

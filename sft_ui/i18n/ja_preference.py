@@ -152,7 +152,6 @@ MESSAGES = {
     "**Filled in a {title} run after run {run_id}.** Check the settings, then press Start.":
         "**実行 {run_id} の続きとして {title} の実行を設定しました。** 設定を確かめてから開始を"
         "押してください。",
-    "Continue with GRPO (rewards)": "GRPO（報酬による学習）に進む",
     "Learning rate: {rate}, {stage}'s.": "学習率: {rate}（{stage} の値）。",
     "Cannot continue:": "続けられません:",
     # ui/train_tab.py: Start met an error that is no person-facing one (the page says it)

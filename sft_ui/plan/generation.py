@@ -15,7 +15,11 @@ Pure arithmetic on the model's shape.
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
-from sft_ui.stages import REWARD, stage_of
+from sft_ui.data.load import eval_source, hold_out
+from sft_ui.data.prompt_preview import prompt_seen
+from sft_ui.data.prompts import load_prompts
+from sft_ui.stages import stage_of
+from sft_ui.stages.grpo import REWARD
 
 PROMPT_TOKENS = 128  # a prompt's tokens (with the chat template) when the data is not measured
 VLLM_SHARE = 0.3  # TRL 1.16's vllm_gpu_memory_utilization: vLLM's share of the GPU, colocated
@@ -32,6 +36,35 @@ def sequence_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
     if not writes_answers(cfg):
         return cfg.max_length
     return (prompt_tokens or PROMPT_TOKENS) + cfg.max_completion_length
+
+
+def prompt_sample(cfg: RunConfig, tokenizer, limit: int) -> tuple:
+    """GRPO's data for the plan (its family's plan_sample hook): (the lengths of its first
+    `limit` sequences, each the prompt and an answer of at most its limit; the training
+    rows; the format), the rows the run trains on (held-out rows and the row cap out)."""
+    found = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    rows = list(found.rows)
+    if cfg.eval_fraction > 0 and not eval_source(cfg)[0]:
+        rows, _ = hold_out(rows, cfg.eval_fraction, cfg.seed)
+    rows = rows[:cfg.max_train_samples or None]
+    lengths = [len(tokenizer(prompt_seen(r["prompt"], tokenizer), add_special_tokens=False)
+                   ["input_ids"]) + cfg.max_completion_length for r in rows[:limit]]
+    return tuple(lengths), len(rows), "prompt-only"
+
+
+def prompt_tokens(cfg: RunConfig, lengths) -> int | None:
+    """GRPO's longest prompt in the measured data (`lengths`: prompt_sample's, the prompt
+    and the longest answer); None for another stage or unmeasured data."""
+    if not writes_answers(cfg) or not lengths:
+        return None
+    return max(lengths) - cfg.max_completion_length
+
+
+def answer_tokens(cfg: RunConfig) -> int | None:
+    """The tokens of a batch whose logits GRPO keeps (its answers' only); None for a stage
+    that writes no answers."""
+    return cfg.per_device_train_batch_size * cfg.max_completion_length \
+        if writes_answers(cfg) else None
 
 
 def length_setting(cfg: RunConfig) -> str:

@@ -22,6 +22,7 @@ from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
 from sft_ui.plan.generation import (
     VLLM_SHARE,
+    answer_tokens,
     generation_notes,
     kv_cache_bytes,
     length_setting,
@@ -320,8 +321,7 @@ def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
         positions, entries = FUSED_TILE
         return int(min(trained_tokens(cfg), positions) * min(shape.vocab, entries) * 4 *
                    device.fused_tile_copies)
-    tokens = cfg.per_device_train_batch_size * cfg.max_completion_length \
-        if writes_answers(cfg) else trained_tokens(cfg, prompt_tokens)
+    tokens = answer_tokens(cfg) or trained_tokens(cfg, prompt_tokens)
     return int(tokens * shape.vocab * 4 * device.logit_copies)
 
 

@@ -16,7 +16,7 @@ from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
-from sft_ui.plan.generation import length_setting, sequence_tokens, writes_answers
+from sft_ui.plan.generation import length_setting, prompt_tokens, sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
     TIGHT,
@@ -98,7 +98,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     _check(cfg)
     hw = hw or detect()
     shape = model_shape(cfg.model_name_or_path)
-    prompt = prompt_tokens(cfg, data)
+    prompt = prompt_tokens(cfg, data.lengths if data else None)
     parts = peak_memory(cfg, shape, hw, prompt)
     total = sum(parts.values())
     available = available_memory(hw) if available is None else available
@@ -138,14 +138,6 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "seconds_total": seconds * steps + rounds * (round_time or 0)
             if seconds and steps else None,
             "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
-
-
-def prompt_tokens(cfg: RunConfig, data: DataSample | None) -> int | None:
-    """GRPO's longest prompt in the measured data (its lengths are the prompt and the
-    longest answer, plan/sample.py); None for another stage or unmeasured data."""
-    if not writes_answers(cfg) or not data or not data.lengths:
-        return None
-    return max(data.lengths) - cfg.max_completion_length
 
 
 def sample_rounds(cfg: RunConfig, steps: int | None) -> int:

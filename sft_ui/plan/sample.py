@@ -16,18 +16,19 @@ from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.preference import load_preference
-from sft_ui.data.preview import example_lengths, prompt_seen
-from sft_ui.data.prompts import load_prompts
+from sft_ui.data.preview import example_lengths
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
-from sft_ui.stages import PREFERENCE, REWARD, demos, stage_of
+from sft_ui.plan.generation import length_setting
+from sft_ui.stages import PREFERENCE, demos, hook, stage_of
 
 DATA_SAMPLE_ROWS = 1000
 QUICK_DATA_BYTES = 64 * 2**20
-# The settings the data sample depends on: the panels of the model and the data.
+# The settings the data sample depends on: the panels of the model and the data (and the
+# setting that bounds a sequence, plan/generation.py's length_setting).
 DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
                if f.metadata["group"] in ("start", "model", "data", "eval")] + \
-    ["seed", "max_length", "max_completion_length"]
+    ["seed", "max_length"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +41,8 @@ class DataSample:
 def data_sample(cfg: RunConfig) -> DataSample:
     """Token lengths of the first training examples, as the stage's trainer tokenizes them
     (cached)."""
-    key = tuple((name, getattr(cfg, name)) for name in DATA_FIELDS + ["stage"])
+    key = tuple((name, getattr(cfg, name))
+                for name in dict.fromkeys(DATA_FIELDS + ["stage", length_setting(cfg)]))
     path = Path(cfg.dataset_name).expanduser()
     return _data_sample(key, os.path.getmtime(path) if os.path.exists(path) else 0)
 
@@ -59,16 +61,9 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
         each = stage.unpaired and found.format != "unpaired preference"
         lengths = example_lengths(rows[:DATA_SAMPLE_ROWS], tokenizer, each_answer=each)
         return DataSample(tuple(lengths), len(rows) * (2 if each else 1), found.format)
-    if stage.family == REWARD:  # a sequence: the prompt, then an answer of at most its limit
-        found = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
-        rows = list(found.rows)
-        if cfg.eval_fraction > 0 and not eval_source(cfg)[0]:
-            rows, _ = hold_out(rows, cfg.eval_fraction, cfg.seed)
-        rows = rows[:cfg.max_train_samples or None]
-        lengths = [len(tokenizer(prompt_seen(r["prompt"], tokenizer), add_special_tokens=False)
-                       ["input_ids"]) + cfg.max_completion_length
-                   for r in rows[:DATA_SAMPLE_ROWS]]
-        return DataSample(tuple(lengths), len(rows), "prompt-only")
+    own = hook(stage, "plan_sample")  # a family that reads its rows its own way
+    if own:
+        return DataSample(*own(cfg, tokenizer, DATA_SAMPLE_ROWS))
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
     return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format)

@@ -58,8 +58,8 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch  # heavy: loaded on first use
     if writes_answers(cfg):
-        raise ConfigError(["Measure speed times training steps on random tokens; a GRPO "
-                           "step's time is mostly the answers it writes: a GRPO run of these "
+        raise ConfigError(["Measure speed times training steps on random tokens; a step of "
+                           "this stage is mostly the answers the model writes: a run of these "
                            "settings measures it."])
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]

@@ -1,7 +1,7 @@
-"""What follows a finished run: the settings of the stage its stage's `next` names (SFT:
-DPO, or GRPO, its `also_next`; DPO, ORPO, KTO: GRPO), continuing from the model it saved. The page's Continue
-button fills them in; nothing starts until the person presses Start. Knows nothing of
-Gradio.
+"""What follows a finished run: the settings of a stage that follows its stage (a Stage's
+`follows`: after SFT, DPO or GRPO; after DPO, ORPO or KTO, GRPO), continuing from the
+model it saved. The page's Continue button fills them in; nothing starts until the
+person presses Start. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.config.checks import whole_groups
 from sft_ui.runs.run import Run, RunError
-from sft_ui.stages import demos, get, stage_of
+from sft_ui.stages import demos, following, get, hook, stage_of
 
 FINISHED = ("done", "stopped")  # a run that saved its model (a stopped one does too)
 
@@ -24,16 +23,15 @@ class FollowUp:
 
 
 def next_stages(stage_name: str) -> list:
-    """The Stages Continue offers after a run of `stage_name` (its `next` first, then
-    its `also_next`)."""
+    """The Stages Continue offers after a run of `stage_name`, the first on its first
+    button."""
     stage = get(stage_name)
-    names = [stage.next, *stage.also_next] if stage and stage.next else []
-    return [get(name) for name in names if get(name)]
+    return following(stage) if stage else []
 
 
 def next_stage(stage_name: str, choice: str = ""):
     """The Stage Continue offers after a run of `stage_name` (`choice`: one of those it
-    offers, by name; blank: its `next`), or None."""
+    offers, by name; blank: the first), or None."""
     offered = next_stages(stage_name)
     return next((s for s in offered if s.name == choice), None) if choice else \
         (offered[0] if offered else None)
@@ -48,7 +46,7 @@ def can_continue(snap: dict) -> bool:
 
 def preference_after(run: Run, choice: str = "") -> FollowUp:
     """The next stage's settings that continue `run`, a finished run (`choice`: which of
-    the stages offered after it; blank: its stage's `next`): its settings, with the model
+    the stages offered after it; blank: the first): its settings, with the model
     it saved as the model, the next stage, that stage's demo set after the demo set
     (other data is left for the person to choose), LoRA as the run had it (an adapter
     trains on) and that stage's learning rate. RunError when the run cannot be
@@ -70,9 +68,10 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     rate = after.default_learning_rate(cfg.use_peft)
     reader = demos().get(cfg.dataset_name.strip())
     dataset = after.demo if reader is not None and reader.family == stage.family else ""
-    new, grouped = whole_groups(replace(
-        cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
-        learning_rate=rate, ref_model=""))  # the time budget set stays
+    new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
+                  learning_rate=rate, ref_model="")  # the time budget set stays
+    fix = hook(after, "continued")  # what the next stage's family needs of the settings
+    new, grouped = fix(new) if fix else (new, "")
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
              f"Stage: `{after.name}`."]
     if dataset:

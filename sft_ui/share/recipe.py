@@ -19,16 +19,13 @@ import yaml
 
 from sft_ui.backends.processes import accelerate_settings
 from sft_ui.config import RunConfig
-from sft_ui.config.fields import WRITTEN_REWARD
 from sft_ui.config.registry import applies, studio_names
 from sft_ui.config.trl import flat, has_eval_data
 from sft_ui.data import DataError, load_data
 from sft_ui.plan.hardware import detect
 from sft_ui.plan.memory import trains_on_adapter
-from sft_ui.rewards.written import function_names
-from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, demos, stage_of
+from sft_ui.stages import SUPERVISED, demos, family_of, hook, stage_of
 from sft_ui.train.arguments import to_trl
-from sft_ui.train.grpo import reward_options
 
 HEADER = ("# SFT Studio run settings. `trl sft --config THIS_FILE` reads the TRL keys and\n"
           "# ignores the studio's own; `python -m sft_ui train --config THIS_FILE` reads all.\n")
@@ -67,11 +64,9 @@ def _header(cfg: RunConfig) -> str:
         text = (f"# SFT Studio run settings, stage {cfg.stage}. `{command} --config THIS_FILE` "
                 "reads the TRL\n# keys and ignores the studio's own; `python -m sft_ui train "
                 "--config THIS_FILE` reads all.\n")
-    if command and WRITTEN_REWARD in cfg.rewards and \
-            stage.family == REWARD:
-        text += (f"# The written reward function is the studio's own: {command} trains with "
-                 "the built-in\n# rewards above; the studio and the Python script of Show "
-                 "code add the written one.\n")
+    note = hook(stage, "yaml_note")  # what its family's file says of itself
+    if command and note:
+        text += note(cfg, command)
     if command and stage.sft_term and cfg.loss_type == "auto":
         text += ("# Loss type auto: the studio adds the SFT term on the chosen answers when "
                  "the starting\n# model does not write them yet (the run's log says); "
@@ -122,13 +117,6 @@ def trl_command(cfg: RunConfig, config_file: str | None = None) -> str:
     return f"{notes}# or: {command} --config {config_file}\n" + " \\\n    ".join(lines)
 
 
-# The code of each family's built-in set: (module, function, what it is).
-DEMO_CODE = {SUPERVISED: ("sft_ui.data.demo", "demo_rows", "demo set"),
-             PREFERENCE: ("sft_ui.data.preference_demo", "preference_demo_rows",
-                          "preference demo set"),
-             REWARD: ("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts")}
-
-
 def accelerate_config(num_processes: int, num_machines: int = 1,
                       strategy: str = "ddp") -> str:
     """accelerate's config file for `num_machines` machines x `num_processes` processes
@@ -164,10 +152,10 @@ def accelerate_command(cfg: RunConfig, num_machines: int = 1,
         f"cat > accelerate.yaml <<'EOF'\n{text}EOF\n" + " \\\n    ".join(launch)
 
 
-def _load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
+def load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> list[str]:
     reader = demos().get(name)
     if reader:
-        module, function, what = DEMO_CODE[reader.family]
+        module, function, what = family_of(reader).demo_code
         return [f"from {module} import {function}  # the studio's {what}",
                 f"{var} = Dataset.from_list({function}())"]
     path = Path(name).expanduser()
@@ -217,25 +205,25 @@ def python_script(cfg: RunConfig, output_dir: str | None = None) -> str:
     """A complete script with the current TRL API that trains like the studio would: an
     SFT run with SFTTrainer, a preference run with its stage's trainer."""
     output_dir = output_dir or f"{cfg.stage}-output"
-    return SCRIPTS[stage_of(cfg).family](cfg, output_dir)
+    return hook(cfg, "script")(cfg, output_dir)
 
 
-def _eval_code(cfg: RunConfig) -> list[str]:
+def eval_code(cfg: RunConfig) -> list[str]:
     """The eval data the studio would read: a held-out fraction, an eval file or split."""
     if cfg.eval_fraction > 0:
         return [f"split = dataset.train_test_split(test_size={cfg.eval_fraction}, "
                 f"seed={cfg.seed})", "dataset, eval_dataset = split[\"train\"], split[\"test\"]"]
     if has_eval_data(cfg):
-        return _load_code(cfg, cfg.eval_dataset_name.strip() or cfg.dataset_name,
+        return load_code(cfg, cfg.eval_dataset_name.strip() or cfg.dataset_name,
                           cfg.dataset_test_split.strip() or "test", "eval_dataset")
     return ["eval_dataset = None"]
 
 
-def _sft_script(cfg: RunConfig, output_dir: str) -> str:
+def sft_script(cfg: RunConfig, output_dir: str) -> str:
     """SFTTrainer on the data as the studio reads it."""
     args = to_trl(cfg)  # the script reads the eval data the studio would
     values = flat(args)
-    data = ["# Data"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
+    data = ["# Data"] + load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
     fmt = _data_format(cfg)
     if fmt == "alpaca":
         data += FORMAT_CODE["alpaca"]
@@ -243,15 +231,15 @@ def _sft_script(cfg: RunConfig, output_dir: str) -> str:
         data += [line.format(template=cfg.dataset_template) for line in FORMAT_CODE["template"]]
     elif fmt == "messages" and cfg.completion_only_loss:
         data += FORMAT_CODE["last-reply"]
-    data += _eval_code(cfg)
+    data += eval_code(cfg)
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
     sft = dict(args["train"])
     if fmt == "template":
         sft["dataset_text_field"] = "text"
-    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in sft.items() if v is not None)
-    peft = _peft_code(cfg, values)
+    arg_lines = "\n".join(f"    {k}={py_value(v)}," for k, v in sft.items() if v is not None)
+    peft = peft_code(cfg, values)
     return "\n".join([
         '"""Fine-tune with TRL\'s SFTTrainer: the settings of an SFT Studio run."""',
         "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
@@ -261,7 +249,7 @@ def _sft_script(cfg: RunConfig, output_dir: str) -> str:
         f"model_id = {cfg.model_name_or_path!r}",
         f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
         f"trust_remote_code={cfg.trust_remote_code})",
-        *_model_code(cfg, values), "",
+        *model_code(cfg, values), "",
         *data, "",
         f"args = SFTConfig(\n    output_dir={output_dir!r},\n{arg_lines}\n)", peft, "",
         "trainer = SFTTrainer(model=model, args=args, train_dataset=dataset,",
@@ -272,7 +260,7 @@ def _sft_script(cfg: RunConfig, output_dir: str) -> str:
         "tokenizer.save_pretrained(args.output_dir)", ""])
 
 
-def _preference_script(cfg: RunConfig, output_dir: str) -> str:
+def preference_script(cfg: RunConfig, output_dir: str) -> str:
     """DPOTrainer, ORPOTrainer (trl.experimental.orpo) or KTOTrainer on the preference
     rows, with the reference the studio would use."""
     args = to_trl(cfg)
@@ -290,7 +278,7 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
                        f"`trl {stage.name}` command")
     columns = stage.columns
     data = [f"# Data: preference rows as {trainer_class} reads them ({columns})"] + \
-        _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split) + _eval_code(cfg)
+        load_code(cfg, cfg.dataset_name, cfg.dataset_train_split) + eval_code(cfg)
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
                     "len(dataset))))")
@@ -310,16 +298,16 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
                        "(1.0, good / bad) if good >= bad else (bad / good, 1.0)"]
     saving = ["trainer.model.delete_adapter(\"ref\")  # TRL's frozen copy: not saved"] \
         if trains_on_adapter(cfg) and stage.reference and not cfg.ref_model.strip() else []
-    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
+    arg_lines = "\n".join(f"    {k}={py_value(v)}," for k, v in args["train"].items()
                           if v is not None)
     reference, ref_arg = [], ""
-    model_code, peft = _model_code(cfg, values), _peft_code(cfg, values)
+    model_lines, peft = model_code(cfg, values), peft_code(cfg, values)
     on_adapter = trains_on_adapter(cfg)
     if on_adapter:  # as the studio: the finished run's adapter trains on (train/policy.py)
-        model_code = ["from peft import AutoPeftModelForCausalLM",
-                      "# The finished LoRA run's adapter trains on (no new adapter)",
-                      "model = AutoPeftModelForCausalLM.from_pretrained(model_id, "
-                      f"is_trainable=True, {_load_kwargs(cfg, values)})"]
+        model_lines = ["from peft import AutoPeftModelForCausalLM",
+                       "# The finished LoRA run's adapter trains on (no new adapter)",
+                       "model = AutoPeftModelForCausalLM.from_pretrained(model_id, "
+                       f"is_trainable=True, {_load_kwargs(cfg, values)})"]
         peft = "peft_config = None  # the adapter is there already"
     if stage.reference:
         ref_id = cfg.ref_model.strip()
@@ -344,7 +332,7 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
         f"model_id = {cfg.model_name_or_path!r}",
         f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
         f"trust_remote_code={cfg.trust_remote_code})",
-        *model_code, *reference, "",
+        *model_lines, *reference, "",
         *data, "",
         f"args = {config_class}(\n    output_dir={output_dir!r},\n{arg_lines}\n)", *weights,
         peft, "",
@@ -355,12 +343,12 @@ def _preference_script(cfg: RunConfig, output_dir: str) -> str:
         "tokenizer.save_pretrained(args.output_dir)", ""])
 
 
-def _peft_code(cfg: RunConfig, values: dict) -> str:
+def peft_code(cfg: RunConfig, values: dict) -> str:
     if not cfg.use_peft:
         return "peft_config = None"
     return (f"peft_config = LoraConfig(r={cfg.lora_r}, lora_alpha={cfg.lora_alpha}, "
             f"lora_dropout={cfg.lora_dropout}, target_modules="
-            f"{_py(values['lora_target_modules'])}, task_type=\"CAUSAL_LM\")")
+            f"{py_value(values['lora_target_modules'])}, task_type=\"CAUSAL_LM\")")
 
 
 def _quantized(cfg: RunConfig) -> bool:
@@ -369,7 +357,7 @@ def _quantized(cfg: RunConfig) -> bool:
 
 def _load_kwargs(cfg: RunConfig, values: dict) -> str:
     """from_pretrained's keywords as the run loads a model (QLoRA: 4 bits on the GPU,
-    with the `quantization` _model_code defines)."""
+    with the `quantization` model_code defines)."""
     if not _quantized(cfg):
         return f"trust_remote_code={cfg.trust_remote_code}"
     half = "torch.float16" if values["fp16"] else "torch.bfloat16"
@@ -377,7 +365,7 @@ def _load_kwargs(cfg: RunConfig, values: dict) -> str:
             f"trust_remote_code={cfg.trust_remote_code}")
 
 
-def _model_code(cfg: RunConfig, values: dict) -> list[str]:
+def model_code(cfg: RunConfig, values: dict) -> list[str]:
     """Loading the model as the run does: QLoRA keeps the base in 4 bits on the GPU."""
     load = f"model = AutoModelForCausalLM.from_pretrained(model_id, {_load_kwargs(cfg, values)})"
     if not _quantized(cfg):
@@ -388,54 +376,7 @@ def _model_code(cfg: RunConfig, values: dict) -> list[str]:
             f"bnb_4bit_compute_dtype={half}, bnb_4bit_use_double_quant=True)", load]
 
 
-def _py(value) -> str:
+def py_value(value) -> str:
     if isinstance(value, str):
         return repr(value)
     return json.dumps(value) if isinstance(value, list) else repr(value)
-
-
-def _grpo_script(cfg: RunConfig, output_dir: str) -> str:
-    """GRPOTrainer on the prompts, with the rewards the studio would use: its built-in
-    ones (from the studio's package) and the written function, in the script itself."""
-    args = to_trl(cfg)
-    values = flat(args)
-    data = ["# Data: prompts (the model writes the answers); other columns reach the "
-            "rewards by name"] + _load_code(cfg, cfg.dataset_name, cfg.dataset_train_split)
-    data += _eval_code(cfg)
-    if cfg.max_train_samples:
-        data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "
-                    "len(dataset))))")
-    built_in = [n for n in cfg.rewards if n != WRITTEN_REWARD]
-    rewards = ["# The rewards: the studio's built-in functions, then the written one",
-               "from sft_ui.rewards.builtin import make_reward",
-               f"OPTIONS = {reward_options(cfg)!r}",
-               f"reward_funcs = [make_reward(name, OPTIONS) for name in {built_in!r}]"]
-    if WRITTEN_REWARD in cfg.rewards:
-        rewards += ["", "# Written in the page", cfg.reward_code.strip(), "",
-                    f"reward_funcs += [{', '.join(function_names(cfg.reward_code))}]"]
-    weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
-    arg_lines = "\n".join(f"    {k}={_py(v)}," for k, v in args["train"].items()
-                          if v is not None)
-    return "\n".join([
-        '"""Reinforcement learning from rewards (GRPO) with TRL\'s GRPOTrainer: the '
-        'settings of an SFT Studio run."""',
-        "from datasets import Dataset, DatasetDict, load_dataset, load_from_disk",
-        "from peft import LoraConfig",
-        "from transformers import AutoModelForCausalLM, AutoTokenizer",
-        "from trl import GRPOConfig, GRPOTrainer", "",
-        f"model_id = {cfg.model_name_or_path!r}",
-        f"tokenizer = AutoTokenizer.from_pretrained(model_id, "
-        f"trust_remote_code={cfg.trust_remote_code})",
-        *_model_code(cfg, values), "", *data, "", *rewards, "",
-        f"args = GRPOConfig(\n    output_dir={output_dir!r},\n{arg_lines}\n)",
-        *([f"args.reward_weights = {weights!r}"] if weights else []),
-        _peft_code(cfg, values), "",
-        "trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=args, "
-        "train_dataset=dataset,",
-        "    eval_dataset=eval_dataset, processing_class=tokenizer, peft_config=peft_config)",
-        "trainer.train()", "trainer.save_model(args.output_dir)",
-        "tokenizer.save_pretrained(args.output_dir)", ""])
-
-
-# The script writer of each family (stages/base.py).
-SCRIPTS = {SUPERVISED: _sft_script, PREFERENCE: _preference_script, REWARD: _grpo_script}

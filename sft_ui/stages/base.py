@@ -1,23 +1,65 @@
 """The Stage: what one kind of training is, said once, and the registry of stages.
 
 Every layer asks a run's stage (`stage_of(cfg)`) instead of comparing stage names: the
-facts below, or its `family`, the key by which a layer picks its code for a kind of
-training (the data reader, the trainer builder, the script writer). A stage of an
+facts below, or its `family`: a kind of training, whose code each layer finds by
+`hook(stage, name)` (the data check, the trainer builder, the script writer: a Family
+names them by import path, so this bottom layer imports none of them). A stage of an
 existing family needs no edit outside its own module: `register` makes it a choice of
-the Stage setting, a `trl` config, a plan and a run. Imports nothing of the studio.
+the Stage setting, a `trl` config, a plan and a run; a new family brings its hooks in
+its own module. Imports nothing of the studio.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
-# The families: the layers' dispatch keys (a new family is a new kind of code in them).
-# REWARD: the model writes its own answers to prompts and learns from their rewards.
-SUPERVISED, PREFERENCE, REWARD = "supervised", "preference", "reward"
+# The families this module's stages' families build on; a family is registered by the
+# module of its stages (stages/sft.py, stages/preference.py, stages/grpo.py).
+SUPERVISED, PREFERENCE = "supervised", "preference"
 # What a setting can apply to (config/fields.py's `stages`): a family, or a stage with a
 # reference model, with loss types to choose from, or reading answers labelled good or bad.
 REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
-SETTING_TAGS = (SUPERVISED, PREFERENCE, REWARD, REFERENCE, LOSSES, UNPAIRED)
-FAMILIES = (SUPERVISED, PREFERENCE, REWARD)
+# Each hook a family may name, and the layer that calls it (docs/architecture.md): the
+# family's function for it lives in that layer or a lower one (tests/test_stages.py).
+HOOKS = {
+    "data_check": "backends",  # (cfg): refuse data or settings before a run folder exists
+    "trainer": "train",        # (cfg, model, tokenizer, output_dir, callbacks, log): a trainer
+    "preview": "data",         # (cfg, tokenizer): the data as the trainer reads it, a dict
+    "script": "share",         # (cfg, output_dir): the Python script of Show code
+    "yaml_note": "share",      # (cfg, command): a note at the top of the settings file
+    "checks": "config",        # (cfg): the combinations the family cannot train, as lines
+    "trl": "config",           # (cfg, script, training): its TRL keys, changed in place
+    "continued": "config",     # (cfg): (cfg made trainable after Continue, a note or '')
+    "plan_sample": "plan",     # (cfg, rows, tokenizer): its DataSample, or None for the usual
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """A kind of training: the code each layer calls for its stages (HOOKS: a name to
+    "module:function"), and what its scripts and settings files need."""
+    name: str
+    hooks: dict
+    demo_code: tuple = ()         # its built-in set in a script: (module, function, what)
+    derived_trl_keys: tuple = ()  # TRL keys its settings file derives from other settings
+
+
+_FAMILIES: dict[str, Family] = {}
+
+
+def register_family(family: Family) -> Family:
+    assert set(family.hooks) <= set(HOOKS), set(family.hooks) - set(HOOKS)
+    _FAMILIES[family.name] = family
+    return family
+
+
+def families() -> list[Family]:
+    return list(_FAMILIES.values())
+
+
+def setting_tags() -> tuple:
+    """What a setting's `stages` may name: a family, or REFERENCE, LOSSES, UNPAIRED."""
+    return (*_FAMILIES, REFERENCE, LOSSES, UNPAIRED)
 
 
 @dataclass(frozen=True)
@@ -37,7 +79,7 @@ class Plot:
 class Stage:
     name: str          # the Stage setting's value
     title: str         # how the page, the log and the card name it
-    family: str        # SUPERVISED, PREFERENCE or REWARD
+    family: str        # a registered Family's name
     config: tuple      # TRL 1.16's training arguments: (module, class)
     trainer: tuple     # and trainer: (module, class)
     demo: str          # the built-in data set it reads
@@ -54,8 +96,10 @@ class Stage:
     kl_batch: bool = False          # a KL batch of mismatched pairs (KTO), without gradients
     unpaired: bool = False          # reads answers labelled good or bad, and unpairs pairs
     min_batch: int = 1
-    next: str = ""                  # the stage Continue offers after a finished run
-    also_next: tuple = ()           # other stages it offers there (a second button)
+    # the stages after whose finished run Continue offers it (the first registered of
+    # them on the first button, another on the second), and the button's words
+    follows: tuple = ()
+    continue_label: str = ""
     time_budget: bool = False       # a time budget chooses its steps
     eval_data: bool = False         # held-out data and an eval loss
     lean_step: bool = False         # the studio's own CPU step (train/lean.py)
@@ -92,7 +136,7 @@ _STAGES: dict[str, Stage] = {}
 
 def register(stage: Stage) -> Stage:
     """Make `stage` a choice of the Stage setting and known to every layer."""
-    assert stage.family in FAMILIES, stage.family
+    assert stage.family in _FAMILIES, stage.family
     _STAGES[stage.name] = stage
     return stage
 
@@ -135,3 +179,23 @@ def demos() -> dict[str, Stage]:
     for s in _STAGES.values():
         out.setdefault(s.demo, s)
     return out
+
+
+def following(stage: Stage) -> list[Stage]:
+    """The stages Continue offers after a finished run of `stage`, in registration order."""
+    return [s for s in _STAGES.values() if stage.name in s.follows]
+
+
+def family_of(cfg_or_stage) -> Family:
+    stage = cfg_or_stage if isinstance(cfg_or_stage, Stage) else stage_of(cfg_or_stage)
+    return _FAMILIES[stage.family]
+
+
+def hook(cfg_or_stage, name: str):
+    """The function the run's family names for hook `name` (HOOKS), or None where it names
+    none. Imported on first use: the family's code lies in the layer that calls it."""
+    path = family_of(cfg_or_stage).hooks.get(name)
+    if not path:
+        return None
+    module, _, function = path.partition(":")
+    return getattr(importlib.import_module(module), function)

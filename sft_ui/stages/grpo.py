@@ -2,10 +2,29 @@
 writes several answers (generations), reward functions score them, and the model learns
 to write more like the answers that scored above their group's mean (TRL's GRPOConfig
 and GRPOTrainer). Its data: prompts only (data/prompts.py), every other column reaches
-the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py."""
-from sft_ui.stages.base import REWARD, Plot, Stage, register
+the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py. Its
+family's code in each layer is named below (the Family's hooks); tests/test_grpo_room.py
+counts the modules outside these that know GRPO."""
+from sft_ui.stages.base import Family, Plot, Stage, register, register_family
 
 GRPO_DEMO = "demo-grpo"  # fresh arithmetic problems from the seed (data/grpo_demo.py)
+# The family: the model writes its own answers to prompts and learns from their rewards.
+REWARD = "reward"
+
+register_family(Family(
+    REWARD, hooks={
+        "data_check": "sft_ui.train.grpo:check_run",
+        "trainer": "sft_ui.train.grpo:grpo_trainer",
+        "preview": "sft_ui.data.prompt_preview:prompt_preview",
+        "script": "sft_ui.share.grpo_script:grpo_script",
+        "yaml_note": "sft_ui.share.grpo_script:yaml_note",
+        "checks": "sft_ui.config.grpo:reward_problems",
+        "trl": "sft_ui.config.grpo:trl_rewards",
+        "continued": "sft_ui.config.grpo:whole_groups",
+        "plan_sample": "sft_ui.plan.generation:prompt_sample"},
+    demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
+    # from the Reward functions and their weights (config/grpo.py)
+    derived_trl_keys=("reward_funcs", "reward_weights")))
 
 GRPO = register(Stage(
     name="grpo", title="GRPO", family=REWARD,
@@ -15,7 +34,8 @@ GRPO = register(Stage(
     formats=("prompt-only",),
     # GRPO moves the model by its own answers: a rate near DPO's, as TRL's GRPO examples.
     learning_rates={True: 5e-5, False: 5e-6}, time_budget=True, eval_data=True,
-    own_samples=True,
+    own_samples=True, follows=("sft", "dpo", "orpo", "kto"),
+    continue_label="Continue with GRPO (rewards)",
     plots=(Plot("rewards", "Reward (total and each reward function's mean)",
                 "The mean reward of the answers the model wrote, and each reward "
                 "function's own mean. Good: rising. The loss staying near 0 is normal in "

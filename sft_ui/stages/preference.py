@@ -3,13 +3,23 @@ to the rejected one. DPO (pairs, kept near a reference model), ORPO (pairs, no
 reference: an odds-ratio term beside the SFT loss; trl.experimental in TRL 1.16) and KTO
 (answers labelled good or bad, near a reference). Their data: data/preference.py; their
 trainers: train/preference.py."""
-from sft_ui.stages.base import PREFERENCE, Plot, Stage, register
+from sft_ui.stages.base import PREFERENCE, Family, Plot, Stage, register, register_family
 
 PREFERENCE_DEMO = "demo-preference"  # the demo set's pairs (data/preference_demo.py)
 PAIRED = ("preference", "implicit preference")
 # DPO's learning rate is far below SFT's, as TRL's DPO examples use (the preference signal
 # is strong and a high rate soon pulls the model away from its reference).
 RATES = {True: 5e-5, False: 5e-6}  # by LoRA on / off
+
+register_family(Family(
+    PREFERENCE, hooks={
+        "data_check": "sft_ui.data.preference:check_preference_dataset",
+        "trainer": "sft_ui.train.preference:preference_trainer",
+        "preview": "sft_ui.data.preview:preference_preview",
+        "script": "sft_ui.share.recipe:preference_script"},
+    demo_code=("sft_ui.data.preference_demo", "preference_demo_rows",
+               "preference demo set"),
+    derived_trl_keys=("loss_weights",)))  # from a combined loss_type (sigmoid+sft)
 
 REWARDS = Plot("rewards", "Rewards (chosen, rejected, margin)",
                "How far the model moved each answer from the reference model, times beta. "
@@ -26,7 +36,8 @@ DPO = register(Stage(
     losses=("sigmoid", "sigmoid+sft", "ipo", "hinge", "robust", "apo_zero", "apo_down",
             "sigmoid_norm"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
-    sequences_per_example=2, reference_sequences=2, fused_head=True, next="grpo",
+    sequences_per_example=2, reference_sequences=2, fused_head=True, follows=("sft",),
+    continue_label="Continue with preference tuning",
     plots=(REWARDS, ACCURACY),
     # (measured on a new form: 15/16 held-out replies in it at 5e-4 with LoRA, 0/16 at
     # 5e-5; docs/preference.md)
@@ -39,7 +50,6 @@ ORPO = register(Stage(
     trainer=("trl.experimental.orpo", "ORPOTrainer"), demo=PREFERENCE_DEMO,
     columns="prompt/chosen/rejected", formats=PAIRED, cli=False,
     learning_rates=RATES, time_budget=True, eval_data=True, sequences_per_example=2,
-    next="grpo",
     plots=(Plot("rewards", "Answer log-probabilities x beta (chosen, rejected, margin)",
                 "Not rewards against a reference (ORPO has none): beta times each answer's "
                 "average log-probability per token. Good: the margin grows."),
@@ -54,7 +64,6 @@ KTO = register(Stage(
     formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,
-    next="grpo",
     plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
                 "How far the model moved the good and the bad answers from the reference, "
                 "times beta. Good: good answers rise above bad ones."),)))

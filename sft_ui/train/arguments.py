@@ -9,7 +9,7 @@ from __future__ import annotations
 from sft_ui.config import RunConfig
 from sft_ui.config.registry import trl_names
 from sft_ui.config.trl import flat, translate
-from sft_ui.config.values import DERIVED_TRL_KEYS
+from sft_ui.config.values import derived_trl_keys
 from sft_ui.plan import hardware, kernels
 
 
@@ -30,5 +30,5 @@ def to_trl(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     training["use_liger_kernel"] = chosen["use_liger_kernel"].value
     if hw.device == "cpu":
         training["use_cpu"] = True  # transformers refuses bf16 without a GPU otherwise
-    assert set(flat(out)) <= {*trl_names(), *DERIVED_TRL_KEYS}  # a file reads back
+    assert set(flat(out)) <= {*trl_names(), *derived_trl_keys()}  # a file reads back
     return out

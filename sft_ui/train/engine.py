@@ -1,5 +1,5 @@
-"""Build and run a run's TRL trainer from a RunConfig: SFTTrainer, or a preference stage's
-(train/preference.py).
+"""Build and run a run's TRL trainer from a RunConfig: SFTTrainer, or the trainer its
+stage's family builds (its `trainer` hook: train/preference.py, train/grpo.py).
 
 Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus this
 process's own arguments), the model loaded as plan/loading.py says, the data as
@@ -23,15 +23,14 @@ from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_round, remember_run_speed
-from sft_ui.stages import PREFERENCE, REWARD, SUPERVISED, stage_of
+from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink
-from sft_ui.train.grpo import grpo_trainer
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
-from sft_ui.train.preference import drop_reference_adapter, preference_trainer
+from sft_ui.train.preference import drop_reference_adapter
 
 
 def sft_config(cfg: RunConfig, output_dir: Path, has_eval: bool | None = None):
@@ -92,12 +91,6 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
         processing_class=tokenizer, peft_config=lora, callbacks=callbacks)
 
 
-# The trainer builder of each family (stages/base.py): (cfg, model, tokenizer, output_dir,
-# callbacks, log) -> a TRL trainer with its data.
-TRAINER_BUILDERS = {SUPERVISED: sft_trainer, PREFERENCE: preference_trainer,
-                    REWARD: grpo_trainer}
-
-
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
     With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
@@ -124,8 +117,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
                                   deadline=deadline, fit=getattr(sink, "fit_steps", False))
         checkpoints = run_dir / "checkpoints"
-        trainer = TRAINER_BUILDERS[stage.family](cfg, model, tokenizer, checkpoints,
-                                                 [callback], log)
+        trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
+                                         log)
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         args = trainer.args
         processes = int(os.environ.get("WORLD_SIZE", "1"))

@@ -17,14 +17,15 @@ from pathlib import Path
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.fields import WRITTEN_REWARD
 from sft_ui.data.load import eval_source, hold_out
-from sft_ui.data.preview import prompt_seen
-from sft_ui.data.prompts import load_prompts, prompt_text
+from sft_ui.data.prompt_preview import prompt_seen
+from sft_ui.data.prompts import check_prompt_dataset, load_prompts, prompt_text
 from sft_ui.lazy import trl_class
 from sft_ui.models import load_model_and_tokenizer, resolve_model
 from sft_ui.rewards.builtin import make_reward, text_of
 from sft_ui.rewards.check import no_spread, preflight, score_table, weighted_total
 from sft_ui.rewards.written import WrittenRewards
-from sft_ui.stages import REWARD, stage_of
+from sft_ui.stages import stage_of
+from sft_ui.stages.grpo import REWARD
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import policy
 
@@ -109,6 +110,13 @@ def completion_samples(logs: dict, step: int, weights: list[float] | None) -> li
                      "completion": text_of(completions[i]),
                      "reward": f"{total:.3g} ({detail}){advantage}"})
     return rows
+
+
+def check_run(cfg: RunConfig) -> None:
+    """GRPO's check before its run folder exists (its family's data_check): the prompts,
+    then the rewards."""
+    check_prompt_dataset(cfg)
+    check_rewards(cfg)
 
 
 def check_rewards(cfg: RunConfig) -> None:

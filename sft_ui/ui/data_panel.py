@@ -97,7 +97,7 @@ def prompt_summary_markdown(p: dict) -> str:
         f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
         f"&middot; columns the rewards can read: {html.escape(', '.join(others) or 'none')}",
         f"**Prompt tokens:** min {s['min']}, median {s['median']:g}, max {s['max']}; each "
-        f"answer up to {s['max_completion_length']} tokens. {s['prompts_per_step']} prompts "
+        f"answer up to {s['answer_tokens']} tokens. {s['prompts_per_step']} prompts "
         f"a step: Max steps covers **{s['epochs_in_max_steps']:g} epochs**.",
     ]
     lines += [html.escape(n) for n in p["notes"]]

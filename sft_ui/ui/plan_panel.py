@@ -123,9 +123,9 @@ def _time_line(p: dict) -> str:
         return (f"**Time:** not measured on {p['device_name']} for these settings yet (Measure "
                 "speed measures this machine; a run there remembers its speed).")
     if not p["seconds_per_step"] and p.get("writes_answers"):
-        return ("**Time:** not measured yet for these settings: a GRPO step's time is mostly "
-                "the answers it writes, so a GRPO run of them measures it (a time budget sets "
-                "the steps on the run's first steps).")
+        return ("**Time:** not measured yet for these settings: a step of this stage is "
+                "mostly the answers the model writes, so a run of them measures it (a time "
+                "budget sets the steps on the run's first steps).")
     if not p["seconds_per_step"]:
         return ("**Time:** not measured yet for this model, device and precision: press "
                 "*Measure speed* (a few training steps).")
@@ -139,7 +139,7 @@ def _time_line(p: dict) -> str:
     elif p["seconds_total"]:
         text += f" {p['steps']:,} steps: {duration_text(p['seconds_total'])}."
     if p["padding"] is None and not p["packing"]:
-        text += " At most: every answer counted at max_completion_length." \
+        text += " At most: every answer counted at its longest." \
             if p.get("writes_answers") else " At most: every row counted at max_length."
     return text
 

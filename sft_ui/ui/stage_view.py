@@ -16,7 +16,7 @@ from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
 from sft_ui.runs.next_stage import can_continue, next_stages
-from sft_ui.stages import PREFERENCE, REWARD, demos, get, stage_of
+from sft_ui.stages import demos, get, stage_of, stages
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, problem, say
@@ -81,19 +81,15 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                             show_progress="hidden")
 
 
-# The Continue button's words, by the family of the stage it continues with.
-CONTINUE_LABELS = {PREFERENCE: "Continue with preference tuning",
-                   REWARD: "Continue with GRPO (rewards)"}
-
-
 def build_continue() -> tuple[gr.Button, gr.Button]:
     """The buttons shown after a finished run that has a next stage (the live view's tick
-    shows them, named for those stages: continue_update): the first for its stage's
-    `next`, the second for another stage offered there (GRPO after SFT)."""
-    return (gr.Button(T(CONTINUE_LABELS[PREFERENCE]), visible=False, size="sm",
-                      min_width=80, elem_id="continue-preference"),
-            gr.Button(T(CONTINUE_LABELS[REWARD]), visible=False, size="sm", min_width=80,
-                      elem_id="continue-also"))
+    shows them, named for those stages, each Stage's `continue_label`: continue_update):
+    the first for the first stage that follows the run's, the second for another."""
+    first, *also = [s.continue_label for s in stages() if s.follows] or [""]
+    return (gr.Button(T(first), visible=False, size="sm", min_width=80,
+                      elem_id="continue-preference"),
+            gr.Button(T(also[0] if also else first), visible=False, size="sm",
+                      min_width=80, elem_id="continue-also"))
 
 
 def continue_visible(snap: dict | None) -> bool:
@@ -105,7 +101,7 @@ def continue_update(snap: dict | None) -> tuple:
     continued with a stage offered there, with the words of that stage."""
     offered = next_stages((snap or {}).get("config", {}).get("stage", "sft")) \
         if continue_visible(snap) else []
-    return tuple(gr.update(visible=True, value=say(CONTINUE_LABELS[offered[i].family]))
+    return tuple(gr.update(visible=True, value=say(offered[i].continue_label))
                  if i < len(offered) else gr.update(visible=False) for i in range(2))
 
 

@@ -12,7 +12,6 @@ from sft_ui.ui.lang import T
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
-CODE = {"reward_code"}  # text settings that hold Python
 # Text settings with names to pick from, or any typed (the dataset's list follows the
 # stage and the earlier runs: ui/stage_view.py)
 SUGGESTED = {"jobs_flavor": known_flavors, "dataset_name": lambda: [RunConfig().dataset_name]}
@@ -50,7 +49,7 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
         return gr.Dropdown(["auto", "1", "2", "4", "8"], allow_custom_value=True, **common)
     if choices(f):  # a list field picks several
         return gr.Dropdown(choices(f), multiselect=kind == "list", **common)
-    if name in CODE:  # Python, in a code box (its help goes under it: a code box has none)
+    if f.metadata["code"]:  # Python, in a code box (its help goes under it: a code box has none)
         return gr.Code(language="python", lines=8, label=common["label"], value=value,
                        elem_id=common["elem_id"], visible=common["visible"])
     if name in SUGGESTED:  # a list to pick from, or a name typed in
