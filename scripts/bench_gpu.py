@@ -186,7 +186,7 @@ def flops_per_token(cfg: RunConfig, length: int) -> float:
     """Training FLOPs per token: 6 x the matmul weights for full fine-tuning, 4 x for
     LoRA (no weight gradients of the frozen base), plus attention's 12 x layers x
     hidden x length."""
-    from sft_ui.plan.memory import model_shape
+    from sft_ui.plan.shape import model_shape
     shape = model_shape(cfg.model_name_or_path)
     weights = shape.params() - (0 if shape.tied else shape.vocab * shape.hidden)
     return (4 if cfg.use_peft else 6) * weights + 12 * shape.layers * shape.hidden * length
@@ -199,7 +199,8 @@ def main(argv=None) -> int:
         print("Skipped: no CUDA GPU on this machine (the real-size table needs one).")
         return 0
     from sft_ui.plan import modes
-    from sft_ui.plan.memory import available_memory, model_shape
+    from sft_ui.plan.memory import available_memory
+    from sft_ui.plan.shape import model_shape
     hw, work = detect(), Path(args.work or tempfile.mkdtemp(prefix="sft-gpu-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     data = work / "rows.jsonl"

@@ -31,6 +31,9 @@ from sft_ui.plan.planner import plan_with_data  # noqa: E402
 # key: (listed model, LoRA, batch, accumulation, answers per prompt, max completion length)
 CASES = {
     "smol-full-short": ("HuggingFaceTB/SmolLM2-135M-Instruct", False, 8, 2, 8, 128),
+    # the page's GRPO defaults after a LoRA SFT run, and with full fine-tuning (a CPU's)
+    "smol-lora-page": ("HuggingFaceTB/SmolLM2-135M-Instruct", True, 4, 2, 4, 64),
+    "smol-full-page": ("HuggingFaceTB/SmolLM2-135M-Instruct", False, 4, 2, 4, 64),
     "smol-full-long": ("HuggingFaceTB/SmolLM2-135M-Instruct", False, 8, 4, 8, 1024),
     "qwen05-lora-long": ("Qwen/Qwen2.5-0.5B-Instruct", True, 8, 8, 8, 1024),
     "qwen05-full-short": ("Qwen/Qwen2.5-0.5B-Instruct", False, 16, 1, 8, 256),

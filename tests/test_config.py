@@ -69,7 +69,7 @@ def test_live_view_helpers():
     """Loss frame: train, smoothed and eval series with numeric columns; no frame at all
     before the first value (the plot types its axes from the first frame); samples
     newest first."""
-    from sft_ui.ui.live_view import loss_frame, metric_frame, samples_frame, smooth
+    from sft_ui.ui.run_frames import loss_frame, metric_frame, samples_frame, smooth
     from sft_ui.ui.train_tab import effective_batch_text
     assert loss_frame(None) is None and metric_frame({"metrics": []}, "grad_norm") is None
     frame = loss_frame({"metrics": [{"step": 1, "loss": 2.5}, {"step": 1, "train_runtime": 3.0},

@@ -79,7 +79,7 @@ def test_a_typed_folder_is_still_the_model(browser, live_app, tiny_model_dir):
     box.press("Tab")
     expect(box).to_have_value(tiny_model_dir)
     # The plan is the tiny model's, read from the folder's config.json.
-    from sft_ui.plan.memory import model_shape
+    from sft_ui.plan.shape import model_shape
     from sft_ui.ui.plan_panel import _count
     size = _count(model_shape(tiny_model_dir).params())
     open_panels(page)

@@ -15,7 +15,7 @@ import torch
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.plan import catalog, kernels, memory, modes, oom, planner, speed, targets
 from sft_ui.plan.hardware import Hardware, precision, unsupported
-from sft_ui.plan.memory import ModelShape, model_shape
+from sft_ui.plan.shape import ModelShape, model_shape
 from sft_ui.runs import RunError, RunManager
 
 GIB = 2**30

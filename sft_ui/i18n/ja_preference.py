@@ -213,7 +213,7 @@ MESSAGES = {
     "Rejected answer": "退けられた回答",
     "Answer, labelled good": "回答（良いとラベル付け）",
     "Answer, labelled bad": "回答（悪いとラベル付け）",
-    # ui/live_view.py: the reward plots' series
+    # ui/run_frames.py: the reward plots' series
     "chosen": "選ばれた回答",
     "rejected": "退けられた回答",
     "margin": "差",

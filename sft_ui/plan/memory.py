@@ -1,25 +1,21 @@
 """How much memory a training run needs.
 
-Owns the model's size read from its config.json (no weights loaded; the listed
-models' configs ship with the app, plan/catalog.py), the peak
-memory of a training step by part (for a preference stage, dpo, orpo or kto, also what
-its trainer adds: two answers per example, the reference model and its forward pass
-without gradients; for GRPO the answers it writes, plan/generation.py), this machine's
-available memory and the fit against it, and the RAM guard (with plan/oom.py's fixes).
+Owns the peak memory of a training step by part, from the model's shape (plan/shape.py):
+for a preference stage, dpo, orpo or kto, also what its trainer adds (two answers per
+example, the reference model and its forward pass without gradients), for GRPO the
+answers it writes (plan/generation.py); this machine's available memory and the fit
+against it, and the RAM guard (with plan/oom.py's fixes).
 Knows nothing of Gradio, runs or the data.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
 from pathlib import Path
 
 import psutil
 
 from sft_ui.config import RunConfig
-from sft_ui.models import ModelError, resolve_model
-from sft_ui.plan import catalog
+from sft_ui.models import ModelError
 from sft_ui.plan.generation import (
     VLLM_SHARE,
     answer_tokens,
@@ -33,6 +29,7 @@ from sft_ui.plan.generation import (
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.plan.oom import fixes_text
+from sft_ui.plan.shape import ModelShape, model_shape
 from sft_ui.stages import PREFERENCE, stage_of
 
 # Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
@@ -76,18 +73,25 @@ class Calibration:
     logit_copies: float       # vocabulary-sized fp32 values kept per token
     lora_input_copies: float  # copies (with dropout masks) of each adapted layer's input
     fused_tile_copies: float  # fp32 copies of the fused LM head's tile (DPO, KTO)
+    answer_logit_copies: float  # the same as logit_copies, for the answers GRPO wrote
 
 
 # CPU (the measurements above): the logits, their log-softmax, both gradients and TRL's
 # token accuracy and entropy metrics make 4.5 copies; LoRA keeps about 1.5 copies of each
 # adapted layer's input, and activation checkpointing does not remove them.
-CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES)
+# GRPO's answers keep about 11: its per-token log-probabilities and entropies over the
+# whole vocabulary, in fp32 beside the logits; peak RSS of 3-step GRPO trainings of
+# SmolLM2-135M's shape on a 2-core CPU (scripts/grpo_gpu_plan.py, 2026-11-27), with the
+# estimate at 4.5 copies and at 11: full b8 x 2, 8 answers of 128 tokens 6.1 GB (0.79,
+# 1.01); full b4 x 2, 4 of 64 3.9 GB (0.86, 0.95); LoRA b4 x 2, 4 of 64 2.7 GB (0.91, 1.00).
+CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES, 11.0)
 # CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
 # SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,
 # LoRA, QLoRA; scripts/bench_gpu.py), worst error 6%: the context and kernels' workspace
 # take about 1.25 GiB, TRL's fused LM head (Triton) keeps about half a copy of the logits,
 # and LoRA's input copies vanish in the activations that are kept anyway.
-CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0, 1.0)
+# GRPO's answers: as measured on an H100 (docs/grpo.md: plan / measured 0.93-1.00).
+CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0, 1.0, 0.5)
 # Liger's fused RMSNorm, RoPE and SwiGLU kept 0.78 of the activations there (16 x 512 tokens).
 LIGER_ACTIVATIONS = 0.8
 # NF4 with nested quantization: 4 bits a weight plus about 0.127 bits of scales.
@@ -95,99 +99,6 @@ NF4_BYTES = (4 + 0.127) / 8
 TIGHT = 0.8  # above this share of the available memory a run is "tight"
 GUARD = 0.9  # above it a run on a CPU is refused: running out of RAM kills the app
 CUDA_GUARD = 1.1  # above it (of the free GPU memory) a run on a GPU is refused
-UNGATED = {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi",
-           "codegen", "mpt"}  # model types whose MLP has two matrices, not three
-
-
-@dataclasses.dataclass(frozen=True)
-class ModelShape:
-    """The sizes in a model's config.json that decide its memory."""
-    hidden: int
-    layers: int
-    intermediate: int
-    vocab: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    tied: bool
-    gated: bool
-
-    @classmethod
-    def from_config(cls, config: dict) -> "ModelShape":
-        c = config.get("text_config") or config
-
-        def pick(*names, default=None):
-            for name in names:
-                if c.get(name) is not None:
-                    return int(c[name])
-            if default is None:
-                raise ModelError(f"The model's config.json has no {names[0]}: its memory "
-                                 "cannot be estimated.")
-            return default
-        hidden = pick("hidden_size", "n_embd", "d_model")
-        heads = pick("num_attention_heads", "n_head")
-        return cls(hidden, pick("num_hidden_layers", "n_layer", "num_layers"),
-                   pick("intermediate_size", "n_inner", "ffn_dim", default=4 * hidden),
-                   pick("vocab_size"), heads, pick("num_key_value_heads", default=heads),
-                   pick("head_dim", default=hidden // heads),
-                   bool(c.get("tie_word_embeddings", True)), c.get("model_type") not in UNGATED)
-
-    def linears(self) -> dict[str, tuple[int, int]]:
-        """(in, out) features of each linear layer in one block, by Llama's names."""
-        h, q, kv, i = self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim, \
-            self.intermediate
-        shapes = {"q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
-                  "up_proj": (h, i), "down_proj": (i, h)}
-        if self.gated:
-            shapes["gate_proj"] = (h, i)
-        return shapes
-
-    def adapted(self, targets: str) -> dict[str, tuple[int, int]]:
-        """The linear layers LoRA adapts: all of them, or those named in `targets`."""
-        if targets.strip() == "all-linear":
-            return self.linears()
-        names = {t.strip() for t in targets.split(",")}
-        return {n: s for n, s in self.linears().items() if n in names}
-
-    def params(self) -> int:
-        block = sum(a * b for a, b in self.linears().values()) + 2 * self.hidden  # + norms
-        embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
-        return self.layers * block + embeddings + self.hidden  # + the final norm
-
-    def adapter_params(self, r: int, targets: str) -> int:
-        """LoRA's trainable parameters: r x (in + out) for each adapted layer."""
-        return self.layers * sum(r * (a + b) for a, b in self.adapted(targets).values())
-
-
-@functools.lru_cache(maxsize=16)
-def _shape_at(path: str) -> ModelShape:
-    """The shape in a model's config.json; a LoRA adapter's folder (a finished run's
-    model) has the shape of the base its adapter_config.json names."""
-    folder = Path(path)
-    adapter = folder / "adapter_config.json"
-    if folder.is_dir() and adapter.exists() and not (folder / "config.json").exists():
-        base = json.loads(adapter.read_text(encoding="utf-8"))["base_model_name_or_path"]
-        return model_shape(base)
-    if folder.is_dir():
-        file = folder / "config.json"
-    else:
-        from huggingface_hub import hf_hub_download  # huggingface_hub: loaded on first use
-        try:
-            file = hf_hub_download(path, "config.json")
-        except Exception as e:
-            raise ModelError(f"Could not read the config.json of {path} "
-                             f"({type(e).__name__}), so its memory cannot be estimated.") from None
-    return ModelShape.from_config(json.loads(Path(file).read_text(encoding="utf-8")))
-
-
-def model_shape(name: str) -> ModelShape:
-    """The shape of a model: a listed one's from its shipped config.json (offline, before
-    any download, unless a local folder has that name), else from its own config.json."""
-    shipped = None if Path(name.strip()).expanduser().exists() else \
-        catalog.shipped_config(name)
-    if shipped is not None:
-        return ModelShape.from_config(shipped)
-    return _shape_at(resolve_model(name))
 
 
 # ---- memory ------------------------------------------------------------------
@@ -321,8 +232,10 @@ def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
         positions, entries = FUSED_TILE
         return int(min(trained_tokens(cfg), positions) * min(shape.vocab, entries) * 4 *
                    device.fused_tile_copies)
-    tokens = answer_tokens(cfg) or trained_tokens(cfg, prompt_tokens)
-    return int(tokens * shape.vocab * 4 * device.logit_copies)
+    answers = answer_tokens(cfg)
+    if answers:
+        return int(answers * shape.vocab * 4 * device.answer_logit_copies)
+    return int(trained_tokens(cfg, prompt_tokens) * shape.vocab * 4 * device.logit_copies)
 
 
 # ---- preference stages (dpo, orpo, kto) ------------------------------------------------

@@ -64,7 +64,7 @@ def setting_tags() -> tuple:
 
 @dataclass(frozen=True)
 class Plot:
-    """One of a stage's own plots in the live view (ui/live_view.py draws TRL's reward
+    """One of a stage's own plots in the live view (ui/run_frames.py reads TRL's reward
     metrics there): its title and a line on what a good curve looks like."""
     key: str  # the live view's component for it: "rewards" or "accuracy"
     title: str

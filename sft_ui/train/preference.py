@@ -30,7 +30,8 @@ from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
 from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
-from sft_ui.plan.memory import model_shape, trains_on_adapter
+from sft_ui.plan.memory import trains_on_adapter
+from sft_ui.plan.shape import model_shape
 from sft_ui.stages import stage_of
 from sft_ui.stages.preference import SFT_TERM
 from sft_ui.train.arguments import to_trl
