@@ -13,24 +13,24 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
-# The families this module's stages' families build on; a family is registered by the
-# module of its stages (stages/sft.py, stages/preference.py, stages/grpo.py).
+# Two families' names, which settings and layers name; each family (these, and GRPO's
+# REWARD) is registered by its stages' module: stages/sft.py, preference.py, grpo.py.
 SUPERVISED, PREFERENCE = "supervised", "preference"
 # What a setting can apply to (config/fields.py's `stages`): a family, or a stage with a
 # reference model, with loss types to choose from, or reading answers labelled good or bad.
 REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
 # Each hook a family may name, and the layer that calls it (docs/architecture.md): the
-# family's function for it lives in that layer or a lower one (tests/test_stages.py).
+# family's function for it lives in that layer or a lower one (tests/test_layers.py).
 HOOKS = {
     "data_check": "backends",  # (cfg): refuse data or settings before a run folder exists
     "trainer": "train",        # (cfg, model, tokenizer, output_dir, callbacks, log): a trainer
-    "preview": "data",         # (cfg, tokenizer): the data as the trainer reads it, a dict
+    "preview": "data",         # (cfg, tokenizer, examples): the data as its trainer reads it
     "script": "share",         # (cfg, output_dir): the Python script of Show code
     "yaml_note": "share",      # (cfg, command): a note at the top of the settings file
     "checks": "config",        # (cfg): the combinations the family cannot train, as lines
     "trl": "config",           # (cfg, script, training): its TRL keys, changed in place
     "continued": "config",     # (cfg): (cfg made trainable after Continue, a note or '')
-    "plan_sample": "plan",     # (cfg, rows, tokenizer): its DataSample, or None for the usual
+    "plan_sample": "plan",     # (cfg, tokenizer, limit): (lengths, rows, format) for the plan
 }
 
 
@@ -137,6 +137,7 @@ _STAGES: dict[str, Stage] = {}
 def register(stage: Stage) -> Stage:
     """Make `stage` a choice of the Stage setting and known to every layer."""
     assert stage.family in _FAMILIES, stage.family
+    assert stage.continue_label or not stage.follows, stage.name  # Continue's words
     _STAGES[stage.name] = stage
     return stage
 
