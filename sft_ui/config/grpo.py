@@ -10,8 +10,6 @@ import math
 from sft_ui.config.fields import WRITTEN_REWARD
 from sft_ui.config.values import shorten
 from sft_ui.rewards.builtin import import_path
-from sft_ui.stages import get
-from sft_ui.stages.grpo import REWARD
 
 
 def reward_problems(cfg) -> list[str]:
@@ -48,16 +46,14 @@ def reward_problems(cfg) -> list[str]:
 
 
 def whole_groups(cfg) -> tuple:
-    """(cfg, a note): for a stage that writes answers to each prompt (the reward family),
-    Gradient accumulation raised to the least that makes the answers written at once
-    (Batch size per device x Gradient accumulation) whole groups of Answers per prompt,
-    the batch size kept (it decides the memory); the note says so ('' when nothing had to
-    change). Continue uses it: a GRPO run after a run of another batch."""
-    stage, batch, answers = get(cfg.stage), cfg.per_device_train_batch_size, \
-        cfg.num_generations
+    """(cfg, a note): for a GRPO run (its family's `continued` hook), Gradient accumulation
+    raised to the least that makes the answers written at once (Batch size per device x
+    Gradient accumulation) whole groups of Answers per prompt, the batch size kept (it
+    decides the memory); the note says so ('' when nothing had to change). Continue uses
+    it: a GRPO run after a run of another batch."""
+    batch, answers = cfg.per_device_train_batch_size, cfg.num_generations
     before = cfg.gradient_accumulation_steps
-    if not stage or stage.family != REWARD or batch < 1 or answers < 1 or \
-            batch * before % answers == 0:
+    if batch < 1 or answers < 1 or batch * before % answers == 0:
         return cfg, ""
     step = answers // math.gcd(batch, answers)  # accumulations that make whole groups
     accumulation = -(-before // step) * step

@@ -313,6 +313,16 @@ def eval_source(cfg: RunConfig) -> tuple[str, str]:
     return (name, cfg.dataset_test_split.strip() or "test") if name else ("", "")
 
 
+def training_rows(cfg: RunConfig, rows) -> list:
+    """The rows a run of cfg trains on, of those its training data holds (for the plan):
+    a held-out eval fraction out where no eval data is named, then at most
+    max_train_samples."""
+    rows = list(rows)
+    if cfg.eval_fraction > 0 and not eval_source(cfg)[0]:
+        rows, _ = hold_out(rows, cfg.eval_fraction, cfg.seed)
+    return rows[:cfg.max_train_samples or None]
+
+
 def hold_out(rows: list, fraction: float, seed: int) -> tuple[list, list]:
     """(train rows, eval rows): `fraction` of the rows held out, chosen by the seed, each
     part in the rows' order."""

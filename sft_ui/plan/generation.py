@@ -10,12 +10,13 @@ where it is measured (plan/sample.py), else PROMPT_TOKENS. The answers are writt
 before the backward pass, so the KV cache and the step's activations are not held at
 once: the plan counts the larger. With vLLM (use_vllm, TRL's colocate mode) vLLM keeps
 VLLM_SHARE of the GPU's memory for its own copy of the weights and its KV cache instead.
-Pure arithmetic on the model's shape.
+Arithmetic on the model's shape; `prompt_sample` (GRPO's plan_sample hook) reads the
+prompts' token lengths for plan/sample.py.
 """
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
-from sft_ui.data.load import eval_source, hold_out
+from sft_ui.data.load import training_rows
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import load_prompts
 from sft_ui.stages import stage_of
@@ -42,11 +43,8 @@ def prompt_sample(cfg: RunConfig, tokenizer, limit: int) -> tuple:
     """GRPO's data for the plan (its family's plan_sample hook): (the lengths of its first
     `limit` sequences, each the prompt and an answer of at most its limit; the training
     rows; the format), the rows the run trains on (held-out rows and the row cap out)."""
-    found = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
-    rows = list(found.rows)
-    if cfg.eval_fraction > 0 and not eval_source(cfg)[0]:
-        rows, _ = hold_out(rows, cfg.eval_fraction, cfg.seed)
-    rows = rows[:cfg.max_train_samples or None]
+    rows = training_rows(cfg, load_prompts(cfg.dataset_name, cfg,
+                                           cfg.dataset_train_split).rows)
     lengths = [len(tokenizer(prompt_seen(r["prompt"], tokenizer), add_special_tokens=False)
                    ["input_ids"]) + cfg.max_completion_length for r in rows[:limit]]
     return tuple(lengths), len(rows), "prompt-only"

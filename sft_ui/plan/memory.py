@@ -82,8 +82,9 @@ class Calibration:
 # GRPO's answers keep about 11: its per-token log-probabilities and entropies over the
 # whole vocabulary, in fp32 beside the logits; peak RSS of 3-step GRPO trainings of
 # SmolLM2-135M's shape on a 2-core CPU (scripts/grpo_gpu_plan.py, 2026-11-27), with the
-# estimate at 4.5 copies and at 11: full b8 x 2, 8 answers of 128 tokens 6.1 GB (0.79,
-# 1.01); full b4 x 2, 4 of 64 3.9 GB (0.86, 0.95); LoRA b4 x 2, 4 of 64 2.7 GB (0.91, 1.00).
+# estimate over it at 4.5 copies and at 11: full b8 x 2, 8 answers of 128 tokens 6.1 GiB
+# (0.79, 1.00); full b4 x 2, 4 of 64 3.9 GiB (0.86, 0.94); LoRA b4 x 2, 4 of 64 2.7 GiB
+# (0.91, 1.01).
 CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES, 11.0)
 # CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
 # SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,

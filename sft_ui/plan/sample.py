@@ -14,7 +14,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
-from sft_ui.data.load import eval_source, hold_out
+from sft_ui.data.load import training_rows
 from sft_ui.data.preference import load_preference
 from sft_ui.data.preview import example_lengths
 from sft_ui.data.tokens import load_training_data, tokenize_rows
@@ -54,10 +54,7 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
     stage = stage_of(cfg)
     if stage.family == PREFERENCE:
         found = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
-        rows = found.rows
-        if cfg.eval_fraction > 0 and not eval_source(cfg)[0]:
-            rows, _ = hold_out(rows, cfg.eval_fraction, cfg.seed)
-        rows = rows[:cfg.max_train_samples or None]
+        rows = training_rows(cfg, found.rows)
         each = stage.unpaired and found.format != "unpaired preference"
         lengths = example_lengths(rows[:DATA_SAMPLE_ROWS], tokenizer, each_answer=each)
         return DataSample(tuple(lengths), len(rows) * (2 if each else 1), found.format)
