@@ -25,6 +25,7 @@ NO_MESSAGES = {
     "data/demo.py": "the demo set's rows: training data, not messages",
     "share/recipe.py": "the YAML, Python script and commands of a run: code, as code is",
     "share/grpo_script.py": "GRPO's Python script and its YAML note: code, as code is",
+    "share/preference_script.py": "the preference stages' Python script: code, as code is",
     "share/modelfile.py": "an Ollama Modelfile: a file for Ollama",
 }
 # Strings there that are not shown to a person, or not as they are.
