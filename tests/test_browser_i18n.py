@@ -116,8 +116,9 @@ def test_the_api_answers_in_the_clients_language(live_app, connect):
 
 
 def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir, tmp_path):
-    """After a short run: the loss plot's legend (in its colours), the samples table's
-    headers, the progress's durations, the Runs table and the model card are Japanese."""
+    """After a short run: the loss plot's legend (in its colours), the Continue buttons,
+    the samples table's headers, the progress's durations, the Runs table and the model
+    card are Japanese."""
     from playwright.sync_api import expect
     page = ja_page
     page.locator("#language input").click()  # whatever the tests before left it at
@@ -134,6 +135,9 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     status = page.locator("#run-status")
     expect(status).to_contain_text("実行", timeout=HANG_MS)
     expect(status).to_contain_text("完了", timeout=HANG_MS)
+    # Continue offers the stages that follow SFT, each in its own words (continue_label)
+    for name in ("選好チューニングに進む", "GRPO（報酬による学習）に進む"):
+        expect(page.get_by_role("button", name=name)).to_be_visible(timeout=HANG_MS)
     legend = page.locator("#loss-plot .role-legend-label")
     expect(legend).to_have_text(["学習", "学習（平滑化）"])
     strokes = page.locator("#loss-plot").evaluate(
