@@ -164,6 +164,8 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
         run.model_dir = str(out)
         run.set_state("done", f"Finished {run.step} steps; the model is saved in {out}.")
         print(f"Done: {run.step} steps, model in {out}", flush=True)
+        if run.stalled:  # its latest steps learnt nothing (its family's rule)
+            print(f"Warning: {run.stalled}", flush=True)
     return 0
 
 

@@ -324,6 +324,9 @@ MESSAGES = {
     "Training...": "学習しています...",
     "Training (command line)...": "学習しています（コマンドライン）...",
     "Stopping after the current step...": "このステップが終わったら停止します...",
+    # A run whose latest steps learn nothing (ui/live_view.py, ui/runs_tab.py)
+    "Warning:": "警告:",
+    "nothing learnt": "学習なし",
     "Resuming from {checkpoint}...": "{checkpoint} から再開しています...",
     "Stopped at step {step}; the model so far is saved in {folder}, with a checkpoint to "
     "resume from.":

@@ -113,6 +113,17 @@ SETTINGS = {
 }
 
 MESSAGES = {
+    # rewards/check.py's stalled: a run that learns nothing (the live view, the summary)
+    "Nothing learnt: over the last {count} logged steps, {share} of the prompts got the "
+    "same reward for all their answers (no spread), and GRPO learns only from the "
+    "differences between a prompt's answers. Raise Answers per prompt or Temperature, give "
+    "partial credit in the reward (or make the task harder, if every answer already scores "
+    "the most), or first train a short SFT on a few examples of the form the reward wants.":
+        "何も学習できていません: 直近 {count} 回の記録ステップで、プロンプトの {share} は"
+        "回答がすべて同じ報酬でした（差なし）。GRPO はプロンプトの回答どうしの差からしか"
+        "学びません。プロンプトあたりの回答数か温度を上げるか、報酬に部分点を与えるか（どの"
+        "回答もすでに最高点なら、タスクを難しくします）、先に報酬が求める形の例を少し使って"
+        "短い SFT を学習してください。",
     # Test rewards (actions.py, ui/rewards_panel.py)
     "test rewards (the model writes answers)": "報酬をテストする（モデルが回答を書きます）",
     "Cannot test the rewards:": "報酬をテストできません:",

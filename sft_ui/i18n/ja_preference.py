@@ -3,7 +3,8 @@ the preference parts of the data preview and the live view): the panels that fol
 stage, Continue with preference tuning, the preview of preference rows and the reward
 plots; also the labels and help of the preference settings (config/fields.py)."""
 
-MODULES = ("ui/stage_view.py", "runs/next_stage.py")  # whose messages go here (see ja.py)
+MODULES = ("ui/stage_view.py", "runs/next_stage.py",  # whose messages go here (see ja.py)
+           "train/stalled.py")
 
 PAGE = {
     "Preference tuning": "選好チューニング",
@@ -217,4 +218,22 @@ MESSAGES = {
     "chosen": "選ばれた回答",
     "rejected": "退けられた回答",
     "margin": "差",
+    # train/stalled.py: a preference run that learns nothing (the live view, the summary)
+    "Nothing learnt from the preferences: over the last {count} logged steps the margin "
+    "between the chosen and the rejected answers averaged {margin} and the reward accuracy "
+    "{accuracy}, so the chosen answers are no more preferred than the rejected ones. Raise "
+    "the learning rate, check that the chosen and the rejected answers really differ, or "
+    "train more steps.":
+        "選好から何も学習できていません: 直近 {count} 回の記録ステップで、選ばれた回答と"
+        "退けられた回答の差は平均 {margin}、報酬の正解率は {accuracy} で、選ばれた回答が"
+        "退けられた回答より好まれるようになっていません。学習率を上げるか、選ばれた回答と"
+        "退けられた回答が本当に違うかを確かめるか、ステップ数を増やしてください。",
+    "Nothing learnt from the preferences: over the last {count} logged steps the margin "
+    "between the good and the bad answers' rewards averaged {margin} and was above 0 on "
+    "{above} of them, so the model does not favour the good answers yet. Raise the learning "
+    "rate, check that the good and the bad answers really differ, or train more steps.":
+        "選好から何も学習できていません: 直近 {count} 回の記録ステップで、良い回答と悪い"
+        "回答の報酬の差は平均 {margin}、0 を上回ったのは {above} 回で、モデルはまだ良い回答を"
+        "好むようになっていません。学習率を上げるか、良い回答と悪い回答が本当に違うかを確かめ"
+        "るか、ステップ数を増やしてください。",
 }

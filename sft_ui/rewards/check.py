@@ -2,6 +2,7 @@
 
 `score_table`: each reward function's score of each completion and their weighted total;
 `no_spread`: the prompts whose answers all scored the same, from which GRPO learns nothing;
+`stalled`: the same seen in a run's logged steps (the family's "stalled" hook);
 `preflight`: the settings, rewards and data that cannot make a run, as messages.
 """
 from __future__ import annotations
@@ -97,6 +98,32 @@ def no_spread(rows: list[dict], group_size: int) -> list[str]:
                             f"reward or the task so that some answers score better than "
                             f"others.")
     return warnings
+
+
+# A run learns nothing when, over its last STALL_STEPS logged steps (all of them when
+# fewer, but at least STALL_LEAST), prompts without reward spread were on average at
+# least STALL_SHARE of each step's (TRL's frac_reward_zero_std).
+STALL_STEPS, STALL_LEAST, STALL_SHARE = 5, 3, 0.9
+NO_SPREAD = "frac_reward_zero_std"
+
+
+def stalled(records: list[dict]) -> str | None:
+    """A GRPO run that learns nothing, from its logged metric records (oldest first):
+    over its last logged training steps, most prompts' answers all got the same reward.
+    The message says so and what to do; None while the run learns or cannot be judged."""
+    shares = [r[NO_SPREAD] for r in records  # (a NaN is not equal to itself: left out)
+              if isinstance(r.get(NO_SPREAD), (int, float)) and r[NO_SPREAD] == r[NO_SPREAD]]
+    shares = shares[-STALL_STEPS:]
+    mean = sum(shares) / len(shares) if len(shares) >= STALL_LEAST else 0.0
+    if mean < STALL_SHARE:
+        return None
+    count, share = len(shares), f"{100 * mean:.0f}%"
+    return (f"Nothing learnt: over the last {count} logged steps, {share} of the "
+            f"prompts got the same reward for all their answers (no spread), and GRPO "
+            f"learns only from the differences between a prompt's answers. Raise Answers "
+            f"per prompt or Temperature, give partial credit in the reward (or make the "
+            f"task harder, if every answer already scores the most), or first train a "
+            f"short SFT on a few examples of the form the reward wants.")
 
 
 def _generations(num_generations: int, generation_batch: int) -> list[str]:

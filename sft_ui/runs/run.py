@@ -14,14 +14,17 @@ from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
 from sft_ui.plan import budget
 from sft_ui.runs.folder import clean_name, read_jsonl
-from sft_ui.stages import stage_of
+from sft_ui.stages import hook, stage_of
 from sft_ui.train import log as runlog
 
 ACTIVE_STATES = ("queued", "running", "stopping")
 STATES = ACTIVE_STATES + ("stopped", "done", "failed")
 # What state.json keeps of a run (besides config.yaml and the jsonl files).
 STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created", "budget",
-              "train_started", "finished", "model_dir", "resumed", "suggestion")
+              "train_started", "finished", "model_dir", "resumed", "suggestion", "stalled")
+# The newest records a family's rule reads for a run that learns nothing (stages' "stalled"
+# hook): its last few training steps, with the eval records between them.
+STALL_RECORDS = 50
 
 
 class RunError(UserError, RuntimeError):
@@ -42,6 +45,10 @@ class Run:
         self.resumed = 0
         self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
         self.budget: list[str] = []  # what a time budget chose, a sentence a setting
+        # While the run's latest steps learn nothing: its family's message saying so and
+        # what to do (the live view, the run's summary; the log says it once, _judge)
+        self.stalled = ""
+        self._stall_said = False
         self.deadline: float | None = None  # a time budget's end for this (re)start (the sink's)
         self.fit_steps = False  # this start's first steps set its length (train/fit.py)
         self.train_started: float | None = None
@@ -78,7 +85,25 @@ class Run:
     def add_metrics(self, record: dict) -> None:
         with self._lock:
             self.metrics.append(record)
+            recent = self.metrics[-STALL_RECORDS:]
         self._append("metrics.jsonl", record)
+        self._judge(recent)
+
+    def _judge(self, recent: list[dict]) -> None:
+        """Whether the run's latest steps learn nothing, by its family's rule on its
+        newest records (here, where every record arrives, whichever process trains the
+        run): `stalled` holds its message while the rule holds, and the run's log says it
+        the first time it does."""
+        rule = hook(self.config, "stalled")
+        verdict = (rule(recent) or "") if rule else ""
+        with self._lock:
+            changed, self.stalled = verdict != self.stalled, verdict
+            first = bool(verdict) and not self._stall_said
+            self._stall_said = self._stall_said or first
+        if first:  # (at its step: the run may learn again later)
+            runlog.warn(self.dir, f"step {recent[-1].get('step', self.step)}: {verdict}")
+        if changed:
+            self._save_state()
 
     def add_samples(self, rows: list[dict]) -> None:
         with self._lock:
@@ -96,7 +121,7 @@ class Run:
             self.metrics = [m for m in self.metrics if m.get("step", 0) <= step]
             self.samples = [r for r in self.samples if r.get("step", 0) <= step]
             self.error, self.finished, self.train_started = "", None, None
-            self.step, self._pace = step, None
+            self.step, self._pace, self.stalled = step, None, ""
             self._stop.clear()
             for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
                 (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -163,7 +188,7 @@ class Run:
                     "elapsed_seconds": (self.finished or time.time()) - self.created,
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
                     "suggestion": dict(self.suggestion), "budget": list(self.budget),
-                    "config": self.config.to_dict()}
+                    "stalled": self.stalled, "config": self.config.to_dict()}
         if log:
             snap["log"] = runlog.tail(self.dir)
         return snap
@@ -175,7 +200,7 @@ class Run:
         return {"name": snap["name"], "run_id": self.id, "stage": self.config.stage,
                 "model": self.config.model_name_or_path, "dataset": self.config.dataset_name,
                 "state": snap["state"], "step": snap["step"], "max_steps": snap["max_steps"],
-                "final_loss": losses[-1] if losses else None,
+                "final_loss": losses[-1] if losses else None, "stalled": snap["stalled"],
                 "duration_seconds": snap["elapsed_seconds"], "created": self.created}
 
     # ---- files -------------------------------------------------------------

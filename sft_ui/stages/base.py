@@ -31,6 +31,9 @@ HOOKS = {
     "trl": "config",           # (cfg, script, training): its TRL keys, changed in place
     "continued": "config",     # (cfg): (cfg made trainable after Continue, a note or '')
     "plan_sample": "plan",     # (cfg, tokenizer, limit): (lengths, rows, format) for the plan
+    # (records): a run that learns nothing, read from its logged metric records (oldest
+    # first, the newest few): a sentence saying so and what to do, or None
+    "stalled": "runs",
 }
 
 

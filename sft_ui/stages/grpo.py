@@ -21,7 +21,8 @@ register_family(Family(
         "checks": "sft_ui.config.grpo:reward_problems",
         "trl": "sft_ui.config.grpo:trl_rewards",
         "continued": "sft_ui.config.grpo:whole_groups",
-        "plan_sample": "sft_ui.plan.generation:prompt_sample"},
+        "plan_sample": "sft_ui.plan.generation:prompt_sample",
+        "stalled": "sft_ui.rewards.check:stalled"},
     demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
     # from the Reward functions and their weights (config/grpo.py)
     derived_trl_keys=("reward_funcs", "reward_weights")))

@@ -16,7 +16,8 @@ register_family(Family(
         "data_check": "sft_ui.data.preference:check_preference_dataset",
         "trainer": "sft_ui.train.preference:preference_trainer",
         "preview": "sft_ui.data.preview:preference_preview",
-        "script": "sft_ui.share.preference_script:preference_script"},
+        "script": "sft_ui.share.preference_script:preference_script",
+        "stalled": "sft_ui.train.stalled:preference_stalled"},
     demo_code=("sft_ui.data.preference_demo", "preference_demo_rows",
                "preference demo set"),
     derived_trl_keys=("loss_weights",)))  # from a combined loss_type (sigmoid+sft)

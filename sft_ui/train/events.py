@@ -134,6 +134,7 @@ class TerminalSink:
             self.events.fitted(steps)
 
     def add_metrics(self, record):
+        stalled = self.run.stalled
         self.run.add_metrics(record)
         if self.events:
             self.events.add_metrics(record)
@@ -143,6 +144,8 @@ class TerminalSink:
             text = "  ".join(f"{k} {v:.4g}" for k, v in shown.items())
             print(f"[{time.time() - self.start:6.0f}s] step {record['step']}/"
                   f"{self.run.max_steps}  {text}", file=self.out, flush=True)
+        if self.run.stalled and not stalled:  # the run's latest steps learn nothing
+            print(f"Warning: {self.run.stalled}", file=self.out, flush=True)
 
     def add_samples(self, rows):
         self.run.add_samples(rows)

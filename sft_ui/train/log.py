@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from pathlib import Path
 
 LOG_FILE = "train.log"
@@ -52,6 +53,14 @@ def capture(run_dir: Path):
         for lg in loggers:
             lg.removeHandler(handler)
         handler.close()
+
+
+def warn(run_dir: Path, message: str) -> None:
+    """A warning line in the run's log, in the form of capture's lines, written from
+    outside the training thread: the app, which hears a run's records from whichever
+    process trains it (runs/run.py)."""
+    with open(Path(run_dir) / LOG_FILE, "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%H:%M:%S')} WARNING {message}\n")
 
 
 def tail(run_dir: Path, lines: int = 200) -> str:

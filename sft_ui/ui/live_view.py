@@ -309,6 +309,8 @@ def status_markdown(snap: dict | None) -> str:
         return say("Ready. Choose settings and click **Start**.")
     head = say(f"**Run {snap['run_id']}: {snap['state']}.**")
     text = f"{head} {html.escape(say(snap['message']))}"
+    if snap.get("stalled"):  # its latest steps learn nothing (runs/run.py)
+        text += f"\n\n**{say('Warning:')}** {html.escape(say(snap['stalled']))}"
     if snap["error"]:
         text += f"\n\n**{say('Error:')}** {html.escape(say(snap['error']))}"
     return text

@@ -27,7 +27,8 @@ def table_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([[
         r["name"] if r["name"] != r["run_id"] else "--", r["run_id"],
         r.get("stage", "sft").upper(), r["model"],
-        r["dataset"], say(r["state"]),
+        r["dataset"], say(r["state"]) + (f" · {say('nothing learnt')}" if r.get("stalled")
+                                         else ""),
         f"{r['step']}/{r['max_steps']}",
         "--" if r["final_loss"] is None else f"{r['final_loss']:.4f}",
         say(r.get("evaluation") or "--"),

@@ -1,0 +1,55 @@
+"""A preference run (DPO, ORPO, KTO) that learns nothing, read from the metric records it
+logged: the preference family's "stalled" hook (stages/preference.py), which the run
+calls as each record arrives (runs/run.py), whichever process trains it. GRPO's rule is
+its own (rewards/check.py's `stalled`); SFT has none (its loss moves with each batch, so
+a flat curve cannot be told from a run that learns slowly).
+
+TRL logs each training step's `rewards/margins` (the chosen answers' reward minus the
+rejected ones': against the reference for DPO and KTO, so 0 until the model moves; beta
+times the log-probabilities' difference for ORPO) and, but for KTO, `rewards/accuracies`
+(the share of pairs whose chosen answer has the higher reward). The rule: over the last
+STALL_STEPS logged steps with a margin (at least that many), the mean margin is within
+FLAT_MARGIN of 0 and the mean accuracy is at most MOST_ACCURACY: the chosen answers are
+no more preferred than the rejected ones. KTO's accuracy is read from its margins: the
+share of those steps whose margin is above 0 (a run that learns slowly has small
+margins, but above 0).
+"""
+from __future__ import annotations
+
+import math
+
+STALL_STEPS, FLAT_MARGIN, MOST_ACCURACY = 5, 0.01, 0.5
+MARGIN, ACCURACY = "rewards/margins", "rewards/accuracies"
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def preference_stalled(records: list[dict]) -> str | None:
+    """The message of a preference run that learns nothing (the module's rule), with what
+    to do; None while it learns, or before it has logged STALL_STEPS steps."""
+    steps = [r for r in records if _number(r.get(MARGIN))][-STALL_STEPS:]
+    if len(steps) < STALL_STEPS:
+        return None
+    margin = sum(r[MARGIN] for r in steps) / len(steps)
+    accuracies = [r[ACCURACY] for r in steps if _number(r.get(ACCURACY))]
+    paired = bool(accuracies)  # KTO (answers labelled good or bad) logs none
+    accuracy = sum(accuracies) / len(accuracies) if paired else \
+        sum(r[MARGIN] > 0 for r in steps) / len(steps)
+    if abs(margin) >= FLAT_MARGIN or accuracy > MOST_ACCURACY:
+        return None
+    count, margin = len(steps), f"{margin:+.4f}"
+    if not paired:
+        above = sum(r[MARGIN] > 0 for r in steps)
+        return (f"Nothing learnt from the preferences: over the last {count} logged steps "
+                f"the margin between the good and the bad answers' rewards averaged "
+                f"{margin} and was above 0 on {above} of them, so the model does not "
+                f"favour the good answers yet. Raise the learning rate, check that the "
+                f"good and the bad answers really differ, or train more steps.")
+    accuracy = f"{accuracy:.2f}"
+    return (f"Nothing learnt from the preferences: over the last {count} logged steps the "
+            f"margin between the chosen and the rejected answers averaged {margin} and the "
+            f"reward accuracy {accuracy}, so the chosen answers are no more preferred than "
+            f"the rejected ones. Raise the learning rate, check that the chosen and the "
+            f"rejected answers really differ, or train more steps.")
