@@ -30,7 +30,7 @@ from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 from sft_ui.stages import demos, get, stage_of
-from sft_ui.train.grpo import try_rewards
+from sft_ui.train.grpo_signal import try_rewards
 
 
 class Actions:
@@ -110,7 +110,7 @@ class Actions:
 
     def test_rewards(self, who: Who, values: dict, prompts: int = 3) -> dict:
         """GRPO's Test rewards: the model writes answers to a few prompts and each reward
-        function scores them (train/grpo.py's try_rewards); nothing is saved. It runs the
+        function scores them (train/grpo_signal.py's try_rewards); nothing is saved. It runs the
         model (and any written reward), so it needs the right to train."""
         self._may(who, "test rewards (the model writes answers)", values or {})
         return try_rewards(RunConfig.from_dict(values or {}), prompts)

@@ -13,6 +13,17 @@ WRITTEN = ("def short_answer(completions, **kwargs):\n"
            "    return [float(len(t) < 20) for t in texts]\n")
 
 
+def _start_and_finish(page, manager, count: int):
+    """Start pressed; the run that ends as the manager's `count`th, done."""
+    page.get_by_role("button", name="Start").click()
+    notice = page.locator("#start-notice")
+    run = wait_for(lambda: newest_ended(manager, count) or start_refused(notice),
+                   timeout=HANG)
+    assert not isinstance(run, str), run
+    assert run.state == "done", run.error
+    return run
+
+
 def test_grpo_with_a_written_reward_from_the_page(page, live_app, tiny_model_dir, tmp_path):
     from playwright.sync_api import expect
     manager = live_app[1]
@@ -80,12 +91,8 @@ def test_sft_then_continue_with_grpo_then_chat(page, live_app, tiny_model_dir, t
                          "Sample every N steps": 0}.items():
         _set(page, label, value)
     _field(page, "Use LoRA").first.check()
-    page.get_by_role("button", name="Start").click()
     notice = page.locator("#start-notice")
-    sft = wait_for(lambda: newest_ended(manager, before + 1) or start_refused(notice),
-                   timeout=HANG)
-    assert not isinstance(sft, str), sft
-    assert sft.state == "done", sft.error
+    sft = _start_and_finish(page, manager, before + 1)
     expect(page.locator("#run-status")).to_contain_text(f"Run {sft.id}: done", timeout=HANG_MS)
 
     also = page.get_by_role("button", name="Continue with GRPO (rewards)")
@@ -132,3 +139,47 @@ def test_sft_then_continue_with_grpo_then_chat(page, live_app, tiny_model_dir, t
     wait_for(lambda: bot.inner_text().strip(), timeout=HANG)
     assert manager.latest_finished().id == grpo.id  # the chat's model: the GRPO run's
     page.get_by_role("tab", name="Train").click()
+
+
+def test_grpo_on_a_text_prompt_file_asks_through_the_chat_template(page, live_app,
+                                                                   tiny_model_dir, tmp_path):
+    """A person's own file of text prompts: the preview shows each prompt in the chat
+    template as the user's turn, Test rewards shows that text and the share of groups
+    whose rewards differ, and the run trains on the prompts in that form."""
+    import json
+
+    from playwright.sync_api import expect
+    manager = live_app[1]
+    before = len(manager.all_runs())
+    page.reload()
+    open_panels(page)
+    _set(page, "Model", tiny_model_dir)
+    page.locator("#cfg-stage input").click()
+    page.get_by_role("option", name="grpo").click()
+    own = tmp_path / "own.jsonl"
+    own.write_text("".join(json.dumps({"prompt": f"What is {a} plus 2? Reply as ANSWER: <n>.",
+                                       "answer": str(a + 2)}) + "\n" for a in range(8)))
+    page.locator("#data-upload input[type=file]").set_input_files(str(own))
+    summary = page.locator("#data-summary")
+    expect(summary).to_contain_text("as the user's turn of its chat template",
+                                    timeout=HANG_MS)
+    expect(page.locator("#data-preview")).to_contain_text(
+        "<|im_start|>user\nWhat is 0 plus 2?")
+    open_panels(page)
+    for label, value in {"Max steps": 1, "Batch size per device": 2,
+                         "Gradient accumulation steps": 1, "Answers per prompt": 2,
+                         "Max completion length (tokens)": 6}.items():
+        _set(page, label, value)
+    page.locator("#cfg-rewards input").click()
+    page.get_by_role("option", name="length_near").click()
+    page.keyboard.press("Escape")
+    page.locator("#test-rewards").click()
+    notes = page.locator("#reward-notes")
+    expect(notes).to_contain_text("would hold different rewards", timeout=HANG_MS)
+    expect(notes).to_contain_text("<|im_start|>user")  # the text the model reads
+    expect(notes).to_contain_text("as the user's turn of its chat template")
+
+    run = _start_and_finish(page, manager, before + 1)
+    log = (run.dir / "train.log").read_text()
+    assert "Rewards tried before training" in log and "conversational form" in log
+    expect(page.locator("#samples")).to_contain_text("What is", timeout=HANG_MS)

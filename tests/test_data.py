@@ -1,5 +1,6 @@
 """Datasets: every source and format loads, trains 2 steps, previews with the right
-loss mask; every bad file gives a message naming the file, line and fix."""
+loss mask; a file in another encoding than UTF-8 reads with a note; every bad file gives
+a message naming the file, line and fix."""
 import json
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 
 from sft_ui.config import RunConfig
 from sft_ui.data import DataError, load_data, store_upload
+from sft_ui.data.load import read_source
 from sft_ui.data.preview import preview
 from sft_ui.models import hub_reachable, load_tokenizer
 from sft_ui.train.engine import train
@@ -142,7 +144,8 @@ def test_preview_mask_prompt_completion_token_by_token(tmp_path, tiny_cfg, tiny_
     path = tmp_path / "pc.jsonl"
     path.write_text(_jsonl({"prompt": f"Question: {q}\nAnswer:", "completion": " " + a}
                            for q, a in QA))
-    p = preview(_cfg(tiny_cfg, dataset_name=str(path), max_length=256))
+    p = preview(_cfg(tiny_cfg, dataset_name=str(path), max_length=256,
+                     prompts_as_chat=False))
     tok = load_tokenizer(tiny_model_dir)
     prompt, completion = "Question: What is two plus two?\nAnswer:", " Four."
     n_prompt = len(tok(prompt)["input_ids"])
@@ -152,8 +155,34 @@ def test_preview_mask_prompt_completion_token_by_token(tmp_path, tiny_cfg, tiny_
     assert p["format"] == "prompt/completion" and p["rows"] == 4
     assert p["examples"][0]["raw"] == {"prompt": prompt, "completion": completion}
     # Loss on every token when completion-only loss is turned off.
-    p_all = preview(_cfg(tiny_cfg, dataset_name=str(path), completion_only_loss=False))
+    p_all = preview(_cfg(tiny_cfg, dataset_name=str(path), completion_only_loss=False,
+                         prompts_as_chat=False))
     assert all(_flags(p_all))
+
+
+@pytest.mark.parametrize("columns", [("prompt", "completion"), ("question", "answer"),
+                                     ("質問", "回答")])
+def test_text_prompts_reach_a_chat_model_as_the_user_turn(tmp_path, tiny_cfg, tiny_model_dir,
+                                                          columns):
+    """A text prompt and its answer (prompt/completion, or a question and its answer under
+    other names) train in the chat template, as Chat asks: the text the model sees is the
+    template's, with the loss on the assistant's reply only; the preview says so."""
+    question, answer = columns
+    path = tmp_path / "qa.jsonl"
+    path.write_text(_jsonl({question: q, answer: a} for q, a in QA))
+    p = preview(_cfg(tiny_cfg, dataset_name=str(path), max_length=256))
+    tok = load_tokenizer(tiny_model_dir)
+    q, a = QA[0]
+    user = [{"role": "user", "content": q}]
+    asked = tok.apply_chat_template(user, tokenize=False, add_generation_prompt=True)
+    whole = tok.apply_chat_template(user + [{"role": "assistant", "content": a}],
+                                    tokenize=False)
+    assert p["examples"][0]["text"] == whole and whole.startswith(asked)
+    n_asked = len(tok(asked, add_special_tokens=False)["input_ids"])
+    flags = _flags(p)
+    assert not any(flags[:n_asked]) and all(flags[n_asked:n_asked + 3])
+    assert any("as the user's turn of its chat template" in n for n in p["notes"])
+    assert p["format"] == ("prompt/completion" if question == "prompt" else "question/answer")
 
 
 def test_preview_mask_messages_token_by_token(tmp_path, tiny_cfg, tiny_model_dir):
@@ -221,9 +250,15 @@ def test_bad_files_name_the_file_line_and_fix(kind, tmp_path):
 
 
 def test_not_utf8_and_over_the_size_limit(tmp_path, monkeypatch):
-    path = tmp_path / "latin.csv"
-    path.write_bytes("text\nfine\ncaf\xe9\n".encode("latin-1"))
-    with pytest.raises(DataError, match=r"latin\.csv: line 3 is not UTF-8"):
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(DataError, match=r"binary\.jsonl: line 2 is not UTF-8 text \(byte "
+                                        r"128\)\. Save the file with UTF-8 encoding"):
+        load_data(RunConfig(dataset_name=str(binary)))
+    # UTF-8 up to a broken byte is not read as another encoding.
+    path = tmp_path / "broken.csv"
+    path.write_bytes("text\nfine\ncafé\n".encode() + b"caf\xff\n")
+    with pytest.raises(DataError, match=r"broken\.csv: line 4 is not UTF-8"):
         load_data(RunConfig(dataset_name=str(path)))
     big = tmp_path / "big.jsonl"
     big.write_text(_jsonl({"text": "x" * 100} for _ in range(50)))
@@ -232,6 +267,44 @@ def test_not_utf8_and_over_the_size_limit(tmp_path, monkeypatch):
         load_data(RunConfig(dataset_name=str(big)))
     with pytest.raises(DataError, match="over the limit"):
         store_upload(big, tmp_path / "uploads")
+
+
+JAPANESE_QA = [("日本の首都はどこですか？", "東京です。"),
+               ("富士山の高さは？", "3776メートルです。"),
+               ("「ありがとう」を英語で言うと？", "Thank you です。"),
+               ("一週間は何日ですか？", "七日です。")]
+
+
+def test_a_shift_jis_csv_is_read_with_a_note(tmp_path, tiny_cfg, tiny_model_dir):
+    """A CSV that Excel saved on a Japanese Windows (cp932) reads as its UTF-8 twin, and
+    the preview, the run's data and the plan say how it was read; with SmolLM2 they say
+    too that the model does not know Japanese."""
+    from sft_ui.plan import planner
+    from sft_ui.ui.plan_panel import plan_markdown
+    text = "質問,回答\n" + "".join(f"{q},{a}\n" for q, a in JAPANESE_QA)
+    utf8, sjis = tmp_path / "utf8.csv", tmp_path / "support.csv"
+    utf8.write_text(text, encoding="utf-8")
+    sjis.write_bytes(text.encode("cp932"))
+    cfg = RunConfig()
+    plain, read = read_source(str(utf8), cfg, "train"), read_source(str(sjis), cfg, "train")
+    assert read.rows == plain.rows and read.columns == ["質問", "回答"] and plain.notes == []
+    note = "support.csv was read as Shift-JIS (cp932), not UTF-8."
+    assert read.notes == [note]
+    model = tmp_path / "SmolLM2-135M-Instruct"  # the tiny model under the default's name
+    model.symlink_to(tiny_model_dir, target_is_directory=True)
+    settings = _cfg(tiny_cfg, model_name_or_path=str(model), dataset_name=str(sjis),
+                    dataset_format="template", dataset_template="{質問}\n{回答}")
+    assert load_data(settings).notes == [note]
+    language = ("Most of this data is in Japanese, which SmolLM2-135M-Instruct was not "
+                "trained for: its answers in Japanese will be poor. A small model trained for "
+                "Japanese: Qwen/Qwen2.5-0.5B-Instruct (0.5B parameters).")
+    assert preview(settings)["notes"] == [note, language]
+    p = planner.plan_with_data(settings)
+    assert p["data_notes"] == [note, language]
+    assert note in plan_markdown(p) and language in plan_markdown(p)
+    # Where the model knows Japanese (or is not known), only how the file was read.
+    assert preview(_cfg(tiny_cfg, dataset_name=str(sjis), dataset_format="template",
+                        dataset_template="{質問}\n{回答}"))["notes"] == [note]
 
 
 def test_an_upload_keeps_its_name(tmp_path):

@@ -19,6 +19,7 @@ ROOM = {
     "stages/grpo.py", "config/grpo.py", "data/prompts.py", "data/grpo_demo.py",
     "data/prompt_preview.py", "rewards/__init__.py", "rewards/builtin.py",
     "rewards/check.py", "rewards/sandbox.py", "rewards/written.py", "train/grpo.py",
+    "train/grpo_signal.py",
     "plan/generation.py", "share/grpo_script.py", "ui/rewards_panel.py",
     "i18n/ja_grpo.py",
 }

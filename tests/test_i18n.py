@@ -429,7 +429,7 @@ def test_real_errors_come_out_in_japanese(tmp_path):
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"text": "fine"}\n{"text": oops}\n')
     wrong = tmp_path / "qa.jsonl"
-    wrong.write_text('{"question": "a", "answer": "b"}\n')
+    wrong.write_text('{"field1": "a", "field2": "b"}\n')
     for values in ({"dataset_name": str(broken)}, {"dataset_name": str(wrong)},
                    {"dataset_name": str(tmp_path / "missing.jsonl")},
                    {"dataset_name": str(wrong), "dataset_format": "template",

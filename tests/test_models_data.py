@@ -1,4 +1,5 @@
-"""Model resolution (offline default, clear messages offline) and the demo set."""
+"""Model resolution (offline default, clear messages offline), the demo set, and the note on
+data in a language the model was not trained for."""
 import json
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.data import load_data
 from sft_ui.data.demo import demo_rows
+from sft_ui.data.language import language_note, language_shares
 from sft_ui.models import ModelError, hub_reachable, resolve_model
 
 
@@ -57,3 +59,31 @@ def test_a_finished_adapter_loads_trainable_only_when_asked(tmp_path, tiny_model
         model, _ = load_model_and_tokenizer(str(adapter), trainable_adapter=trainable)
         lora = [p.requires_grad for n, p in model.named_parameters() if "lora_" in n]
         assert lora and all(g == trainable for g in lora), trainable
+
+
+JAPANESE = [{"messages": [{"role": "user", "content": "日本の首都はどこですか？"},
+                          {"role": "assistant", "content": "東京です。"}]},
+            {"prompt": "富士山の高さは？", "completion": "3776メートルです。"}]
+ENGLISH = [{"prompt": "What is the capital of France?", "completion": "Paris."}]
+
+
+def test_data_in_a_language_the_model_does_not_know_names_a_small_model_that_does():
+    note = language_note(DEFAULT_MODEL_ID, JAPANESE)
+    assert note == ("Most of this data is in Japanese, which SmolLM2-135M-Instruct was not "
+                    "trained for: its answers in Japanese will be poor. A small model trained "
+                    "for Japanese: Qwen/Qwen2.5-0.5B-Instruct (0.5B parameters).")
+    assert language_note(DEFAULT_MODEL_ID, ENGLISH) is None
+    assert language_note("Qwen/Qwen2.5-0.5B-Instruct", JAPANESE) is None
+    assert language_note("Qwen/Qwen3-0.6B", JAPANESE) is None
+    assert language_note("some-org/unknown-model", JAPANESE) is None  # no table: no note
+    assert language_note("/models/SmolLM2-360M-Instruct/", JAPANESE).startswith(
+        "Most of this data is in Japanese, which SmolLM2-360M-Instruct was")
+    # Kanji without kana is Chinese; Hangul Korean; a minority of Japanese says nothing.
+    assert "in Chinese" in language_note(DEFAULT_MODEL_ID, [{"text": "北京是中国的首都。"}])
+    assert "in Korean" in language_note(DEFAULT_MODEL_ID, [{"text": "서울은 한국의 수도입니다."}])
+    assert language_note(DEFAULT_MODEL_ID, ENGLISH * 3 + [{"text": "東京です。"}]) is None
+    # Roles are not text; rows of a datasets.Dataset are read as a list's.
+    from datasets import Dataset
+    assert language_shares(JAPANESE) == {"japanese": 1.0}
+    assert language_shares(Dataset.from_list(ENGLISH * 3)) == language_shares(ENGLISH) == \
+        {"latin": 1.0}

@@ -117,8 +117,11 @@ def test_the_wrong_kind_of_data_says_what_it_is_for():
            "ORPO needs prompt/chosen/rejected columns", "prompt, completion")
     _fails(UNPAIRED, "dpo", "DPO needs prompt/chosen/rejected columns; this file has "
            "prompt/completion/label (unpaired preference, for KTO): choose KTO")
-    _fails([{"question": "Hi", "answer": "Hello"}], "dpo",
-           "this file has question, answer. Rename its columns")
+    _fails([{"question": "Hi", "answer": "Hello"}], "dpo", "this file has question, answer "
+           "(a question and its answer, turned into prompt and completion), which is data "
+           "for SFT")
+    _fails([{"title": "Hi", "body": "Hello"}], "dpo",
+           "this file has title, body. Rename its columns")
     _fails([], "dpo", "The dataset has no rows.")
     with pytest.raises(DataError, match="no preference data: its columns are text"):
         preference_format([{"text": "x"}])

@@ -265,8 +265,15 @@ def test_preview_of_unpaired_text_rows_and_of_bad_files(tiny_model_dir, tmp_path
     rows.write_text("".join(json.dumps(r) + "\n" for r in [
         {"prompt": "Say hi.", "completion": " Hi!", "label": True},
         {"prompt": "Say bye.", "completion": " Whatever.", "label": "false"}]))
+    # A chat model reads the text prompt as the user's turn, as Chat asks it.
+    chat = preview(RunConfig(model_name_or_path=tiny_model_dir, stage="kto",
+                             dataset_name=str(rows), per_device_train_batch_size=2))
+    assert chat["conversational"] and "<|im_start|>user\nSay hi." in chat["examples"][0]["prompt"]
+    assert any("as the user's turn of its chat template" in n for n in chat["notes"])
+    assert "Conversational rows" in data_panel.summary_markdown(chat)
     p = preview(RunConfig(model_name_or_path=tiny_model_dir, stage="kto",
-                          dataset_name=str(rows), per_device_train_batch_size=2))
+                          dataset_name=str(rows), per_device_train_batch_size=2,
+                          prompts_as_chat=False))
     assert p["format"] == "unpaired preference" and not p["conversational"]
     assert p["examples"][1]["label"] is False and p["examples"][0]["completion"].startswith(" Hi!")
     html = data_panel.examples_html(p)

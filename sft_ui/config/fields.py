@@ -36,7 +36,8 @@ DEMO_DATASET = SFT_DEMO
 PRESETS_DIR = Path(__file__).parent / "presets"
 
 # Data formats (data/formats.py applies them); "auto" picks one from the columns.
-FORMATS = ["auto", "text", "messages", "prompt/completion", "alpaca", "sharegpt", "template"]
+FORMATS = ["auto", "text", "messages", "prompt/completion", "question/answer", "alpaca",
+           "sharegpt", "template"]
 
 DEFAULT_SAMPLE_PROMPTS = [
     "What is the capital of Italy?",
@@ -122,7 +123,8 @@ class RunConfig:
         "start", minimum=0.0, maximum=10080.0, label="Time budget (minutes)", plan="change")
     dataset_format: str = _f(
         "auto", "How rows become training text. auto: chosen from the columns (messages, "
-        "conversations, prompt/completion, instruction/output, else the text field).",
+        "conversations, prompt/completion, instruction/output, else the text field, else a "
+        "question and its answer: question/answer, input/output, 質問/回答 and the like).",
         "data", choices=FORMATS, label="Data format", plan="change", stages=[SUPERVISED])
     dataset_text_field: str = _f(
         "text", "The column holding plain text (format 'text'). Chat and "
@@ -137,6 +139,13 @@ class RunConfig:
         "prompt/completion and instruction data, off for plain text and chats "
         "(on for chats trains on the last assistant reply only).", "data",
         label="Loss on answers only", trl="train", stages=[SUPERVISED])
+    prompts_as_chat: bool = _f(
+        True, "For a model with a chat template: each text prompt (prompt/completion and "
+        "question/answer files, a preference file's prompt, GRPO's prompts) becomes the "
+        "user's turn and its answer the assistant's, in the chat template: the form Chat, "
+        "Compare, Evaluate and the samples ask the model in. Off: the text reaches the "
+        "model as it is (a base model's plain continuation).", "data",
+        label="Text prompts as chat", advanced=True)
     txt_mode: str = _f(
         "lines", "For .txt files: one example per line, or the whole file cut into "
         "chunks of about max_length tokens.", "data", choices=["lines", "chunks"],

@@ -1,6 +1,11 @@
 """Data formats: recognise a row's shape, check every row, and turn rows into the
 three shapes TRL trains on: {"text"}, {"messages"} or {"prompt", "completion"}.
 
+One rule for every stage (`chat_form`, `as_chat`): a model with a chat template reads a
+text prompt as the user's turn of a conversation, and its answer as the assistant's,
+the form Chat, Compare, Evaluate and the samples ask it in; a model without one, or a
+run with `prompts_as_chat` off, reads the text as it is.
+
 Errors name the row (`where(i)` says "line 7" or "row 7") and what to do.
 Knows nothing of files, models or training.
 """
@@ -18,6 +23,12 @@ FORMAT_COLUMNS = {
     "prompt/completion": ("prompt", "completion"),
     "alpaca": ("instruction", "output"),
 }
+# A question and its answer under other names: a prompt and its completion.
+QUESTION_ANSWER = (("question", "answer"), ("input", "output"), ("query", "response"),
+                   ("instruction", "response"), ("prompt", "answer"), ("prompt", "response"),
+                   ("question", "response"), ("source", "target"), ("input", "target"),
+                   ("質問", "回答"), ("質問", "答え"), ("問題", "答え"), ("問題", "解答"),
+                   ("問い", "答え"), ("入力", "出力"))
 ROLES = ("system", "user", "assistant", "tool")
 SHAREGPT_ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant",
                   "assistant": "assistant", "model": "assistant", "bot": "assistant",
@@ -30,6 +41,7 @@ DESCRIPTIONS = {
     "prompt/completion": "prompt and completion",
     "alpaca": "Alpaca style instruction/input/output, turned into prompt and completion",
     "sharegpt": "ShareGPT style conversations (from/value), turned into chat messages",
+    "question/answer": "a question and its answer, turned into prompt and completion",
     "template": "your template over the columns",
 }
 
@@ -44,7 +56,19 @@ def row_format(row: dict, text_field: str) -> str | None:
     for fmt, cols in FORMAT_COLUMNS.items():
         if set(cols) <= present:
             return fmt
-    return "text" if text_field in present else None
+    if text_field in present:
+        return "text"
+    return "question/answer" if question_answer(present) else None
+
+
+def question_answer(columns) -> tuple[str, str] | None:
+    """The (question, answer) columns of QUESTION_ANSWER that `columns` hold (names
+    compared without case), or None."""
+    lowered = {str(c).strip().lower(): c for c in columns}
+    for question, answer in QUESTION_ANSWER:
+        if question in lowered and answer in lowered:
+            return lowered[question], lowered[answer]
+    return None
 
 
 def detect(rows: Iterable[dict], columns: list[str], text_field: str,
@@ -57,9 +81,9 @@ def detect(rows: Iterable[dict], columns: list[str], text_field: str,
             raise DataError(
                 f"{where(i)} matches no known format: it has no '{text_field}' column and no "
                 f"chat columns (messages, conversations, prompt/completion, instruction/"
-                f"output). Columns: {', '.join(columns) or 'none'}. Set 'Text field' (in the "
-                "Dataset panel) to one of them, or choose the format 'template' there and "
-                "write a template.")
+                f"output, question/answer). Columns: {', '.join(columns) or 'none'}. Set "
+                "'Text field' (in the Dataset panel) to one of them, or choose the format "
+                "'template' there and write a template.")
         if first is None:
             first = fmt
         elif fmt != first:
@@ -88,6 +112,13 @@ def check_row(row: dict, fmt: str, cfg, where: str) -> None:
         else:
             _need_text(row, "prompt", where, allow_empty=True)
             _need_text(row, "completion", where)
+    elif fmt == "question/answer":
+        pair = question_answer(k for k, v in row.items() if v is not None)
+        if pair is None:
+            raise DataError(f"{where}: no question and answer columns (such as question/"
+                            "answer or input/output).")
+        _need_text(row, pair[0], where)
+        _need_text(row, pair[1], where)
     elif fmt == "alpaca":
         _need_text(row, "instruction", where)
         _need_text(row, "output", where)
@@ -98,7 +129,10 @@ def check_row(row: dict, fmt: str, cfg, where: str) -> None:
 
 
 def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
-    """The row in one of TRL's shapes; `chat` says whether the model has a chat template."""
+    """The row in one of TRL's shapes; `chat` says whether the model has a chat template
+    (a text prompt and its answer then become a conversation, unless `prompts_as_chat`
+    is off: `as_chat`)."""
+    turns = chat and getattr(cfg, "prompts_as_chat", True)
     if fmt == "text":
         return {"text": row[cfg.dataset_text_field]}
     if fmt == "template":
@@ -115,14 +149,52 @@ def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
         return {"messages": messages}
     if fmt == "alpaca":
         instruction, extra = row["instruction"], (row.get("input") or "").strip()
-        if chat:
+        if turns:
             user = f"{instruction}\n\n{extra}" if extra else instruction
             return {"prompt": [{"role": "user", "content": user}],
                     "completion": [{"role": "assistant", "content": row["output"]}]}
         plain = ALPACA_PLAIN_INPUT if extra else ALPACA_PLAIN
         return {"prompt": plain.format(instruction=instruction, input=extra),
                 "completion": row["output"]}
-    return {"prompt": row["prompt"], "completion": row["completion"]}
+    if fmt == "question/answer":
+        question, answer = question_answer(k for k, v in row.items() if v is not None)
+        row = {"prompt": row[question], "completion": row[answer]}
+    pair = {"prompt": row["prompt"], "completion": row["completion"]}
+    return as_chat(pair, ("completion",)) if turns else pair
+
+
+def chat_form(cfg, tokenizer) -> bool:
+    """Whether text prompts reach this model as the user's turn of a conversation: it has
+    a chat template (Chat and the samples ask through it) and `prompts_as_chat` is on."""
+    return bool(getattr(cfg, "prompts_as_chat", True)) and \
+        bool(getattr(tokenizer, "chat_template", None))
+
+
+def as_chat(row: dict, answers: tuple[str, ...] = ()) -> dict:
+    """A row whose "prompt" is text as a conversation: the prompt the user's turn, each
+    column of `answers` that is text the assistant's; other columns unchanged. A row
+    already in messages, or without a prompt, is returned as it is."""
+    if not isinstance(row.get("prompt"), str):
+        return row
+    out = dict(row, prompt=[{"role": "user", "content": row["prompt"]}])
+    for column in answers:
+        if isinstance(row.get(column), str):
+            out[column] = [{"role": "assistant", "content": row[column]}]
+    return out
+
+
+def became_chat(raw: dict, shaped: dict) -> bool:
+    """Whether a row whose prompt was text (or an instruction, a question) is a
+    conversation now (`as_chat`)."""
+    return isinstance(shaped.get("prompt"), list) and not any(
+        isinstance(v, list) for v in raw.values())
+
+
+def chat_note(model_name: str) -> str:
+    """What the preview, the plan and the log say when text prompts became chat turns."""
+    return (f"Text prompts are given to {model_name.rstrip('/').split('/')[-1]} as the "
+            "user's turn of its chat template, as Chat, Compare and Evaluate ask it "
+            "(Text prompts as chat, in Dataset).")
 
 
 def is_chat(row: dict) -> bool:

@@ -2,8 +2,10 @@
 the Hub, check every row, and hand TRL rows in one of its shapes (see formats.py).
 
 Local files are parsed here, not by `datasets`, so that every problem names the
-file and line: bad JSON, an empty file, a file that is not UTF-8, a size over
-the limit (SFT_UI_MAX_DATA_MB). Knows nothing of models, training or the UI.
+file and line: bad JSON, an empty file, a file that is neither UTF-8 nor another
+encoding told by charset-normalizer (a CSV that Excel saved as Shift-JIS is read, with a
+note), a size over the limit (SFT_UI_MAX_DATA_MB). Knows nothing of models, training or
+the UI.
 """
 from __future__ import annotations
 
@@ -29,6 +31,17 @@ SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
 DEFAULT_MAX_DATA_MB = 1024
 MAX_FOLDER_FILES = 10_000  # more entries than this: not a dataset folder
 CHARS_PER_TOKEN = 4  # for cutting .txt files into chunks of about max_length tokens
+# The encodings a file that is not UTF-8 may be in (those Windows and Excel write: UTF-16
+# for "Unicode text", each locale's code page; EUC-JP), charset-normalizer choosing; Python's
+# codec names, each the superset (cp932 reads Shift-JIS, gb18030 reads GBK and GB2312).
+ENCODINGS = {"utf_16": "UTF-16", "utf_32": "UTF-32", "cp932": "Shift-JIS (cp932)",
+             "euc_jp": "EUC-JP", "gb18030": "GB18030 (GBK)", "big5": "Big5",
+             "cp949": "EUC-KR (cp949)", "cp874": "Thai (cp874)", "koi8_r": "KOI8-R",
+             **{f"cp{n}": f"Windows-{n} (cp{n})" for n in range(1250, 1259)}}
+# Codecs whose common characters lie in a core region (both bytes 0xA1 or above: KS X 1001,
+# GB2312): text another encoding wrote reads as rare characters there.
+CORE_REGION = ("cp949", "gb18030")
+CLOSE_CHAOS = 0.05  # candidates this near the best one's "chaos" are compared by their core
 
 __all__ = ["DataError", "Source", "TrainData", "read_source", "load_data", "check_dataset",
            "store_upload"]
@@ -42,6 +55,7 @@ class Source:
     columns: list[str]
     unit: str = "row"
     numbers: list[int] | None = None  # line numbers, when rows come from lines
+    notes: list[str] = field(default_factory=list)  # what the person should know of it
 
     def where(self, i: int) -> str:
         n = self.numbers[i] if self.numbers else i + 1
@@ -57,6 +71,7 @@ class TrainData:
     source: Source
     skipped: int = 0  # rows with empty text, left out
     notes: list[str] = field(default_factory=list)
+    as_chat: bool = False  # text prompts made the user's turn (formats.as_chat)
 
     def datasets(self):
         from datasets import Dataset  # heavy: datasets loaded on first use
@@ -90,16 +105,19 @@ def _read_file(path: Path, cfg: RunConfig) -> Source:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_parquet(path)
-    text = _read_text(path)
+    text, note = _read_text(path)
     if not text.strip():
         raise DataError(f"{path.name} is empty: it has no rows to train on.")
     if suffix == ".jsonl":
-        return _read_jsonl(path.name, text)
-    if suffix == ".json":
-        return _read_json(path.name, text)
-    if suffix in (".csv", ".tsv"):
-        return _read_csv(path.name, text, "\t" if suffix == ".tsv" else ",")
-    return _read_txt(path.name, text, cfg)
+        source = _read_jsonl(path.name, text)
+    elif suffix == ".json":
+        source = _read_json(path.name, text)
+    elif suffix in (".csv", ".tsv"):
+        source = _read_csv(path.name, text, "\t" if suffix == ".tsv" else ",")
+    else:
+        source = _read_txt(path.name, text, cfg)
+    source.notes += [note] if note else []
+    return source
 
 
 def _check_file(path: Path) -> None:
@@ -114,14 +132,53 @@ def _check_file(path: Path) -> None:
                         "a Hub dataset, or raise the limit.")
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path) -> tuple[str, str | None]:
+    """A file's text, and a note where it was not UTF-8 (with or without a BOM) but
+    another encoding that charset-normalizer tells (Shift-JIS from Excel on a Japanese
+    Windows, for one); DataError where none fits."""
     data = path.read_bytes()
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise DataError(f"{path.name}: line {line} is not UTF-8 text (byte {e.start}). Save "
-                        "the file with UTF-8 encoding and upload it again.") from None
+        found = _other_encoding(data, e.start)
+        if found is None:
+            line = data[:e.start].count(b"\n") + 1
+            raise DataError(f"{path.name}: line {line} is not UTF-8 text (byte {e.start}). "
+                            "Save the file with UTF-8 encoding and upload it again.") from None
+    text, codec = found
+    return text, f"{path.name} was read as {ENCODINGS.get(codec, codec)}, not UTF-8."
+
+
+def _other_encoding(data: bytes, first_error: int) -> tuple[str, str] | None:
+    """(text, codec) of bytes that are not UTF-8, in the encoding of ENCODINGS that
+    charset-normalizer finds; None for UTF-8 with a broken byte (the text before the
+    error was UTF-8 beyond ASCII), binary data, or bytes no encoding reads. Of candidates
+    about as likely, the one whose characters lie in its core region wins (a short
+    Shift-JIS file also reads as rare Hangul in cp949)."""
+    if any(b >= 0x80 for b in data[:first_error]):
+        return None
+    from charset_normalizer import from_bytes  # loaded only for a file that is not UTF-8
+    found = list(from_bytes(data, cp_isolation=list(ENCODINGS)))
+    close = [m for m in found if m.chaos <= found[0].chaos + CLOSE_CHAOS] if found else []
+    best = max(close, key=lambda m: _core_share(str(m), m.encoding), default=None)
+    if best is None:
+        return None
+    try:
+        text = data.decode(best.encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+    controls = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+    return None if controls > len(text) / 100 else (text, best.encoding)
+
+
+def _core_share(text: str, codec: str) -> float:
+    """The share of a text's characters beyond ASCII that `codec` writes in its core
+    region (1.0 for a codec without one)."""
+    wide = [c for c in text if ord(c) >= 0x80]
+    if codec not in CORE_REGION or not wide:
+        return 1.0
+    core = sum(1 for c in wide if len(b := c.encode(codec)) == 2 and min(b) >= 0xA1)
+    return core / len(wide)
 
 
 def _read_jsonl(label: str, text: str) -> Source:
@@ -287,21 +344,24 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
     source = read_source(cfg.dataset_name, cfg, cfg.dataset_train_split)
     fmt = resolve_format(source, cfg)
     train, skipped = normalised_rows(source, fmt, cfg, chat)
-    notes = [f"{skipped} empty rows left out."] if skipped else []
+    notes = source.notes + ([f"{skipped} empty rows left out."] if skipped else [])
+    as_chat = formats.became_chat(source.rows[0], train[0])
+    if as_chat:
+        notes.append(formats.chat_note(cfg.model_name_or_path))
     eval_rows = None
     eval_name, eval_split = eval_source(cfg)
     if eval_name:
         held = read_source(eval_name, cfg, eval_split)
         eval_rows, _ = normalised_rows(held, resolve_format(held, cfg), cfg,
                                        chat)
-        notes.append(f"Eval: {len(eval_rows)} rows from {held.label}.")
+        notes += held.notes + [f"Eval: {len(eval_rows)} rows from {held.label}."]
     elif cfg.eval_fraction > 0:
         train, eval_rows = hold_out(train, cfg.eval_fraction, cfg.seed)
         notes.append(f"Eval: {len(eval_rows)} rows held out (seed {cfg.seed}).")
     if cfg.max_train_samples and cfg.max_train_samples < len(train):
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(train)} rows.")
         train = train[:cfg.max_train_samples]
-    return TrainData(train, eval_rows, fmt, source, skipped, notes)
+    return TrainData(train, eval_rows, fmt, source, skipped, notes, as_chat)
 
 
 def eval_source(cfg: RunConfig) -> tuple[str, str]:

@@ -49,6 +49,7 @@ class PreferenceData:
     format: str
     conversational: bool
     source: Source
+    as_chat: bool = False  # text prompts made the user's turn (formats.as_chat)
 
 
 def row_number(i: int) -> str:
@@ -146,12 +147,19 @@ def read_preference_source(name: str, cfg: RunConfig, split: str = "train") -> S
     return read_source(name, cfg, split)
 
 
-def load_preference(name: str, cfg: RunConfig, stage: str,
-                    split: str = "train") -> PreferenceData:
-    """The checked rows of a preference dataset for `stage`."""
+def load_preference(name: str, cfg: RunConfig, stage: str, split: str = "train",
+                    tokenizer=None) -> PreferenceData:
+    """The checked rows of a preference dataset for `stage`; for a `tokenizer` with a chat
+    template, text rows with a prompt as conversations (formats.as_chat: the form Chat
+    asks in; `as_chat` then says so)."""
     source = read_preference_source(name, cfg, split)
     rows = check_preference_rows(source.rows, stage, source.where, source.columns)
-    return PreferenceData(rows, _format_of(source.columns), is_conversational(rows), source)
+    fmt = _format_of(source.columns)
+    turned = tokenizer is not None and formats.chat_form(cfg, tokenizer) and \
+        not is_conversational(rows) and "prompt" in COLUMNS.get(fmt, ("prompt",))
+    if turned:
+        rows = [formats.as_chat(row, ANSWERS) for row in rows]
+    return PreferenceData(rows, fmt, is_conversational(rows), source, turned)
 
 
 def check_preference_dataset(cfg: RunConfig) -> str:

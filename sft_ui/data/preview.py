@@ -15,6 +15,7 @@ import statistics
 from sft_ui.config import RunConfig
 from sft_ui.data import formats, likelihood, preference
 from sft_ui.data.formats import DataError
+from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
@@ -52,7 +53,7 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         "columns": source.columns,
         "rows": len(data.train),
         "eval_rows": len(data.eval or []),
-        "notes": data.notes,
+        "notes": data.notes + language_notes(cfg.model_name_or_path, source.rows),
         "stats": token_stats(measured, len(data.train), cfg),
         "examples": [{"raw": r, "shape": s, "text": tokenizer.decode(t["input_ids"]),
                       "tokens": _tokens(tokenizer, t, cfg.max_length)}
@@ -93,12 +94,13 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
     format and form, the first rows raw and in the text the model sees (prompt, then
     each answer), and token lengths of the prompt with its longer answer."""
     data = preference.load_preference(cfg.dataset_name, cfg, cfg.stage,
-                                      cfg.dataset_train_split)
+                                      cfg.dataset_train_split, tokenizer)
     if data.conversational and not getattr(tokenizer, "chat_template", None):
         raise DataError(f"The model has no chat template, so conversational {data.format} "
                         "rows cannot be rendered. Use an instruct model, or rows of "
                         "plain text.")
-    rows, notes = data.rows, []
+    rows, notes = data.rows, [formats.chat_note(cfg.model_name_or_path)] if data.as_chat else []
+    notes += data.source.notes + language_notes(cfg.model_name_or_path, data.source.rows)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
         rows = rows[:cfg.max_train_samples]

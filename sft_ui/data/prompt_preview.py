@@ -7,6 +7,8 @@ import statistics
 
 from sft_ui.config import RunConfig
 from sft_ui.data import prompts
+from sft_ui.data.formats import chat_note
+from sft_ui.data.language import language_notes
 from sft_ui.data.preview import STATS_ROWS, jsonable, token_length
 
 
@@ -14,8 +16,10 @@ def prompt_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
     """cfg's prompts (data/prompts.py) as GRPO reads them: the prompt in the text the model
     sees (its chat template with the assistant's turn opened), the other columns (what the
     rewards read by name), and prompt lengths in tokens with the answers' limit."""
-    data = prompts.load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
-    rows, notes = list(data.rows), []
+    data = prompts.load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
+    rows = list(data.rows)
+    notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
+    notes += data.source.notes + language_notes(cfg.model_name_or_path, data.source.rows)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
         rows = rows[:cfg.max_train_samples]

@@ -12,6 +12,7 @@ do. Files are read by load.py (`read_source`); this module only adds the demo se
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +20,17 @@ from typing import Callable, Sequence
 
 from sft_ui import models
 from sft_ui.config import RunConfig
-from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
+from sft_ui.data.formats import (
+    DataError,
+    as_chat,
+    chat_form,
+    check_messages,
+    columns_present,
+    form_name,
+    normalise,
+)
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
-from sft_ui.data.load import Source, read_source
+from sft_ui.data.load import Source, read_source, resolve_format
 from sft_ui.data.preference import row_number
 from sft_ui.stages.grpo import GRPO_DEMO
 
@@ -41,6 +50,7 @@ class PromptData:
     rows: list[dict]
     conversational: bool
     source: Source
+    as_chat: bool = False  # text prompts made the user's turn (formats.as_chat)
 
 
 def read_prompt_source(name: str, cfg: RunConfig, split: str = "train") -> Source:
@@ -82,11 +92,18 @@ def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_nu
     return out
 
 
-def load_prompts(name: str, cfg: RunConfig, split: str = "train") -> PromptData:
-    """The checked rows of a prompt-only dataset."""
+def load_prompts(name: str, cfg: RunConfig, split: str = "train",
+                 tokenizer=None) -> PromptData:
+    """The checked rows of a prompt-only dataset; for a `tokenizer` with a chat template,
+    text prompts as the user's turn (formats.as_chat: the form Chat asks in; `as_chat`
+    then says so)."""
     source = read_prompt_source(name, cfg, split)
     rows = check_prompt_rows(source.rows, source.where, source.columns)
-    return PromptData(rows, isinstance(rows[0]["prompt"], list), source)
+    turned = tokenizer is not None and chat_form(cfg, tokenizer) and \
+        isinstance(rows[0]["prompt"], str)
+    if turned:
+        rows = [as_chat(row) for row in rows]
+    return PromptData(rows, isinstance(rows[0]["prompt"], list), source, turned)
 
 
 def check_prompt_dataset(cfg: RunConfig) -> str:
@@ -161,3 +178,47 @@ def _no_prompt(columns: Sequence[str]) -> str:
             f"'prompt' column (text, or messages ending with the user's turn); this file has "
             f"{has}. Put each question in a 'prompt' column; answers may stay in another "
             f"column, e.g. 'answer', for a reward to compare. Or use '{GRPO_DEMO}'.")
+
+
+# ---- prompts from a finished SFT run's data ---------------------------------------------
+def prompts_from(cfg: RunConfig, folder: Path) -> tuple[str, str] | None:
+    """GRPO's prompts from the data an earlier run trained on (its family's `follow_data`
+    hook, for Continue): each row's question as a prompt and its answer in an "answer"
+    column (what exact_match reads), written as JSON lines into `folder` (that run's);
+    (the file, a note), or None for data without questions and answers (text, a
+    template) or that cannot be read here."""
+    try:
+        source = read_source(cfg.dataset_name, cfg, cfg.dataset_train_split)
+        fmt = resolve_format(source, cfg)
+    except (DataError, OSError):
+        return None
+    pairs = [_question_and_answer(row, fmt) for row in source.rows]
+    pairs = [p for p in pairs if p is not None]
+    if not pairs:
+        return None
+    path = Path(folder) / "grpo-prompts.jsonl"
+    path.write_text("".join(json.dumps({"prompt": q, "answer": a}, ensure_ascii=False) + "\n"
+                            for q, a in pairs), encoding="utf-8")
+    return str(path), (f"Dataset: the {len(pairs)} questions of `{source.label}` as prompts "
+                       f"(`{path}`), their answers in the 'answer' column, which exact_match "
+                       "reads; write a reward for what a good answer is.")
+
+
+def _question_and_answer(row: dict, fmt: str) -> tuple | None:
+    """A row's question (text, or messages up to the user's last turn) and its answer's
+    text, by its format; None for a row that holds none."""
+    if fmt in ("prompt/completion", "question/answer"):
+        shaped = normalise(row, fmt, RunConfig(), chat=False)
+        question, answer = shaped["prompt"], shaped["completion"]
+        return (question, prompt_text(answer) if isinstance(answer, list) else answer) \
+            if question else None
+    if fmt == "alpaca":
+        extra = (row.get("input") or "").strip()
+        return (f"{row['instruction']}\n\n{extra}" if extra else row["instruction"],
+                row["output"])
+    if fmt in ("messages", "sharegpt"):
+        messages = normalise(row, fmt, RunConfig(), chat=True)["messages"]
+        last = max((i for i, m in enumerate(messages) if m["role"] == PROMPT_END), default=-1)
+        replies = [m for m in messages[last + 1:] if m["role"] == "assistant"]
+        return (messages[:last + 1], replies[0]["content"]) if last >= 0 and replies else None
+    return None

@@ -1,8 +1,9 @@
-"""Japanese for the data's messages (data/load.py, data/formats.py, data/preference.py):
-sources, rows and formats that cannot train, and what to do."""
+"""Japanese for the data's messages (data/load.py, data/formats.py, data/preference.py,
+data/language.py): sources, rows and formats that cannot train, and what to do; the
+language of the data against the model's."""
 
 MODULES = ("data/load.py", "data/formats.py", "data/preference.py",
-           "data/preference_demo.py")  # whose messages go here (see ja.py)
+           "data/preference_demo.py", "data/language.py")  # whose messages go here (see ja.py)
 
 PAGE = {}
 
@@ -48,6 +49,8 @@ MESSAGES = {
     "and upload it again.":
         "{file}: {line} 行目が UTF-8 のテキストではありません（{byte} バイト目）。"
         "UTF-8 で保存し直して、もう一度アップロードしてください。",
+    "{file} was read as {encoding}, not UTF-8.":
+        "{file} は UTF-8 ではなく {encoding} として読み込みました。",
     '{file}: line {line} is a JSON {kind}, not an object. Each line must be one JSON '
     'object, like {"text": "..."}.':
         '{file}: {line} 行目は JSON の {kind} で、オブジェクトではありません。各行は '
@@ -98,6 +101,15 @@ MESSAGES = {
     "ShareGPT style conversations (from/value), turned into chat messages":
         "ShareGPT 形式の conversations（from/value）。チャットのメッセージに変換します",
     "your template over the columns": "列に当てはめたあなたのテンプレート",
+    "a question and its answer, turned into prompt and completion":
+        "質問とその回答。prompt と completion に変換します",
+    "Text prompts are given to {model} as the user's turn of its chat template, as Chat, "
+    "Compare and Evaluate ask it (Text prompts as chat, in Dataset).":
+        "テキストのプロンプトは、{model} のチャットテンプレートでユーザーの発言として渡します。"
+        "チャット・比較・評価が尋ねるのと同じ形です（「データセット」の「テキストのプロンプトを"
+        "チャット形式で渡す」）。",
+    "{where}: no question and answer columns (such as question/answer or input/output).":
+        "{where}: 質問と回答の列（question/answer や input/output など）がありません。",
     "The dataset has no rows.": "データセットに行がありません。",
     "The template uses {{name}} but the data has no such column. Columns: {columns}.":
         "テンプレートは {{name}} を使っていますが、データにその列がありません。列: {columns}。",
@@ -116,11 +128,13 @@ MESSAGES = {
         "{where}: '{column}' は {'{role}': ..., '{content}': ...} という要素の、空でない"
         "リストにしてください。",
     "{where} matches no known format: it has no '{field}' column and no chat columns "
-    "(messages, conversations, prompt/completion, instruction/output). Columns: {columns}. "
+    "(messages, conversations, prompt/completion, instruction/output, question/answer). "
+    "Columns: {columns}. "
     "Set 'Text field' (in the Dataset panel) to one of them, or choose the format "
     "'template' there and write a template.":
         "{where} はどの形式にも当てはまりません: '{field}' 列もチャット用の列（messages、"
-        "conversations、prompt/completion、instruction/output）もありません。列: {columns}。"
+        "conversations、prompt/completion、instruction/output、question/answer）もありません。"
+        "列: {columns}。"
         "「データセット」パネルの「テキスト列」をこのどれかにするか、そこで形式 'template' を"
         "選んでテンプレートを書いてください。",
     "The template is not valid ({error}). Write columns as {name} and literal braces as "
@@ -227,4 +241,19 @@ MESSAGES = {
         "{where}: 'chosen' と 'rejected' が同じプロンプトで始まっていません。'prompt' 列が"
         "ない場合は、両方に同じプロンプト（ユーザーのメッセージまでの同じ先頭メッセージ）を"
         "入れ、その後に異なる回答を続けてください。または 'prompt' 列を加えてください。",
+    # data/language.py
+    "Most of this data is in {label}, which {model} was not trained for: its answers in "
+    "{label} will be poor. A small model trained for {label}: {suggested} ({size} "
+    "parameters).":
+        "このデータの大部分は{label}ですが、{model} は{label}向けに学習されていません。"
+        "{label}での回答は質の低いものになります。{label}を学習した小さなモデル: "
+        "{suggested}（パラメータ数 {size}）。",
+    "Japanese": "日本語",
+    "Chinese": "中国語",
+    "Korean": "韓国語",
+    "Thai": "タイ語",
+    "Cyrillic script": "キリル文字の言語",
+    "Arabic script": "アラビア文字の言語",
+    "Devanagari script": "デーヴァナーガリー文字の言語",
+    "Latin script": "ラテン文字の言語",
 }

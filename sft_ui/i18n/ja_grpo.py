@@ -555,4 +555,57 @@ MESSAGES = {
     "GPU's memory ({size}) for its own copy of the weights and the answers' KV cache.":
         "GRPO は学習プロセスの中で vLLM を使って回答を書きます。vLLM は GPU のメモリの {share}"
         "（{size}）を、自分の重みのコピーと回答の KV キャッシュのために確保します。",
+    "The first prompt as the model reads it:": "最初のプロンプト（モデルが読む形）:",
+    "Trying the rewards on a few prompts...": "いくつかのプロンプトで報酬を試しています...",
+    "{prompts} prompts x {answers} answers at temperature {temperature}, up to {tokens} "
+    "tokens":
+        "{prompts} 個のプロンプト × {answers} 個の回答、温度 {temperature}、最大 {tokens} "
+        "トークン",
+    "{tried}; {rounds} rounds of answers tried": "{tried}。回答を {rounds} 回試しました",
+    "Nothing to learn: every answer the model wrote ({where}) got the same reward, {alike}: "
+    "the rewards never told one answer from another, so GRPO would learn nothing. What "
+    "helps: a reward with partial credit (for example 0.5 for part of the form), a short "
+    "SFT run on a few examples of the form first and then Continue with GRPO, or a prompt "
+    "that asks for the form more plainly. Test rewards shows the answers and their scores.":
+        "学習できるものがありません: モデルが書いた回答（{where}）はすべて同じ報酬 {alike} "
+        "でした。報酬が回答の良し悪しを区別していないため、GRPO は何も学びません。役に立つこと: "
+        "部分点のある報酬（たとえば形式の一部を満たせば 0.5）、先にその形式の例を少し使った短い "
+        "SFT を行ってから GRPO に進む、または形式をもっとはっきり求めるプロンプト。"
+        "「報酬を試す」で回答と点数を確認できます。",
+    "Nothing to learn: every answer the model wrote ({where}) got the same reward, {alike}: "
+    "it may already do what the rewards ask. GRPO learns from answers that score "
+    "differently: make the task harder, add a reward that tells good answers from better "
+    "ones, or use the model as it is.":
+        "学習できるものがありません: モデルが書いた回答（{where}）はすべて同じ報酬 {alike} "
+        "でした。すでに報酬の求めることができているのかもしれません。GRPO は点数に差のある回答"
+        "から学びます: 課題を難しくする、良い回答とより良い回答を区別する報酬を加える、"
+        "またはモデルをそのまま使ってください。",
+    "At these settings (temperature {temperature}), about {spread} of groups of {n} "
+    "answers would hold different rewards: GRPO learns from those only.":
+        "この設定（温度 {temperature}）では、{n} 個の回答のグループのうち約 {spread} で報酬に"
+        "差が出ます。GRPO が学ぶのはそのグループからだけです。",
+    "temperature {temperature}: the answers' rewards differ most there, of the "
+    "temperatures tried ({tried})":
+        "温度 {temperature}: 試した温度のうち、回答の報酬の差が最も大きかった温度（{tried}）",
+    "{n} answers per prompt: {spread} of groups of {n} would hold different rewards (GRPO "
+    "learns from those)":
+        "プロンプトごとの回答数 {n}: {n} 個のグループの {spread} で報酬に差が出ます"
+        "（GRPO はそこから学びます）",
+    "answers of at most {needed} tokens: the rewarded answers keep their reward within "
+    "that length, and shorter answers make more steps fit":
+        "回答は最大 {needed} トークン: 報酬を得た回答はこの長さで報酬を保ち、短い回答ほど"
+        "多くのステップが収まります",
+    "learning rate {rate}: a LoRA adapter that has minutes of GRPO steps needs a rate that "
+    "moves it within them":
+        "学習率 {rate}: 数分の GRPO ステップしかない LoRA アダプタには、その間に動く学習率が"
+        "必要です",
+    "gradient accumulation {accumulation}: two prompts' groups of {n} answers a step "
+    "({total} answers)":
+        "勾配累積 {accumulation}: 1 ステップに 2 つのプロンプトの {n} 個ずつの回答のグループ"
+        "（{total} 個の回答）",
+    "Dataset: the {count} questions of `{label}` as prompts (`{path}`), their answers in "
+    "the 'answer' column, which exact_match reads; write a reward for what a good answer "
+    "is.":
+        "データセット: `{label}` の {count} 個の質問をプロンプトにしました（`{path}`）。回答は "
+        "'answer' 列にあり、exact_match が読みます。良い回答とは何かを報酬に書いてください。",
 }

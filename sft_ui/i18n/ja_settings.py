@@ -13,6 +13,7 @@ SETTINGS = {
     "Text field": "テキスト列",
     "Template": "テンプレート",
     "Loss on answers only": "回答部分だけで損失を計算",
+    "Text prompts as chat": "テキストのプロンプトをチャット形式で渡す",
     "Text file mode": "テキストファイルの読み方",
     "Limit training examples": "学習例の上限",
     "Eval dataset": "評価用データセット",
@@ -77,9 +78,21 @@ SETTINGS = {
         "Hub データセットの構成名（空欄なら既定の構成）。",
     "Which split to train on.": "学習に使うスプリット。",
     "How rows become training text. auto: chosen from the columns (messages, "
-    "conversations, prompt/completion, instruction/output, else the text field).":
+    "conversations, prompt/completion, instruction/output, else the text field, else a "
+    "question and its answer: question/answer, input/output, 質問/回答 and the like).":
         "各行を学習用のテキストにする方法。auto: 列から自動で選びます（messages、"
-        "conversations、prompt/completion、instruction/output、どれもなければテキスト列）。",
+        "conversations、prompt/completion、instruction/output、次にテキスト列、どれもなければ"
+        "質問と回答の列: question/answer、input/output、質問/回答 など）。",
+    "For a model with a chat template: each text prompt (prompt/completion and "
+    "question/answer files, a preference file's prompt, GRPO's prompts) becomes the "
+    "user's turn and its answer the assistant's, in the chat template: the form Chat, "
+    "Compare, Evaluate and the samples ask the model in. Off: the text reaches the "
+    "model as it is (a base model's plain continuation).":
+        "チャットテンプレートを持つモデルでは、テキストのプロンプト（prompt/completion や "
+        "question/answer のファイル、選好データの prompt、GRPO のプロンプト）をユーザーの"
+        "発言に、その回答をアシスタントの発言にして、チャットテンプレートで渡します。"
+        "チャット・比較・評価・サンプルがモデルに尋ねるのと同じ形です。オフ: テキストを"
+        "そのままモデルに渡します（ベースモデルに続きを書かせる場合）。",
     "The column holding plain text (format 'text'). Chat and prompt/completion data are "
     "recognised by their columns.":
         "プレーンテキストが入った列（形式 'text' のとき）。チャットや prompt/completion の"

@@ -35,7 +35,7 @@ MAX_EPOCHS = 3
 UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
-CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "alpaca")
+CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "question/answer", "alpaca")
 
 
 @dataclasses.dataclass

@@ -16,6 +16,7 @@ prompts' token lengths for plan/sample.py.
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
+from sft_ui.data.language import source_notes
 from sft_ui.data.load import training_rows
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import load_prompts
@@ -42,12 +43,14 @@ def sequence_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
 def prompt_sample(cfg: RunConfig, tokenizer, limit: int) -> tuple:
     """GRPO's data for the plan (its family's plan_sample hook): (the lengths of its first
     `limit` sequences, each the prompt and an answer of at most its limit; the training
-    rows; the format), the rows the run trains on (held-out rows and the row cap out)."""
-    rows = training_rows(cfg, load_prompts(cfg.dataset_name, cfg,
-                                           cfg.dataset_train_split).rows)
+    rows; the format; the data's notes), the rows the run trains on (held-out rows and the
+    row cap out)."""
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
+    rows = training_rows(cfg, data.rows)
     lengths = [len(tokenizer(prompt_seen(r["prompt"], tokenizer), add_special_tokens=False)
                    ["input_ids"]) + cfg.max_completion_length for r in rows[:limit]]
-    return tuple(lengths), len(rows), "prompt-only"
+    return (tuple(lengths), len(rows), "prompt-only",
+            source_notes(cfg.model_name_or_path, data.source, data.as_chat))
 
 
 def prompt_tokens(cfg: RunConfig, lengths) -> int | None:

@@ -132,6 +132,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "available_bytes": available,
             "memory_share": total / max(available, 1), "fit": fit_mark(total, available),
             "padding": pad, "packing": cfg.packing, "data_rows": data.rows if data else None,
+            "data_notes": list(data.notes) if data else [],
             "padding_free": padding_free, "writes_answers": writes_answers(cfg),
             "tokens_per_second": speed, "seconds_per_step": seconds,
             "sample_rounds": rounds, "round_seconds": round_time,

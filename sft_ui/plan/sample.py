@@ -14,6 +14,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
+from sft_ui.data.language import source_notes
 from sft_ui.data.load import training_rows
 from sft_ui.data.preference import load_preference
 from sft_ui.data.preview import example_lengths
@@ -36,6 +37,7 @@ class DataSample:
     lengths: tuple[int, ...]  # token lengths of the first examples, before truncation
     rows: int                 # training examples in all (a KTO run's pairs count twice)
     format: str = "text"      # the data format the rows were read in
+    notes: tuple[str, ...] = ()  # how the data was read, its language (data/language.py)
 
 
 def data_sample(cfg: RunConfig) -> DataSample:
@@ -53,17 +55,20 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
     stage = stage_of(cfg)
     if stage.family == PREFERENCE:
-        found = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
+        found = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split,
+                                tokenizer)
         rows = training_rows(cfg, found.rows)
         each = stage.unpaired and found.format != "unpaired preference"
         lengths = example_lengths(rows[:DATA_SAMPLE_ROWS], tokenizer, each_answer=each)
-        return DataSample(tuple(lengths), len(rows) * (2 if each else 1), found.format)
+        return DataSample(tuple(lengths), len(rows) * (2 if each else 1), found.format,
+                          source_notes(cfg.model_name_or_path, found.source, found.as_chat))
     own = hook(stage, "plan_sample")  # a family that reads its rows its own way
     if own:
         return DataSample(*own(cfg, tokenizer, DATA_SAMPLE_ROWS))
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
-    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format)
+    return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format,
+                      source_notes(cfg.model_name_or_path, data.source, data.as_chat))
 
 
 def quick_data_sample(cfg: RunConfig) -> DataSample | None:

@@ -48,7 +48,8 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     """The next stage's settings that continue `run`, a finished run (`choice`: which of
     the stages offered after it; blank: the first): its settings, with the model
     it saved as the model, the next stage, that stage's demo set after the demo set
-    (other data is left for the person to choose), LoRA as the run had it (an adapter
+    (other data: what the next stage's family makes of it, its `follow_data` hook, else
+    left for the person to choose), LoRA as the run had it (an adapter
     trains on) and that stage's learning rate. RunError when the run cannot be
     continued."""
     cfg = run.config
@@ -68,13 +69,18 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     rate = after.default_learning_rate(cfg.use_peft)
     reader = demos().get(cfg.dataset_name.strip())
     dataset = after.demo if reader is not None and reader.family == stage.family else ""
+    made = hook(after, "follow_data") if reader is None else None
+    made = made(cfg, run.dir) if made else None  # (the run's own data, in the next form)
+    dataset = made[0] if made else dataset
     new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
                   learning_rate=rate, ref_model="")  # the time budget set stays
     fix = hook(after, "continued")  # what the next stage's family needs of the settings
     new, grouped = fix(new) if fix else (new, "")
     notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
              f"Stage: `{after.name}`."]
-    if dataset:
+    if made:
+        notes.append(made[1])
+    elif dataset:
         notes.append(f"Dataset: `{dataset}`, the {after.title} rows of the demo set.")
     else:
         notes.append(f"Dataset: choose {after.title} data ({after.columns} rows); run "

@@ -148,17 +148,31 @@ class Run:
         """A time budget, resolved once where the run starts (the app, or the command
         line): with `choose`, the settings it picks replace the run's (config.yaml too;
         it may measure the speed first); and this (re)start's deadline, from `started`,
-        which the training process only keeps."""
+        which the training process only keeps. Before a first start, its family's
+        `signal` hook (GRPO: its rewards tried on a few prompts) may choose settings too,
+        in the budget, or refuse a run that would learn nothing."""
+        person, signal = self.config, hook(self.config, "signal") if choose else None
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
             self.set_state("running", "Choosing settings for the time budget...")
             choice = budget.resolve(self.config)
-            with self._lock:
-                self.config, self.budget = choice.config, list(choice.reasons)
-                self.max_steps = choice.config.max_steps
-                self.fit_steps = choice.fits_in_run
-            (self.dir / "config.yaml").write_text(choice.config.to_yaml(), encoding="utf-8")
-            self._save_state()
+            self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
+        if signal:
+            self.set_state("running", "Trying the rewards on a few prompts...")
+            with runlog.capture(self.dir) as log:
+                config, reasons = signal(person, self.config, log)
+            if reasons:
+                self._chosen(config, self.budget + reasons, self.fit_steps)
         self.deadline = budget.deadline(self.config, started)
+
+    def _chosen(self, config: RunConfig, reasons: list[str], fit_steps: bool) -> None:
+        """Settings chosen for the run where it starts, with their reasons; config.yaml
+        too."""
+        with self._lock:
+            self.config, self.budget = config, reasons
+            self.max_steps = config.max_steps
+            self.fit_steps = fit_steps
+        (self.dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+        self._save_state()
 
     def rename(self, name: str) -> None:
         with self._lock:

@@ -22,6 +22,8 @@ from sft_ui.config import RunConfig
 from sft_ui.config.registry import applies, studio_names
 from sft_ui.config.trl import flat, has_eval_data
 from sft_ui.data import DataError, load_data
+from sft_ui.data.formats import question_answer
+from sft_ui.data.load import read_source
 from sft_ui.plan.hardware import detect
 from sft_ui.stages import SUPERVISED, demos, family_of, hook, stage_of
 from sft_ui.train.arguments import to_trl
@@ -171,6 +173,18 @@ def load_code(cfg: RunConfig, name: str, split: str, var: str = "dataset") -> li
     return [f"{var} = load_dataset({name!r}{config}, split={split!r})"]
 
 
+def _question_answer(cfg: RunConfig, fmt: str) -> tuple[str, str]:
+    """The columns holding the question and the answer of prompt/completion-like data."""
+    if fmt == "prompt/completion":
+        return "prompt", "completion"
+    try:
+        return question_answer(read_source(cfg.dataset_name, cfg,
+                                           cfg.dataset_train_split).columns) \
+            or ("question", "answer")
+    except (DataError, OSError):
+        return "question", "answer"
+
+
 def _data_format(cfg: RunConfig) -> str:
     """The format the studio would use: chosen, or detected on local data."""
     if cfg.dataset_format != "auto":
@@ -192,6 +206,14 @@ FORMAT_CODE = {
                "remove_columns=dataset.column_names)"],
     "template": ["TEMPLATE = {template!r}", "dataset = dataset.map(lambda row: {{\"text\": "
                  "TEMPLATE.format_map(row)}}, remove_columns=dataset.column_names)"],
+    "question-answer": [
+        "def to_prompt_completion(row):  # the question as the user's turn, as Chat asks",
+        "    if {chat} and tokenizer.chat_template and isinstance(row[{question!r}], str):",
+        "        return {{\"prompt\": [{{\"role\": \"user\", \"content\": row[{question!r}]}}],",
+        "                \"completion\": [{{\"role\": \"assistant\", "
+        "\"content\": row[{answer!r}]}}]}}",
+        "    return {{\"prompt\": row[{question!r}], \"completion\": row[{answer!r}]}}",
+        "", "dataset = dataset.map(to_prompt_completion, remove_columns=dataset.column_names)"],
     "last-reply": ["def last_reply_only(row):  # loss on the last assistant reply",
                    "    return {\"prompt\": row[\"messages\"][:-1], "
                    "\"completion\": row[\"messages\"][-1:]}",
@@ -230,6 +252,10 @@ def sft_script(cfg: RunConfig, output_dir: str) -> str:
         data += [line.format(template=cfg.dataset_template) for line in FORMAT_CODE["template"]]
     elif fmt == "messages" and cfg.completion_only_loss:
         data += FORMAT_CODE["last-reply"]
+    elif fmt in ("prompt/completion", "question/answer"):
+        question, answer = _question_answer(cfg, fmt)
+        data += [line.format(chat=cfg.prompts_as_chat, question=question, answer=answer)
+                 for line in FORMAT_CODE["question-answer"]]
     data += eval_code(cfg)
     if cfg.max_train_samples:
         data.append(f"dataset = dataset.select(range(min({cfg.max_train_samples}, "

@@ -30,7 +30,14 @@ HOOKS = {
     "checks": "config",        # (cfg): the combinations the family cannot train, as lines
     "trl": "config",           # (cfg, script, training): its TRL keys, changed in place
     "continued": "config",     # (cfg): (cfg made trainable after Continue, a note or '')
-    "plan_sample": "plan",     # (cfg, tokenizer, limit): (lengths, rows, format) for the plan
+    "plan_sample": "plan",     # (cfg, tokenizer, limit): (lengths, rows, format, notes)
+    # (the person's cfg, the run's cfg, log): before a run trains, what its data and model
+    # call for: (the run's settings, a sentence per setting chosen); raises a UserError
+    # where training would learn nothing
+    "signal": "runs",
+    # (the earlier run's cfg, its folder): Continue's data for this family from the data
+    # the earlier run trained on: (a file written into that folder, a note), or None
+    "follow_data": "runs",
     # (records): a run that learns nothing, read from its logged metric records (oldest
     # first, the newest few): a sentence saying so and what to do, or None
     "stalled": "runs",

@@ -22,6 +22,8 @@ register_family(Family(
         "trl": "sft_ui.config.grpo:trl_rewards",
         "continued": "sft_ui.config.grpo:whole_groups",
         "plan_sample": "sft_ui.plan.generation:prompt_sample",
+        "signal": "sft_ui.train.grpo_signal:probe",
+        "follow_data": "sft_ui.data.prompts:prompts_from",
         "stalled": "sft_ui.rewards.check:stalled"},
     demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
     # from the Reward functions and their weights (config/grpo.py)

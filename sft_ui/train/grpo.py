@@ -16,13 +16,12 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.data.formats import chat_note
 from sft_ui.data.load import eval_source, hold_out
-from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import check_prompt_dataset, load_prompts, prompt_text
 from sft_ui.lazy import trl_class
-from sft_ui.models import load_model_and_tokenizer, resolve_model
 from sft_ui.rewards.builtin import make_reward, text_of
-from sft_ui.rewards.check import no_spread, preflight, score_table, weighted_total
+from sft_ui.rewards.check import preflight, weighted_total
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.stages import stage_of
 from sft_ui.stages.grpo import REWARD
@@ -40,16 +39,29 @@ def reward_options(cfg: RunConfig) -> dict:
             "max_completion_length": cfg.max_completion_length}
 
 
-def reward_functions(cfg: RunConfig, written: WrittenRewards | None = None) -> list:
+def reward_functions(cfg: RunConfig, written: WrittenRewards | None = None,
+                     as_text: bool = False) -> list:
     """The reward functions the settings name, in their order; 'written' is every function
-    of the written code (run by `written`)."""
+    of the written code (run by `written`). `as_text`: the data's text prompts became
+    chat turns (formats.as_chat), and each function still gets the prompts and answers
+    as text, the form of the person's own file."""
     out, options = [], reward_options(cfg)
     for name in cfg.rewards:
         if name == WRITTEN_REWARD:
             out += (written or WrittenRewards(cfg.reward_code)).functions()
         else:
             out.append(make_reward(name, options))
-    return out
+    return [_text_form(f) for f in out] if as_text else out
+
+
+def _text_form(function):
+    """`function` called with the prompts and completions as text, under its own name
+    (TRL logs each reward by it)."""
+    def scored(prompts, completions, **columns):
+        return function(prompts=[prompt_text(p) for p in prompts],
+                        completions=[text_of(c) for c in completions], **columns)
+    scored.__name__ = getattr(function, "__name__", "reward")
+    return scored
 
 
 def reward_weights(cfg: RunConfig, functions: list) -> list[float] | None:
@@ -75,14 +87,15 @@ def training_arguments(cfg: RunConfig, output_dir: Path, has_eval: bool):
     return GRPOConfig(**values)
 
 
-def prompt_rows(cfg: RunConfig):
-    """(train, eval or None, the PromptData, a note on the eval rows) as datasets."""
+def prompt_rows(cfg: RunConfig, tokenizer):
+    """(train, eval or None, the PromptData, a note on the eval rows) as datasets, the
+    prompts in the form the tokenizer's model reads (load_prompts)."""
     import datasets  # heavy: loaded on first use
-    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
     rows, held, note = list(data.rows), None, ""
     eval_name, eval_split = eval_source(cfg)
     if eval_name:
-        held = list(load_prompts(eval_name, cfg, eval_split).rows)
+        held = list(load_prompts(eval_name, cfg, eval_split, tokenizer).rows)
         note = f"Eval: {len(held)} prompts from {eval_name}."
     elif cfg.eval_fraction > 0:
         rows, held = hold_out(rows, cfg.eval_fraction, cfg.seed)
@@ -152,11 +165,14 @@ def _short(value) -> str:
 def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, log):
     """GRPOTrainer for cfg, with its prompts, rewards and policy; its written rewards'
     worker closes when training ends (`trainer.close_rewards`)."""
-    train_set, eval_set, data, eval_note = prompt_rows(cfg)
+    train_set, eval_set, data, eval_note = prompt_rows(cfg, tokenizer)
     log.info("Data: %s, %d prompts (%s form). %s", data.source.label, len(train_set),
-             "conversational" if data.conversational else "standard", eval_note)
+             "conversational" if data.conversational else "standard",
+             " ".join([*data.source.notes, eval_note]))
+    if data.as_chat:
+        log.info("%s", chat_note(cfg.model_name_or_path))
     written = WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards else None
-    functions = reward_functions(cfg, written)
+    functions = reward_functions(cfg, written, data.as_chat)
     weights = reward_weights(cfg, functions)
     log.info("Rewards: %s", ", ".join(
         f"{f.__name__}" + (f" x{w:g}" if weights else "")
@@ -190,40 +206,3 @@ def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, 
                              train_dataset=train_set, eval_dataset=eval_set,
                              processing_class=tokenizer, peft_config=lora,
                              callbacks=callbacks)
-
-
-def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
-    """Test rewards: the model (as it is now) writes Answers per prompt answers to the
-    first `prompts` prompts, sampled as training would, and every reward function scores
-    each one. {"names": the functions, "rows": score_table's rows, "warnings": the
-    prompts whose answers all scored alike (no learning signal)}. Reward errors raise
-    RewardError with the row and line, before any training."""
-    import torch  # heavy: loaded on first use
-    check_rewards(cfg)
-    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split)
-    rows, n = list(data.rows[:prompts]), cfg.num_generations
-    model, tokenizer = load_model_and_tokenizer(resolve_model(cfg.model_name_or_path),
-                                                cfg.trust_remote_code)
-    model.eval()
-    tokenizer.padding_side = "left"
-    enc = tokenizer([prompt_seen(r["prompt"], tokenizer) for r in rows], return_tensors="pt",
-                    padding=True, add_special_tokens=False)
-    torch.manual_seed(cfg.seed)
-    with torch.no_grad():
-        out = model.generate(**enc, do_sample=True, temperature=cfg.temperature,
-                             max_new_tokens=cfg.max_completion_length, num_return_sequences=n,
-                             pad_token_id=tokenizer.pad_token_id)
-    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id]
-           for seq in out[:, enc["input_ids"].shape[1]:]]
-    texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
-    completions = [[{"role": "assistant", "content": t}] for t in texts] \
-        if data.conversational else texts
-    repeated = [r for r in rows for _ in range(n)]
-    columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
-    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
-            else nullcontext() as written:
-        functions = reward_functions(cfg, written)
-        table = score_table(functions, [r["prompt"] for r in repeated], completions, columns,
-                            weights=reward_weights(cfg, functions), completion_ids=ids)
-    return {"names": [f.__name__ for f in functions], "rows": table,
-            "warnings": no_spread(table, n)}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data import likelihood
-from sft_ui.data.formats import DataError
+from sft_ui.data.formats import DataError, chat_note
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
@@ -53,7 +53,8 @@ def preference_rows(cfg: RunConfig, tokenizer):
     PreferenceData of the training rows, a note on the eval rows). Eval rows: an eval
     file or split of pairs, or a held-out fraction fixed by the seed."""
     import datasets  # heavy: loaded on first use
-    data = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split)
+    data = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split,
+                           tokenizer)
     if data.conversational and not getattr(tokenizer, "chat_template", None):
         raise DataError(f"The model has no chat template, so conversational {data.format} "
                         "rows cannot be rendered. Use an instruct model, or rows of "
@@ -61,7 +62,7 @@ def preference_rows(cfg: RunConfig, tokenizer):
     rows, held, note = data.rows, None, ""
     eval_name, eval_split = eval_source(cfg)
     if eval_name:
-        found = load_preference(eval_name, cfg, cfg.stage, eval_split)
+        found = load_preference(eval_name, cfg, cfg.stage, eval_split, tokenizer)
         held = _as_read(cfg, found.format, found.rows)
         note = f"Eval: {len(found.rows)} rows from {found.source.label}."
     elif cfg.eval_fraction > 0:
@@ -179,7 +180,9 @@ def preference_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callb
     train_set, eval_set, data, eval_note = preference_rows(cfg, tokenizer)
     log.info("Data: %s, %d %s rows (%s form). %s", data.source.label, len(train_set),
              data.format, "conversational" if data.conversational else "standard",
-             eval_note)
+             " ".join([*data.source.notes, eval_note]))
+    if data.as_chat:
+        log.info("%s", chat_note(cfg.model_name_or_path))
     if stage.unpaired:
         args.desirable_weight, args.undesirable_weight = label_weights(
             cfg, sum(train_set["label"]), len(train_set) - sum(train_set["label"]), log)

@@ -95,6 +95,7 @@ def plan_markdown(p: dict) -> str:
         lines.append(f"**{p['processes']} processes:** {p['strategy']['reason']}")
     lines.append(_time_line(p))
     lines.append(_padding_line(p) or p.get("data_note", ""))
+    lines += list(p.get("data_notes") or [])  # how the data was read, its language
     if p.get("modes"):
         lines.append(target_plan.modes_markdown(p))
     return "\n\n".join(line for line in lines if line)

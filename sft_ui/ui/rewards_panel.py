@@ -48,9 +48,12 @@ def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
                                       "total": say("total")})
         lines = [say(f"**{len(found['rows'])} answers scored** by "
                      f"{', '.join(found['names'])}.")]
+        lines += [f"- {html.escape(say(n))}" for n in found["notes"]]
         lines += [f"- {html.escape(say(w))}" for w in found["warnings"]] or \
             [say("Every prompt's answers got different rewards: there is something to "
                  "learn from.")]
+        lines += [f"\n{say('The first prompt as the model reads it:')}\n",
+                  "```\n" + found["seen"].replace("```", "` ` `") + "\n```"]
         return "\n".join(lines), gr.update(value=frame, visible=True)
 
     button.click(on_test, inputs, [notes, table], api_name="test_rewards",

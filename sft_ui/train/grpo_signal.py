@@ -1,0 +1,335 @@
+"""Whether a GRPO run's rewards tell its answers apart, measured before it trains, and the
+settings its quick path chooses from that (the GRPO family's `signal` hook, called where
+a run starts: runs/run.py's apply_budget).
+
+GRPO learns only from the prompts whose answers got different rewards. `sample` has the
+model write answers to a few prompts, sampled as training samples them, and scores them
+with the run's own rewards (Test rewards shows the same). From each prompt's rewards
+follows the share of groups of n answers that would differ (`Sampled.spread`); the
+quick path picks Answers per prompt, Temperature, Max completion length (what the
+rewarded answers need to keep their score), the accumulation that holds two groups and
+a LoRA learning rate, among the settings left at their defaults, each with its reason.
+Where every answer scored alike, a quick-path run ends before training with what helps;
+another run says so in its log. Loads the model in the calling process (it is small
+beside the run's; a model over MAX_PARAMS is not tried).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from contextlib import nullcontext
+
+from sft_ui.config import RunConfig
+from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.config.grpo import whole_groups
+from sft_ui.data.formats import chat_note
+from sft_ui.data.load import training_rows
+from sft_ui.data.prompt_preview import prompt_seen
+from sft_ui.data.prompts import load_prompts
+from sft_ui.errors import UserError
+from sft_ui.models import load_model_and_tokenizer, load_tokenizer, resolve_model
+from sft_ui.plan.shape import model_shape
+from sft_ui.rewards.check import no_spread, score_table
+from sft_ui.rewards.written import WrittenRewards
+from sft_ui.train.grpo import check_rewards, reward_functions, reward_weights
+
+PROBE_ANSWERS = 8   # answers to each prompt tried before a run
+# (temperature, prompts): tried in order until the groups differ; the last round asks
+# more prompts, so that a form the model writes once in 30 answers is met at least once
+ROUNDS = ((0.8, 4), (1.0, 4), (1.2, 8))
+GENERATIONS = (4, 8)  # the Answers per prompt the quick path may choose
+WANTED_SPREAD = 0.5  # the share of groups that should differ
+LENGTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)  # answer lengths tried
+PROBE_TOKENS = 256  # the longest answers written while probing
+QUICK_LORA_RATE = 2e-4  # a LoRA adapter's rate when a budget of minutes gives few steps
+MAX_PARAMS = 3e9  # larger models are not loaded a second time to probe
+
+
+class NothingToLearn(UserError):
+    """Every answer of the probe scored alike: GRPO would learn nothing."""
+
+
+@dataclasses.dataclass
+class Sampled:
+    """The answers of one probe: `group` answers to each prompt, in prompt order, with
+    their scores (score_table's rows), tokens, prompts and data columns."""
+    temperature: float
+    group: int
+    table: list[dict]
+    ids: list[list[int]]
+    prompts: list
+    columns: dict[str, list]
+
+    def totals(self) -> list[list[float]]:
+        """Each prompt's answers' total rewards (a skipped answer counts as 0)."""
+        values = [r["total"] if r["total"] is not None else 0.0 for r in self.table]
+        return [values[i:i + self.group] for i in range(0, len(values), self.group)]
+
+    def spread(self, n: int) -> float:
+        """The share of groups of `n` answers expected to hold two different rewards: for
+        each prompt, 1 less the chance that n answers drawn from its answers' rewards
+        are all one value; the mean over the prompts."""
+        shares = []
+        for totals in self.totals():
+            counts = {}
+            for t in totals:
+                counts[round(t, 6)] = counts.get(round(t, 6), 0) + 1
+            shares.append(1 - sum((c / len(totals)) ** n for c in counts.values()))
+        return sum(shares) / max(len(shares), 1)
+
+    def rewarded(self) -> list[int]:
+        """The answers that scored above the lowest of their prompt's answers."""
+        out = []
+        for p, totals in enumerate(self.totals()):
+            low = min(totals)
+            out += [p * self.group + i for i, t in enumerate(totals) if t > low + 1e-9]
+        return out
+
+    def alike(self) -> str:
+        """How the answers scored when they all scored alike: the one value, or a range."""
+        values = sorted({round(t, 3) for totals in self.totals() for t in totals})
+        return f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g} to {values[-1]:g}"
+
+
+def sample(model, tokenizer, cfg: RunConfig, data, functions, n: int, temperature: float,
+           max_new_tokens: int, rows: list[dict]) -> Sampled:
+    """`n` answers to each of `rows` (of `data`, load_prompts'), sampled as GRPOTrainer
+    samples (temperature, no top-k, top-p 1), scored by `functions`."""
+    import torch  # heavy: loaded on first use
+    model.eval()
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
+    try:
+        enc = tokenizer([prompt_seen(r["prompt"], tokenizer) for r in rows],
+                        return_tensors="pt", padding=True, add_special_tokens=False)
+        enc = enc.to(model.device)
+        torch.manual_seed(cfg.seed)
+        with torch.no_grad():
+            out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0,
+                                 top_p=1.0, max_new_tokens=max_new_tokens,
+                                 num_return_sequences=n, pad_token_id=tokenizer.pad_token_id)
+    finally:
+        tokenizer.padding_side = side
+    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id]
+           for seq in out[:, enc["input_ids"].shape[1]:]]
+    repeated = [r for r in rows for _ in range(n)]
+    columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
+    prompts_of = [r["prompt"] for r in repeated]
+    texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
+    table = score_table(functions, prompts_of, _as_completions(texts, data), columns,
+                        weights=reward_weights(cfg, functions), completion_ids=ids)
+    return Sampled(temperature, n, table, ids, prompts_of, columns)
+
+
+def _as_completions(texts: list[str], data) -> list:
+    """Answers in the form TRL gives the rewards: messages for conversational prompts."""
+    if data.conversational:
+        return [[{"role": "assistant", "content": t}] for t in texts]
+    return texts
+
+
+def needed_tokens(found: Sampled, tokenizer, cfg: RunConfig, data, functions) -> int | None:
+    """The tokens the rewarded answers need to keep their reward: for each, the least of
+    LENGTHS at which its answer cut there scores as the whole one; of those, the one 90%
+    of them fit. None when no answer was rewarded."""
+    chosen = found.rewarded()
+    if not chosen:
+        return None
+    need = {i: _ladder(len(found.ids[i])) for i in chosen}
+    weights = reward_weights(cfg, functions)
+    for length in reversed(LENGTHS):
+        longer = [i for i in chosen if len(found.ids[i]) > length]
+        if not longer:
+            continue
+        cut = tokenizer.batch_decode([found.ids[i][:length] for i in longer],
+                                     skip_special_tokens=True)
+        table = score_table(functions, [found.prompts[i] for i in longer],
+                            _as_completions(cut, data),
+                            {k: [v[i] for i in longer] for k, v in found.columns.items()},
+                            weights=weights,
+                            completion_ids=[found.ids[i][:length] for i in longer])
+        for i, row in zip(longer, table):
+            if row["total"] is not None and row["total"] >= found.table[i]["total"] - 1e-9:
+                need[i] = min(need[i], length)
+    ordered = sorted(need.values())
+    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def _ladder(tokens: int) -> int:
+    """The least of LENGTHS that holds `tokens`."""
+    return next((n for n in LENGTHS if n >= tokens), LENGTHS[-1])
+
+
+def _probe_tokens(cfg: RunConfig, person: RunConfig, tokenizer, data) -> int:
+    """How long the probe's answers may be: the run's limit where the person set it;
+    else at least the default, and twice the longest answer the data holds in the
+    column exact_match reads (a long answer needs room), at most PROBE_TOKENS."""
+    if person.max_completion_length != RunConfig().max_completion_length:
+        return cfg.max_completion_length
+    answers = [str(r.get(cfg.reward_column) or "") for r in data.rows[:200]]
+    longest = max((len(tokenizer(a, add_special_tokens=False)["input_ids"])
+                   for a in answers), default=0)
+    return min(PROBE_TOKENS, max(cfg.max_completion_length, 2 * longest + 16))
+
+
+def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
+    """The GRPO family's `signal` hook: before a run of `cfg` (the settings a time budget
+    chose from `person`'s, or `person`'s own) trains, its rewards tried on a few prompts.
+    A time-budgeted run gets Answers per prompt, Temperature, Max completion length, the
+    accumulation and the LoRA rate its rewards call for, among the settings `person` left
+    at their defaults: (its settings, a reason for each choice). NothingToLearn where
+    every answer scored alike on such a run; another run only has it in its log."""
+    if cfg.run_on == "hf_jobs":
+        return cfg, []  # the model is loaded where the run trains, not here
+    try:
+        if model_shape(cfg.model_name_or_path).params() <= MAX_PARAMS:
+            return _probe(person, cfg, log)
+        log.info("The rewards were not tried before training: the model is too large to "
+                 "load a second time.")
+    except UserError:
+        raise
+    except Exception as e:  # the run itself will meet (and report) what failed here
+        log.warning("%s", f"The rewards could not be tried before training: "
+                    f"{type(e).__name__}: {e}")
+    return cfg, []
+
+
+def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
+    """probe() on a model small enough to load here."""
+    path = resolve_model(cfg.model_name_or_path)
+    tokenizer = load_tokenizer(path, cfg.trust_remote_code)
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
+    data = dataclasses.replace(data, rows=training_rows(cfg, data.rows))
+    model, tokenizer = load_model_and_tokenizer(path, cfg.trust_remote_code)
+    choosing = bool(cfg.time_budget_minutes)
+    defaults = RunConfig()
+    free = {name for name in ("num_generations", "temperature", "max_completion_length")
+            if choosing and getattr(person, name) == getattr(defaults, name)}
+    rounds = ROUNDS if "temperature" in free else \
+        ((cfg.temperature, ROUNDS[0][1]), (cfg.temperature, ROUNDS[-1][1]))
+    answers = max(PROBE_ANSWERS, cfg.num_generations)
+    tokens = _probe_tokens(cfg, person, tokenizer, data)
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
+            else nullcontext() as written:
+        functions = reward_functions(cfg, written, data.as_chat)
+        found, start, rounds_run = None, 0, 0
+        for temperature, prompts in rounds:
+            rows = list(data.rows[start:start + prompts]) or list(data.rows[:prompts])
+            start += prompts
+            tried = sample(model, tokenizer, cfg, data, functions, answers, temperature,
+                           tokens, rows)
+            rounds_run += 1
+            if found is None or tried.spread(answers) > found.spread(answers):
+                found = tried
+            if found.spread(answers) >= WANTED_SPREAD:
+                break
+        needed = needed_tokens(found, tokenizer, cfg, data, functions) \
+            if "max_completion_length" in free else None
+    prompts = len(found.totals())
+    tried = (f"{prompts} prompts x {answers} answers at temperature "
+             f"{found.temperature:g}, up to {tokens} tokens")
+    if not found.rewarded():
+        message = _nothing_message(found, tried, rounds_run)
+        if choosing:
+            raise NothingToLearn(message)
+        log.warning("%s", message)
+        return cfg, []
+    share = found.spread(cfg.num_generations)
+    log.info("Rewards tried before training (%s): %.0f%% of groups of %d answers would "
+             "differ.", tried, 100 * share, cfg.num_generations)
+    if not choosing:
+        if share < WANTED_SPREAD / 2:
+            log.warning("%s", f"Few groups of answers will differ ({share:.0%}): GRPO "
+                        "learns from those only. Raise Answers per prompt or Temperature, "
+                        "or give partial credit in the reward.")
+        return cfg, []
+    return _choose(cfg, person, found, needed, free, tried, log)
+
+
+def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | None,
+            free: set[str], tried: str, log) -> tuple[RunConfig, list[str]]:
+    """The quick path's settings from a probe that found a spread, with their reasons."""
+    changes, reasons = {}, []
+    if "temperature" in free and found.temperature != cfg.temperature:
+        changes["temperature"] = found.temperature
+        reasons.append(f"temperature {found.temperature:g}: the answers' rewards differ "
+                       f"most there, of the temperatures tried ({tried})")
+    n = cfg.num_generations
+    if "num_generations" in free:
+        n = next((g for g in GENERATIONS if found.spread(g) >= WANTED_SPREAD),
+                 GENERATIONS[-1])
+        if n != cfg.num_generations:
+            changes["num_generations"] = n
+        reasons.append(f"{n} answers per prompt: {found.spread(n):.0%} of groups of {n} "
+                       "would hold different rewards (GRPO learns from those)")
+    if needed is not None and needed != cfg.max_completion_length:
+        changes["max_completion_length"] = needed
+        reasons.append(f"answers of at most {needed} tokens: the rewarded answers keep "
+                       "their reward within that length, and shorter answers make more "
+                       "steps fit")
+    if person.gradient_accumulation_steps == RunConfig().gradient_accumulation_steps:
+        batch = cfg.per_device_train_batch_size
+        accumulation = max(cfg.gradient_accumulation_steps, math.ceil(2 * n / batch))
+        while batch * accumulation % n:
+            accumulation += 1
+        if accumulation != cfg.gradient_accumulation_steps:
+            changes["gradient_accumulation_steps"] = accumulation
+            reasons.append(f"gradient accumulation {accumulation}: two prompts' groups of "
+                           f"{n} answers a step ({batch * accumulation} answers)")
+    else:  # the person's accumulation, raised only as far as whole groups need
+        whole, note = whole_groups(dataclasses.replace(cfg, num_generations=n))
+        if note:
+            changes["gradient_accumulation_steps"] = whole.gradient_accumulation_steps
+            reasons.append(note)
+    if cfg.use_peft and person.learning_rate == RunConfig().learning_rate and \
+            cfg.learning_rate < QUICK_LORA_RATE:
+        changes["learning_rate"] = QUICK_LORA_RATE
+        reasons.append(f"learning rate {QUICK_LORA_RATE:g}: a LoRA adapter that has minutes "
+                       "of GRPO steps needs a rate that moves it within them")
+    for reason in reasons:
+        log.info("Chosen for the rewards: %s", reason)
+    return dataclasses.replace(cfg, **changes), reasons
+
+
+def _nothing_message(found: Sampled, tried: str, rounds: int) -> str:
+    """What to say when every answer of the probe scored alike, and what helps."""
+    where = f"{tried}; {rounds} rounds of answers tried" if rounds > 1 else tried
+    values = {round(t, 6) for totals in found.totals() for t in totals}
+    if len(values) == 1 and values.pop() > 0:
+        return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
+                f"reward, {found.alike()}: it may already do what the rewards ask. GRPO "
+                "learns from answers that score differently: make the task harder, add a "
+                "reward that tells good answers from better ones, or use the model as it "
+                "is.")
+    return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
+            f"reward, {found.alike()}: the rewards never told one answer from another, so "
+            "GRPO would learn nothing. What helps: a reward with partial credit (for "
+            "example 0.5 for part of the form), a short SFT run on a few examples of the "
+            "form first and then Continue with GRPO, or a prompt that asks for the form "
+            "more plainly. Test rewards shows the answers and their scores.")
+
+
+def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
+    """Test rewards: the model (as it is now) writes Answers per prompt answers to the
+    first `prompts` prompts, sampled as training would, and every reward function scores
+    each one. {"names": the functions, "rows": score_table's rows, "seen": the first
+    prompt as the model reads it, "notes": how the data reaches the model and the share
+    of groups whose rewards differ, "warnings": the prompts whose answers all scored
+    alike (no learning signal)}. Reward errors raise RewardError with the row and line,
+    before any training."""
+    check_rewards(cfg)
+    path = resolve_model(cfg.model_name_or_path)
+    model, tokenizer = load_model_and_tokenizer(path, cfg.trust_remote_code)
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
+    n = cfg.num_generations
+    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
+            else nullcontext() as written:
+        functions = reward_functions(cfg, written, data.as_chat)
+        found = sample(model, tokenizer, cfg, data, functions, n, cfg.temperature,
+                       cfg.max_completion_length, list(data.rows[:prompts]))
+    notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
+    notes.append(f"At these settings (temperature {cfg.temperature:g}), about "
+                 f"{found.spread(n):.0%} of groups of {n} answers would hold different "
+                 "rewards: GRPO learns from those only.")
+    return {"names": [f.__name__ for f in functions], "rows": found.table,
+            "seen": prompt_seen(data.rows[0]["prompt"], tokenizer), "notes": notes,
+            "warnings": no_spread(found.table, n)}
