@@ -56,6 +56,12 @@ class Actions:
         self._may(who, "start a run", values)
         return self.manager.start(values, token=token or "")
 
+    def check_start(self, who: Who, values: dict | RunConfig, token: str = "") -> None:
+        """Why Start would refuse these settings now (raises what `start` raises), without
+        starting anything."""
+        self._may(who, "start a run", values)
+        self.manager.check(values, token=token or "")
+
     def stop(self, who: Who, run_id: str) -> dict:
         """Ask a run to stop after the current step; its snapshot."""
         self._may(who, "stop a run")

@@ -190,9 +190,10 @@ def test_uploads_and_tokens_belong_to_one_browser_session(browser, login_app, tm
     _sign_in(ann, "ann", "pw-ann")
     ann.locator("#data-upload input[type=file]").set_input_files(str(data))
     box = ann.locator("#cfg-dataset_name input")
-    expect(box).to_have_value(re.compile(r"uploads/\w+/.*secret"))
-    stored = box.input_value()
+    expect(box).to_have_value("secret.jsonl")  # its name; the value is the stored path
     expect(ann.locator("#data-summary")).to_contain_text("Format: prompt/completion")
+    (stored,) = map(str, (manager.root / "uploads").rglob("*secret.jsonl"))
+    assert re.search(r"uploads/\w+/.*secret", stored), stored
     # Bob, signed in elsewhere, cannot read Ann's upload by typing its path.
     _sign_in(visitor, "bob", "pw-bob")
     other = visitor.locator("#cfg-dataset_name input")

@@ -238,6 +238,24 @@ def test_push_and_space_go_to_the_hub_without_writing_the_token(runs, tmp_path):
             assert FAKE_TOKEN.encode() not in path.read_bytes(), path
 
 
+def test_a_chat_space_needs_a_pushed_model():
+    """Publish refuses, saying to push first, when no model repo is named or the Hub has
+    none by that id; nothing is created then."""
+    for model, exists, needle in (("", True, "push the export first"),
+                                  ("  ", True, "push the export first"),
+                                  ("me/never-pushed", False, "The Hub has no model "
+                                                             "me/never-pushed")):
+        hub = RecordingHub()
+        hub.repo_exists.return_value = exists
+        with pytest.raises(HubError, match=needle):
+            publish_space(model, "me/chat", FAKE_TOKEN, api=hub)
+        assert hub.calls == []  # no Space made for a model the Hub does not have
+    hub = RecordingHub()
+    hub.repo_exists.return_value = True
+    assert publish_space("me/pushed", "me/chat", FAKE_TOKEN, api=hub).endswith("me/chat")
+    hub.repo_exists.assert_called_once_with("me/pushed", repo_type="model")
+
+
 @pytest.mark.parametrize("repo, token, hub, needle", [
     ("no-owner", FAKE_TOKEN, RecordingHub(), "not a repo id"),
     ("me/bad name!", FAKE_TOKEN, RecordingHub(), "not a valid repo id"),

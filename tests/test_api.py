@@ -77,8 +77,8 @@ def test_bad_input_gets_a_clear_message_and_the_server_stays_up(client, tiny_cfg
 
 def test_dataset_without_text_field(client, tiny_cfg, tmp_path):
     path = tmp_path / "rows.csv"
-    path.write_text("question,answer\nhi,hello\n")
-    with pytest.raises(Exception, match="no 'text' column.*question, answer"):
+    path.write_text("title,body\nhi,hello\n")
+    with pytest.raises(Exception, match="no 'text' column.*title, body"):
         client.predict({**tiny_cfg, "dataset_name": str(path)}, api_name="/start_run")
     with pytest.raises(Exception, match="No run with id"):
         client.predict("does-not-exist", api_name="/run_status")

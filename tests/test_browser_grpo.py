@@ -66,7 +66,16 @@ def test_grpo_with_a_written_reward_from_the_page(page, live_app, tiny_model_dir
     expect(rewards).to_be_visible()
     for series in ("reward", "short_answer", "json_answer"):  # the legend: drawn with data
         expect(rewards).to_contain_text(series)
-    expect(page.locator("#accuracy-plot")).to_contain_text("no spread")
+    shares = page.locator("#accuracy-plot")
+    expect(shares).to_contain_text("no spread")
+    # Its value axis says what the series are (shares, not an accuracy), and its step axis
+    # (steps 1 and 2) has whole steps, each once: not "1 2 2".
+    title = shares.locator(".role-axis[aria-label^='Y-axis'] .role-axis-title")
+    expect(title).to_have_text("share")  # (it was "accuracy")
+    ticks = shares.locator(".role-axis[aria-label^='X-axis'] .role-axis-label text")
+    expect(ticks.first).to_be_visible()
+    steps = ticks.all_text_contents()
+    assert all(t.isdigit() for t in steps) and len(set(steps)) == len(steps) > 1, steps
     expect(page.locator("#stage-plot-notes")).to_contain_text("normal in GRPO")
     samples = page.locator("#samples")
     expect(samples).to_contain_text("short_answer")  # the answers with their scores

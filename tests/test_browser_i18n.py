@@ -4,10 +4,11 @@ out in Japanese, and the selector switches the page and its messages to English.
 A short run in the Japanese page draws its plot legend, tables, durations and model
 card in Japanese. The API answers in the client's Accept-Language."""
 import re
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import HANG_MS, set_field
+from tests.conftest import HANG_MS, set_field, wait_for
 from tests.test_browser import ARGS, CHROMIUM, _field, _set
 
 # Draw each character alone on a canvas in the label's font: real glyphs differ from
@@ -81,6 +82,13 @@ def test_errors_come_out_in_japanese_then_english_after_switching(ja_page):
     expect(notice).to_contain_text("学習率 (learning_rate) は 0 より大きくしてください")
     expect(notice.get_by_role("listitem")).to_have_count(1)
     _set(page, "学習率", 0.0001)
+    # Batch size 0: its range, and nothing untrue (SFT compares no answers in a batch).
+    _set(page, "デバイスあたりのバッチサイズ", 0)
+    page.get_by_role("button", name="開始").click()
+    expect(notice).to_contain_text("デバイスあたりのバッチサイズ (per_device_train_batch_size) "
+                                   "は 1 以上にしてください")
+    expect(notice.get_by_role("listitem")).to_have_count(1)
+    expect(notice).not_to_contain_text("比べます")
     _set(page, "デバイスあたりのバッチサイズ", 3)
     expect(page.locator("#effective-batch")).to_contain_text("実効バッチサイズ: 6")
 
@@ -115,14 +123,24 @@ def test_the_api_answers_in_the_clients_language(live_app, connect):
             client.predict({"learning_rate": -1}, api_name="/start_run")
 
 
-def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir, tmp_path):
+def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, live_app, tiny_model_dir,
+                                                         tiny_cfg, tmp_path):
     """After a short run: the loss plot's legend (in its colours), the Continue buttons,
     the samples table's headers, the progress's durations, the Runs table and the model
-    card are Japanese."""
+    card are Japanese. On a phone (390x844) the pinned bar takes little of the screen and
+    the samples' headers are whole. The Export tab opens on this run, not on the one
+    finished before it, and says that a chat Space needs the model pushed first."""
     from playwright.sync_api import expect
-    page = ja_page
+    page, manager = ja_page, live_app[1]
     page.locator("#language input").click()  # whatever the tests before left it at
     page.get_by_role("option", name="日本語").click()
+    # A run finished before this page's: the Export tab's choice while it is the newest.
+    older = manager.start({**tiny_cfg, "sample_steps": 0})
+    wait_for(lambda: manager.get(older).state in ("done", "stopped", "failed"))
+    assert manager.get(older).state == "done", manager.get(older).error
+    manager.rename(older, "前の実行")
+    page.get_by_role("tab", name="エクスポート").click()
+    expect(page.locator("#export-run input")).to_have_value(re.compile("前の実行"))
     page.get_by_role("tab", name="学習").click()
     samples = page.locator("#samples")
     expect(samples.locator("thead")).to_contain_text("プロンプト")  # before any run too
@@ -159,6 +177,22 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     expect(page.locator("#run-progress")).to_contain_text(re.compile(r"経過 \d+秒"))
     page.screenshot(path=str(tmp_path / "run-ja.png"), full_page=True)
 
+    # On a phone: the bar pinned to the bottom (Start, Stop, Resume, the progress) takes
+    # little of the screen (about a quarter, with both Continue buttons in it), Continue
+    # is in the page above the live view, and the samples' headers are whole (not "ステ").
+    page.set_viewport_size({"width": 390, "height": 844})
+    pinned = page.get_by_role("button", name="開始").evaluate(PINNED_HEIGHT)
+    assert pinned is not None and pinned <= 844 * 0.15, pinned
+    for name in ("選好チューニングに進む", "GRPO（報酬による学習）に進む"):
+        button = page.get_by_role("button", name=name)
+        expect(button).to_be_visible()
+        assert button.evaluate(PINNED_HEIGHT) is None, name  # not in the pinned bar
+    page.wait_for_function(PHONE_COLUMNS)  # the table's columns laid out for the phone
+    cut = headers.evaluate_all(CUT_HEADERS)
+    assert not any(cut), cut
+    page.screenshot(path=str(tmp_path / "run-ja-phone.png"))
+    page.set_viewport_size({"width": 1400, "height": 1600})
+
     page.get_by_role("tab", name="実行履歴").click()
     table = page.locator("#runs-table")
     expect(table.locator("thead")).to_contain_text("所要時間")
@@ -166,8 +200,11 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     expect(table).to_contain_text(re.compile(r"\d+秒"))
 
     page.get_by_role("tab", name="エクスポート").click()
-    page.locator("#export-run input").click()
-    page.locator("#export-run").get_by_role("option", name=re.compile("完了")).first.click()
+    newest = manager.all_runs()[0]  # this page's run, without a pick or Refresh
+    assert newest.id != older and newest.name == newest.id  # named by what it is
+    model = Path(tiny_model_dir).name  # as its label names it ("SFT · <model> · demo · ...")
+    expect(page.locator("#export-run input")).to_have_value(
+        re.compile(rf"^(?!.*前の実行).*{re.escape(model)}"))
     page.get_by_role("button", name="エクスポート", exact=True).click()
     expect(page.locator("#export-notice")).to_contain_text("にエクスポートしました",
                                                            timeout=HANG_MS)
@@ -177,6 +214,32 @@ def test_a_run_in_the_japanese_page_is_drawn_in_japanese(ja_page, tiny_model_dir
     expect(card).to_contain_text("フルファインチューニングです")
     expect(card.locator("th").first).to_have_text("項目")
     expect(card).not_to_contain_text("How to load it")
+    # A chat Space loads a pushed model: said before the button, and refused without one.
+    expect(page.locator("#publish-help")).to_contain_text("先にエクスポートをプッシュしてください")
+    page.get_by_role("button", name="チャット Space として公開").click()
+    hub = page.locator("#hub-notice")
+    expect(hub).to_contain_text("公開できません")
+    expect(hub).to_contain_text("Hub にプッシュしたモデルを読み込みます")
+
+
+# The height of the element pinned to the window (position: fixed) that holds the element
+# it is called on; null when none does.
+PINNED_HEIGHT = """(element) => {
+  for (let e = element; e; e = e.parentElement)
+    if (getComputedStyle(e).position === 'fixed') return e.getBoundingClientRect().height;
+  return null;
+}"""
+# The samples table no wider than its block: its columns laid out for the window's width.
+PHONE_COLUMNS = """() => document.querySelector('#samples table').getBoundingClientRect().width
+  <= document.querySelector('#samples').getBoundingClientRect().width"""
+# The headers whose text runs past their cell (cut off there), by their text.
+CUT_HEADERS = """(ths) => ths.map((th) => {
+  const range = document.createRange();
+  range.selectNodeContents(th.querySelector('.header') || th);
+  const text = range.getBoundingClientRect(), box = th.getBoundingClientRect();
+  return text.left >= box.left - 0.5 && text.right <= box.right + 0.5 ? ''
+    : th.textContent.trim();
+})"""
 
 
 # What the page shows of a tab in its own words: its text as a person sees it, without
@@ -241,3 +304,24 @@ def test_switching_to_japanese_leaves_no_english_on_any_tab(ja_page, live_app):
     expect(page.locator("#data-upload")).to_contain_text("Drop File Here")
     expect(page.locator("#data-upload")).to_contain_text("Click to Upload")
     context.close()
+
+
+def test_japanese_data_shows_whole_characters_and_the_files_name(ja_page, tmp_path):
+    """An uploaded Japanese file: the token view shows whole characters (a letter the
+    byte-level tokenizer splits over tokens was 「������」), the loss mask on the answer's;
+    the dataset box shows the file's name, not the server's upload path."""
+    from playwright.sync_api import expect
+    page = ja_page
+    page.get_by_role("tab", name="学習").click()
+    data = tmp_path / "support.csv"
+    data.write_text("質問,回答\n日本の首都はどこですか？,東京です。\n"
+                    "富士山の高さは？,3776 メートルです。\n", encoding="utf-8")
+    page.locator("#data-upload input[type=file]").set_input_files(str(data))
+    example = page.locator("#data-preview .example").first
+    expect(example.locator(".tok.loss").first).to_be_visible()
+    shown = example.locator(".tok").all_text_contents()
+    assert "\ufffd" not in "".join(shown), shown
+    assert "東京です。" in "".join(example.locator(".tok.loss").all_text_contents())
+    assert "日本の首都はどこですか？" in "".join(example.locator(".tok.masked").all_text_contents())
+    expect(page.locator("#cfg-dataset_name input")).to_have_value("support.csv")
+    page.locator("#data-examples").screenshot(path=str(tmp_path / "tokens-ja.png"))

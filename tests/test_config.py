@@ -38,6 +38,22 @@ def test_validate_names_the_problem(values, needle):
     assert any(needle in p for p in problems), problems
 
 
+def test_only_a_stage_that_compares_answers_in_a_batch_says_so():
+    """Batch size 0: every stage is told its batch's range; only KTO (which compares the
+    answers within a batch, minimum 2) adds that it compares them. SFT, DPO, ORPO and
+    GRPO compare nothing within a batch, and said so."""
+    for stage in ("sft", "dpo", "orpo", "grpo", "kto"):
+        problems = RunConfig.from_dict({"stage": stage,
+                                        "per_device_train_batch_size": 0}).validate()
+        assert any("per_device_train_batch_size) must be at least 1" in p
+                   for p in problems), (stage, problems)
+        compares = [p for p in problems if "compares answers within a batch" in p]
+        assert compares == (["KTO compares answers within a batch: set Batch size per "
+                             "device to 2 or more."] if stage == "kto" else []), stage
+    assert any("KTO compares answers" in p for p in RunConfig.from_dict(
+        {"stage": "kto", "per_device_train_batch_size": 1}).validate())
+
+
 def test_from_dict_coerces_ui_values_and_rejects_bad_ones():
     cfg = RunConfig.from_dict({"max_steps": 5.0, "bf16": "auto", "use_peft": "true",
                                "sample_prompts": "a\n\nb\n"})

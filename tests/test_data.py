@@ -185,6 +185,24 @@ def test_text_prompts_reach_a_chat_model_as_the_user_turn(tmp_path, tiny_cfg, ti
     assert p["format"] == ("prompt/completion" if question == "prompt" else "question/answer")
 
 
+def test_preview_shows_whole_characters_with_their_mask(tmp_path, tiny_cfg, tiny_model_dir):
+    """Japanese letters the byte-level tokenizer splits over 2 or 3 tokens (each "\ufffd"
+    alone, 「������」 in the page) are shown whole, each group with its loss mask."""
+    path = tmp_path / "ja.jsonl"
+    path.write_text(_jsonl([{"prompt": "日本の首都はどこですか？", "completion": "東京です。"}]))
+    p = preview(_cfg(tiny_cfg, dataset_name=str(path), max_length=256,
+                     prompts_as_chat=False))
+    tok = load_tokenizer(tiny_model_dir)
+    ids = tok("日本の首都はどこですか？東京です。" + tok.eos_token)["input_ids"]
+    assert sum("\ufffd" in tok.decode([i]) for i in ids) > 5  # split letters, one by one
+    tokens = p["examples"][0]["tokens"]
+    assert not [t["text"] for t in tokens if "\ufffd" in t["text"]], tokens
+    assert "".join(t["text"] for t in tokens) == p["examples"][0]["text"]
+    assert "".join(t["text"] for t in tokens if not t["loss"]) == "日本の首都はどこですか？"
+    assert "".join(t["text"] for t in tokens if t["loss"]) == "東京です。" + tok.eos_token
+    assert len(tokens) < len(ids)
+
+
 def test_preview_mask_messages_token_by_token(tmp_path, tiny_cfg, tiny_model_dir):
     tok = load_tokenizer(tiny_model_dir)
     p = preview(_cfg(tiny_cfg, max_length=256))  # the demo set: chat messages

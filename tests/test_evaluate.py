@@ -1,7 +1,9 @@
 """Evaluate: a run trained on a few rows scores higher on them than its base; the scores
-are the libraries' own; Stop ends an evaluation early; bad test sets get the training
-data's messages; the files, card and Runs history keep the latest evaluation; the
-/evaluate endpoint and the Evaluate tab in a real browser."""
+are the libraries' own, and Japanese text is scored over characters; Stop ends an
+evaluation early; bad test sets get the training data's messages (a file no format fits,
+what a test set needs); 質問/回答 columns are a test set; the files, card and Runs history
+keep the latest evaluation; the /evaluate endpoint and the Evaluate tab in a real
+browser."""
 import csv
 import json
 import re
@@ -32,15 +34,15 @@ def _qa_file(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def trained(live_app, tiny_model_dir, tmp_path_factory):
-    """A run of the live app's that learned ROWS (30 steps at a high constant learning
+    """A run of the live app's that learned ROWS (100 steps at a high constant learning
     rate: the tiny model then answers each prompt with its colour); (manager, run id,
     test file)."""
     manager = live_app[1]
     data = _qa_file(tmp_path_factory.mktemp("test-set"))
     run_id = manager.start({"model_name_or_path": tiny_model_dir, "dataset_name": str(data),
-                            "max_steps": 30, "per_device_train_batch_size": 4,
-                            "gradient_accumulation_steps": 1, "max_length": 32,
-                            "learning_rate": 1e-2, "lr_scheduler_type": "constant",
+                            "max_steps": 100, "per_device_train_batch_size": 4,
+                            "gradient_accumulation_steps": 1, "max_length": 64,
+                            "learning_rate": 3e-3, "lr_scheduler_type": "constant",
                             "sample_steps": 0})
     run = wait_for(lambda: (lambda r: r if r.state not in ("queued", "running") else None)(
         manager.get(run_id)), timeout=HANG)
@@ -117,6 +119,115 @@ def test_scores_are_the_libraries_own():
     assert score(["x"], ["y"])["json_valid"] is None  # no JSON reference: no JSON score
 
 
+# About 60-70 characters of Japanese each; the close answers reword a little, the far ones
+# answer something else.
+JA_REFERENCES = [
+    "日本の首都は東京です。東京は日本で最も人口の多い都市で、政治と経済の中心でもあります。"
+    "国会議事堂や首相官邸、多くの省庁が千代田区に集まっています。",
+    "富士山は日本で一番高い山で、標高は三七七六メートルです。静岡県と山梨県にまたがり、"
+    "二〇一三年に世界文化遺産に登録されました。",
+    "光合成とは、植物が光のエネルギーを使って二酸化炭素と水から糖をつくり、酸素を出す"
+    "しくみです。おもに葉の葉緑体で行われます。"]
+JA_CLOSE = [
+    "日本の首都は東京です。東京は日本でいちばん人口の多い都市で、政治と経済の中心です。"
+    "国会議事堂や首相官邸、多くの省庁は千代田区に集まっています。",
+    "富士山は日本で最も高い山で、標高は三七七六メートルです。静岡県と山梨県にまたがって"
+    "おり、二〇一三年に世界文化遺産に登録されました。",
+    "光合成とは、植物が光のエネルギーで二酸化炭素と水から糖をつくり、酸素を出すしくみ"
+    "です。主に葉の葉緑体で行われます。"]
+JA_FAR = ["すみません、その質問にはお答えできません。",
+          "猫はかわいい動物で、よく寝ます。毎日たくさん遊びます。",
+          "明日の天気は雨のち晴れでしょう。傘を持って出かけましょう。"]
+SCORES = ("rouge1", "rouge2", "rougeL", "bleu", "chrf")
+
+
+def test_japanese_is_scored_over_characters():
+    """Japanese has no spaces between words: split on spaces, ROUGE and BLEU were 0 for
+    close and far answers alike and an answer of 60 characters was 1 word. Over
+    characters, close answers score high and far ones low; the length is in characters,
+    the length in words is marked not valid (not 0), and the scores say how they cut."""
+    close, far = score(JA_CLOSE, JA_REFERENCES), score(JA_FAR, JA_REFERENCES)
+    print(f"\nclose: {close}\nfar: {far}")
+    for kind in SCORES:
+        assert close[kind] > 75 and far[kind] < 25, kind
+        assert close[kind] - far[kind] > 50, kind
+    assert close["tokens"] == {"language": "japanese", "rouge": "characters", "bleu": "char",
+                               "length": "characters"}
+    assert close["answer_chars"] == pytest.approx(statistics.fmean(len(a) for a in JA_CLOSE))
+    assert close["answer_words"] is None and close["not_valid"] == ["answer_words"]
+    assert score(JA_REFERENCES, JA_REFERENCES)["bleu"] == pytest.approx(100.0)
+    # Chinese: sacrebleu's zh tokenizer; Korean (spaces between phrases): length in words too.
+    zh_ref, zh_close, zh_far = ["中国的首都是北京。北京是中国的政治和文化中心。"], \
+        ["中国的首都是北京，也是中国的政治中心。"], ["我不知道。"]
+    zh = score(zh_close, zh_ref)
+    assert zh["tokens"]["bleu"] == "zh" and zh["answer_words"] is None
+    assert all(zh[k] > score(zh_far, zh_ref)[k] + 20 for k in SCORES)
+    ko = score(["한국의 수도는 서울이다."], ["한국의 수도는 서울입니다."])
+    assert ko["tokens"]["rouge"] == "characters" and ko["answer_words"] == 3.0
+    assert ko["rouge1"] > 70 and ko["not_valid"] == []
+
+
+def test_an_english_test_set_keeps_its_figures():
+    """The figures the scores gave English before CJK text had its own tokenisation, to
+    the last digit: rouge-score's and sacrebleu's default tokenisers, length in words."""
+    answers = ["The capital of France is Paris.", "Water boils at 90 degrees.",
+               "I do not know.", "blue"]
+    references = ["Paris is the capital of France.",
+                  "Water boils at 100 degrees Celsius at sea level.", "The answer is 42.",
+                  "blue"]
+    ours = score(answers, references)
+    assert {k: ours[k] for k in (*SCORES, "exact_match", "answer_words", "answer_chars")} == {
+        "rouge1": 64.28571428571428, "rouge2": 23.333333333333332,
+        "rougeL": 55.952380952380956, "bleu": 16.424920069986474, "chrf": 49.111709254654265,
+        "exact_match": 25.0, "answer_words": 4.0, "answer_chars": 18.75}
+    assert ours["tokens"] == {"language": "latin", "rouge": "words", "bleu": "13a",
+                              "length": "words"} and ours["not_valid"] == []
+    # A score the references give nothing to count is marked, not 0.
+    empty = score(["x"], ["{}"])
+    assert empty["rougeL"] is None and {"rouge1", "rouge2", "rougeL"} <= set(empty["not_valid"])
+
+
+def test_the_page_says_how_the_text_was_cut(tmp_path):
+    """The scores table marks length in words not valid for Japanese answers (English and
+    Japanese pages), and the note under it names each score's tokenisation."""
+    from sft_ui.evaluate.store import headline
+    from sft_ui.ui.evaluate_tab import scores_frame, tokens_markdown
+    from tests.test_i18n import _in_japanese, english_left
+    snap = {"models": [{"ref": "base"}], "scores": [score(JA_CLOSE, JA_REFERENCES)]}
+    cells = dict(scores_frame(snap).iloc[:, :2].values.tolist())
+    assert cells["Answer length (words)"] == "not valid"
+    assert float(cells["Answer length (characters)"]) > 60
+    note = tokens_markdown(snap)
+    assert "Japanese" in note and "ROUGE: over characters" in note
+    assert "BLEU: over characters (sacrebleu's char tokenizer)" in note
+    page = _in_japanese(lambda: (scores_frame(snap), tokens_markdown(snap)))
+    cells = dict(page[0].iloc[:, :2].values.tolist())
+    assert cells["回答の長さ（単語）"] == "適用外" and float(cells["回答の長さ（文字）"]) > 60
+    assert "日本語" in page[1] and "文字単位" in page[1] and not english_left(page[1])
+    result = {"models": [{"run_id": "r"}], "scores": [score(["x"], ["{}"])]}
+    assert headline(result, "r") == "ROUGE-L --, exact 0% (1 rows)"  # ROUGE not valid
+
+
+def test_a_question_answer_csv_is_a_test_set(tmp_path):
+    """Columns 質問/回答 (a question and its answer) are read as a training run reads them;
+    a file no format fits is told what a test set needs (not the Train tab's Text field)."""
+    qa = tmp_path / "qa.csv"
+    qa.write_text("質問,回答\n日本の首都は？,東京です。\n富士山の高さは？,三七七六メートルです。\n",
+                  encoding="utf-8")
+    test = load_test_set(str(qa))
+    assert test.format == "question/answer" and test.rows == 2
+    assert [c.reference for c in test.cases] == ["東京です。", "三七七六メートルです。"]
+    assert [c.shown for c in test.cases] == ["日本の首都は？", "富士山の高さは？"]
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("foo,bar\na,b\n")
+    assert "Text field" in _training_message(unknown)
+    with pytest.raises(DataError) as e:
+        load_test_set(str(unknown))
+    assert str(e.value).startswith("unknown.csv line 2 matches no format a test set can be "
+                                   "read in") and "Columns: foo, bar." in str(e.value)
+    assert "質問/回答" in str(e.value) and "Text field" not in str(e.value)
+
+
 def test_stop_ends_an_evaluation_early(trained, tmp_path):
     manager, run_id, _ = trained
     many = tmp_path / "many.jsonl"
@@ -146,12 +257,9 @@ def test_bad_test_sets_get_the_training_datas_messages(tmp_path, trained):
     from sft_ui.actions import Actions
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    wrong = tmp_path / "qa.jsonl"
-    wrong.write_text('{"question": "a", "answer": "b"}\n')
     missing = tmp_path / "missing.jsonl"
     actions = Actions(trained[0], Access())
-    for path, needle in ((empty, "is empty"), (wrong, "matches no known format"),
-                         (missing, "does not exist")):
+    for path, needle in ((empty, "is empty"), (missing, "does not exist")):
         expected = _training_message(path)
         assert needle in expected
         with pytest.raises(DataError) as e:
@@ -160,6 +268,10 @@ def test_bad_test_sets_get_the_training_datas_messages(tmp_path, trained):
         with pytest.raises(DataError) as e:  # the page's and the API's action: at once
             actions.evaluate(Who("s"), ["base"], str(path))
         assert str(e.value) == expected
+    wrong = tmp_path / "wrong.jsonl"  # no format fits: what a test set needs, at once
+    wrong.write_text('{"foo": "a", "bar": "b"}\n')
+    with pytest.raises(DataError, match="matches no format a test set can be read in"):
+        actions.evaluate(Who("s"), ["base"], str(wrong))
     text = tmp_path / "plain.jsonl"
     text.write_text('{"text": "just text"}\n')
     with pytest.raises(DataError, match="plain text: a test set needs a prompt and a "
@@ -210,7 +322,8 @@ def test_a_runs_eval_split_is_a_test_set(tmp_path):
     test = load_test_set(f"run:{run.id}", manager=RunManager(tmp_path / "runs"))
     held = load_data(cfg).eval
     assert len(test.cases) == len(held) == 2 and test.rows == 2
-    assert [c.reference for c in test.cases] == [r["completion"] for r in held]
+    assert [c.reference for c in test.cases] == [  # the text of the assistant's turn
+        r["completion"][-1]["content"] for r in held]
     assert [c.prompt for c in test.cases] == [r["prompt"] for r in held]
     assert len(load_test_set(f"run:{run.id}", limit=1,
                              manager=RunManager(tmp_path / "runs")).cases) == 1
@@ -247,6 +360,7 @@ def test_evaluate_tab_end_to_end(trained, page, tmp_path):
     scores = page.locator("#eval-scores")
     expect(scores).to_contain_text("ROUGE-L", timeout=HANG_MS)
     expect(scores).to_contain_text("100.0")  # the trained run's exact match
+    expect(page.locator("#eval-tokens")).to_contain_text("ROUGE: over words")  # English
     table = page.locator("#eval-table")
     for _, answer in ROWS:
         expect(table).to_contain_text(answer)
@@ -325,7 +439,9 @@ def test_batches_of_8_answer_and_score_as_one_at_a_time(kind, wordy_model, tmp_p
     from sft_ui.runs import RunManager, create_run
     settings = GenSettings(max_new_tokens=12)
     prompts = _prompts(kind)
-    alone = _one_by_one(wordy_model, prompts, settings)
+    # (a text prompt reaches the chat model as the user's turn, as it trained: as_chat)
+    asked = [[{"role": "user", "content": p}] if isinstance(p, str) else p for p in prompts]
+    alone = _one_by_one(wordy_model, asked, settings)
     assert len(set(alone)) == len(alone) and all(alone)  # the answers tell rows apart
     references = [a if i % 2 == 0 else " ".join(a.split()[:len(a.split()) // 2] + ["no"])
                   for i, a in enumerate(alone)]

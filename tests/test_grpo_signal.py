@@ -13,11 +13,12 @@ import pytest
 from sft_ui.config import RunConfig
 from sft_ui.data.prompts import load_prompts
 from sft_ui.models import load_tokenizer
+from sft_ui.rewards.check import cut_warning
 from sft_ui.runs import RunManager
 from sft_ui.train.engine import train
 from sft_ui.train.events import NullSink
 from sft_ui.train.grpo import prompt_rows, reward_functions
-from sft_ui.train.grpo_signal import NothingToLearn, Sampled, needed_tokens, probe
+from sft_ui.train.grpo_signal import NothingToLearn, Sampled, _nothing_message, needed_tokens, probe
 from tests.conftest import wait_for
 
 QUESTIONS = [f"What is {a} plus {b}? Reply as ANSWER: <number>." for a, b in
@@ -141,14 +142,24 @@ def test_a_time_budget_chooses_settings_where_the_rewards_differ(tmp_path, tiny_
 
 
 def test_a_reward_that_never_fires_is_said_before_training(tmp_path, tiny_cfg, caplog):
+    """The tiny model's answers all run on to the limit the person set (6 tokens): what
+    helps is a longer limit (what the data's answers need), not more answers or a higher
+    temperature. Answers that ended and still scored alike: a reward with partial
+    credit."""
     never = dict(rewards=["regex"], reward_pattern="^NEVER WRITTEN$")
     budget = _cfg(tiny_cfg, _prompts_file(tmp_path), time_budget_minutes=5, **never)
-    with pytest.raises(NothingToLearn, match="partial credit"):
+    with pytest.raises(NothingToLearn, match=r"100% of the answers were cut at Max "
+                       r"completion length \(6 tokens\)") as refused:
         probe(budget, budget, logging.getLogger("test-signal"))
+    assert "raise it to 16 tokens, what the data's answers need" in str(refused.value)
+    assert "partial credit" not in str(refused.value)
     plain = _cfg(tiny_cfg, _prompts_file(tmp_path), **never)
     with caplog.at_level(logging.WARNING):
         assert probe(plain, plain, logging.getLogger("test-signal")) == (plain, [])
-    assert "Nothing to learn" in caplog.text
+    assert "Nothing to learn" in caplog.text and "were cut at Max completion" in caplog.text
+    ended = Sampled(0.8, 2, [{"total": 0.0}] * 4, [[5]] * 4, ["p"] * 4, {}, [False] * 4)
+    assert cut_warning(ended.cut, 6) is None
+    assert "partial credit" in _nothing_message(ended, "4 answers", 1, None)
 
 
 def test_a_budget_run_that_would_learn_nothing_ends_before_training(tmp_path, tiny_cfg):

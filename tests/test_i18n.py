@@ -65,19 +65,18 @@ NOT_SHOWN = {
     "    return [1.0 if len(text_of(c)) < 200 else 0.0 for c in completions]",
     "module {} has no attribute {}",  # Python's AttributeError of rewards/__init__.py
 }
-# Shown as written in every language: names of licences (the model list, plan/catalog.py).
-# The model list's labels are static choices that do not pass through T or say, so the
-# note on gated models stays English in a Japanese page too.
+# Shown as written in every language: names of licences (the model list, plan/catalog.py;
+# its note on a gated model is translated: ui/lang.py's relabel).
 AS_WRITTEN = {
     "Qwen Research License (non-commercial)", "Llama 3.2 Community License",
     "Llama 3.1 Community License", "Gemma Terms of Use",
-    " · gated: accept its licence on the Hub and sign in",
 }
 # In the UI modules: what goes through T/say/problem(s), and these functions' text.
-SAID = {"T", "say", "problem", "problems"}
+SAID = {"T", "say", "problem", "problems", "note"}
 UI_FUNCTIONS = {"plan_markdown", "_time_line", "_padding_line", "summary_markdown",
                 "progress_html", "effective_batch_text", "status_markdown", "modes_markdown",
-                "fit_label"}
+                "fit_label", "prompt_summary_markdown", "preference_summary_markdown",
+                "plan_line"}
 # Words Japanese text keeps in Latin letters: names, formats, code.
 KEPT = set("""LoRA QLoRA NEFTune Hugging Face Hub Space Gradio TRL SFTTrainer SFT Studio
 SmolLM Instruct Python CUDA Parquet YAML JSON Lines Alpaca ShareGPT AdamW DeepSpeed FSDP DDP

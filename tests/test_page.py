@@ -256,6 +256,7 @@ def test_plot_legend_axes_log_and_stop_within_a_step(browser, live_app, tiny_cfg
       return null;
     }""")
     assert ticks and all(re.fullmatch(r"\d+", t) for t in ticks), ticks  # whole steps
+    assert len(set(ticks)) == len(ticks), ticks  # each once (not "1 2 2 3 3")
     # The log follows its end: once the live view's last ticks landed (however long a busy
     # machine takes), it rests scrolled to the bottom.
     page.wait_for_function("""() => {

@@ -340,6 +340,31 @@ def test_the_live_view_plots_rewards_only_for_a_run_that_has_them():
     assert set(_in_japanese(lambda: live_view.accuracy_frame(dpo)["series"])) == {"正解率"}
 
 
+def test_the_plots_axes_say_what_they_show_on_whole_steps():
+    """GRPO's no-spread / cut plot: its value axis says shares (of prompts, of answers),
+    not "accuracy" (「正解率」); a preference run's says accuracy. Every plot's step axis
+    spans 3 steps at least, so that its whole-step ticks come once each ("1 2 3 4": over
+    steps 1 to 3 they were "1 2 2 3 3")."""
+    outputs = ["status", "progress", "loss", "rewards", "accuracy", "lr", "grad", "samples",
+               "log", "series", "reward_series", "plot_notes"]
+    grpo = {**_snap([{"step": s, "loss": 0.1, "learning_rate": 1e-5, "grad_norm": 1.0,
+                      "reward": 0.5, "frac_reward_zero_std": 0.5,
+                      "completions/clipped_ratio": 0.25} for s in (1, 2, 3)]),
+            "config": {"stage": "grpo"}}
+    got = dict(zip(outputs, live_view.update(grpo, None)[0]))
+    assert got["accuracy"]["y_title"] == "share"
+    for part in ("loss", "rewards", "accuracy", "lr", "grad"):
+        assert got[part]["x_lim"] == [1, 4], (part, got[part])
+    assert _in_japanese(lambda: dict(zip(outputs, live_view.update(grpo, None)[0])))[
+        "accuracy"]["y_title"] == "割合"
+    dpo = {**_snap([{"step": s, "loss": 0.6, "rewards/chosen": 0.1, "rewards/rejected": 0.0,
+                     "rewards/margins": 0.1, "rewards/accuracies": 1.0}
+                    for s in range(1, 21)]), "config": {"stage": "dpo"}}
+    got = dict(zip(outputs, live_view.update(dpo, None)[0]))
+    assert got["accuracy"]["y_title"] == "accuracy"
+    assert got["loss"]["x_lim"] == got["accuracy"]["x_lim"] == [1, 20]  # long enough
+
+
 def test_live_view_outputs_match_the_update():
     """LiveView.outputs() and update() agree on the number of outputs."""
     fields = [f.name for f in dataclasses.fields(live_view.LiveView)]

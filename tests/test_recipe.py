@@ -380,3 +380,25 @@ def test_the_card_names_each_stages_reference_and_tags(tmp_path):
     assert card.tags(RunConfig(stage="kto", use_peft=True)) == \
         ["kto", "trl", "sft-studio", "lora"]
     assert card.tags(RunConfig()) == ["sft", "trl", "sft-studio"]
+
+
+def test_a_grpo_card_says_reinforcement_learning_from_rewards_not_preference_tuning():
+    """GRPO learns from rewards: its card (and the page's Japanese of it) says so, and
+    not "preference-tuned" (「選好チューニング」) as a DPO card does."""
+    from types import SimpleNamespace
+
+    from sft_ui.share import card
+    from sft_ui.ui.export_tab import card_in_language
+    from tests.test_i18n import _in_japanese
+    cfg = RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo"})
+    lines = card.about_lines(SimpleNamespace(step=3), cfg, "a full fine-tune", "")
+    assert lines == ["This model is a full fine-tune of `HuggingFaceTB/SmolLM2-135M-Instruct`, "
+                     "trained by reinforcement learning from rewards with GRPO (TRL's "
+                     "GRPOTrainer) in SFT Studio on `demo-grpo` (3 steps)."], lines
+    japanese = _in_japanese(lambda: card_in_language("\n".join(card.about_lines(
+        SimpleNamespace(step=3), cfg, "a full fine-tune", "checkpoint-2"))))
+    assert "GRPO（報酬による強化学習）の学習を行いました（3 ステップ、checkpoint-2）" in japanese
+    assert "選好" not in japanese and "preference" not in " ".join(lines)
+    dpo = card.about_lines(SimpleNamespace(step=3), RunConfig(stage="dpo"), "a full fine-tune",
+                           "")
+    assert "preference-tuned with DPO" in dpo[0]

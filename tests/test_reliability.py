@@ -82,7 +82,7 @@ def bad_files(tmp_path_factory):
     (d / "empty.jsonl").write_text("")
     (d / "binary.jsonl").write_bytes(bytes(range(256)) * 4)
     (d / "binary.parquet").write_bytes(os.urandom(512))
-    (d / "rows.csv").write_text("question,answer\nhi,hello\n")
+    (d / "rows.csv").write_text("title,body\nhi,hello\n")
     (d / "empty-folder").mkdir()
     return d
 
@@ -114,7 +114,7 @@ API_CASES = [
     ("unknown-choice", "/start_run", [{CFG: {"lr_scheduler_type": "zigzag"}}],
      r"must be one of linear, cosine"),
     ("unknown-key", "/start_run", [{CFG: {"learning_rat": 1e-4}}],
-     r"Unknown setting 'learning_rat'\. Known settings: "),
+     r"Unknown setting 'learning_rat'\. Did you mean learning_rate\?"),
     ("bool-word", "/start_run", [{CFG: {"use_peft": "maybe"}}],
      r"use_peft\) must be true or false"),
     ("text-is-dict", "/start_run", [{CFG: {"model_name_or_path": {"a": 1}}}],

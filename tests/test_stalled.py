@@ -1,12 +1,14 @@
 """A run that learns nothing says so. Each family's rule reads a run's logged metric
-records (GRPO: most prompts' answers without reward spread; DPO, ORPO, KTO: a flat
-margin, and reward accuracy at most a half where the stage logs it); a run that hears
-such records (from its own training thread, or as events from the warm worker or another
-process) says it in its status, its summary and its Runs row, and once in its log."""
+records (GRPO: its answers (almost) all cut at the length limit, or most prompts'
+answers without reward spread; DPO, ORPO, KTO: a flat margin, and reward accuracy at
+most a half where the stage logs it); a run that hears such records (from its own
+training thread, or as events from the warm worker or another process) says it in its
+status, its summary and its Runs row, and once in its log."""
 from __future__ import annotations
 
 import json
 
+from sft_ui import i18n
 from sft_ui.config import RunConfig
 from sft_ui.rewards.check import stalled as grpo_stalled
 from sft_ui.runs import RunManager
@@ -63,6 +65,36 @@ def test_grpo_without_reward_spread_learns_nothing():
     assert grpo_stalled(grpo_records([1.0, 0.5, 1.0, 1.0, 0.75])) is None  # mean 0.85
 
 
+def cut_records(cut: list[float], shares: list[float] | None = None) -> list[dict]:
+    """A GRPO run's logged steps with these shares of answers cut at the length limit
+    (TRL's completions/clipped_ratio) and of prompts without reward spread."""
+    shares = shares or [0.25] * len(cut)
+    return [{"step": n, "loss": 0.0, "reward": 0.5, "frac_reward_zero_std": share,
+             "completions/clipped_ratio": c}
+            for n, (c, share) in enumerate(zip(cut, shares), start=1)]
+
+
+def test_grpo_whose_answers_are_all_cut_says_raise_the_length():
+    """Answers (almost) all cut at Max completion length: the run says so with the fix (a
+    longer limit), before (and instead of) the advice for no spread, which would be more
+    answers or a higher temperature."""
+    message = grpo_stalled(cut_records([1.0, 1.0, 0.875, 1.0, 1.0], [1.0] * 5))
+    assert message.startswith("Answers cut at the length limit: over the last 5 logged "
+                              "steps, 98% of the answers reached Max completion length "
+                              "before they ended"), message
+    assert "Raise Max completion length" in message
+    assert "Raise Answers per prompt or Temperature" not in message
+    # A run whose answers are cut though their rewards differ is told too.
+    assert grpo_stalled(cut_records([1.0] * 5)).startswith("Answers cut at the length")
+    # Most answers end before the limit: the rule for no spread alone.
+    assert grpo_stalled(cut_records([0.5] * 5)) is None
+    assert grpo_stalled(cut_records([0.5] * 5, [1.0] * 5)).startswith("Nothing learnt")
+    assert grpo_stalled(cut_records([1.0, 1.0])) is None  # judged from 3 logged steps
+    assert grpo_stalled(cut_records([0.0] * 10 + [1.0] * 3)) is None  # mean 0.6 of the 5
+    japanese = i18n.translate(message, "ja")
+    assert "回答の最大長" in japanese and not english_left(japanese), japanese
+
+
 def test_grpo_judges_from_3_logged_steps():
     assert grpo_stalled(grpo_records([1.0, 1.0])) is None
     assert grpo_stalled([]) is None
@@ -106,9 +138,11 @@ def test_kto_is_judged_by_its_margins():
 
 
 def _log_warnings(run: Run) -> list[str]:
-    """The log's lines that say the run learns nothing."""
+    """The log's lines that say the run learns nothing (or, GRPO, that its answers are
+    cut at the length limit)."""
     return [line for line in (run.dir / LOG_FILE).read_text().splitlines()
-            if " WARNING step " in line and "Nothing learnt" in line]
+            if " WARNING step " in line and ("Nothing learnt" in line or
+                                             "Answers cut at the length limit" in line)]
 
 
 def test_a_run_hearing_its_records_says_it_in_its_status_summary_and_once_in_its_log(
@@ -165,10 +199,11 @@ def test_a_run_that_learns_again_is_no_longer_said_to_stall(tmp_path):
     assert sft.stalled == ""  # SFT has no rule
 
 
-def test_a_grpo_run_whose_answers_all_score_alike_says_so(tmp_path, tiny_cfg):
-    """A real run: the tiny model's random answers never hold the right number, so every
-    prompt's answers score 0 alike; the run says so while it trains, at its end and once
-    in its log."""
+def test_a_grpo_run_whose_answers_are_all_cut_says_so(tmp_path, tiny_cfg):
+    """A real run: the tiny model's random answers run on to the limit (6 tokens) and
+    never hold the right number, so every prompt's answers score 0 alike; that every
+    answer was cut is said first (it is the fix: a reward for how an answer ends cannot
+    be earned), while the run trains, at its end and once in its log."""
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo",
                             "num_generations": 2, "max_completion_length": 6,
@@ -178,7 +213,12 @@ def test_a_grpo_run_whose_answers_all_score_alike_says_so(tmp_path, tiny_cfg):
     assert run.state == "done", run.error
     shares = [m["frac_reward_zero_std"] for m in run.metrics if "frac_reward_zero_std" in m]
     assert shares == [1.0, 1.0, 1.0], run.metrics
-    assert run.stalled.startswith("Nothing learnt: over the last 3 logged steps, 100% of")
+    cut = [m["completions/clipped_ratio"] for m in run.metrics
+           if "completions/clipped_ratio" in m]
+    assert cut == [1.0, 1.0, 1.0], run.metrics
+    assert run.stalled.startswith("Answers cut at the length limit: over the last 3 logged "
+                                  "steps, 100% of the answers reached Max completion length")
+    assert "Raise Max completion length" in run.stalled
     assert len(_log_warnings(run)) == 1, _log_warnings(run)
-    assert " WARNING step 3: Nothing learnt: " in _log_warnings(run)[0]
+    assert " WARNING step 3: Answers cut at the length limit: " in _log_warnings(run)[0]
     assert manager.history()[0]["stalled"] == run.stalled

@@ -95,7 +95,9 @@ def _stage_problems(cfg) -> list[str]:
     if stage.losses and cfg.loss_type not in stage.loss_choices():
         errors.append(f"Loss type {cfg.loss_type} is not one of {stage.title}'s: choose "
                       f"{', '.join(stage.loss_choices())}.")
-    if cfg.per_device_train_batch_size < stage.min_batch:
+    # (a stage whose minimum is 1 compares nothing within a batch: its batch's own range
+    # says what is wrong with 0)
+    if stage.min_batch > 1 and cfg.per_device_train_batch_size < stage.min_batch:
         errors.append(f"{stage.title} compares answers within a batch: set Batch size per "
                       f"device to {stage.min_batch} or more.")
     return errors

@@ -8,6 +8,7 @@ It knows nothing of torch, TRL or Gradio.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,10 +351,14 @@ class RunConfig:
     sample_steps: int = _f(
         10, "Generate answers to the sample prompts every this many steps (0: off).",
         "log", minimum=0, maximum=1_000_000, label="Sample every N steps")
-    sample_max_new_tokens: int = _f(48, "Length of each sample answer in tokens.", "log",
-                                    minimum=1, maximum=2048, label="Sample length (tokens)")
+    sample_max_new_tokens: int = _f(
+        48, "Length of each sample answer in tokens. Left at 48 with data of your own, the "
+        "run raises it to what the data's answers need (Preview data says so).", "log",
+        minimum=1, maximum=2048, label="Sample length (tokens)")
     sample_prompts: list = _f(
-        DEFAULT_SAMPLE_PROMPTS, "Fixed prompts answered during training, one per line.",
+        DEFAULT_SAMPLE_PROMPTS, "Fixed prompts answered during training, one per line. "
+        "Left as they are (the demo's questions) with data of your own, the run asks "
+        "questions of that data instead (Preview data shows which).",
         "log", label="Sample prompts")
     # Eval data (advanced)
     eval_dataset_name: str = _f(
@@ -451,8 +456,7 @@ class RunConfig:
                                f'{{"max_steps": 10}} (got {kind_of(values)}).'])
         values = dict(values or {})
         known = {f.name: f for f in dataclasses.fields(cls)}
-        errors = [f"Unknown setting '{k}'. Known settings: {', '.join(known)}."
-                  for k in values if k not in known]
+        errors = [_unknown(k, known) for k in values if k not in known]
         kwargs = {}
         for name, value in values.items():
             if name in known:
@@ -504,3 +508,13 @@ def load_preset(name: str) -> RunConfig:
 
 def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
+
+
+def _unknown(name: str, known) -> str:
+    """The message for a setting that does not exist: the nearest names, not all of them
+    (there are over a hundred; /settings lists them)."""
+    near = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
+    if near:
+        return (f"Unknown setting '{name}'. Did you mean {' or '.join(near)}? The API's "
+                "/settings lists every setting.")
+    return f"Unknown setting '{name}'. The API's /settings lists every setting."

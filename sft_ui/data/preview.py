@@ -17,6 +17,7 @@ from sft_ui.data import formats, likelihood, preference
 from sft_ui.data.formats import DataError
 from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
+from sft_ui.data.sized import own_data, sized
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import hook, stage_of
@@ -25,9 +26,17 @@ STATS_ROWS = 2000  # token statistics are measured on at most this many rows
 
 
 def preview(cfg: RunConfig, examples: int = 3) -> dict:
-    """A JSON-ready description of cfg's training data as the trainer will see it."""
+    """A JSON-ready description of cfg's training data as the trainer will see it, with
+    the settings the data sizes where they are left at their defaults (data/sized.py:
+    "sized", the sample prompts the run will ask and a sentence a setting; the
+    description is of the run so sized)."""
     tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
-    return hook(cfg, "preview")(cfg, tokenizer, examples)
+    found = sized(cfg, tokenizer)
+    shown = hook(cfg, "preview")(found.config, tokenizer, examples)
+    asked = found.config.sample_prompts if found.config.sample_steps and \
+        not stage_of(cfg).own_samples else []
+    return {**shown, "sized": {"prompts": list(asked) if own_data(cfg) else [],
+                               "reasons": list(found.reasons), "notes": list(found.notes)}}
 
 
 def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
@@ -80,9 +89,32 @@ def token_stats(measured: list[dict], total_rows: int, cfg: RunConfig) -> dict:
     }
 
 
+# Tokens joined at most into one shown token: a byte-level tokenizer splits a character it
+# has no token for into its UTF-8 bytes (up to 4), a token or more each.
+MOST_JOINED = 8
+
+
 def _tokens(tokenizer, tokenized: dict, max_length: int) -> list[dict]:
-    return [{"text": tokenizer.decode([tid]), "loss": label != -100, "truncated": i >= max_length}
-            for i, (tid, label) in enumerate(zip(tokenized["input_ids"], tokenized["labels"]))]
+    """Each token with whether it counts in the loss and whether max_length cuts it. A
+    token that is a part of a character's bytes (byte-level BPE splits a Japanese letter
+    over 2 or 3 tokens, each "\ufffd" alone) is shown joined with the following ones up to
+    the whole character, where their mask and cut agree (else each is shown as it is)."""
+    ids, labels = tokenized["input_ids"], tokenized["labels"]
+    shown, start = [], 0
+    while start < len(ids):
+        flags = (labels[start] != -100, start >= max_length)
+        end, text = start + 1, tokenizer.decode(ids[start:start + 1])
+        if "\ufffd" in text:  # a part of a character: join up to where it is whole
+            for stop in range(start + 2, min(len(ids), start + MOST_JOINED) + 1):
+                if (labels[stop - 1] != -100, stop - 1 >= max_length) != flags:
+                    break
+                joined = tokenizer.decode(ids[start:stop])
+                if "\ufffd" not in joined:
+                    end, text = stop, joined
+                    break
+        shown.append({"text": text, "loss": flags[0], "truncated": flags[1]})
+        start = end
+    return shown
 
 
 def jsonable(row: dict) -> dict:

@@ -32,6 +32,7 @@ from sft_ui.data.formats import (
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
 from sft_ui.data.load import Source, read_source, resolve_format
 from sft_ui.data.preference import row_number
+from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
 from sft_ui.stages.grpo import GRPO_DEMO
 
 PROMPT_END = "user"  # the model answers the user's turn
@@ -136,6 +137,37 @@ def prompt_text(prompt) -> str:
         last = (users or [m for m in prompt if isinstance(m, dict)] or [{}])[-1]
         return str(last.get("content") or "")
     return "" if prompt is None else str(prompt)
+
+
+# ---- what the data's answers need ------------------------------------------------------
+def answers_need(cfg: RunConfig, rows: Sequence[dict], tokenizer) -> tuple[int, int] | None:
+    """(the tokens the answers in the Reward column need, data/sized.py's
+    tokens_needed; the length most of them fit) of GRPO's rows, or None where the rows
+    hold no text there."""
+    values = [r.get(cfg.reward_column) for r in rows]
+    lengths = answer_tokens(tokenizer, [str(v) for v in values if v is not None])
+    need = tokens_needed(lengths)
+    return (need, typical(lengths)) if need else None
+
+
+def sized_answers(cfg: RunConfig, tokenizer) -> tuple[dict, list[str]]:
+    """GRPO's settings sized from its data (its family's `sized` hook): Max completion
+    length, where left at its default, raised to what the answers in the Reward column
+    need (an answer cut at the limit cannot earn a reward for how it ends, a sign-off or
+    a closing tag). A time budget's probe may then choose it from the rewarded answers
+    (train/grpo_signal.py). ({setting: value}, its sentence), or nothing."""
+    default = RunConfig().max_completion_length
+    if cfg.max_completion_length != default:
+        return {}, []
+    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
+    found = answers_need(cfg, data.rows, tokenizer)
+    if not found or within(found[0], default) == default:
+        return {}, []
+    (length, most), share = (within(found[0], default), found[1]), f"{PERCENTILE:.0%}"
+    return {"max_completion_length": length}, [
+        f"Max completion length {length} tokens: {share} of the answers in the column "
+        f"'{cfg.reward_column}' are at most {most} tokens long, and {default}, the default, "
+        "would cut the model's answers before their end."]
 
 
 # ---- one row -----------------------------------------------------------------------

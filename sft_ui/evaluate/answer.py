@@ -10,6 +10,7 @@ import threading
 import torch
 
 from sft_ui.chat import GenSettings, _StopOnEvent, render_prompt
+from sft_ui.train.generation import whole_characters
 
 
 def prompt_text(tokenizer, prompt, system_prompt: str = "") -> str:
@@ -25,7 +26,8 @@ def prompt_text(tokenizer, prompt, system_prompt: str = "") -> str:
 @torch.no_grad()
 def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
                  stop: threading.Event | None = None) -> list[str]:
-    """One answer per prompt (special tokens left out, surrounding whitespace trimmed)."""
+    """One answer per prompt (special tokens left out, surrounding whitespace and a
+    character broken by the length limit trimmed)."""
     from transformers import StoppingCriteriaList  # heavy: transformers loaded on first use
     side = tokenizer.padding_side
     if tokenizer.pad_token is None:  # a model without one pads with its end token
@@ -43,4 +45,4 @@ def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
                          **settings.generate_kwargs())
     texts = tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:],
                                    skip_special_tokens=True)
-    return [t.strip() for t in texts]
+    return [whole_characters(t).strip() for t in texts]

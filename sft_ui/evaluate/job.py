@@ -1,23 +1,29 @@
 """One evaluation at a time: check the models and the test set at once (errors show
 before anything runs), then in a thread load the models, answer the test rows batch by
 batch (both models answer each batch, so a Stop leaves rows answered by both), score
-them and save the files. The page polls `snapshot()`; the API waits with `wait()`.
-Knows nothing of Gradio."""
+them and save the files. Max new tokens left at its default is sized from the test set's
+reference answers (data/sized.py's rule, as a run's samples are sized from its data),
+and a note says so. The page polls `snapshot()`; the API waits with `wait()`. Knows
+nothing of Gradio."""
 from __future__ import annotations
 
 import threading
 import time
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
+from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import score
 from sft_ui.evaluate.testset import TestSet, load_test_set
 from sft_ui.runs import RunError
 
 ACTIVE = ("loading", "answering", "scoring")
+# The bounds of an answer length sized from the test set: room for a short answer's
+# sentence around it, and a long one that is still answered in minutes on a CPU.
+SHORTEST, LONGEST = 32, 1024
 MAX_BATCH = 64
 
 
@@ -33,6 +39,7 @@ class Evaluation:
         self.answers: list[list[str]] = [[] for _ in refs]
         self.created = time.time()
         self.answering_since: float | None = None
+        self.notes: list[str] = []  # what the person should know of the settings used
         self.result: dict | None = None
         self.files: dict = {}
         self._stop = threading.Event()
@@ -56,7 +63,26 @@ class Evaluation:
                 "eta_seconds": self.eta_seconds(),
                 "elapsed_seconds": time.time() - self.created,
                 "scores": self.result["scores"] if self.result else None,
-                "files": dict(self.files)}
+                "files": dict(self.files), "notes": list(self.notes)}
+
+    def size_length(self, tokenizer) -> None:
+        """Max new tokens from the test set's reference answers (data/sized.py's
+        tokens_needed, within SHORTEST and LONGEST), where it is at its default: 200
+        tokens cut a long answer (a Japanese one takes about 1.6 tokens a character) and
+        make a short one wait for a model that runs on."""
+        default = GenSettings().max_new_tokens
+        if int(self.settings.max_new_tokens) != default:
+            return
+        lengths = answer_tokens(tokenizer, [c.reference for c in self.test.cases])
+        need = tokens_needed(lengths)
+        if not need:
+            return
+        length, share, most = within(need, SHORTEST, LONGEST), f"{PERCENTILE:.0%}", \
+            typical(lengths)
+        self.settings = replace(self.settings, max_new_tokens=length)
+        self.notes.append(f"Answers of up to {length} tokens: {share} of the test set's "
+                          f"reference answers are at most {most} tokens long (Max new tokens "
+                          f"left at {default}, its default, follows them).")
 
 
 class Evaluator:
@@ -126,6 +152,7 @@ class Evaluator:
     def _work(self, job: Evaluation) -> None:
         try:
             loaded = [self.chat.load(ref) for ref in job.refs]
+            job.size_length(loaded[0][1])  # (measured with model A's tokenizer)
             from sft_ui.evaluate.answer import answer_batch  # torch: only when answering
             job.state, job.answering_since = "answering", time.time()
             cases = job.test.cases

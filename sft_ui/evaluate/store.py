@@ -75,4 +75,5 @@ def headline(result: dict | None, run_id: str) -> str:
     if side is None:
         return "--"
     s = result["scores"][side]
-    return f"ROUGE-L {s['rougeL']:.1f}, exact {s['exact_match']:.0f}% ({s['rows']} rows)"
+    rouge = "--" if s["rougeL"] is None else f"{s['rougeL']:.1f}"  # not valid for the text
+    return f"ROUGE-L {rouge}, exact {s['exact_match']:.0f}% ({s['rows']} rows)"

@@ -1,15 +1,17 @@
 """A test set: rows of prompt + reference answer, read through the same sources, format
 detection and row checks as training data (sft_ui/data), so a bad file gets the same
-message. Chat rows: the last assistant turn is the reference and the turns before it the
-prompt; prompt/completion rows (Alpaca rows become these): the completion is the
-reference. Plain text rows hold no reference and are refused. Knows nothing of models.
+message (but a file no format fits, told what a test set needs). Chat rows: the last
+assistant turn is the reference and the turns before it the prompt; prompt/completion
+rows (Alpaca and question/answer rows, 質問/回答 too, become these): the completion is
+the reference. Plain text rows hold no reference and are refused. Knows nothing of
+models.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from sft_ui.config import RunConfig
-from sft_ui.data.formats import DataError
+from sft_ui.data.formats import DataError, row_format
 from sft_ui.data.load import load_data, normalised_rows, read_source, resolve_format
 
 RUN_EVAL = "run:"  # "run:<run id>": the eval split that run held out or was given
@@ -60,7 +62,22 @@ def to_case(row: dict, where: str) -> Case:
         return Case(row["prompt"], _text(row["completion"]))
     raise DataError(f"{where} is plain text: a test set needs a prompt and a reference "
                     "answer in each row, as chat messages (the last assistant turn is the "
-                    "reference) or prompt/completion columns.")
+                    "reference), prompt/completion columns, or a question and its answer "
+                    "(question/answer, 質問/回答 and the like).")
+
+
+def _unknown_columns(source, cfg: RunConfig) -> None:
+    """DataError for the first row no format fits, in a test set's words: the Train
+    tab's advice (its Text field, a template) cannot make a reference answer."""
+    for i, row in enumerate(source.rows):
+        if row_format(row, cfg.dataset_text_field) is None:
+            raise DataError(
+                f"{source.where(i)} matches no format a test set can be read in: each row "
+                "needs a prompt and a reference answer, as chat messages (messages or "
+                "conversations columns), prompt/completion, instruction/output, or a "
+                "question and its answer (question/answer, input/output, 質問/回答 and the "
+                f"like). Columns: {', '.join(source.columns) or 'none'}. Rename two of "
+                "them to one of these pairs.")
 
 
 def load_test_set(name: str, split: str = "test", limit: int = 0,
@@ -81,7 +98,11 @@ def load_test_set(name: str, split: str = "test", limit: int = 0,
         return _run_eval(name[len(RUN_EVAL):].strip(), limit, manager)
     cfg = RunConfig()
     source = read_source(name, cfg, split)
-    fmt = resolve_format(source, cfg)
+    try:
+        fmt = resolve_format(source, cfg)
+    except DataError:
+        _unknown_columns(source, cfg)  # raises the test set's message where it applies
+        raise
     if fmt in ("text", "template"):
         to_case({"text": ""}, f"{source.label} {source.unit} 1")  # raises the message
     rows, _ = normalised_rows(source, fmt, cfg, chat=True)

@@ -37,9 +37,10 @@ NESTED = frozenset({"message", "error", "state", "label", "what", "advice", "ste
 # Placeholders that may hold several sentences; any other value ends within its sentence
 # (and its line), so "{text} The effective batch stays {n}." is not read as one sentence's
 # long ending, nor "**Cannot preview:**\n\n- x.csv is empty: ..." as a file name
-# "**Cannot preview:**\n\n- x.csv".
+# "**Cannot preview:**\n\n- x.csv", nor "**Time:** ... (2 threads)). 2 steps: 14 s." as
+# the count of "{count} steps: {duration}." (a sentence may begin with a figure).
 SENTENCES = frozenset({"text", "advice", "error", "message", "reason"})
-_ONE_SENTENCE = r"(?:(?!\.\s+[A-Z])[^\n])*?"
+_ONE_SENTENCE = r"(?:(?!\.\s+[A-Z0-9])[^\n])*?"
 _PREFIX = re.compile(r"^(\s*(?:[-*] |#{1,6} |> )?)(.*?)(\s*)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _LABELLED = re.compile(r"^(.+) \((\w+)\)$")  # "Batch size per device (per_device_...)"

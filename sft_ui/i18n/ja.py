@@ -26,6 +26,12 @@ PAGE = {
     "Compare": "比較",
     "Runs": "実行履歴",
     "Export": "エクスポート",
+    # Gradio's own words (ui/lang.py's GRADIO_WORDS), and a run in a list's label
+    "Complete": "完了",
+    "Progress": "進行状況",
+    "Loading": "読み込み中",
+    "In queue: {position} of {size}": "待ち行列: {size} 件中 {position} 番目",
+    "run": "実行",
     # Train tab
     "**This machine:** {device}": "**このマシン:** {device}",
     "**Warning: remote code is on.** Loading this model runs Python code from its "
@@ -65,8 +71,7 @@ PAGE = {
     "accelerate config and launch (DDP or FSDP, as Strategy says)":
         "accelerate の設定ファイルと起動コマンド（分散方式の設定に従い DDP または FSDP）",
     # Live view
-    "Ready. Choose settings and click **Start**.":
-        "準備完了。設定を選んで **開始** を押してください。",
+    "Choose settings and click **Start**.": "設定を選んで **開始** を押してください。",
     "No run yet.": "まだ実行はありません。",
     "Loss (train, smoothed, eval)": "損失（学習・平滑化・評価）",
     "Learning rate": "学習率",
@@ -170,6 +175,7 @@ PAGE = {
     "effective batch {n}": "実効バッチサイズ {n}",
     "{n} steps": "{n} ステップ",
     "steps unknown until the data is read": "ステップ数はデータを読むまで不明",
+    "cannot read the data: {error}": "データを読めません: {error}",
     "steps set by the run's first steps": "ステップ数は実行の最初の数ステップで決定",
     "about {n} steps (the run's first steps set them)":
         "約 {n} ステップ（実行の最初の数ステップで決定）",
@@ -217,6 +223,11 @@ PAGE = {
     "Push the export": "エクスポートをプッシュ",
     "Space id for a chat app": "チャットアプリ用の Space ID",
     "Publish as a chat Space": "チャット Space として公開",
+    "### Publish a chat Space": "### チャット Space を公開",
+    "A chat app for the model pushed above: the Space loads it from the Hub by its Model "
+    "repo id, so push the export first.":
+        "上でプッシュしたモデルのチャットアプリです。Space はモデルを Hub から「モデルの"
+        "リポジトリ ID」で読み込むので、先にエクスポートをプッシュしてください。",
     "Deploy this studio to my Space": "このスタジオを自分の Space にデプロイ",
     "Uploads the app itself (code, requirements, README front matter) to a Gradio Space of "
     "yours, with the token above. Runs stay here.":
@@ -324,6 +335,15 @@ MESSAGES = {
     "Training...": "学習しています...",
     "Training (command line)...": "学習しています（コマンドライン）...",
     "Stopping after the current step...": "このステップが終わったら停止します...",
+    # What a training run does now (runs/run.py phase_message)
+    "Loading the model and the data...": "モデルとデータを読み込んでいます...",
+    "Writing sample answers before training (round {number} of {rounds})...":
+        "学習前のサンプル回答を書いています（{rounds} 回中 {number} 回目）...",
+    "Writing sample answers (round {number} of {rounds})...":
+        "サンプル回答を書いています（{rounds} 回中 {number} 回目）...",
+    "Writing the final sample answers (round {number} of {rounds})...":
+        "最後のサンプル回答を書いています（{rounds} 回中 {number} 回目）...",
+    "Saving the model...": "モデルを保存しています...",
     # A run whose latest steps learn nothing (ui/live_view.py, ui/runs_tab.py)
     "Warning:": "警告:",
     "nothing learnt": "学習なし",
@@ -377,8 +397,12 @@ MESSAGES = {
         "実行 {run_id} は {root} の中のフォルダではないため、削除しませんでした。",
     "Could not delete {folder}: {error}.": "{folder} を削除できませんでした: {error}。",
     # config/
-    "Unknown setting '{name}'. Known settings: {names}.":
-        "'{name}' という設定はありません。使える設定: {names}。",
+    "Unknown setting '{name}'. Did you mean {names}? The API's /settings lists every "
+    "setting.":
+        "'{name}' という設定はありません。{names} のことですか？ API の /settings にすべての設定が"
+        "あります。",
+    "Unknown setting '{name}'. The API's /settings lists every setting.":
+        "'{name}' という設定はありません。API の /settings にすべての設定があります。",
     "{label} needs a value.": "{label} に値が必要です。",
     "{label} must be true or false (got {value}).":
         "{label} は true か false にしてください（入力: {value}）。",
@@ -476,6 +500,7 @@ MESSAGES = {
     # share/hub.py
     "Creating the repo": "リポジトリの作成",
     "Creating the Space": "Space の作成",
+    "Looking up the model": "モデルの確認",
     "Uploading the studio": "スタジオのアップロード",
     "Uploading the Space": "Space のアップロード",
     "Uploading": "アップロード",
@@ -492,6 +517,14 @@ MESSAGES = {
         "ダウンロードし、ネットにつながったマシンからプッシュしてください。",
     "The Hugging Face Hub cannot be reached: this machine is offline.":
         "Hugging Face Hub に接続できません（このマシンはオフラインです）。",
+    "A chat Space loads a model pushed to the Hub: push the export first (Model repo id, "
+    "then Push the export), then publish.":
+        "チャット Space は Hub にプッシュしたモデルを読み込みます。先にエクスポートをプッシュ"
+        "してから（モデルのリポジトリ ID を入れて「エクスポートをプッシュ」）、公開してください。",
+    "The Hub has no model {model_id} (or this token cannot see it): push the export to it "
+    "first (Push the export), then publish.":
+        "Hub にモデル {model_id} がありません（またはこのトークンでは見えません）。先にそこへ"
+        "エクスポートをプッシュしてから（「エクスポートをプッシュ」）、公開してください。",
     "'{repo_id}' is not a valid repo id: {error}": "'{repo_id}' は正しいリポジトリ ID ではありません: {error}",
     "{what} failed: {error_type}: {error}": "{what}に失敗しました: {error_type}: {error}",
     "{what}: the token was refused (401). Check it, and that it has write access.":
@@ -654,6 +687,16 @@ MESSAGES = {
         "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
         "`{data}` で {stage} の選好チューニングを行いました（{count} ステップ、{checkpoint}）。",
     "Reference model: {description}.": "参照モデル: {description}。",
+    # Another family's card (GRPO's): its kind of training, not preference tuning
+    "This model is {what} of `{model}`, trained by {kind} with {stage} (TRL's {trainer}) in "
+    "SFT Studio on `{data}` ({count} steps).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
+        "`{data}` で {stage}（{kind}）の学習を行いました（{count} ステップ）。",
+    "This model is {what} of `{model}`, trained by {kind} with {stage} (TRL's {trainer}) in "
+    "SFT Studio on `{data}` ({count} steps, {checkpoint}).":
+        "このモデルは `{model}` の{what}です。SFT Studio で TRL の {trainer} を使い、"
+        "`{data}` で {stage}（{kind}）の学習を行いました（{count} ステップ、{checkpoint}）。",
+    "fine-tuning": "ファインチューニング",  # a family's kind of training (stages/base.py)
     "none ({stage} needs no reference model)": "なし（{stage} は参照モデルを使いません）",
     "{model}, a second frozen copy": "{model}（凍結した 2 つ目のコピー）",
     "a frozen copy of the finished run's LoRA adapter (no second model)":
@@ -674,6 +717,12 @@ MESSAGES = {
     "default.":
         "設定が送られていません。RunConfig の項目の対応表を送るか、すべて既定値で学習するなら "
         "{} を送ってください。",
+    # The settings a run's data sizes (runs/run.py, ui/data_panel.py)
+    "Sizing the settings to the data...": "データに合わせて設定を決めています...",
+    "**Sample prompts the run will ask** (type your own in *Sample prompts*, under Logging, "
+    "checkpoints and samples, to ask others):":
+        "**この実行がサンプルで尋ねる質問**（ほかの質問にするには「ログ・チェックポイント・"
+        "サンプル」の *サンプル用プロンプト* に書いてください）:",
 }
 
 # Forms of figures (i18n.formatted), kept apart from the messages: as templates, "{seconds}s"

@@ -3,7 +3,8 @@ data/language.py): sources, rows and formats that cannot train, and what to do; 
 language of the data against the model's."""
 
 MODULES = ("data/load.py", "data/formats.py", "data/preference.py",
-           "data/preference_demo.py", "data/language.py")  # whose messages go here (see ja.py)
+           "data/preference_demo.py", "data/language.py",
+           "data/sized.py")  # whose messages go here (see ja.py)
 
 PAGE = {}
 
@@ -256,4 +257,26 @@ MESSAGES = {
     "Arabic script": "アラビア文字の言語",
     "Devanagari script": "デーヴァナーガリー文字の言語",
     "Latin script": "ラテン文字の言語",
+    # data/sized.py
+    "Sample prompts: the questions of the first {count} eval rows, which the run does not "
+    "train on: the samples show how it answers questions it has not seen.":
+        "サンプル用プロンプト: 評価用の行のうち最初の {count} 行の質問です（この実行はこれらで"
+        "学習しません）。まだ見ていない質問にどう答えるかがサンプルでわかります。",
+    "Sample prompts: the last {count} questions of the data. The run trains on them too (it "
+    "has no eval rows), so the samples show how it learns them, not how it answers new "
+    "questions: set Held-out eval fraction (Eval data) to ask questions it does not train "
+    "on.":
+        "サンプル用プロンプト: データの最後の {count} 件の質問です。評価用の行がないため、"
+        "これらでも学習します。サンプルでわかるのは新しい質問への答え方ではなく、これらを"
+        "どう覚えたかです。学習に使わない質問で試すには、「評価データ」の「評価用に取り分ける"
+        "割合」を設定してください。",
+    "Sample prompts: the demo's English questions, as the data holds no questions (plain "
+    "text): write a few of your own in Sample prompts (Logging, checkpoints and samples).":
+        "サンプル用プロンプト: データに質問がない（プレーンテキスト）ため、デモの英語の質問の"
+        "ままです。「ログ・チェックポイント・サンプル」の「サンプル用プロンプト」に自分の質問を"
+        "いくつか書いてください。",
+    "Sample length {length} tokens: {share} of the data's answers are at most {most} tokens "
+    "long, and {default}, the default, would cut them before their end.":
+        "サンプルの長さ {length} トークン: データの回答の {share} は {most} トークン以内です。"
+        "既定の {default} では回答が最後まで書かれる前に切れてしまいます。",
 }

@@ -34,6 +34,7 @@ PAGE = {
     "Answer length (words)": "回答の長さ（単語）",
     "Answer length (characters)": "回答の長さ（文字）",
     "Valid JSON (% of JSON references)": "有効な JSON（参照解答が JSON の行の %）",
+    "not valid": "適用外",
     # progress
     "Loading the models...": "モデルを読み込んでいます...",
     "Answering the test rows...": "テスト行に回答させています...",
@@ -69,10 +70,49 @@ MESSAGES = {
     "run {run_id} eval row {n}": "実行 {run_id} の評価データの {n} 件目",
     "run {run_id} (eval split)": "実行 {run_id}（評価分割）",
     "{where} is plain text: a test set needs a prompt and a reference answer in each row, as "
-    "chat messages (the last assistant turn is the reference) or prompt/completion columns.":
+    "chat messages (the last assistant turn is the reference), prompt/completion columns, or "
+    "a question and its answer (question/answer, 質問/回答 and the like).":
         "{where} はプレーンテキストです。テストセットには各行にプロンプトと参照解答が必要です。"
-        "チャットメッセージ（最後のアシスタントの発話が参照解答）か、prompt/completion の列に"
-        "してください。",
+        "チャットメッセージ（最後のアシスタントの発話が参照解答）、prompt/completion の列、"
+        "または質問とその回答の列（question/answer、質問/回答 など）にしてください。",
+    "{where} matches no format a test set can be read in: each row needs a prompt and a "
+    "reference answer, as chat messages (messages or conversations columns), "
+    "prompt/completion, instruction/output, or a question and its answer (question/answer, "
+    "input/output, 質問/回答 and the like). Columns: {columns}. Rename two of them to one of "
+    "these pairs.":
+        "{where} はテストセットとして読めるどの形式にも当てはまりません。各行にプロンプトと"
+        "参照解答が必要です: チャットメッセージ（messages か conversations の列）、"
+        "prompt/completion、instruction/output、または質問とその回答（question/answer、"
+        "input/output、質問/回答 など）。列: {columns}。このうち 2 つの列の名前を、これらの"
+        "組のどれかに変えてください。",
+    # metrics.py: how the scores cut the text (the page's note under the scores)
+    "How the text was cut for the scores (most of the references are in {label}):":
+        "スコアの計算でのテキストの区切り方（参照解答の大部分は{label}）:",
+    "How the text was cut for the scores:": "スコアの計算でのテキストの区切り方:",
+    "ROUGE: over words (rouge-score's own tokenizer: Latin letters and digits).":
+        "ROUGE: 単語単位（`rouge-score` 自身のトークナイザー: ラテン文字と数字）。",
+    "ROUGE: over words of any script (split at spaces, punctuation and symbols).":
+        "ROUGE: 文字の種類を問わず単語単位（空白、句読点、記号で区切る）。",
+    "ROUGE: over characters (each CJK or Thai character one token, a run of other letters or "
+    "digits one).":
+        "ROUGE: 文字単位（CJK やタイ語の文字は 1 文字で 1 トークン、それ以外の文字や数字は"
+        "続いた分で 1 トークン）。",
+    "ROUGE: not valid here: no reference holds a word it counts.":
+        "ROUGE: ここでは適用外です。数えられる単語を含む参照解答がありません。",
+    "BLEU: over sacrebleu's 13a tokens (words and punctuation).":
+        "BLEU: `sacrebleu` の `13a` トークン単位（単語と句読点）。",
+    "BLEU: over characters (sacrebleu's char tokenizer).":
+        "BLEU: 文字単位（`sacrebleu` の `char` トークナイザー）。",
+    "BLEU: over sacrebleu's zh tokens (each Chinese character one token, other words whole).":
+        "BLEU: `sacrebleu` の `zh` トークン単位（漢字は 1 文字で 1 トークン、その他の単語は"
+        "そのまま）。",
+    "BLEU: not valid here: every reference is empty.":
+        "BLEU: ここでは適用外です。参照解答がすべて空です。",
+    "chrF: over characters, as for every language (sacrebleu's chrF).":
+        "`chrF`: どの言語でも文字単位（`sacrebleu` の `chrF`）。",
+    "Answer length: in words and in characters.": "回答の長さ: 単語数と文字数。",
+    "Answer length: in characters; in words it is not valid (no spaces between words).":
+        "回答の長さ: 文字数。単語数は適用外です（単語の間に空白がありません）。",
     "{where} has no assistant turn: a chat test row needs one, the reference the model's "
     "answer is compared with.":
         "{where} にアシスタントの発話がありません。チャットのテスト行には、モデルの回答と比べる"
@@ -103,4 +143,8 @@ MESSAGES = {
         "評価を実行中です。終わるのを待つか、停止してください。",
     "score needs one answer per reference, and at least one":
         "採点には参照解答ごとに 1 つの回答が必要です（1 つ以上）",
+    "Answers of up to {length} tokens: {share} of the test set's reference answers are at "
+    "most {most} tokens long (Max new tokens left at {default}, its default, follows them).":
+        "回答は最大 {length} トークン: テストセットの参照解答の {share} は {most} トークン以内"
+        "です（最大生成トークン数が既定の {default} のままなので、参照解答に合わせました）。",
 }

@@ -31,6 +31,9 @@ SETTINGS = {
 }
 
 MESSAGES = {
+    # plan/catalog.py: a gated model in the model list (its licence's name stays as written)
+    "{listed} · gated: accept its licence on the Hub and sign in":
+        "{listed} · ゲート付き: Hub でライセンスに同意し、サインインしてください",
     # plan/targets.py
     "this machine": "このマシン",
     "This machine": "このマシン",

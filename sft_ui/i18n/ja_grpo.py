@@ -31,6 +31,9 @@ PAGE = {
     "eval reward": "評価データの報酬",
     "no spread": "差なし",
     "cut at the limit": "上限で打ち切り",
+    "share": "割合",  # that plot's value axis: of the prompts, of the answers
+    # the family's kind of training, as the model card says it (share/card.py)
+    "reinforcement learning from rewards": "報酬による強化学習",
     # Test rewards (ui/rewards_panel.py)
     "An example reward function": "報酬関数の例",
     "Test rewards": "報酬をテスト",
@@ -140,7 +143,21 @@ MESSAGES = {
     "Eval: {held} prompts from {eval_name}.": "評価: {eval_name} からプロンプト {held} 個。",
     "Eval: {held} prompts held out (seed {seed}).":
         "評価: プロンプト {held} 個を取り分けました（シード {seed}）。",
-    # data/preview.py: the preview of prompt-only data
+    # data/preview.py: the preview of prompt-only data (ui/data_panel.py's summary of it)
+    "**Format: {format}** ({description}).": "**形式: {format}**（{description}）。",
+    "**Rows:** {rows} prompts &middot; source {where} &middot; columns the rewards can read: "
+    "{columns}":
+        "**行数:** プロンプト {rows} 個 &middot; 読み込み元 {where} &middot; 報酬が読める列: "
+        "{columns}",
+    "**Rows:** {rows} prompts &middot; source {where} &middot; no other column for the "
+    "rewards to read":
+        "**行数:** プロンプト {rows} 個 &middot; 読み込み元 {where} &middot; 報酬が読める"
+        "ほかの列はありません",
+    "**Prompt tokens:** min {low}, median {median}, max {high}; each answer up to {answer} "
+    "tokens. {prompts} prompts a step: Max steps covers **{epochs} epochs**.":
+        "**プロンプトのトークン数:** 最小 {low}、中央値 {median}、最大 {high}。回答はそれぞれ"
+        "最大 {answer} トークン。1 ステップに {prompts} 個のプロンプトなので、最大ステップ数で "
+        "**{epochs} エポック** 分になります。",
     "prompts only: the model writes the answers, the rewards score them":
         "プロンプトのみ: 回答はモデルが書き、報酬がそれを採点します",
     # access.py: a written reward on a shared server
@@ -608,4 +625,46 @@ MESSAGES = {
     "is.":
         "データセット: `{label}` の {count} 個の質問をプロンプトにしました（`{path}`）。回答は "
         "'answer' 列にあり、exact_match が読みます。良い回答とは何かを報酬に書いてください。",
+    # Answers cut at Max completion length (data/prompts.py, rewards/check.py,
+    # train/grpo_signal.py)
+    "Max completion length {length} tokens: {share} of the answers in the column "
+    "'{reward_column}' are at most {most} tokens long, and {default}, the default, would cut "
+    "the model's answers before their end.":
+        "回答の最大長 {length} トークン: 列 '{reward_column}' の回答の {share} は {most} "
+        "トークン以内です。既定の {default} ではモデルの回答が最後まで書かれる前に切れてしまい"
+        "ます。",
+    "{share} of the answers were cut at Max completion length ({limit} tokens) before they "
+    "ended, so a reward for how an answer ends (a sign-off, a closing tag, a final answer) "
+    "cannot be earned: raise it to {need} tokens, what the data's answers need. More answers "
+    "or a higher temperature would not help.":
+        "回答の {share} が、終わる前に回答の最大長（{limit} トークン）で切れました。そのため、"
+        "回答の終わり方（結びの言葉、閉じタグ、最後の答え）に対する報酬は得られません。"
+        "データの回答が必要とする {need} トークンまで上げてください。回答数を増やしたり温度を"
+        "上げたりしても解決しません。",
+    "{share} of the answers were cut at Max completion length ({limit} tokens) before they "
+    "ended, so a reward for how an answer ends (a sign-off, a closing tag, a final answer) "
+    "cannot be earned: raise it. More answers or a higher temperature would not help.":
+        "回答の {share} が、終わる前に回答の最大長（{limit} トークン）で切れました。そのため、"
+        "回答の終わり方（結びの言葉、閉じタグ、最後の答え）に対する報酬は得られません。"
+        "回答の最大長を上げてください。回答数を増やしたり温度を上げたりしても解決しません。",
+    "Prompt {prompt}: all {group} answers scored {value}, and {cuts} of them were cut at Max "
+    "completion length before they ended: a reward for how an answer ends (a sign-off, a "
+    "closing tag, a final answer) cannot be earned by a cut answer. Raise Max completion "
+    "length.":
+        "プロンプト {prompt}: {group} 個の回答がすべて {value} 点で、そのうち {cuts} 個は終わる"
+        "前に回答の最大長で切れていました。切れた回答では、回答の終わり方（結びの言葉、閉じ"
+        "タグ、最後の答え）に対する報酬は得られません。回答の最大長を上げてください。",
+    "Answers cut at the length limit: over the last {count} logged steps, {share} of the "
+    "answers reached Max completion length before they ended, so a reward for how an answer "
+    "ends (a sign-off, a closing tag, a final answer) cannot be earned. Raise Max completion "
+    "length (Test rewards shows how long the answers are), or ask for shorter answers in "
+    "the prompts.":
+        "回答が長さの上限で切れています: 直近 {count} 回の記録ステップで、回答の {share} が"
+        "終わる前に回答の最大長に達しました。そのため、回答の終わり方（結びの言葉、閉じタグ、"
+        "最後の答え）に対する報酬は得られません。回答の最大長を上げるか（「報酬をテスト」で"
+        "回答の長さを確認できます）、プロンプトでもっと短い回答を求めてください。",
+    "Nothing to learn: every answer the model wrote ({where}) got the same reward, {alike}. "
+    "{advice}":
+        "学習できるものがありません: モデルが書いた回答（{where}）はすべて同じ報酬 {alike} "
+        "でした。{advice}",
 }

@@ -25,6 +25,15 @@ MESSAGES = {
     "about {seconds} s": "約 {seconds} 秒",
     "about {minutes} min": "約 {minutes} 分",
     "about {hours} h": "約 {hours} 時間",
+    # the plan line while a run trains (ui/plan_panel.py run_time)
+    "the plan said {duration}; at the run's pace {duration2} in all, {duration3} left":
+        "プランでは{duration}、実行のペースでは全体で{duration2}（残り{duration3}）",
+    "at the run's pace {duration2} in all, {duration3} left":
+        "実行のペースでは全体で{duration2}（残り{duration3}）",
+    "the plan said {duration}; the run's own estimate comes after its first steps":
+        "プランでは{duration}（実行自体の見積もりは最初の数ステップのあとに出ます）",
+    "the run's own estimate comes after its first steps":
+        "実行自体の見積もりは最初の数ステップのあとに出ます",
     "The data is not measured (a Hub dataset, or over 64 MB).":
         "データは測っていません（Hub のデータセットか、64 MB を超えるデータです）。",
     "The data could not be measured: {error}": "データを測れませんでした: {error}",
@@ -197,4 +206,6 @@ MESSAGES = {
         "{label}: 使えます（{package} はインストール済みです）。",
     "{label}: needs the {package} package (pip install {package}, then restart).":
         "{label}: {package} パッケージが必要です（pip install {package} のあと再起動）。",
+    "**Sized from the data** (settings left at their defaults):":
+        "**データに合わせた設定**（既定値のままだった設定）:",
 }

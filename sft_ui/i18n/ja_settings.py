@@ -202,9 +202,16 @@ SETTINGS = {
         "wandb など。'none': このスタジオの表示だけ。",
     "Generate answers to the sample prompts every this many steps (0: off).":
         "このステップ数ごとに、サンプル用プロンプトへの回答を生成します（0: オフ）。",
-    "Fixed prompts answered during training, one per line.":
-        "学習中に答えさせる固定のプロンプト。1 行に 1 つ。",
-    "Length of each sample answer in tokens.": "サンプル回答 1 つの長さ（トークン）。",
+    "Fixed prompts answered during training, one per line. Left as they are (the demo's "
+    "questions) with data of your own, the run asks questions of that data instead "
+    "(Preview data shows which).":
+        "学習中に答えさせる固定のプロンプト。1 行に 1 つ。自分のデータで学習するときにこのまま"
+        "（デモの質問）にしておくと、代わりにそのデータの質問を使います（どれを使うかは"
+        "「データをプレビュー」に表示されます）。",
+    "Length of each sample answer in tokens. Left at 48 with data of your own, the run "
+    "raises it to what the data's answers need (Preview data says so).":
+        "サンプル回答 1 つの長さ（トークン）。自分のデータで学習するときに 48 のままにしておくと、"
+        "データの回答が必要とする長さまで引き上げます（「データをプレビュー」に表示されます）。",
     "Packing: put several short examples end to end into each max_length sequence instead "
     "of padding each one to the longest in its batch. No compute is spent on padding, so "
     "an epoch takes fewer steps and less time.":

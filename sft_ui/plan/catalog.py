@@ -31,8 +31,9 @@ class CatalogModel:
 
     def label(self) -> str:
         """What the picker shows: id, size, licence, and gated where it is."""
-        gated = " · gated: accept its licence on the Hub and sign in" if self.gated else ""
-        return f"{self.id} · {self.size_text()} · {self.licence}{gated}"
+        listed = f"{self.id} · {self.size_text()} · {self.licence}"
+        return f"{listed} · gated: accept its licence on the Hub and sign in" if self.gated \
+            else listed
 
 
 MODELS = (

@@ -30,7 +30,7 @@ from sft_ui.plan.memory import (
     step_cost,
     trainable_params,
 )
-from sft_ui.plan.sample import DataSample, padding, quick_data_sample, run_steps
+from sft_ui.plan.sample import DataSample, padding, quick_data_sample, quick_sized, run_steps
 from sft_ui.plan.speed import NEAR_END, measured_speed, round_seconds
 from sft_ui.stages import stage_of
 
@@ -40,22 +40,27 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     """plan() with the data's padding and row count where they are cheap to measure
     (`data_note` says why they are missing), for this machine or a target GPU
     (plan/targets.py; blank: this machine): which of full fine-tuning, LoRA and QLoRA
-    fit there ("modes", "best") and the precision and kernels chosen there ("kernels")."""
-    cfg = for_stage(cfg)
+    fit there ("modes", "best") and the precision and kernels chosen there ("kernels"),
+    for the settings the run's start sizes from its data ("sized": a sentence each)."""
+    found = quick_sized(for_stage(cfg))
+    cfg = found.config
+    unread = ""  # why the data could not be read, where it could not
     try:
         data = quick_data_sample(cfg)
         note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
+        unread = str(e) if isinstance(e, DataError) else ""
     _check(cfg)
     available, where = None, ""
     if target.strip() or hw is None:
         hw, available, where = targets.resolve(target)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
-    return {**plan(choice.config, hw, data, available), "data_note": note,
+    return {**plan(choice.config, hw, data, available), "data_note": note, "data_error": unread,
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
             "budget_needs_speed": choice.needs_speed, "budget_fits_in_run": choice.fits_in_run,
             "for_target": targets.find(target) is not None,
+            "sized": [*found.reasons, *found.notes],
             **plan_modes(choice.config, hw, available, where)}
 
 

@@ -11,19 +11,25 @@ import math
 import os
 from pathlib import Path
 
-from sft_ui.config import RunConfig
+from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data import folder_files
 from sft_ui.data.formats import DataError
 from sft_ui.data.language import source_notes
 from sft_ui.data.load import training_rows
 from sft_ui.data.preference import load_preference
 from sft_ui.data.preview import example_lengths
+from sft_ui.data.sized import Sized, own_data, sized
 from sft_ui.data.tokens import load_training_data, tokenize_rows
-from sft_ui.models import load_tokenizer, resolve_model
+from sft_ui.models import ModelError, load_tokenizer, resolve_model
 from sft_ui.plan.generation import length_setting
 from sft_ui.stages import PREFERENCE, demos, hook, stage_of
 
 DATA_SAMPLE_ROWS = 1000
+# The settings data/sized.py may size, and the panels whose settings it reads (the model,
+# the data, the samples, a family's own: GRPO's rewards).
+SIZED_GROUPS = ("start", "model", "data", "eval", "log", "rewards")
+SIZED = [f.name for f in dataclasses.fields(RunConfig) if f.metadata["group"] in
+         ("log", "rewards")]
 QUICK_DATA_BYTES = 64 * 2**20
 # The settings the data sample depends on: the panels of the model and the data (and the
 # setting that bounds a sequence, plan/generation.py's length_setting).
@@ -73,18 +79,50 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
 
 def quick_data_sample(cfg: RunConfig) -> DataSample | None:
     """data_sample where it is cheap: the built-in sets and local data up to 64 MB."""
+    return data_sample(cfg) if _cheap(cfg) else None
+
+
+def _cheap(cfg: RunConfig) -> bool:
+    """Whether cfg's data is cheap to read: a built-in set, or local data up to 64 MB."""
     name = cfg.dataset_name.strip()
     path = Path(name).expanduser()
-    if name not in demos():
-        if not os.path.exists(path):
-            return None
-        try:
-            files = folder_files(path) if path.is_dir() else [path]
-            if sum(f.stat().st_size for f in files if f.is_file()) > QUICK_DATA_BYTES:
-                return None
-        except (DataError, OSError):
-            return None  # the run's own checks say what is wrong with it
-    return data_sample(cfg)
+    if name in demos():
+        return True
+    if not os.path.exists(path):
+        return False
+    try:
+        files = folder_files(path) if path.is_dir() else [path]
+        return sum(f.stat().st_size for f in files if f.is_file()) <= QUICK_DATA_BYTES
+    except (DataError, OSError):
+        return False  # the run's own checks say what is wrong with it
+
+
+def quick_sized(cfg: RunConfig) -> Sized:
+    """cfg as its run's start sizes it from its data (data/sized.py), where the data is
+    cheap to read (cached, as data_sample); cfg as it is where not, or where the data or
+    the model cannot be read (the plan says why elsewhere)."""
+    if not own_data(cfg) or not _cheap(cfg):
+        return Sized(cfg)
+    key = tuple((f.name, _frozen(getattr(cfg, f.name))) for f in dataclasses.fields(cfg)
+                if f.metadata["group"] in SIZED_GROUPS or f.name in ("seed", "stage"))
+    path = Path(cfg.dataset_name).expanduser()
+    try:
+        found = _sized(key, os.path.getmtime(path))
+    except (ConfigError, DataError, ModelError):
+        return Sized(cfg)
+    return dataclasses.replace(found, config=dataclasses.replace(cfg, **{
+        name: getattr(found.config, name) for name in SIZED
+        if getattr(found.config, name) != getattr(cfg, name)}))
+
+
+@functools.lru_cache(maxsize=8)
+def _sized(key: tuple, mtime: float) -> Sized:
+    return sized(RunConfig.from_dict({k: list(v) if isinstance(v, tuple) else v
+                                      for k, v in key}))
+
+
+def _frozen(value):
+    return tuple(value) if isinstance(value, list) else value
 
 
 def padding(lengths, batch: int, max_length: int) -> dict:

@@ -25,6 +25,17 @@ from sft_ui.stages import SUPERVISED, stage_of
 NEAR_END = 2
 
 
+def round_steps(every: int, max_steps: int) -> list[int]:
+    """The steps at which a run of `max_steps` steps writes a round of sample answers
+    every `every` steps (none: []): before training (0), each due step but those NEAR_END
+    or fewer before the end, and the end (train/callbacks.py samples them)."""
+    if not every:
+        return []
+    due = (step for step in range(every, max_steps, every)
+           if not (every > NEAR_END and max_steps - step <= NEAR_END))
+    return sorted({0, *due, max(max_steps, 0)})
+
+
 def speed_file() -> Path:
     return cache_dir() / "speed.json"
 

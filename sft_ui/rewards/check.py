@@ -2,7 +2,8 @@
 
 `score_table`: each reward function's score of each completion and their weighted total;
 `no_spread`: the prompts whose answers all scored the same, from which GRPO learns nothing;
-`stalled`: the same seen in a run's logged steps (the family's "stalled" hook);
+`cut_warning`: most answers cut at Max completion length (the fix is a longer limit);
+`stalled`: either seen in a run's logged steps (the family's "stalled" hook);
 `preflight`: the settings, rewards and data that cannot make a run, as messages.
 """
 from __future__ import annotations
@@ -75,9 +76,11 @@ def score_table(functions: Sequence[Callable], prompts: Sequence, completions: S
     return rows
 
 
-def no_spread(rows: list[dict], group_size: int) -> list[str]:
+def no_spread(rows: list[dict], group_size: int, cut: list[bool] | None = None) -> list[str]:
     """A warning for each group of `group_size` consecutive rows (one prompt's answers)
-    whose totals are all equal: GRPO learns from the differences within a group."""
+    whose totals are all equal: GRPO learns from the differences within a group. `cut`
+    (one per row: the answer reached Max completion length before it ended): a group
+    mostly cut is told to raise the limit, not to vary its answers."""
     if group_size < 2:
         return []
     warnings = []
@@ -87,11 +90,20 @@ def no_spread(rows: list[dict], group_size: int) -> list[str]:
             continue
         prompt = repr(group[0]["prompt"][:60])
         totals = [r["total"] for r in group if r["total"] is not None]
+        cuts = sum((cut or [])[start:start + group_size])
         if not totals:
             warnings.append(f"Prompt {prompt}: every reward skipped all {len(group)} answers "
                             f"(None), so nothing is learned from it. Check that its columns "
                             f"hold what the rewards read.")
-        elif max(totals) - min(totals) <= 1e-9:
+        elif max(totals) - min(totals) > 1e-9:
+            continue
+        elif cuts >= MOSTLY_CUT * len(group):
+            warnings.append(f"Prompt {prompt}: all {len(group)} answers scored "
+                            f"{totals[0]:g}, and {cuts} of them were cut at Max completion "
+                            f"length before they ended: a reward for how an answer ends (a "
+                            f"sign-off, a closing tag, a final answer) cannot be earned by a "
+                            f"cut answer. Raise Max completion length.")
+        else:
             warnings.append(f"Prompt {prompt}: all {len(group)} answers scored "
                             f"{totals[0]:g}, so there is no learning signal from it. Raise "
                             f"the number of generations or the temperature, or change the "
@@ -100,24 +112,66 @@ def no_spread(rows: list[dict], group_size: int) -> list[str]:
     return warnings
 
 
+# Answers cut at Max completion length before they ended: at least this share of them
+# is "most" (Test rewards and the probe before a run say so, with the fix).
+MOSTLY_CUT = 0.5
+
+
+def cut_warning(cut: list[bool], limit: int, need: int | None = None) -> str | None:
+    """What to say when most answers (`cut`: one per answer) reached Max completion
+    length (`limit` tokens) before they ended, with the fix (`need`: the tokens the
+    data's answers need, where known); None otherwise."""
+    if not cut or sum(cut) < MOSTLY_CUT * len(cut):
+        return None
+    share = f"{sum(cut) / len(cut):.0%}"
+    if need and need > limit:
+        return (f"{share} of the answers were cut at Max completion length ({limit} tokens) "
+                f"before they ended, so a reward for how an answer ends (a sign-off, a "
+                f"closing tag, a final answer) cannot be earned: raise it to {need} tokens, "
+                f"what the data's answers need. More answers or a higher temperature would "
+                f"not help.")
+    return (f"{share} of the answers were cut at Max completion length ({limit} tokens) "
+            f"before they ended, so a reward for how an answer ends (a sign-off, a closing "
+            f"tag, a final answer) cannot be earned: raise it. More answers or a higher "
+            f"temperature would not help.")
+
+
 # A run learns nothing when, over its last STALL_STEPS logged steps (all of them when
 # fewer, but at least STALL_LEAST), prompts without reward spread were on average at
-# least STALL_SHARE of each step's (TRL's frac_reward_zero_std).
+# least STALL_SHARE of each step's (TRL's frac_reward_zero_std); its answers are cut when
+# on average at least STALL_SHARE of them reached Max completion length (TRL's
+# completions/clipped_ratio), which is said first: it is often why no answer scores
+# better than another.
 STALL_STEPS, STALL_LEAST, STALL_SHARE = 5, 3, 0.9
-NO_SPREAD = "frac_reward_zero_std"
+NO_SPREAD, CLIPPED = "frac_reward_zero_std", "completions/clipped_ratio"
+
+
+def _recent_mean(records: list[dict], key: str) -> tuple[float, int]:
+    """The mean of `key` over the last STALL_STEPS records that logged it (a NaN is not
+    equal to itself: left out), and how many; (0, n) for fewer than STALL_LEAST."""
+    values = [r[key] for r in records
+              if isinstance(r.get(key), (int, float)) and r[key] == r[key]][-STALL_STEPS:]
+    return (sum(values) / len(values) if len(values) >= STALL_LEAST else 0.0), len(values)
 
 
 def stalled(records: list[dict]) -> str | None:
     """A GRPO run that learns nothing, from its logged metric records (oldest first):
-    over its last logged training steps, most prompts' answers all got the same reward.
-    The message says so and what to do; None while the run learns or cannot be judged."""
-    shares = [r[NO_SPREAD] for r in records  # (a NaN is not equal to itself: left out)
-              if isinstance(r.get(NO_SPREAD), (int, float)) and r[NO_SPREAD] == r[NO_SPREAD]]
-    shares = shares[-STALL_STEPS:]
-    mean = sum(shares) / len(shares) if len(shares) >= STALL_LEAST else 0.0
+    over its last logged training steps, (almost) every answer was cut at Max completion
+    length, or most prompts' answers all got the same reward. The message says so and
+    what to do; None while the run learns or cannot be judged."""
+    cut, count = _recent_mean(records, CLIPPED)
+    if cut >= STALL_SHARE:
+        share = f"{100 * cut:.0f}%"
+        return (f"Answers cut at the length limit: over the last {count} logged steps, "
+                f"{share} of the answers reached Max completion length before "
+                f"they ended, so a reward for how an answer ends (a sign-off, a closing "
+                f"tag, a final answer) cannot be earned. Raise Max completion length (Test "
+                f"rewards shows how long the answers are), or ask for shorter answers in "
+                f"the prompts.")
+    mean, count = _recent_mean(records, NO_SPREAD)
     if mean < STALL_SHARE:
         return None
-    count, share = len(shares), f"{100 * mean:.0f}%"
+    share = f"{100 * mean:.0f}%"
     return (f"Nothing learnt: over the last {count} logged steps, {share} of the "
             f"prompts got the same reward for all their answers (no spread), and GRPO "
             f"learns only from the differences between a prompt's answers. Raise Answers "

@@ -75,17 +75,10 @@ class RunManager:
         memory estimate exceeds the RAM available (on a CPU) or clearly exceeds the free GPU
         memory is refused, with the fixes, unless `allow_over_memory`. A run on Hugging Face
         Jobs uses `token` (kept in memory only, while the job is followed)."""
-        cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
-        problems = cfg.validate()
-        if problems:
-            raise ConfigError(problems)
-        self._check_idle()
+        cfg = self.check(values, allow_over_memory, token)
         trainer = None
         if cfg.run_on == "hf_jobs":
-            jobs.check(cfg, token, self.hub)
             trainer = backends.trainer_for(cfg, token=token, hub=self.hub)
-        else:
-            self._check_here(cfg, allow_over_memory)
         with self._lock:
             self._check_idle()
             run = create_run(self.root, cfg)
@@ -94,6 +87,21 @@ class RunManager:
                 self._trainers[run.id] = trainer
         self._launch(run)
         return run.id
+
+    def check(self, values: dict | RunConfig, allow_over_memory: bool = False,
+              token: str = "") -> RunConfig:
+        """Why `values` cannot start a run now, raised as start raises it, without starting
+        one (the page asks again whether a refusal still holds); else their RunConfig."""
+        cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
+        problems = cfg.validate()
+        if problems:
+            raise ConfigError(problems)
+        self._check_idle()
+        if cfg.run_on == "hf_jobs":
+            jobs.check(cfg, token, self.hub)
+        else:
+            self._check_here(cfg, allow_over_memory)
+        return cfg
 
     def _check_here(self, cfg: RunConfig, allow_over_memory: bool) -> None:
         """Why cfg cannot train on this machine (raises), before a run folder exists."""
@@ -140,8 +148,9 @@ class RunManager:
             if train is None:
                 train = backends.trainer_for(run.config, self._worker)
             processes = run.config.processes(detect().devices)
-            run.set_state("running", "Training..." if processes == 1 else
-                          f"Training on {processes} processes...")
+            # (then the training process says what it does: Run.phase)
+            run.set_state("running", "Loading the model and the data..." if processes == 1
+                          else f"Training on {processes} processes...")
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
         except UserError as e:
             outcome = ("failed", "", str(e))

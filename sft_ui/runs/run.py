@@ -11,8 +11,10 @@ import uuid
 from pathlib import Path
 
 from sft_ui.config import RunConfig
+from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.plan import budget
+from sft_ui.plan.speed import round_steps
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.stages import hook, stage_of
 from sft_ui.train import log as runlog
@@ -55,6 +57,12 @@ class Run:
         self.finished: float | None = None
         self.model_dir: str = ""
         self._pace: _Pace | None = None  # this (re)start's steps and times, for the ETA
+        # What the run does now (train/events.py PHASES) and since when; the steps whose
+        # round of sample answers was written; what the training process said the rest
+        # takes besides the steps (sample_steps, round_seconds, save_seconds)
+        self._doing: tuple[str, float] = ("", 0.0)
+        self._rounds_done: set[int] = set()
+        self._after: dict = {}
         self._stop = threading.Event()
         self._lock = threading.Lock()
 
@@ -81,6 +89,24 @@ class Run:
             self.budget = self.budget[:-1] + [
                 f"{steps:,} steps fit {minutes} min at the pace of the run's first steps"]
         (self.dir / "config.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
+
+    def phase(self, name: str, **info) -> None:
+        """What the run does now (train/events.py PHASES), with what the rest will take:
+        the status message says it (a job's keeps the job's own), and the ETA counts the
+        sample rounds and the save left."""
+        now = time.time()
+        with self._lock:
+            doing, since = self._doing
+            if doing == "samples" and self._pace is not None:  # not a training step's time
+                self._pace.pause(now - since)
+            self._doing = (name, since if name == doing == "saving" else now)
+            if name == "samples":
+                self._rounds_done.add(int(info.get("step", self.step)))
+            self._after.update({k: info[k] for k in ("sample_steps", "round_seconds",
+                                                     "save_seconds") if k in info})
+            if self.state == "running" and self.config.run_on != "hf_jobs":
+                self.message = phase_message(name, info) or self.message
+        self._save_state()
 
     def add_metrics(self, record: dict) -> None:
         with self._lock:
@@ -122,6 +148,7 @@ class Run:
             self.samples = [r for r in self.samples if r.get("step", 0) <= step]
             self.error, self.finished, self.train_started = "", None, None
             self.step, self._pace, self.stalled = step, None, ""
+            self._doing, self._rounds_done, self._after = ("", 0.0), set(), {}
             self._stop.clear()
             for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
                 (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -148,10 +175,13 @@ class Run:
         """A time budget, resolved once where the run starts (the app, or the command
         line): with `choose`, the settings it picks replace the run's (config.yaml too;
         it may measure the speed first); and this (re)start's deadline, from `started`,
-        which the training process only keeps. Before a first start, its family's
+        which the training process only keeps. Before a first start, the settings the
+        person's data sizes come first (_size_to_data), and after the budget its family's
         `signal` hook (GRPO: its rewards tried on a few prompts) may choose settings too,
         in the budget, or refuse a run that would learn nothing."""
         person, signal = self.config, hook(self.config, "signal") if choose else None
+        if choose:
+            self._size_to_data()
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
             self.set_state("running", "Choosing settings for the time budget...")
             choice = budget.resolve(self.config)
@@ -163,6 +193,29 @@ class Run:
             if reasons:
                 self._chosen(config, self.budget + reasons, self.fit_steps)
         self.deadline = budget.deadline(self.config, started)
+
+    def _size_to_data(self) -> None:
+        """The settings the run's own data sizes where the person left them at their
+        defaults (data/sized.py: the samples' prompts and length, GRPO's answers'), each
+        said in the run's log; config.yaml too, so that a resume trains with them. Here,
+        not in the training process: once for the run, before a budget plans its steps
+        with them. Data that cannot be read here is left to the run, which reports it."""
+        if not own_data(self.config):
+            return
+        self.set_state("running", "Sizing the settings to the data...")
+        with runlog.capture(self.dir) as log:
+            try:
+                found = sized(self.config)
+            except Exception as e:  # the run itself will meet (and report) what failed here
+                log.warning("%s", f"The settings could not be sized to the data: "
+                            f"{type(e).__name__}: {e}")
+                return
+            for line in found.reasons + found.notes:
+                log.info("Sized to the data: %s", line)
+        if found.reasons:
+            with self._lock:
+                self.config = found.config
+            (self.dir / "config.yaml").write_text(found.config.to_yaml(), encoding="utf-8")
 
     def _chosen(self, config: RunConfig, reasons: list[str], fit_steps: bool) -> None:
         """Settings chosen for the run where it starts, with their reasons; config.yaml
@@ -180,16 +233,43 @@ class Run:
         self._save_state()
 
     def eta_seconds(self) -> float | None:
-        """Seconds until the last step, from the pace of the steps trained since this
-        (re)start, never past a time budget's deadline; None until two of them have
-        ended."""
+        """Seconds until the run has its model: the steps left at the pace of those trained
+        since this (re)start, then the rounds of sample answers and the save left (as the
+        training process said they take: _after_steps); never past a time budget's
+        deadline; None until two steps have ended. While answers are written or the model
+        saved it never says 0."""
         if self._pace is None or self.state not in ACTIVE_STATES:
             return None
         now = time.time()
-        eta = self._pace.eta(self.max_steps, now)
-        if eta is not None and self.deadline is not None:  # a time budget ends it by then
-            eta = min(eta, max(self.deadline - now, 0.0))
-        return eta
+        doing, since = self._doing
+        eta = self._pace.eta(self.max_steps, now, now - since if doing == "samples" else 0.0)
+        if eta is None:
+            return None
+        eta += self._after_steps(now)
+        least = 1.0 if doing in ("samples", "saving") else 0.0
+        if self.deadline is not None:  # a time budget ends it by then
+            eta = min(eta, self.deadline - now)
+        return max(eta, least)
+
+    def _after_steps(self, now: float) -> float:
+        """The seconds of the sample rounds and the save still to come: each round (one
+        under way, its rest) at its measured or remembered time, else a step's."""
+        if "save_seconds" not in self._after:  # a training process that said nothing
+            return 0.0
+        doing, since = self._doing
+        every = int(self._after.get("sample_steps") or 0)
+        each = self._after.get("round_seconds") or self._pace.per_step() or 0.0
+        started = self._pace.start_step
+        # A round at the step reached is still to come until it begins (not the one the
+        # (re)start began at: its answers were written before training, or before a stop).
+        left = sum(1 for step in round_steps(every, self.max_steps)
+                   if step not in self._rounds_done and
+                   (step >= self.step if self.step > started else step > self.step))
+        seconds = left * each
+        if doing == "samples":
+            seconds += max(each - (now - since), 0.0)
+        save = float(self._after["save_seconds"] or 0.0)
+        return seconds + (max(save - (now - since), 0.0) if doing == "saving" else save)
 
     def snapshot(self, log: bool = True) -> dict:
         """The run as the page and the API show it; `log` adds the log's last lines
@@ -255,24 +335,60 @@ class _Pace:
 
     def __init__(self, start_step: int):
         self.start_step = start_step
-        self.first: tuple[int, float] | None = None  # (step, time) at the first step's end
-        self.last: tuple[int, float] | None = None  # the latest step's end
+        self.paused = 0.0  # seconds of sample answers since the first step's end
+        # (step, time, paused) at the first step's end, and at the latest step's
+        self.first: tuple[int, float, float] | None = None
+        self.last: tuple[int, float, float] | None = None
 
     def reached(self, step: int, now: float) -> None:
         if step <= self.start_step:  # the (re)start itself, before any step
             return
         if self.first is None:
-            self.first = (step, now)
-        self.last = (step, now)
+            self.first = (step, now, self.paused)
+        self.last = (step, now, self.paused)
 
-    def eta(self, max_steps: int, now: float) -> float | None:
+    def pause(self, seconds: float) -> None:
+        """Time between two steps' ends that no step took (a round of sample answers):
+        the run's ETA counts the rounds on their own."""
+        if self.first is not None:
+            self.paused += seconds
+
+    def per_step(self) -> float | None:
         if self.first is None or self.last is None or self.last[0] <= self.first[0]:
             return None
-        (first_step, first_time), (step, then) = self.first, self.last
-        per_step = (then - first_time) / (step - first_step)
+        (first_step, first_time, first_paused), (step, then, paused) = self.first, self.last
+        return max(then - first_time - (paused - first_paused), 0.0) / (step - first_step)
+
+    def eta(self, max_steps: int, now: float, pausing: float = 0.0) -> float | None:
+        """The steps left (`pausing`: the seconds of a round under way since it began)."""
+        per_step = self.per_step()
+        if per_step is None:
+            return None
+        step, then, paused = self.last
         left = max(max_steps - step, 0)
+        trained = now - then - (self.paused - paused) - pausing  # on the step under way
         # Count down through the step under way, but not below the steps after it.
-        return max(per_step * left - (now - then), per_step * (left - 1), 0.0)
+        return max(per_step * left - trained, per_step * (left - 1), 0.0)
+
+
+def phase_message(name: str, info: dict) -> str:
+    """The status message of a run's phase (train/events.py PHASES); "" for one not
+    known."""
+    if name == "loading":
+        return "Loading the model and the data..."
+    if name == "samples":
+        number, rounds = info.get("round", 1), info.get("rounds", 1)
+        if info.get("step") == 0:
+            return f"Writing sample answers before training (round {number} of {rounds})..."
+        if number == rounds:
+            return f"Writing the final sample answers (round {number} of {rounds})..."
+        return f"Writing sample answers (round {number} of {rounds})..."
+    if name == "training":
+        processes = info.get("processes") or 1
+        return "Training..." if processes == 1 else f"Training on {processes} processes..."
+    if name == "saving":
+        return "Saving the model..."
+    return ""
 
 
 def short_snapshot(snap: dict) -> dict:

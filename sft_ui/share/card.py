@@ -18,7 +18,7 @@ from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import NAMES
 from sft_ui.runs import Run
 from sft_ui.runs.run import base_model_name
-from sft_ui.stages import SUPERVISED, stage_of
+from sft_ui.stages import PREFERENCE, SUPERVISED, family_of, stage_of
 from sft_ui.train.preference import reference_description
 
 # A preference trainer's figures (DPO, ORPO; KTO the margin), last logged value each.
@@ -48,12 +48,18 @@ def tags(cfg) -> list[str]:
 
 def about_lines(run: Run, cfg, what: str, checkpoint: str) -> list[str]:
     """What the model is and how it was trained: the stage, its TRL trainer and, for a
-    preference stage, its reference model."""
+    preference stage, its reference model; another family's stage by its family's kind of
+    training (GRPO: reinforcement learning from rewards, not preference tuning)."""
     model, data, count = base_model_name(cfg), Path(cfg.dataset_name).name, run.step
     stage, trainer = stage_of(cfg), stage_of(cfg).trainer[1]
     if stage.family == SUPERVISED:
         return [f"This model is {what} of `{model}`, trained with TRL's {trainer} in SFT "
                 f"Studio on `{data}` ({count} steps{', ' + checkpoint if checkpoint else ''})."]
+    if stage.family != PREFERENCE:
+        kind = family_of(stage).kind
+        return [f"This model is {what} of `{model}`, trained by {kind} with {stage.title} "
+                f"(TRL's {trainer}) in SFT Studio on `{data}` "
+                f"({count} steps{', ' + checkpoint if checkpoint else ''})."]
     return [f"This model is {what} of `{model}`, preference-tuned with {stage.title} (TRL's "
             f"{trainer}) in SFT Studio on `{data}` "
             f"({count} steps{', ' + checkpoint if checkpoint else ''}).", "",

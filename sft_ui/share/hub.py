@@ -113,11 +113,21 @@ def write_space(folder: Path, model_id: str, title: str) -> Path:
 
 def publish_space(model_id: str, space_id: str, token: str, private: bool = False,
                   api=None) -> str:
-    """Create a Gradio Space that chats with `model_id`; return its URL."""
+    """Create a Gradio Space that chats with `model_id`, a model pushed to the Hub (the
+    Space loads it from there); return its URL. Refused, before anything is created, when
+    no model repo is named or the Hub has none by that id."""
+    model_id = (model_id or "").strip()
+    if not model_id:
+        raise HubError("A chat Space loads a model pushed to the Hub: push the export first "
+                       "(Model repo id, then Push the export), then publish.")
+    _check(model_id, token)
     space_id = _check(space_id, token)
     if api is None and not hub_reachable():
         raise HubError("The Hugging Face Hub cannot be reached: this machine is offline.")
     client = _client(token, api)
+    if not _call("Looking up the model", client.repo_exists, model_id, repo_type="model"):
+        raise HubError(f"The Hub has no model {model_id} (or this token cannot see it): push "
+                       "the export to it first (Push the export), then publish.")
     _call("Creating the Space", client.create_repo, repo_id=space_id, repo_type="space",
           space_sdk="gradio", private=bool(private), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -41,6 +41,10 @@ HOOKS = {
     # (records): a run that learns nothing, read from its logged metric records (oldest
     # first, the newest few): a sentence saying so and what to do, or None
     "stalled": "runs",
+    # (cfg, tokenizer): what the family sizes from its own data where cfg left it at its
+    # default (data/sized.py calls it for the run's start, the plan and the preview):
+    # ({setting: value}, a sentence each)
+    "sized": "data",
 }
 
 
@@ -52,6 +56,9 @@ class Family:
     hooks: dict
     demo_code: tuple = ()         # its built-in set in a script: (module, function, what)
     derived_trl_keys: tuple = ()  # TRL keys its settings file derives from other settings
+    # what its training is, in a few words: the model card says it ("trained by {kind}
+    # with GRPO"; the supervised and preference families' cards say theirs in full)
+    kind: str = "fine-tuning"
 
 
 _FAMILIES: dict[str, Family] = {}
@@ -83,6 +90,8 @@ class Plot:
     # a reward function's name, which "{}" in the series' name becomes. Empty: the live
     # view's own for the key (a preference stage's rewards and reward accuracy).
     series: tuple = ()
+    # the value axis' title; empty: the live view's own for the key ("reward", "accuracy")
+    y_title: str = ""
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,12 @@ register_family(Family(
         "plan_sample": "sft_ui.plan.generation:prompt_sample",
         "signal": "sft_ui.train.grpo_signal:probe",
         "follow_data": "sft_ui.data.prompts:prompts_from",
-        "stalled": "sft_ui.rewards.check:stalled"},
+        "stalled": "sft_ui.rewards.check:stalled",
+        "sized": "sft_ui.data.prompts:sized_answers"},
     demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
     # from the Reward functions and their weights (config/grpo.py)
-    derived_trl_keys=("reward_funcs", "reward_weights")))
+    derived_trl_keys=("reward_funcs", "reward_weights"),
+    kind="reinforcement learning from rewards"))
 
 GRPO = register(Stage(
     name="grpo", title="GRPO", family=REWARD,
@@ -52,4 +54,6 @@ GRPO = register(Stage(
                 "already scores the most). Cut: answers that reached Max completion "
                 "length.",
                 series=(("frac_reward_zero_std", "no spread"),
-                        ("completions/clipped_ratio", "cut at the limit"))))))
+                        ("completions/clipped_ratio", "cut at the limit")),
+                # shares, not an accuracy: of the prompts (no spread), of the answers (cut)
+                y_title="share"))))

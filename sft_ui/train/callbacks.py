@@ -18,12 +18,24 @@ import torch.distributed as dist
 from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
-from sft_ui.plan.speed import NEAR_END
-from sft_ui.train.events import RunSink
+from sft_ui.plan.speed import NEAR_END, round_steps
+from sft_ui.train.events import RunSink, announce
 from sft_ui.train.fit import FIT_AFTER, fit_schedule, steps_that_fit
 from sft_ui.train.generation import generate_batch
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
+# Bytes a second a save of the trained model writes, at least (measured: SmolLM2-135M's
+# 538 MB of fp32 weights in 0.6-1.4 s on a 2-core CPU's disk): the run's ETA counts it
+SAVE_RATE = 250e6
+
+
+def save_seconds(model) -> float:
+    """About how long saving the trained model takes: what it writes (a LoRA adapter's
+    weights, else every weight) at SAVE_RATE."""
+    adapter = hasattr(model, "peft_config")
+    size = sum(p.numel() * p.element_size() for p in model.parameters()
+               if p.requires_grad or not adapter) if model is not None else 0
+    return 0.2 + size / SAVE_RATE
 
 
 def sample_prompts(prompts: list[str]) -> list[str]:
@@ -31,17 +43,26 @@ def sample_prompts(prompts: list[str]) -> list[str]:
     return [p for p in prompts if p.strip()]
 
 
-def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
-                            half: torch.dtype | None, cache: Path | None) -> list[str]:
-    """The base model's greedy answers to `prompts`: the same for every run of that
-    model, prompts, length and precision, so the copy an earlier run (or the warm training
-    process, ahead of the first) kept in `cache` is used instead of generating them again."""
+def kept_answers(cache: Path | None, prompts: list[str]) -> list[str] | None:
+    """The base model's answers to `prompts` kept in `cache` (answers_before_training),
+    or None."""
     try:
         saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
     except (OSError, ValueError):
         saved = None
     if isinstance(saved, dict) and saved.get("prompts") == prompts:
         return saved["answers"]
+    return None
+
+
+def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
+                            half: torch.dtype | None, cache: Path | None) -> list[str]:
+    """The base model's greedy answers to `prompts`: the same for every run of that
+    model, prompts, length and precision, so the copy an earlier run (or the warm training
+    process, ahead of the first) kept in `cache` is used instead of generating them again."""
+    saved = kept_answers(cache, prompts)
+    if saved is not None:
+        return saved
     answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half)
     if cache is not None:
         try:
@@ -59,12 +80,17 @@ class StudioCallback(TrainerCallback):
     def __init__(self, sink: RunSink, tokenizer, prompts: list[str], sample_steps: int,
                  max_new_tokens: int, log: logging.Logger | None = None,
                  base_answers: Path | None = None, half: torch.dtype | None = None,
-                 deadline: float | None = None, fit: bool = False):
+                 deadline: float | None = None, fit: bool = False,
+                 expected_round: float | None = None):
         self.sink, self.tokenizer, self.half = sink, tokenizer, half
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
         self.fit = fit and deadline is not None  # set the length on the first steps
         self._step_ended: float | None = None  # when the latest step ended
         self.round_seconds: float | None = None  # the latest round of answers generated
+        # A round's time before this run measures one: remembered from an earlier run
+        # (plan/speed.py round_seconds), for the run's ETA
+        self.expected_round = expected_round
+        self.save_seconds = SAVE_SECONDS  # what saving the model will take (on_train_begin)
         self.base_answers = base_answers  # where the answers before training are kept
         self.prompts = sample_prompts(prompts)
         self.sample_steps, self.max_new_tokens = sample_steps, max_new_tokens
@@ -77,25 +103,50 @@ class StudioCallback(TrainerCallback):
         self._stop_logged = False
         self._agreed_stop = False  # several processes: the stop they agreed on
 
-    def _sample(self, step: int, model, state) -> float:
-        """A round of answers at `step` (once a step); the seconds it took."""
+    def _sample(self, step: int, model, state, last: bool = False) -> float:
+        """A round of answers at `step` (once a step; `last`: the run's final one); the
+        seconds it took. The sink hears the round begin (its phase), unless the answers
+        before training were kept from an earlier run."""
         if not self._samples_on() or step in self._sampled_steps \
                 or not state.is_world_process_zero:
             return 0.0
         self._sampled_steps.add(step)
-        start = time.time()
-        answers = self._answers(model, step)
-        took = time.time() - start
-        self._paused += took
-        if step > 0:  # (before training they may come from a cache)
-            self.round_seconds = took
+        answers = kept_answers(self.base_answers, self.prompts) if step == 0 else None
+        took = 0.0
+        if answers is None:
+            announce(self.sink, "samples", step=step,
+                     **self._round_of(step, state.max_steps, last))
+            start = time.time()
+            answers = self._answers(model, step)
+            took = time.time() - start
+            self._paused += took
+            self.round_seconds = took  # (the first round's too: the ETA counts the rest)
         self.log.info("Sample answers at step %d in %.2f s", step, took)
         self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
                                for p, a in zip(self.prompts, answers)])
+        if last or step >= state.max_steps:  # what the run does next (the engine says it too)
+            announce(self.sink, "saving")
         return took
 
     def _samples_on(self) -> bool:
         return bool(self.sample_steps and self.prompts)
+
+    def _round_of(self, step: int, max_steps: int, last: bool) -> dict:
+        """Which round of the run's sample answers the one at `step` is, and of how many
+        (the final one at the run's end, early or not, is the last)."""
+        steps = round_steps(self.sample_steps, max_steps)
+        number = 1 + sum(1 for s in steps if s < step)
+        return {"round": number, "rounds": number if last or step >= max_steps
+                else max(len(steps), number)}
+
+    def _training(self, state) -> None:
+        """The sink hears that the run trains, with what its rest will take besides its
+        steps (train/events.py PHASES)."""
+        announce(self.sink, "training",
+                 sample_steps=self.sample_steps if self._samples_on() else 0,
+                 round_seconds=self.round_seconds if self.round_seconds is not None
+                 else self.expected_round,
+                 save_seconds=self.save_seconds, processes=_processes())
 
     def _sample_due(self, state) -> bool:
         """A round at this step: every `sample_steps`, but not a step or two before the
@@ -142,10 +193,12 @@ class StudioCallback(TrainerCallback):
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         self._start_step, self._stop_logged = state.global_step, False
+        self.save_seconds = save_seconds(model)
         self.sink.progress(state.global_step, state.max_steps)
         self.log.info("Started at step %d of %d", state.global_step, state.max_steps)
         if state.global_step == 0:  # the answers before training (not again on resume)
             self._sample(state.global_step, model, state)
+        self._training(state)
         self._step_ended = time.time()  # the first step's time starts here
 
     def on_step_end(self, args, state, control, model=None, lr_scheduler=None, **kwargs):
@@ -157,7 +210,9 @@ class StudioCallback(TrainerCallback):
         sampled = 0.0
         if self._sample_due(state):
             sampled = self._sample(state.global_step, model, state)
-            self._stop_here(state, control)  # asked while the answers were generated
+            if not self._stop_here(state, control) and sampled and \
+                    state.global_step < state.max_steps:  # (asked while they were written)
+                self._training(state)
         now, last = time.time(), self._step_ended
         self._step_ended = now
         if self.deadline is None or last is None:
@@ -228,7 +283,8 @@ class StudioCallback(TrainerCallback):
         self._stop_here(state, control)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
-        self._sample(state.global_step, model, state)  # the answers the saved model gives
+        # the answers the saved model gives
+        self._sample(state.global_step, model, state, last=True)
 
 
 def _processes() -> int:

@@ -22,12 +22,12 @@ from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
-from sft_ui.plan.speed import remember_round, remember_run_speed
+from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
 from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
-from sft_ui.train.events import MODEL_SUBDIR, RunSink
+from sft_ui.train.events import MODEL_SUBDIR, RunSink, announce
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
 from sft_ui.train.preference import drop_reference_adapter
@@ -98,6 +98,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
     run_dir.mkdir(parents=True, exist_ok=True)
     main = is_main_process()
     with runlog.capture(run_dir) if main else runlog.quiet() as log:
+        announce(sink, "loading")
         model_path = resolve_model(cfg.model_name_or_path)
         log.info("Loading %s", cfg.model_name_or_path)
         if cfg.trust_remote_code:
@@ -115,7 +116,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   0 if stage.own_samples else cfg.sample_steps,
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
-                                  deadline=deadline, fit=getattr(sink, "fit_steps", False))
+                                  deadline=deadline, fit=getattr(sink, "fit_steps", False),
+                                  expected_round=round_seconds(cfg))
         checkpoints = run_dir / "checkpoints"
         trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
                                          log)
@@ -151,6 +153,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         if main and callback.round_seconds is not None:  # the plan counts the rounds
             remember_round(cfg, callback.round_seconds)
         out = run_dir / MODEL_SUBDIR
+        announce(sink, "saving")
         drop_reference_adapter(trainer.model)
         trainer.save_model(str(out))  # the main process writes, the others wait
         if main:

@@ -1,7 +1,7 @@
 """The event protocol: what a training run reports, and to whom.
 
 The engine reports through a RunSink (progress, metrics records, sample answers, the
-length a time budget's first steps set; it asks
+length a time budget's first steps set, what it does now: its `phase`; it asks
 `stop_requested` and reads `deadline`). The sinks:
 - runs.Run: the app's own record of a run (its folder, the page, the API);
 - EventSink: a training process another process follows (the served app's warm worker,
@@ -37,7 +37,23 @@ class RunSink(Protocol):
     def fitted(self, steps: int) -> None: ...  # the length the run's first steps set
     def add_metrics(self, record: dict) -> None: ...
     def add_samples(self, rows: list[dict]) -> None: ...
+    def phase(self, name: str, **info) -> None: ...  # what the run does now (PHASES)
     def stop_requested(self) -> bool: ...
+
+
+# What a training run does, in order, as its `phase` says: "loading" (the model and the
+# data), "samples" (a round of sample answers: `step`, `round`, `rounds`), "training"
+# (with what the rest will take: `sample_steps` between rounds, 0 without;
+# `round_seconds`, a round's measured or remembered time, None when unknown;
+# `save_seconds`; `processes`), "saving" (the trained model).
+PHASES = ("loading", "samples", "training", "saving")
+
+
+def announce(sink, name: str, **info) -> None:
+    """Tell `sink` the run's phase (a sink of its own without `phase` hears nothing)."""
+    told = getattr(sink, "phase", None)
+    if told is not None:
+        told(name, **info)
 
 
 def deadline_for_environment(deadline: float | None) -> str:
@@ -72,6 +88,9 @@ class NullSink:
     def add_samples(self, rows):
         pass
 
+    def phase(self, name, **info):
+        pass
+
     def stop_requested(self):
         return False
 
@@ -101,6 +120,9 @@ class EventSink:
 
     def add_samples(self, rows):
         self.emit(samples=rows)
+
+    def phase(self, name, **info):
+        self.emit(phase={"name": name, **info})
 
     def stop_requested(self):
         return self.stop_file.exists()
@@ -142,6 +164,8 @@ class TerminalSink:
                                         "tokens_per_second") if k in record}
         if shown:
             text = "  ".join(f"{k} {v:.4g}" for k, v in shown.items())
+            eta = self.run.eta_seconds()  # (steps, sample rounds and the save left)
+            text += f"  ETA {eta:.0f}s" if eta is not None else ""
             print(f"[{time.time() - self.start:6.0f}s] step {record['step']}/"
                   f"{self.run.max_steps}  {text}", file=self.out, flush=True)
         if self.run.stalled and not stalled:  # the run's latest steps learn nothing
@@ -154,6 +178,15 @@ class TerminalSink:
         for row in rows:
             print(f"  sample @ {row['step']}: {row['prompt']!r} -> {row['completion']!r}",
                   file=self.out, flush=True)
+
+    def phase(self, name, **info):
+        said = self.run.message
+        self.run.phase(name, **info)
+        if self.events:
+            self.events.phase(name, **info)
+        if self.run.message != said:
+            print(f"[{time.time() - self.start:6.0f}s] {self.run.message}", file=self.out,
+                  flush=True)
 
     def stop_requested(self):
         return False
@@ -183,3 +216,6 @@ def deliver(event: dict, run: RunSink) -> None:
         run.add_metrics(event["metrics"])
     if "samples" in event:
         run.add_samples(event["samples"])
+    if isinstance(event.get("phase"), dict):
+        info = dict(event["phase"])
+        announce(run, str(info.pop("name", "")), **info)

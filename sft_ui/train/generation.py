@@ -1,6 +1,7 @@
 """Answers of a model to prompts: the prompt as the model sees it (its chat template) and
 greedy, batched, KV-cached generation, used for a run's samples and by Chat's
-compare-all. Imports torch: callers outside training import it when they generate.
+compare-all; an answer cut at the limit never ends in half a character. Imports torch:
+callers outside training import it when they generate.
 """
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ def format_prompt(tokenizer, prompt: str) -> str:
         return tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
                                              tokenize=False, add_generation_prompt=True)
     return prompt
+
+
+def whole_characters(text: str) -> str:
+    """An answer without the broken character a cut at the length limit may leave at its
+    end: a byte-level tokenizer writes a Japanese or Chinese character (3 bytes in
+    UTF-8) in up to 3 tokens, and one cut before its last byte decodes as U+FFFD, the
+    replacement character."""
+    return text.rstrip("\ufffd")
 
 
 @torch.no_grad()
@@ -32,7 +41,8 @@ def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int,
                             enabled=half is not None):
             out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
                                  use_cache=True, pad_token_id=tokenizer.pad_token_id)
-        return tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+        return [whole_characters(t) for t in tokenizer.batch_decode(
+            out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)]
     finally:
         tokenizer.padding_side = side
         if was_training:

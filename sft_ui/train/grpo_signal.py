@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from contextlib import nullcontext
 
 from sft_ui.config import RunConfig
@@ -25,11 +26,12 @@ from sft_ui.config.grpo import whole_groups
 from sft_ui.data.formats import chat_note
 from sft_ui.data.load import training_rows
 from sft_ui.data.prompt_preview import prompt_seen
-from sft_ui.data.prompts import load_prompts
+from sft_ui.data.prompts import answers_need, load_prompts
+from sft_ui.data.sized import sized, within
 from sft_ui.errors import UserError
 from sft_ui.models import load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.plan.shape import model_shape
-from sft_ui.rewards.check import no_spread, score_table
+from sft_ui.rewards.check import cut_warning, no_spread, score_table
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.train.grpo import check_rewards, reward_functions, reward_weights
 
@@ -39,8 +41,11 @@ PROBE_ANSWERS = 8   # answers to each prompt tried before a run
 ROUNDS = ((0.8, 4), (1.0, 4), (1.2, 8))
 GENERATIONS = (4, 8)  # the Answers per prompt the quick path may choose
 WANTED_SPREAD = 0.5  # the share of groups that should differ
+# Another round is begun only within this share of a time budget (or PROBE_SECONDS without
+# one): on a busy 2-core CPU a round of the default model took minutes.
+PROBE_SHARE = 0.1
+PROBE_SECONDS = 120.0
 LENGTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)  # answer lengths tried
-PROBE_TOKENS = 256  # the longest answers written while probing
 QUICK_LORA_RATE = 2e-4  # a LoRA adapter's rate when a budget of minutes gives few steps
 MAX_PARAMS = 3e9  # larger models are not loaded a second time to probe
 
@@ -52,13 +57,15 @@ class NothingToLearn(UserError):
 @dataclasses.dataclass
 class Sampled:
     """The answers of one probe: `group` answers to each prompt, in prompt order, with
-    their scores (score_table's rows), tokens, prompts and data columns."""
+    their scores (score_table's rows), tokens, prompts and data columns, and which were
+    cut at the length limit (still writing when they reached it)."""
     temperature: float
     group: int
     table: list[dict]
     ids: list[list[int]]
     prompts: list
     columns: dict[str, list]
+    cut: list[bool] = dataclasses.field(default_factory=list)
 
     def totals(self) -> list[list[float]]:
         """Each prompt's answers' total rewards (a skipped answer counts as 0)."""
@@ -105,19 +112,26 @@ def sample(model, tokenizer, cfg: RunConfig, data, functions, n: int, temperatur
         torch.manual_seed(cfg.seed)
         with torch.no_grad():
             out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0,
-                                 top_p=1.0, max_new_tokens=max_new_tokens,
+                                 top_p=1.0, max_new_tokens=max_new_tokens, use_cache=True,
                                  num_return_sequences=n, pad_token_id=tokenizer.pad_token_id)
     finally:
         tokenizer.padding_side = side
-    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id]
-           for seq in out[:, enc["input_ids"].shape[1]:]]
+    written = out[:, enc["input_ids"].shape[1]:]
+    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id] for seq in written]
+    ends = {tokenizer.pad_token_id, tokenizer.eos_token_id,
+            *_listed(model.generation_config.eos_token_id)}
+    cut = [int(seq[-1]) not in ends for seq in written]  # (an ended answer is padded after)
     repeated = [r for r in rows for _ in range(n)]
     columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
     prompts_of = [r["prompt"] for r in repeated]
     texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
     table = score_table(functions, prompts_of, _as_completions(texts, data), columns,
                         weights=reward_weights(cfg, functions), completion_ids=ids)
-    return Sampled(temperature, n, table, ids, prompts_of, columns)
+    return Sampled(temperature, n, table, ids, prompts_of, columns, cut)
+
+
+def _listed(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _as_completions(texts: list[str], data) -> list:
@@ -159,16 +173,14 @@ def _ladder(tokens: int) -> int:
     return next((n for n in LENGTHS if n >= tokens), LENGTHS[-1])
 
 
-def _probe_tokens(cfg: RunConfig, person: RunConfig, tokenizer, data) -> int:
+def _probe_tokens(cfg: RunConfig, person: RunConfig, need: int | None) -> int:
     """How long the probe's answers may be: the run's limit where the person set it;
-    else at least the default, and twice the longest answer the data holds in the
-    column exact_match reads (a long answer needs room), at most PROBE_TOKENS."""
+    else at least the run's limit and `need`, what the data's answers need in the column
+    exact_match reads (data/prompts.py's answers_need: the rule that sized the limit
+    where the run started, data/sized.py), at most LENGTHS' longest."""
     if person.max_completion_length != RunConfig().max_completion_length:
         return cfg.max_completion_length
-    answers = [str(r.get(cfg.reward_column) or "") for r in data.rows[:200]]
-    longest = max((len(tokenizer(a, add_special_tokens=False)["input_ids"])
-                   for a in answers), default=0)
-    return min(PROBE_TOKENS, max(cfg.max_completion_length, 2 * longest + 16))
+    return within(need or 0, cfg.max_completion_length, LENGTHS[-1])
 
 
 def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
@@ -207,12 +219,19 @@ def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]
     rounds = ROUNDS if "temperature" in free else \
         ((cfg.temperature, ROUNDS[0][1]), (cfg.temperature, ROUNDS[-1][1]))
     answers = max(PROBE_ANSWERS, cfg.num_generations)
-    tokens = _probe_tokens(cfg, person, tokenizer, data)
+    need = (answers_need(cfg, data.rows, tokenizer) or (None,))[0]
+    tokens = _probe_tokens(cfg, person, need)
     with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
             else nullcontext() as written:
         functions = reward_functions(cfg, written, data.as_chat)
         found, start, rounds_run = None, 0, 0
+        until = time.time() + (cfg.time_budget_minutes * 60 * PROBE_SHARE if choosing
+                               else PROBE_SECONDS)
         for temperature, prompts in rounds:
+            if found is not None and time.time() > until:
+                log.info("Rewards tried in %d rounds of answers: the time for trying them "
+                         "is up.", rounds_run)
+                break
             rows = list(data.rows[start:start + prompts]) or list(data.rows[:prompts])
             start += prompts
             tried = sample(model, tokenizer, cfg, data, functions, answers, temperature,
@@ -227,17 +246,20 @@ def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]
     prompts = len(found.totals())
     tried = (f"{prompts} prompts x {answers} answers at temperature "
              f"{found.temperature:g}, up to {tokens} tokens")
+    cut = cut_warning(found.cut, tokens, need)
     if not found.rewarded():
-        message = _nothing_message(found, tried, rounds_run)
-        if choosing:
+        message = _nothing_message(found, tried, rounds_run, cut)
+        if choosing and rounds_run == len(rounds):  # (fewer: too few answers to be sure)
             raise NothingToLearn(message)
         log.warning("%s", message)
         return cfg, []
     share = found.spread(cfg.num_generations)
     log.info("Rewards tried before training (%s): %.0f%% of groups of %d answers would "
              "differ.", tried, 100 * share, cfg.num_generations)
+    if cut:  # (the fix is the length, whatever the spread)
+        log.warning("%s", cut)
     if not choosing:
-        if share < WANTED_SPREAD / 2:
+        if share < WANTED_SPREAD / 2 and not cut:
             log.warning("%s", f"Few groups of answers will differ ({share:.0%}): GRPO "
                         "learns from those only. Raise Answers per prompt or Temperature, "
                         "or give partial credit in the reward.")
@@ -290,9 +312,13 @@ def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | Non
     return dataclasses.replace(cfg, **changes), reasons
 
 
-def _nothing_message(found: Sampled, tried: str, rounds: int) -> str:
-    """What to say when every answer of the probe scored alike, and what helps."""
+def _nothing_message(found: Sampled, tried: str, rounds: int, advice: str | None) -> str:
+    """What to say when every answer of the probe scored alike, and what helps (`advice`:
+    cut_warning's, where most answers were cut at the length limit)."""
     where = f"{tried}; {rounds} rounds of answers tried" if rounds > 1 else tried
+    if advice:
+        return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
+                f"reward, {found.alike()}. {advice}")
     values = {round(t, 6) for totals in found.totals() for t in totals}
     if len(values) == 1 and values.pop() > 0:
         return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
@@ -313,12 +339,16 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
     first `prompts` prompts, sampled as training would, and every reward function scores
     each one. {"names": the functions, "rows": score_table's rows, "seen": the first
     prompt as the model reads it, "notes": how the data reaches the model and the share
-    of groups whose rewards differ, "warnings": the prompts whose answers all scored
-    alike (no learning signal)}. Reward errors raise RewardError with the row and line,
-    before any training."""
+    of groups whose rewards differ, "warnings": most answers cut at the length limit,
+    the prompts whose answers all scored alike (no learning signal)}. The answers are
+    as long as the run's would be: Max completion length as the run's start sizes it
+    from the data (data/sized.py). Reward errors raise RewardError with the row and
+    line, before any training."""
     check_rewards(cfg)
     path = resolve_model(cfg.model_name_or_path)
     model, tokenizer = load_model_and_tokenizer(path, cfg.trust_remote_code)
+    fitted = sized(cfg, tokenizer)
+    cfg = fitted.config
     data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
     n = cfg.num_generations
     with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
@@ -327,9 +357,12 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
         found = sample(model, tokenizer, cfg, data, functions, n, cfg.temperature,
                        cfg.max_completion_length, list(data.rows[:prompts]))
     notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
+    notes += fitted.reasons
     notes.append(f"At these settings (temperature {cfg.temperature:g}), about "
                  f"{found.spread(n):.0%} of groups of {n} answers would hold different "
                  "rewards: GRPO learns from those only.")
+    need = (answers_need(cfg, data.rows, tokenizer) or (None,))[0]
+    cut = cut_warning(found.cut, cfg.max_completion_length, need)
     return {"names": [f.__name__ for f in functions], "rows": found.table,
             "seen": prompt_seen(data.rows[0]["prompt"], tokenizer), "notes": notes,
-            "warnings": no_spread(found.table, n)}
+            "warnings": ([cut] if cut else []) + no_spread(found.table, n, found.cut)}

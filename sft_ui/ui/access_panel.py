@@ -6,7 +6,7 @@ import gradio as gr
 
 from sft_ui.access import LOGIN, AccessError, Who
 from sft_ui.actions import Actions
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, keep, note, problem
 
 
 def who(request: gr.Request | None) -> Who:
@@ -36,12 +36,13 @@ def build(actions: Actions) -> None:
             signed = actions.sign_in(who(request), name, secret)
         except AccessError as e:
             return problem("Cannot sign in:", e), gr.skip()
-        return say(f"Signed in as **{signed}**."), ""
+        return note(f"Signed in as **{signed}**."), ""
 
     def on_sign_out(request: gr.Request):
         actions.sign_out(who(request))
-        return say("Signed out.")
+        return note("Signed out.")
 
     sign_in.click(on_sign_in, [user, password], [status, password], api_name=False)
     password.submit(on_sign_in, [user, password], [status, password], api_name=False)
     sign_out.click(on_sign_out, None, status, api_name=False)
+    keep(status)

@@ -10,7 +10,7 @@ from sft_ui.actions import Actions
 from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
-from sft_ui.ui.lang import T, after_switch, problem, say
+from sft_ui.ui.lang import T, after_switch, keep, note, problem, run_label, say
 from sft_ui.ui.lists import Lists
 
 COMPARE_COLUMNS = ["prompt", "model A", "model B"]  # English; headers in the page's language
@@ -21,7 +21,7 @@ REPETITION_PENALTY = 1.15
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
     """(label, reference) pairs, the labels in the session's language."""
-    return [(say(label), ref) for label, ref in chat.choices()]
+    return [(run_label(label), ref) for label, ref in chat.choices()]
 
 
 def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=None):
@@ -52,7 +52,7 @@ def settings_widgets(penalty: float = REPETITION_PENALTY) -> list:
 def new_conversation(chat: ChatService, ref: str) -> tuple:
     """An empty chat box named after the model `ref` (the conversation before it was with
     another model), and no error."""
-    label = next((say(label) for label, value in chat.choices() if value == ref), ref)
+    label = next((run_label(label) for label, value in chat.choices() if value == ref), ref)
     return gr.update(value=[], label=say(f"Chat with {label}")), ""
 
 
@@ -97,7 +97,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         history = list(history or [])
         messages = normalise_history(history)
         if not messages or not messages[-1]["content"].strip():
-            yield history, say("Type a message first.")
+            yield history, note("Type a message first.")
             return
         try:
             for text in actions.chat(messages[-1]["content"], messages[:-1], ref,
@@ -116,9 +116,10 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
                 show_progress="hidden")
 
     def listed():
-        return gr.update(choices=choices(chat)), say(chat.latest_text())
+        return gr.update(choices=choices(chat)), run_label(chat.latest_text())
 
     refresh.click(listed, None, [model, latest], api_name=False)
+    keep(error)  # what went wrong, in the page's new language
     after_switch(listed, None, [model, latest])  # the labels in the new language
     if lists is not None:
         lists.add(listed, [], [model, latest])
@@ -172,6 +173,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
     stop.click(None, cancels=events, api_name=False)
     batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]], [table, notice],
                    api_name=False)
+    keep(notice)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
                   api_name=False)
     after_switch(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b])

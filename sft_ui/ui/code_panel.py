@@ -11,7 +11,7 @@ import gradio as gr
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.share import recipe
-from sft_ui.ui.lang import T, problems, say
+from sft_ui.ui.lang import T, keep, note, problems
 from sft_ui.ui.widgets import config_to_values, values_to_dict
 
 
@@ -70,18 +70,19 @@ def wire(controls, names: list[str], inputs: list) -> None:
         except ConfigError as e:
             return [gr.skip()] * len(names) + [_problems(e, Path(path).name)]
         except Exception as e:  # not YAML at all
-            return [gr.skip()] * len(names) + [say(
+            return [gr.skip()] * len(names) + [note(
                 f"**Cannot load {Path(path).name}:** it is not a YAML mapping ({e}).")]
         found = cfg.validate()
-        note = say(f"Loaded {Path(path).name}.") + (
+        loaded = note(f"Loaded {Path(path).name}.") + (
             "\n\n" + problems("Check these before Start:", ConfigError(found)) if found else "")
-        return config_to_values(cfg, names) + [note]
+        return config_to_values(cfg, names) + [loaded]
 
     show.click(on_show, [machines, *inputs],
                [notice, yaml_code, script, command, launch], api_name=False)
     save.click(on_save, inputs, [notice, saved], api_name=False)
     load.upload(on_load, load, [*inputs, notice], api_name=False,
                 show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
+    keep(notice)
 
 
 def _problems(e: ConfigError, name: str = "") -> str:

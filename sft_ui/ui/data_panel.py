@@ -14,7 +14,7 @@ from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.stages import stage_of
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, problems, say
+from sft_ui.ui.lang import T, after_switch, kept, note, problem, problems, redrawn, say
 from sft_ui.ui.widgets import values_to_dict
 
 STYLE = """<style>
@@ -35,6 +35,22 @@ LEGEND = [("tok loss", "green", "counts in the loss"), ("tok masked", "grey", "m
 def demo_for(stage: str) -> str:
     """The built-in set of a stage (the demo set's examples, or its preference pairs)."""
     return stage_of(stage).demo
+
+
+def sized_markdown(sized: dict) -> str:
+    """The settings the data sizes where they are left at their defaults (data/sized.py):
+    the questions the samples will ask, and a sentence for each setting."""
+    lines = []
+    if sized.get("prompts"):
+        lines.append(say("**Sample prompts the run will ask** (type your own in *Sample "
+                         "prompts*, under Logging, checkpoints and samples, to ask others):"))
+        lines.append("\n".join(f"- {html.escape(_short(q))}" for q in sized["prompts"]))
+    lines += [html.escape(say(n)) for n in [*sized.get("reasons", ()), *sized.get("notes", ())]]
+    return "\n\n".join(lines)
+
+
+def _short(text: str, most: int = 160) -> str:
+    return text if len(text) <= most else text[:most - 1] + "\u2026"
 
 
 def summary_markdown(p: dict) -> str:
@@ -95,12 +111,14 @@ def prompt_summary_markdown(p: dict) -> str:
     lines = [
         f"**Format: {p['format']}** ({p['format_description']}).",
         f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
-        f"&middot; columns the rewards can read: {html.escape(', '.join(others) or 'none')}",
+        f"&middot; columns the rewards can read: {', '.join(f'`{c}`' for c in others)}" if others
+        else f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
+        "&middot; no other column for the rewards to read",
         f"**Prompt tokens:** min {s['min']}, median {s['median']:g}, max {s['max']}; each "
         f"answer up to {s['answer_tokens']} tokens. {s['prompts_per_step']} prompts "
         f"a step: Max steps covers **{s['epochs_in_max_steps']:g} epochs**.",
     ]
-    lines += [html.escape(n) for n in p["notes"]]
+    lines += [html.escape(say(n)) for n in p["notes"]]  # (translated before escaping)
     return "\n\n".join(say(line) for line in lines)
 
 
@@ -194,10 +212,14 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
         if not before or not _is_upload(before):
             before = current if current and not _is_upload(current) else demo_for(stage)
         try:
-            return actions.upload(who(request), path), gr.skip(), gr.skip(), True, before
+            stored = actions.upload(who(request), path)
+            # the box shows the file's name; its value, the path the run reads, stays
+            listed = dataset_choices(actions.dataset_choices(who(request), stage), stored)
+            return (gr.update(choices=listed, value=stored), gr.skip(), gr.skip(), True,
+                    before)
         except UserError as e:
             return (before, problem("Cannot use this file:", e) + "\n\n" +
-                    say(f"The dataset is back to {before}."), "", False, before)
+                    note(f"The dataset is back to {before}."), "", False, before)
 
     def on_clear(before, stage):
         """The upload was removed: the dataset box goes back, the preview goes."""
@@ -209,8 +231,9 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
         except UserError as e:
             return problems("Cannot preview:", e), ""
         except Exception as e:  # keep the page usable, say what happened
-            return say(f"**Preview failed:** {type(e).__name__}: {e}"), ""
-        return summary_markdown(p), examples_html(p)
+            return note(f"**Preview failed:** {type(e).__name__}: {e}"), ""
+        sized = sized_markdown(p.get("sized") or {})  # beside the data it follows
+        return summary_markdown(p) + (f"\n\n{sized}" if sized else ""), examples_html(p)
 
     def after_upload(request: gr.Request, ok, *values):
         return on_preview(request, *values) if ok else (gr.skip(), gr.skip())
@@ -228,7 +251,28 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
     button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")
 
+    def on_switch(request: gr.Request, shown, *values):
+        """The summary in the page's new language: a notice drawn again from its English,
+        a preview made again."""
+        if kept(shown):
+            return redrawn(shown), gr.skip()
+        return on_preview(request, *values) if shown else (gr.skip(), gr.skip())
+    after_switch(on_switch, [summary, *inputs], [summary, examples])
+
 
 def _is_upload(value: str) -> bool:
     """Whether a dataset value is a file an upload stored (in an uploads folder)."""
     return UPLOADS in Path(str(value)).parts
+
+
+def dataset_choices(values: list[str], current: str = "") -> list:
+    """The dataset box's list as the page shows it: a file an upload stored by its name
+    ("support.csv", not the server's path .../uploads/ab12cd/support.csv, which stays the
+    value the run reads; two of one name also by their folder), the other values as they
+    are; `current` among them when it is an upload."""
+    values = list(values) + ([current] if current and _is_upload(current) and
+                             current not in values else [])
+    names = [Path(v).name for v in values if _is_upload(v)]
+    return [v if not _is_upload(v) else
+            (Path(v).name if names.count(Path(v).name) == 1 else
+             f"{Path(v).name} ({Path(v).parent.name})", v) for v in values]

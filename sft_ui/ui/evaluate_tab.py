@@ -13,12 +13,23 @@ from sft_ui.actions import Actions
 from sft_ui.chat import BASE, LATEST, GenSettings
 from sft_ui.data import SUFFIXES
 from sft_ui.errors import UserError
-from sft_ui.evaluate.metrics import NAMES
+from sft_ui.evaluate.metrics import NAMES, tokenisation_lines
 from sft_ui.evaluate.testset import RUN_EVAL
 from sft_ui.runs import display_name
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.chat_tab import choices, settings_widgets
-from sft_ui.ui.lang import T, after_switch, compact_duration, problem, say
+from sft_ui.ui.lang import (
+    T,
+    after_switch,
+    compact_duration,
+    keep,
+    kept,
+    note,
+    problem,
+    redrawn,
+    run_label,
+    say,
+)
 from sft_ui.ui.lists import Lists
 
 NONE = ""  # Model B left out: one model is evaluated
@@ -38,7 +49,7 @@ def model_choices(actions: Actions, with_none: bool = False) -> list[tuple[str, 
 
 def eval_split_choices(actions: Actions) -> list[tuple[str, str]]:
     """(label, 'run:<id>') of the runs that held out eval rows or were given some."""
-    return [(display_name(r), RUN_EVAL + r.id) for r in actions.manager.all_runs()
+    return [(run_label(display_name(r)), RUN_EVAL + r.id) for r in actions.manager.all_runs()
             if r.config.eval_fraction > 0 or r.config.eval_dataset_name.strip()
             or r.config.dataset_test_split.strip()]
 
@@ -65,10 +76,21 @@ def scores_frame(snap: dict | None) -> pd.DataFrame:
             [str(s["rows"]) for s in scores]]
     for key, name in NAMES.items():
         values = [s[key] for s in scores]
-        if all(v is None for v in values):
+        invalid = [key in s.get("not_valid", ()) for s in scores]  # for this text
+        if all(v is None for v in values) and not any(invalid):
             continue  # no JSON references: no JSON score
-        rows.append([say(name)] + ["--" if v is None else f"{v:.1f}" for v in values])
+        rows.append([say(name)] + [say("not valid") if bad else "--" if v is None else
+                                   f"{v:.1f}" for v, bad in zip(values, invalid)])
     return pd.DataFrame([r + [""] * (len(columns) - len(r)) for r in rows], columns=columns)
+
+
+def tokens_markdown(snap: dict | None) -> str:
+    """How the scores cut the text (words, characters), chosen from the test set's
+    references: the same for both models."""
+    lines = tokenisation_lines(snap["scores"][0]) if snap and snap.get("scores") else []
+    if not lines:
+        return ""
+    return f"**{say(lines[0])}**\n\n" + "\n".join(f"- {say(line)}" for line in lines[1:])
 
 
 def answers_frame(rows: list[dict] | None) -> pd.DataFrame:
@@ -110,6 +132,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     notice = gr.Markdown(elem_id="eval-notice")
     scores = gr.Dataframe(scores_frame(None), label=T("Scores"), interactive=False,
                           wrap=True, elem_id="eval-scores", column_widths=["24%", "38%", "38%"])
+    tokens = gr.Markdown(elem_id="eval-tokens")
     table = gr.Dataframe(answers_frame(None), label=T("Answers (rows where they differ first)"),
                          interactive=False, wrap=True, elem_id="eval-table",
                          column_widths=["22%", "16%", "31%", "31%"])
@@ -122,8 +145,8 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     _wire(actions, dict(model_a=model_a, model_b=model_b, upload=upload, test_set=test_set,
                         run_split=run_split, split=split, limit=limit, batch=batch,
                         settings=settings, go=go, stop=stop, progress=progress,
-                        notice=notice, scores=scores, table=table, files=files, job=job,
-                        shown=shown))
+                        notice=notice, scores=scores, tokens=tokens, table=table, files=files,
+                        job=job, shown=shown))
 
     def listed():
         return (gr.update(choices=model_choices(actions)),
@@ -157,35 +180,39 @@ def _wire(actions: Actions, w: dict) -> None:
             return (gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(),
                     gr.skip(), gr.skip())
         warning = actions.training_data_warning([ref_a, ref_b], name, split)
-        note = say(f"**Note:** {warning}") if warning else ""
-        return started.id, note, progress_html(started.snapshot()), gr.Timer(active=True), note
+        warned = note(f"**Note:** {warning}") if warning else ""
+        return (started.id, warned, progress_html(started.snapshot()), gr.Timer(active=True),
+                warned)
 
     def on_stop(request: gr.Request):
         try:
             snap = actions.stop_evaluation(who(request))
         except UserError as e:
             return problem("Cannot stop:", e, escape=True)
-        return say("Stopping after the batch being answered..." if snap else
-                   "No evaluation is running.")
+        return note("Stopping after the batch being answered..." if snap else
+                    "No evaluation is running.")
 
-    def poll(job_id, shown_id, note):
+    def poll(job_id, shown_id, warned):
         """Progress while this page's job runs; its results once, and the timer stops (the
         note on the test set, if any, stays with them)."""
         asleep = gr.Timer(active=False)
         if not job_id or shown_id == job_id:
-            return (gr.skip(),) * 6 + (asleep,)
+            return (gr.skip(),) * 7 + (asleep,)
         try:
             job = evaluator.get(job_id)
         except UserError:
-            return (gr.skip(),) * 6 + (asleep,)
+            return (gr.skip(),) * 7 + (asleep,)
         snap = job.snapshot()
         if snap["state"] not in ("done", "stopped", "failed"):
-            return (progress_html(snap),) + (gr.skip(),) * 6
+            return (progress_html(snap),) + (gr.skip(),) * 7
         notice = problem("Cannot evaluate:", UserError(snap["error"])) \
-            if snap["state"] == "failed" else say(snap["error"]) if snap["error"] else note
+            if snap["state"] == "failed" else note(snap["error"]) if snap["error"] else \
+            redrawn(warned) if kept(warned) else warned  # (in the page's language now)
+        if snap["state"] != "failed":  # (the answer length sized from the test set)
+            notice = "\n\n".join([notice, *(note(n) for n in snap.get("notes") or [])])
         paths = [snap["files"][k] for k in ("jsonl", "csv", "summary") if k in snap["files"]]
-        return (progress_html(snap), scores_frame(snap), answers_frame(evaluator.rows(job)),
-                paths or None, notice, job_id, asleep)
+        return (progress_html(snap), scores_frame(snap), tokens_markdown(snap),
+                answers_frame(evaluator.rows(job)), paths or None, notice, job_id, asleep)
 
     w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]], api_name=False)
     w["run_split"].input(lambda value: value or gr.skip(), w["run_split"], w["test_set"],
@@ -193,13 +220,13 @@ def _wire(actions: Actions, w: dict) -> None:
     inputs = [w["model_a"], w["model_b"], w["test_set"], w["split"], w["limit"], w["batch"],
               *w["settings"]]
     timer = gr.Timer(1.0, active=False)  # ticks while this page's job runs
-    note = gr.State("")  # a note on the test set (training data), kept with the results
-    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer, note],
+    warned = gr.State("")  # a note on the test set (training data), kept with the results
+    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer, warned],
                   api_name=False)
     w["stop"].click(on_stop, None, w["notice"], api_name=False)
-    timer.tick(poll, [w["job"], w["shown"], note],
-               [w["progress"], w["scores"], w["table"], w["files"], w["notice"], w["shown"],
-                timer], api_name=False, show_progress="hidden")
+    timer.tick(poll, [w["job"], w["shown"], warned],
+               [w["progress"], w["scores"], w["tokens"], w["table"], w["files"], w["notice"],
+                w["shown"], timer], api_name=False, show_progress="hidden")
 
     def relabel(shown_id):
         """The tables in the page's new language: the shown evaluation's, or empty."""
@@ -208,7 +235,9 @@ def _wire(actions: Actions, w: dict) -> None:
         except UserError:
             job = None
         if job is None:
-            return scores_frame(None), answers_frame(None)
-        return scores_frame(job.snapshot()), answers_frame(evaluator.rows(job))
+            return scores_frame(None), tokens_markdown(None), answers_frame(None)
+        snap = job.snapshot()
+        return scores_frame(snap), tokens_markdown(snap), answers_frame(evaluator.rows(job))
 
-    after_switch(relabel, w["shown"], [w["scores"], w["table"]])
+    after_switch(relabel, w["shown"], [w["scores"], w["tokens"], w["table"]])
+    keep(w["notice"])

@@ -10,7 +10,7 @@ from gradio.context import Context
 from sft_ui.errors import UserError
 from sft_ui.runs import RunManager, checkpoints, display_name
 from sft_ui.share.export import is_lora_run
-from sft_ui.ui.lang import T, after_switch, say
+from sft_ui.ui.lang import T, after_switch, run_label, say
 from sft_ui.ui.lists import Lists
 
 FINAL = "final model"
@@ -20,7 +20,7 @@ NO_RUN_CHOSEN = ("Choose a run first: the Run list holds every run with a final 
 
 def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
     """(label, run id) of every run with a final model or a checkpoint, newest first."""
-    return [(f"{display_name(r)} ({say(r.state)})", r.id) for r in manager.all_runs()
+    return [(f"{run_label(display_name(r))} ({say(r.state)})", r.id) for r in manager.all_runs()
             if r.model_dir or checkpoints(r.dir)]
 
 
@@ -70,21 +70,32 @@ def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
         return (gr.update(choices=checkpoint_choices(manager, run_id), value=FINAL),
                 gr.update(visible=lora, value=False if not lora else gr.skip()))
 
-    def runs(current=None):
-        """The run list; the run chosen stays (its value is not sent: a late answer must not
-        undo a newer choice), else the latest finished run is chosen (the tab starts
-        ready)."""
+    def runs(current=None, picked=None):
+        """The run list; the run the person picked stays (its value is not sent: a late
+        answer must not undo a newer choice), else the newest finished run is chosen, also
+        after a newer one finished since the page chose one (the tab opens ready on it)."""
         choices = exportable_runs(manager)
-        if current in [run_id for _, run_id in choices]:
-            return gr.update(choices=choices)
+        ids = [run_id for _, run_id in choices]
         latest = manager.latest_finished()
+        if current in ids and (current == picked or latest is None or latest.id == current):
+            return gr.update(choices=choices)
         return gr.update(choices=choices, value=latest.id if latest else None)
 
+    picked = gr.State(None)  # the run the person picked from the list (none: the page's)
+    source.run.input(lambda run_id: run_id, source.run, picked, api_name=False,
+                     show_progress="hidden")
     source.run.change(on_run, source.run, [source.checkpoint, merged], api_name=False)
-    source.refresh.click(runs, source.run, source.run, api_name=False)
-    Context.root_block.load(runs, source.run, source.run, api_name=False,
+    source.refresh.click(runs, [source.run, picked], source.run, api_name=False)
+    Context.root_block.load(runs, [source.run, picked], source.run, api_name=False,
                             show_progress="hidden")
     # After a language switch: the run list's states in the new one.
-    after_switch(runs, source.run, source.run)
+    after_switch(runs, [source.run, picked], source.run)
+
+    def listed(run_id):
+        """The chosen run's models in the page's language ("final model")."""
+        return gr.update(choices=checkpoint_choices(manager, run_id))
+    Context.root_block.load(listed, source.run, source.checkpoint, api_name=False,
+                            show_progress="hidden")
+    after_switch(listed, source.run, source.checkpoint)
     if lists is not None:
-        lists.add(runs, [source.run], [source.run])
+        lists.add(runs, [source.run, picked], [source.run])

@@ -16,7 +16,7 @@ from sft_ui.share.card import card_for_page
 from sft_ui.share.export import zip_export
 from sft_ui.ui import deploy_panel, export_source, gguf_panel, hub_panel
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, problem, say
+from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
 
@@ -113,14 +113,15 @@ def wire_export(view: Export, actions: Actions, source: export_source.Source,
     and `folder` for a push."""
     def on_export(request: gr.Request, run_id, ckpt, merge):
         if not run_id:
-            return gr.skip(), say(export_source.NO_RUN_CHOSEN), gr.skip(), gr.skip()
+            return gr.skip(), note(export_source.NO_RUN_CHOSEN), gr.skip(), gr.skip()
         try:
             out = actions.export(who(request), run_id, export_source.checkpoint_name(ckpt),
                                  merge)
         except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
-        return (str(out), say(f"Exported to `{out}`."), str(zip_export(out)),
+        return (str(out), note(f"Exported to `{out}`."), str(zip_export(out)),
                 card_view(str(out)))
 
     view.export.click(on_export, [source.run, source.checkpoint, view.merged],
                       [folder, view.notice, view.download, card], api_name=False)
+    keep(view.notice)  # (the GGUF export's too) in the page's new language

@@ -11,7 +11,7 @@ from sft_ui.errors import UserError
 from sft_ui.share.gguf_export import QUANTISATIONS
 from sft_ui.ui import export_source
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, note, problem
 
 
 @dataclass
@@ -37,13 +37,13 @@ def wire(g: Gguf, actions: Actions, source: export_source.Source, notice: gr.Mar
     """Export GGUF writes the file of the chosen run or checkpoint; `notice` says where."""
     def on_gguf(request: gr.Request, run_id, ckpt, q):
         if not run_id:
-            return say(export_source.NO_RUN_CHOSEN), gr.skip()
+            return note(export_source.NO_RUN_CHOSEN), gr.skip()
         try:
             file, modelfile = actions.export_gguf(who(request), run_id,
                                                   export_source.checkpoint_name(ckpt), q)
         except UserError as e:
             return problem("Cannot export GGUF:", e), gr.skip()
-        return (say(f"GGUF written to `{file}`. For Ollama: `ollama create my-model -f "
+        return (note(f"GGUF written to `{file}`. For Ollama: `ollama create my-model -f "
                     f"{modelfile}`."), [str(file), str(modelfile)])
 
     g.export.click(on_gguf, [source.run, source.checkpoint, g.quantisation], [notice, g.files],

@@ -10,7 +10,7 @@ import gradio as gr
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, keep, note, problem
 
 
 @dataclass
@@ -32,11 +32,15 @@ def build() -> Hub:
     token = gr.Textbox(label=T("Hugging Face token (write access)"), type="password",
                        info=T("Used for this push only; never saved, logged or written into "
                               "the model card."))
+    push = gr.Button(T("Push the export"))
+    # The Space loads the model from the Hub: what it needs said before the button.
+    gr.Markdown(T("### Publish a chat Space"))
+    gr.Markdown(T("A chat app for the model pushed above: the Space loads it from the Hub "
+                  "by its Model repo id, so push the export first."), elem_id="publish-help")
     with gr.Row():
-        push = gr.Button(T("Push the export"))
         space_id = gr.Textbox(label=T("Space id for a chat app"),
                               placeholder="your-name/my-chat", scale=2)
-        publish = gr.Button(T("Publish as a chat Space"))
+        publish = gr.Button(T("Publish as a chat Space"), elem_id="publish-space")
     notice = gr.Markdown(elem_id="hub-notice")
     return Hub(repo, private, token, push, space_id, publish, notice)
 
@@ -45,19 +49,20 @@ def wire(h: Hub, actions: Actions, folder: gr.State) -> None:
     """Push sends the export in `folder` (the Export button's); Publish makes the Space."""
     def on_push(request: gr.Request, path, repo_id, tok, is_private):
         if not path:
-            return say("Export first, then push the export.")
+            return note("Export first, then push the export.")
         try:
             url = actions.push_export(who(request), path, repo_id, tok, is_private)
         except UserError as e:
             return problem("Cannot push:", e)
-        return say(f"Pushed: [{url}]({url})")
+        return note(f"Pushed: [{url}]({url})")
 
     def on_publish(request: gr.Request, repo_id, sid, tok):
         try:
             url = actions.publish(who(request), repo_id, sid, tok)
         except UserError as e:
             return problem("Cannot publish:", e)
-        return say(f"Space created: [{url}]({url}) (it builds for a few minutes).")
+        return note(f"Space created: [{url}]({url}) (it builds for a few minutes).")
 
     h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_name=False)
     h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_name=False)
+    keep(h.notice)  # (the deploy panel's too) in the page's new language

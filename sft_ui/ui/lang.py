@@ -6,12 +6,19 @@ selector at the top of the page. Text made while the app runs (notices, errors,
 status, the plan) goes through `say`, in the language of the session that asked:
 the selector's choice, else the request's Accept-Language, else English. Both read
 the catalogues of sft_ui/i18n/.
+A notice (what Start, Continue, Fit... answered) is written by `note`, `problem` or
+`problems`: its text in the page's language keeps the English it was made from, so that
+a language switch redraws it (`keep`) and a check of whether its cause is gone can read
+it (`kept`).
 """
 from __future__ import annotations
 
 import hashlib
 import html
+import json
+import re
 from collections import OrderedDict
+from urllib.parse import quote, unquote
 
 import gradio as gr
 from gradio.context import Context, LocalContext
@@ -88,16 +95,25 @@ def T(text: str) -> I18nData | str:
 def translations() -> dict[str, dict[str, str]]:
     """gr.I18n's tables for every text marked with T so far; a text without an entry
     falls back to English in the browser."""
-    tables = {i18n.DEFAULT: dict(_TEXTS)}
+    tables = {i18n.DEFAULT: {**GRADIO_WORDS, **_TEXTS}}
     for code in i18n.LANGUAGES:
         if code != i18n.DEFAULT:
-            tables[code] = {key: translated for key, text in _TEXTS.items()
+            tables[code] = {key: translated for key, text in tables[i18n.DEFAULT].items()
                             if (translated := i18n.translate(text, code)) != text}
     return tables
 
 
 def marked_texts() -> list[str]:
     return list(_TEXTS.values())
+
+
+# Gradio's own words in the page, by its keys (gr.I18n reaches them too): its status
+# announcements ("common.complete": it has no text of its own for it in any language, and
+# showed the key) and the queue's place; the Japanese from the catalogue. (Its counters,
+# "processing | 2.7/20.8s", are not translatable: ui/style.py hides them.)
+GRADIO_WORDS = {"common.complete": "Complete", "common.progress": "Progress",
+                "common.loading": "Loading",
+                "status.queue_position": "In queue: {position} of {size}"}
 
 
 def _header(request) -> str:
@@ -135,21 +151,93 @@ def compact_duration(seconds) -> str:
     return i18n.formatted("{seconds}s", lang, seconds=s)
 
 
+# A run that started from an earlier run's model: lists name that model "run <id>"
+# (runs/folder.py's display_name: "GRPO · run <id> · demo-grpo · 2026-11-27 14:54").
+_RUN_IN_LABEL = re.compile(r"(?<=· )run (?=\S+ ·)")
+
+
+def run_label(label: str) -> str:
+    """A list's text naming a run (display_name, alone or inside a longer label) in the
+    page's language."""
+    return _RUN_IN_LABEL.sub(lambda _: say("run") + " ", say(label))
+
+
+def _english(error: Exception) -> list[str]:
+    return list(getattr(error, "messages", None) or [str(error)])
+
+
 def messages(error: Exception) -> list[str]:
     """A person-facing error's messages, translated."""
-    return [say(m) for m in getattr(error, "messages", None) or [str(error)]]
+    return [say(m) for m in _english(error)]
+
+
+# The English a notice keeps: an HTML comment at the end of each part of its text, which
+# the page does not draw and sends back as the notice's value. A part: its text ("text"),
+# the messages after it ("items": a Markdown list, else one line) and whether they are
+# escaped for HTML ("escape").
+_KEPT = re.compile(r"(.*?)\n*<!--sft-en:([^>]*)-->", re.S)
+
+
+def _render(part: dict) -> str:
+    head, items = say(part["text"]), [say(m) for m in part.get("items", ())]
+    items = [html.escape(m) for m in items] if part.get("escape") else items
+    if part.get("listed"):
+        return head + "\n\n" + "\n".join(f"- {m}" for m in items)
+    return " ".join([head, *items])
+
+
+def _note(part: dict) -> str:
+    return f"{_render(part)}\n\n<!--sft-en:{quote(json.dumps(part), safe='')}-->"
+
+
+def note(text: str, items=(), escape: bool = False) -> str:
+    """A notice: the finished English `text` (and `items`, a list under it; `escape`: for
+    HTML, as text that may quote a name typed or a file's content) in the page's language,
+    keeping its English for a switch of language (`keep`) and for `kept`."""
+    if not text:
+        return ""
+    return _note({"text": text, "items": list(items), "listed": bool(items),
+                  "escape": escape})
 
 
 def problems(heading: str, error: Exception) -> str:
-    """A bold heading and the error's messages as a Markdown list, translated."""
-    return f"**{say(heading)}**\n\n" + "\n".join(f"- {m}" for m in messages(error))
+    """A bold heading and the error's messages as a Markdown list, translated (a notice)."""
+    return _note({"text": f"**{heading}**", "items": _english(error), "listed": True})
 
 
 def problem(heading: str, error: Exception, escape: bool = False) -> str:
     """A bold heading and the error's messages on one line, translated (and escaped
-    for HTML where the error may quote a name the person typed)."""
-    text = " ".join(messages(error))
-    return f"**{say(heading)}** {html.escape(text) if escape else text}"
+    for HTML where the error may quote a name the person typed; a notice)."""
+    return _note({"text": f"**{heading}**", "items": _english(error), "escape": escape})
+
+
+def kept(value) -> list[dict]:
+    """The English parts a notice's text keeps (none for a text written otherwise)."""
+    if not isinstance(value, str) or "<!--sft-en:" not in value:
+        return []
+    return [json.loads(unquote(m.group(2))) for m in _KEPT.finditer(value)]
+
+
+def redrawn(value):
+    """A notice's text again, each part it keeps in the page's language now (the text
+    around them kept); gr.skip() for a text that keeps none."""
+    if not kept(value):
+        return gr.skip()
+    out, end = [], 0
+    for m in _KEPT.finditer(value):
+        lead = m.group(1)[:len(m.group(1)) - len(m.group(1).lstrip())]
+        out.append(lead + _note(json.loads(unquote(m.group(2)))))
+        end = m.end()
+    return "".join(out) + value[end:]
+
+
+def keep(*notices) -> None:
+    """Notices (Markdown, inside the Blocks being built) drawn again in the page's new
+    language when it switches, from the English they keep (`note`, `problem(s)`)."""
+    def redraw(*values):
+        shown = [redrawn(v) for v in values]
+        return shown if len(shown) > 1 else shown[0]
+    after_switch(redraw, list(notices), list(notices))
 
 
 def _remember(tag: str, request: gr.Request) -> str:
@@ -175,6 +263,18 @@ def build_selector() -> gr.Dropdown:
     root.sft_language_switch = choice.input(_remember, choice, choice, js=SWITCH_JS,
                                             api_name=False, show_progress="hidden")
     return choice
+
+
+def relabel(dropdown, choices) -> None:
+    """A dropdown (inside the Blocks being built) whose choices' labels are English text
+    (`choices()`: (label, value) pairs) shows them in the page's language: from the page's
+    load, and again after a switch. Its value stays."""
+    def labelled():
+        return gr.update(choices=[(say(label), value) for label, value in choices()])
+    if Context.root_block is not None:
+        Context.root_block.load(labelled, None, dropdown, api_name=False,
+                                show_progress="hidden")
+        after_switch(labelled, None, dropdown)
 
 
 def after_switch(fn, inputs, outputs) -> None:

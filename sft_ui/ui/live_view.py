@@ -33,6 +33,7 @@ from sft_ui.ui.run_frames import (
     samples_frame,
     series_name,
     stage_plots,
+    step_limits,
 )
 
 # The log shows its newest lines: scrolled to the end whenever its text grew (a person
@@ -209,9 +210,10 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
     if "loss" in sent:
         loss = loss_frame(snap)
         series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
+        values.append(_on_steps(loss))
     else:
-        loss, series = gr.skip(), shown_series
-    values.append(loss)
+        series = shown_series
+        values.append(gr.skip())
     reward_series = shown_rewards
     if sent & {"rewards", "accuracy"}:
         sent |= {"rewards", "accuracy"}
@@ -224,7 +226,8 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
             notes = gr.skip()
         else:  # axis titles sent too: a plot built hidden shows untranslated ones
             values += [gr.update(value=frame, visible=frame is not None, x_title=say("step"),
-                                 y_title=say(title), **_titled(plots.get(key)))
+                                 y_title=say(_y_title(plots.get(key), title)),
+                                 x_lim=step_limits(frame), **_titled(plots.get(key)))
                        for frame, title, key in ((rewards, "reward", "rewards"),
                                                  (accuracy, "accuracy", "accuracy"))]
             text = plot_notes_markdown(plots, {"rewards": rewards, "accuracy": accuracy})
@@ -232,8 +235,8 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
     else:
         values += [gr.skip()] * 2
         notes = gr.skip()
-    values += [metric_frame(snap, "learning_rate") if "lr" in sent else gr.skip(),
-               metric_frame(snap, "grad_norm") if "grad" in sent else gr.skip(),
+    values += [_on_steps(metric_frame(snap, "learning_rate")) if "lr" in sent else gr.skip(),
+               _on_steps(metric_frame(snap, "grad_norm")) if "grad" in sent else gr.skip(),
                _samples_update(snap) if "samples" in sent else gr.skip(),
                snap["log"] if "log" in sent else gr.skip(),
                series if series != shown_series else gr.skip(),
@@ -245,7 +248,10 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
 
 
 # The samples table's column widths by its columns (a GRPO run's answers have a reward).
-SAMPLE_WIDTHS = {3: ["12%", "30%", "58%"], 4: ["10%", "25%", "40%", "25%"]}
+# Shares of the table's width: the step's holds its whole header on a phone (390 px: 78
+# px for "ステップ", 72 wide; at 12% it was cut to "ステ"). ("auto" sizes it by the
+# samples' text too, and the table ran past a phone's width.)
+SAMPLE_WIDTHS = {3: ["21%", "29%", "50%"], 4: ["21%", "22%", "35%", "22%"]}
 
 
 def _samples_update(snap: dict):
@@ -255,6 +261,17 @@ def _samples_update(snap: dict):
 
 def _titled(plot) -> dict:
     return {"label": say(plot.title)} if plot else {}
+
+
+def _y_title(plot, own: str) -> str:
+    """A stage plot's value axis title: the stage's (GRPO's shares are not an accuracy),
+    else the live view's own."""
+    return plot.y_title if plot and plot.y_title else own
+
+
+def _on_steps(frame):
+    """A plot's frame with its step axis' range (whole steps, none twice); None clears."""
+    return None if frame is None else gr.update(value=frame, x_lim=step_limits(frame))
 
 
 def plot_notes_markdown(plots: dict, frames: dict) -> str:
@@ -306,7 +323,7 @@ def progress_html(snap: dict | None) -> str:
 
 def status_markdown(snap: dict | None) -> str:
     if not snap:
-        return say("Ready. Choose settings and click **Start**.")
+        return say("Choose settings and click **Start**.")  # (not "ready": the data may not be)
     head = say(f"**Run {snap['run_id']}: {snap['state']}.**")
     text = f"{head} {html.escape(say(snap['message']))}"
     if snap.get("stalled"):  # its latest steps learn nothing (runs/run.py)

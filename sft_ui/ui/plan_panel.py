@@ -17,8 +17,8 @@ from sft_ui.plan.memory import size_text
 from sft_ui.plan.planner import duration_text
 from sft_ui.ui import target_plan
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, problems, say
-from sft_ui.ui.widgets import config_to_values, values_to_dict
+from sft_ui.ui.lang import T, after_switch, keep, kept, note, problems, say
+from sft_ui.ui.widgets import config_to_values, edits, values_to_dict
 
 PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
@@ -28,6 +28,7 @@ PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("runtime", "runtime")]
 RUNTIME = {"cpu": "runtime (Python and its libraries)", "cuda": "runtime (CUDA context)"}
 FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
+NO_PLAN = "**No plan for these settings:**"  # (problems' heading of what is wrong with them)
 
 
 @dataclass
@@ -74,6 +75,9 @@ def budget_markdown(p: dict) -> str:
 def plan_markdown(p: dict) -> str:
     m = p["memory"]
     lines = [budget_markdown(p), _tokens_line(p)]
+    if p.get("sized"):  # what the run's start sizes from the data (data/sized.py)
+        lines.insert(1, "\n".join(["**Sized from the data** (settings left at their "
+                                    "defaults):", *(f"- {line}" for line in p["sized"])]))
     if p.get("budget_needs_speed"):
         lines.append("**Run:** the steps that fit the time budget, set by the run's first "
                      "steps.")
@@ -164,8 +168,12 @@ def _padding_line(p: dict) -> str:
     return text
 
 
-def plan_line(p: dict) -> str:
-    """The plan in one line, beside Start, each part in the request's language."""
+def plan_line(p: dict, run: dict | None = None) -> str:
+    """The plan in one line, beside Start, each part in the request's language. While a
+    run trains (`run`, its snapshot), its time is the plan's beside the run's own at its
+    pace (run_time), not the plan's alone."""
+    if p.get("data_error"):  # no figure holds for data it could not read: not "fits"
+        return say("**Plan:**") + " " + say(f"cannot read the data: {p['data_error']}")
     parts = [f"time budget {p['budget_minutes']:g} min"] if p.get("budget_minutes") else []
     if p.get("for_target"):
         parts.append(f"on {p['target']}")
@@ -178,46 +186,71 @@ def plan_line(p: dict) -> str:
     parts += [f"effective batch {p['effective_batch']}", steps,
               f"peak memory about {size_text(p['memory']['total'])} of "
               f"{size_text(p['available_bytes'])}: **{say(p['fit'])}**"]
-    if p["seconds_total"]:
+    if run is not None:
+        parts.append(run_time(p.get("seconds_total"), run))
+    elif p["seconds_total"]:
         parts.append(duration_text(p["seconds_total"]))  # "about 2 min" already
     return say("**Plan:**") + " " + " · ".join(say(part) for part in parts)
+
+
+def run_time(planned: float | None, run: dict) -> str:
+    """What the plan said a run takes beside what the training run's pace says now (its
+    time so far and its ETA: steps, sample rounds and the save left)."""
+    if run.get("eta_seconds") is None:
+        if not planned:
+            return "the run's own estimate comes after its first steps"
+        duration = duration_text(planned)
+        return f"the plan said {duration}; the run's own estimate comes after its first steps"
+    duration2 = duration_text(run["elapsed_seconds"] + run["eta_seconds"])
+    duration3 = duration_text(run["eta_seconds"])
+    if not planned:
+        return f"at the run's pace {duration2} in all, {duration3} left"
+    duration = duration_text(planned)
+    return f"the plan said {duration}; at the run's pace {duration2} in all, {duration3} left"
 
 
 def show_plan(actions: Actions, who: Who, values: dict, target: str = "") -> tuple[str, str]:
     """The plan for loose RunConfig values as Markdown (in full, and in one line), on this
     machine or a target GPU, or what is wrong with them; never a trace."""
+    return plan_texts(actions, who, values, target)[:2]
+
+
+def plan_texts(actions: Actions, who: Who, values: dict,
+              target: str = "") -> tuple[str, str, dict | None]:
+    """show_plan's two texts and the plan they show (None: no plan), which the one-line
+    plan is written from again while a run trains (ui/train_tab.py)."""
     try:
         p = actions.plan(who, values, target)
     except UserError as e:
         text = problems("No plan for these settings:", e)
-        return text, text
+        return text, text, None
     except Exception as e:  # keep the page usable, say what happened
         text = say(f"**No plan:** {type(e).__name__}: {e}")
-        return text, text
-    return say(plan_markdown(p)), say(plan_line(p))
+        return text, text, None
+    return say(plan_markdown(p)), say(plan_line(p)), p
 
 
 def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, widgets: dict,
-         actions: Actions) -> None:
-    """Re-plan on the settings the plan depends on, into the panel and the one-line plan
-    `line`; Fit, Measure speed and Apply suggestion."""
+         actions: Actions, shown: gr.State) -> None:
+    """Re-plan on the settings the plan depends on, into the panel, the one-line plan
+    `line` and `shown` (the plan itself); Fit, Measure speed and Apply suggestion."""
     manager = actions.manager
-    planned = [*inputs, c.target]  # the settings, then the target
+    plan_of = [*inputs, c.target]  # the settings, then the target
     fitted = [widgets[n] for n in FIT_FIELDS]
 
     def on_change(request: gr.Request, *values):
-        return show_plan(actions, who(request), values_to_dict(names, values[:-1]),
-                         values[-1] or "")
+        return plan_texts(actions, who(request), values_to_dict(names, values[:-1]),
+                          values[-1] or "")
 
     def on_load(request: gr.Request):
-        return show_plan(actions, who(request), {})
+        return plan_texts(actions, who(request), {})
 
     def on_fit(*values):
         try:
             new, text = actions.fit(values_to_dict(names, values[:-1]), values[-1] or "")
         except UserError as e:
             return (*[gr.skip()] * len(fitted), problems("Cannot fit:", e))
-        return (*config_to_values(new, FIT_FIELDS), say(text))
+        return (*config_to_values(new, FIT_FIELDS), note(text))
 
     def on_target(target):
         return gr.update(value=say(target_plan.fit_label(target or "")))
@@ -226,21 +259,22 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         try:  # on this machine, whatever the target
             speed = actions.measure(who(request), values_to_dict(names, values[:-1]))
         except UserError as e:
-            return gr.skip(), gr.skip(), problems("Cannot measure:", e)
+            return gr.skip(), gr.skip(), gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
-            return gr.skip(), gr.skip(), say(f"**Measuring failed:** {type(e).__name__}: {e}")
-        return (*on_change(request, *values), say(f"Measured {speed:,.0f} tokens/s."))
+            return gr.skip(), gr.skip(), gr.skip(), note(f"**Measuring failed:** "
+                                                         f"{type(e).__name__}: {e}")
+        return (*on_change(request, *values), note(f"Measured {speed:,.0f} tokens/s."))
 
     def on_apply():
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
         run = runs[0] if runs else None
         if run is None or run.state != "failed" or not run.suggestion:
             return (*[gr.skip()] * len(inputs),
-                    say("No suggestion to apply: the last run did not run out of memory."))
+                    note("No suggestion to apply: the last run did not run out of memory."))
         cfg = RunConfig.from_dict({**run.config.to_dict(), **run.suggestion})
         changes = ", ".join(f"{k} {v}" for k, v in run.suggestion.items())
         return (*config_to_values(cfg, names),
-                say(f"Filled in the settings of run {run.name} with {changes}. Press Start."))
+                note(f"Filled in the settings of run {run.name} with {changes}. Press Start."))
 
     # The settings the plan depends on (their `plan` metadata); typed boxes re-plan when
     # left, not on every key.
@@ -250,17 +284,30 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
                        else (widgets[n].blur, widgets[n].submit))] + [c.target.change]
     # "multiple": with Gradio's "always_last", a change made while a plan was pending at
     # times left the effective batch above it unchanged (seen in the browser test).
-    gr.on(triggers, on_change, planned, [c.details, line], api_name="ui_plan",
+    gr.on(triggers, on_change, plan_of, [c.details, line, shown], api_name="ui_plan",
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     # At page load, for the settings every panel starts with (not while the page is built:
     # the plan reads the data's token lengths, which imports TRL).
-    gr.on(None, on_load, [], [c.details, line], api_name=False, show_progress="hidden")
-    after_switch(on_change, planned, [c.details, line])
+    gr.on(None, on_load, [], [c.details, line, shown], api_name=False,
+          show_progress="hidden")
+    after_switch(on_change, plan_of, [c.details, line, shown])
     c.target.change(on_target, c.target, c.fit, api_name=False, show_progress="hidden")
     after_switch(on_target, c.target, c.fit)
-    c.fit.click(on_fit, planned, [*fitted, c.notice], api_name="ui_fit",
+    c.fit.click(on_fit, plan_of, [*fitted, c.notice], api_name="ui_fit",
                 api_visibility="undocumented", show_progress_on=c.notice)
-    c.measure.click(on_measure, planned, [c.details, line, c.notice],
+    c.measure.click(on_measure, plan_of, [c.details, line, shown, c.notice],
                     api_name="ui_measure_speed", api_visibility="undocumented")
     c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
                   api_visibility="undocumented", show_progress_on=c.notice)
+    keep(c.notice)  # what Fit, Measure speed or Apply suggestion said, in a new language
+
+    def on_other(request: gr.Request, shown_line, *values):
+        """A plan that could not be made says why until its cause is gone: while it says
+        so (or Start said it in its stead), a setting the plan does not read (the data's
+        template...) makes it again."""
+        if shown_line and not any(part["text"] == NO_PLAN for part in kept(shown_line)):
+            return gr.skip(), gr.skip(), gr.skip()
+        return on_change(request, *values)
+    read = {*plan_inputs("change"), *plan_inputs("leave")}
+    gr.on(edits([widgets[n] for n in names if n not in read]), on_other, [line, *plan_of],
+          [c.details, line, shown], api_name=False, show_progress="hidden")

@@ -5,8 +5,6 @@ answers all scored alike (nothing to learn from). Nothing is saved; errors in a 
 are shown with their row and line."""
 from __future__ import annotations
 
-import html
-
 import gradio as gr
 import pandas as pd
 
@@ -14,7 +12,7 @@ from sft_ui.actions import Actions
 from sft_ui.config import registry
 from sft_ui.errors import UserError
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.lang import T, keep, note, problem, say
 from sft_ui.ui.widgets import values_to_dict
 
 EXAMPLE = '''def short_json(completions, answer, **kwargs):
@@ -46,15 +44,15 @@ def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
         frame = pd.DataFrame([{**{k: v for k, v in row.items()}} for row in found["rows"]])
         frame = frame.rename(columns={"prompt": say("prompt"), "completion": say("completion"),
                                       "total": say("total")})
-        lines = [say(f"**{len(found['rows'])} answers scored** by "
-                     f"{', '.join(found['names'])}.")]
-        lines += [f"- {html.escape(say(n))}" for n in found["notes"]]
-        lines += [f"- {html.escape(say(w))}" for w in found["warnings"]] or \
-            [say("Every prompt's answers got different rewards: there is something to "
-                 "learn from.")]
-        lines += [f"\n{say('The first prompt as the model reads it:')}\n",
-                  "```\n" + found["seen"].replace("```", "` ` `") + "\n```"]
-        return "\n".join(lines), gr.update(value=frame, visible=True)
+        scored = note(f"**{len(found['rows'])} answers scored** by "
+                      f"{', '.join(found['names'])}.",
+                      items=[*found["notes"], *found["warnings"]] or [
+                          "Every prompt's answers got different rewards: there is something "
+                          "to learn from."], escape=True)
+        seen = "```\n" + found["seen"].replace("```", "` ` `") + "\n```"  # (as it is)
+        return (f"{scored}\n\n{note('The first prompt as the model reads it:')}\n\n{seen}",
+                gr.update(value=frame, visible=True))
 
     button.click(on_test, inputs, [notes, table], api_name="test_rewards",
                  api_visibility="undocumented")
+    keep(notes)  # (the table's answers and scores stay as they are)

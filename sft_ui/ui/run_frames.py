@@ -72,6 +72,21 @@ def _figure(value: float) -> float:
     return float(f"{value:.4g}")
 
 
+# The least span of the step axis, in steps. Its ticks are whole steps (the axis' format
+# "d" asks Vega for a tick step of 1 at least), but over a span of 1 or 2 steps Vega's nice
+# ticks still fall on halves, which "d" rounds: "1 2 2 3 3". From 3 steps on they are whole.
+STEP_SPAN = 3
+
+
+def step_limits(frame: pd.DataFrame | None) -> list[int] | None:
+    """The step axis' range of a plot of `frame`: its first to its last step, widened to
+    span STEP_SPAN steps at least (whole-step ticks, none twice); None for no frame."""
+    if frame is None or not len(frame):
+        return None
+    first, last = int(frame["step"].min()), int(frame["step"].max())
+    return [first, max(last, first + STEP_SPAN)]
+
+
 def smooth(values: list[float], weight: float = SMOOTHING) -> list[float]:
     """Debiased exponential moving average (TensorBoard's smoothing)."""
     out, avg = [], 0.0

@@ -15,7 +15,7 @@ from sft_ui.errors import UserError
 from sft_ui.evaluate.store import headline, latest
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, compact_duration, problem, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problem, run_label, say
 from sft_ui.ui.lists import Lists
 
 # English; the table's headers, states and durations are in the request's language.
@@ -45,7 +45,7 @@ def history_rows(manager: RunManager) -> list[dict]:
 
 def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
     """(label, run id) pairs: the run's name (or model and data) and date."""
-    return [(r["label"], r["run_id"]) for r in rows]
+    return [(run_label(r["label"]), r["run_id"]) for r in rows]
 
 
 def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
@@ -147,22 +147,22 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
 
     def on_rename(request: gr.Request, run_id, name, chosen):
         if not run_id:
-            return (say("**Choose a run to rename first.**"),) + (gr.skip(),) * 3
+            return (note("**Choose a run to rename first.**"),) + (gr.skip(),) * 3
         try:
             snap = actions.rename(who(request), run_id, name)
         except UserError as e:
             return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 3
-        text = say(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
+        text = note(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
         return (text,) + refreshed(chosen, run_id)
 
     def on_delete(request: gr.Request, run_id):
         if not run_id:
-            return hide_confirm(say("**Choose a run to delete first.**"))
+            return hide_confirm(note("**Choose a run to delete first.**"))
         try:
             snap = actions.ask_delete(who(request), run_id)
         except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True))
-        text = say(f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
+        text = note(f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
                    f"folder `{snap['run_dir']}`? This cannot be undone.")
         return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
 
@@ -171,7 +171,7 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
             deleted = actions.delete(who(request), run_id)
         except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 3
-        return hide_confirm(say(f"Deleted run {deleted}.")) + refreshed(chosen, current)
+        return hide_confirm(note(f"Deleted run {deleted}.")) + refreshed(chosen, current)
 
     def replot(chosen):
         return curves_frame(manager, chosen)
@@ -200,9 +200,11 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
         redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
     v.delete.click(on_delete, v.target, confirm_step, api_name="ui_delete_ask",
                    api_visibility="undocumented")
-    v.cancel.click(lambda: hide_confirm(say("Nothing was deleted.")), None, confirm_step,
+    v.cancel.click(lambda: hide_confirm(note("Nothing was deleted.")), None, confirm_step,
                    api_name=False)
     v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
-    # The table's headers, states and durations in the language the page switched to.
-    after_switch(lambda: table_frame(history_rows(manager)), None, v.table)
+    # The table's headers, states and durations, and the pickers' runs, in the language the
+    # page switched to; what the notice said too.
+    after_switch(refreshed, [v.compare, v.target], views)
+    keep(v.notice)
     return refreshed

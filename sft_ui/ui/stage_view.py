@@ -19,7 +19,8 @@ from sft_ui.runs.next_stage import can_continue, next_stages
 from sft_ui.stages import demos, get, stage_of, stages
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, problem, say
+from sft_ui.ui.data_panel import dataset_choices
+from sft_ui.ui.lang import T, note, problem, say
 from sft_ui.ui.widgets import config_to_values
 
 
@@ -61,8 +62,10 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
     outputs = ([widgets[n] for n in names] + [row for row, _ in row_list] +
                [accordions[g] for g in groups] + [dataset_box])
 
-    def offered(request, stage, **value):
-        return gr.update(choices=actions.dataset_choices(who(request), stage), **value)
+    def offered(request, stage, dataset, **value):
+        """The datasets offered, an uploaded file by its name (the one chosen too)."""
+        listed = actions.dataset_choices(who(request), stage)
+        return gr.update(choices=dataset_choices(listed, value.get("value", dataset)), **value)
 
     def on_stage(request: gr.Request, stage, dataset):
         visible = shown(names, stage)
@@ -71,13 +74,14 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                 [gr.update(visible=any(applies(n, stage) for n in row_names))
                  for _, row_names in row_list] +
                 [gr.update(visible=panel_shown(g, stage)) for g in groups] +
-                [offered(request, stage, **({} if switched is None else {"value": switched}))])
+                [offered(request, stage, dataset,
+                         **({} if switched is None else {"value": switched}))])
 
     stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_name=False,
                      show_progress="hidden", show_progress_on=stage_box)
-    def on_load(request: gr.Request, stage):
-        return offered(request, stage)
-    Context.root_block.load(on_load, stage_box, dataset_box, api_name=False,
+    def on_load(request: gr.Request, stage, dataset):
+        return offered(request, stage, dataset)
+    Context.root_block.load(on_load, [stage_box, dataset_box], dataset_box, api_name=False,
                             show_progress="hidden")
 
 
@@ -106,10 +110,10 @@ def continue_update(snap: dict | None) -> tuple:
 
 
 def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
-    """What Continue filled in, in the request's language."""
-    return "\n".join([say(f"**Filled in a {title} run after run {run_id}.** Check the "
-                          "settings, then press Start."), ""] +
-                     [f"- {say(note)}" for note in notes])
+    """What Continue filled in, in the request's language (a notice: it follows a switch
+    of language)."""
+    return note(f"**Filled in a {title} run after run {run_id}.** Check the settings, then "
+                "press Start.", items=notes)
 
 
 def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],

@@ -16,20 +16,35 @@ CSS = """
   /* As tall as the settings beside it: the bar stays in view down to the page's end. */
   #live-column { align-self: stretch; }
   #run-bar { position: sticky; top: 0; z-index: 50; flex-grow: 0 !important;
-             background: var(--background-fill-primary); }
+             background: var(--background-fill-primary);
+             /* Continue beside Start, Stop and Resume, the progress and notice under them:
+                the bar keeps its height when Continue shows */
+             flex-direction: row !important; flex-wrap: wrap !important; }
+  #run-pinned { display: contents; }
+  #run-buttons { order: 1; flex: 3 1 240px; }
+  #continue-row { order: 2; flex: 2 1 160px; }
+  #continue-row:not(:has(button)) { display: none; }
+  #run-pinned > :not(#run-buttons) { order: 3; flex: 1 1 100%; }
   /* What the page scrolls to (a link, a focused field) lands below the bar. */
   html { scroll-padding-top: 160px; }
 }
-/* Phones: Start, Stop, Resume and the progress bar pinned to the bottom. */
+/* Phones: Start, Stop, Resume, the progress bar and the notice pinned to the bottom, in
+   little room (a quarter of a 390x844 screen after a run, with Continue in it); the
+   Continue buttons stay above the live view, in the page. */
 @media (max-width: 768px) {
-  #run-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 50; margin: 0;
-             padding: 6px 10px; background: var(--background-fill-primary);
-             box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15); }
-  /* The Continue buttons side by side on a row of their own, under Start, Stop and
-     Resume (a label two lines at most). */
+  #run-pinned { position: fixed; left: 0; right: 0; bottom: 0; z-index: 50; margin: 0;
+                padding: 4px 10px 2px; gap: 2px; background: var(--background-fill-primary);
+                box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15); }
+  #run-buttons button { padding-top: 6px; padding-bottom: 6px; }
+  /* the progress on one line: the step, elapsed and left first, the rest cut */
+  #run-pinned #run-progress > div { white-space: nowrap; overflow: hidden;
+                                    text-overflow: ellipsis; }
+  #run-pinned #run-progress progress { display: block; height: 8px; }
+  #continue-row:not(:has(button)) { display: none; }
+  /* The Continue buttons side by side (a label two lines at most). */
   #continue-preference, #continue-also { flex: 1 1 40% !important; }
-  /* room under the page's end for the bar (the page's css cannot reach body) */
-  #bar-room { height: 220px; }
+  /* room under the page's end for the pinned bar (the page's css cannot reach body) */
+  #bar-room { height: 120px; }
 }
 @media (min-width: 769px) { #bar-room { display: none; } }
 /* Phones: the model's and data's fields in a smaller font, so that a whole Hub id shows
@@ -40,12 +55,24 @@ CSS = """
 #run-bar #run-progress { font-size: var(--text-sm); }
 /* What Start or Continue answered, in the bar: a few lines at a time, the rest scrolled. */
 #run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }
+/* Wide screens: all of it, under the buttons; while it shows, the bar scrolls with the
+   page (kept in sight, a long notice lay over the loss chart), and sticks again once it
+   goes. (train_tab's SHOW_NOTICE_JS brings it into view.) */
+@media (min-width: 769px) {
+  #run-bar #start-notice { max-height: none; overflow: visible; }
+  #run-bar:has(#start-notice .md > *) { position: static; }
+}
 /* Help: one line; the whole text in its tooltip, or in place once the line is clicked
    (HEAD). Nothing opens by itself: a text growing under the pointer would move the
    button being clicked. */
 .settings .info-text { display: -webkit-box; -webkit-box-orient: vertical;
                        -webkit-line-clamp: 1; overflow: hidden; cursor: help; }
 .settings .info-text.open { -webkit-line-clamp: unset; }
+/* Gradio's counters over a component while an event runs ("processing | 2.7/20.8s",
+   "queue: 1/1 |"): written in English by Gradio whatever the page's language, and not
+   translatable (its spinner stays; ui/lang.py's GRADIO_WORDS has the words it lets us
+   translate). */
+[data-testid="status-tracker"] .progress-text { display: none !important; }
 /* A disabled button looks disabled, whatever its variant. */
 button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
                                     cursor: not-allowed; }

@@ -8,18 +8,21 @@ import gradio as gr
 
 from sft_ui.plan import targets
 from sft_ui.plan.memory import size_text
-from sft_ui.ui.lang import T
+from sft_ui.ui.lang import T, relabel
 
 KERNEL_LABELS = {"precision": "precision", "optim": "optimizer",
                  "use_liger_kernel": "Liger kernels", "padding_free": "padding-free batching"}
 
 
 def build() -> gr.Dropdown:
-    return gr.Dropdown(
+    """The "Plan for" choice, "This machine" in the page's language."""
+    target = gr.Dropdown(
         targets.choices(), value=targets.THIS_MACHINE, allow_custom_value=True,
         label=T("Plan for"), elem_id="plan-target",
         info=T("Where the run will train: this machine, or a GPU as a Space offers them "
                "(or type a size such as 24 GB). The plan and Fit then say what fits there."))
+    relabel(target, targets.choices)
+    return target
 
 
 def fit_label(target: str) -> str:

@@ -21,8 +21,8 @@ from sft_ui.plan.hardware import detect, speedups
 from sft_ui.runs import ACTIVE_STATES, RunError
 from sft_ui.ui import code_panel, data_panel, live_view, plan_panel, rewards_panel, stage_view
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, problem, problems, say
-from sft_ui.ui.widgets import config_to_values, make_widget, values_to_dict
+from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
+from sft_ui.ui.widgets import config_to_values, edits, make_widget, values_to_dict
 
 # Seconds between the live view's looks at the run: until the first loss shows, then
 # while the run brings something new, and after a look that found nothing new (a slow step).
@@ -31,6 +31,12 @@ FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 3.0, 6.0
 # status of every component that any event has shown it on since the page opened, so an
 # event whose outputs are many settings shows its status on one component
 # (show_progress_on): a look at a training run cost the browser half as much after that.
+# What Start, Resume or Continue answered comes into view (the bar it is in stops sticking
+# while it shows, ui/style.py).
+SHOW_NOTICE_JS = """() => requestAnimationFrame(() => {
+  const notice = document.querySelector('#start-notice');
+  if (notice && notice.innerText.trim()) notice.scrollIntoView({block: 'nearest'});
+})"""
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
     "repository with the rights of this app: files, tokens, network. Turn it on only for "
@@ -92,6 +98,7 @@ class RunControls:
     live: live_view.LiveView
     follow: gr.Button  # Continue with the next stage, after a finished run
     follow_also: gr.Button  # Continue with another stage offered there (GRPO after SFT)
+    plan: gr.State  # the plan the plan line shows (None: none), redrawn while a run trains
 
 
 def build(actions: Actions, lists=None) -> None:
@@ -180,19 +187,22 @@ def _panel_extras(group: str) -> dict:
 
 def build_run_controls() -> RunControls:
     """Start, Stop, Resume, the progress bar, Continue and what Start answered (a bar kept
-    in sight: sticky on a wide screen, pinned to a phone's), the plan in one line, then
-    the live view."""
+    in sight: sticky on a wide screen, Continue beside Start; on a phone Start, Stop,
+    Resume, the progress and the notice pinned to its bottom, Continue above the live
+    view, out of the pinned bar: ui/style.py), the plan in one line, then the live view."""
     with gr.Column(elem_id="run-bar"):
-        with gr.Row():  # Continue beside them when shown: the bar keeps its height
-            start = gr.Button(T("Start"), variant="primary", min_width=80)
-            stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
-            resume = gr.Button(T("Resume"), interactive=False, min_width=80)
+        with gr.Column(elem_id="run-pinned"):
+            with gr.Row(elem_id="run-buttons"):
+                start = gr.Button(T("Start"), variant="primary", min_width=80)
+                stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
+                resume = gr.Button(T("Resume"), interactive=False, min_width=80)
+            progress = live_view.build_progress()
+            notice = gr.Markdown(elem_id="start-notice")
+        with gr.Row(elem_id="continue-row"):
             follow, follow_also = stage_view.build_continue()
-        progress = live_view.build_progress()
-        notice = gr.Markdown(elem_id="start-notice")
     plan_line = gr.Markdown(elem_id="plan-summary")
     return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),
-                       follow, follow_also)
+                       follow, follow_also, gr.State(None))
 
 
 def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
@@ -203,7 +213,7 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
     rewards_panel.wire(s.rewards, names, inputs, actions)
     code_panel.wire(s.code, names, inputs)
-    plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions)
+    plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions, c.plan)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], s.remote_warning,
                                         api_name=False, show_progress="hidden")
@@ -230,9 +240,10 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     and a run started or ended elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
-    seen = gr.State(None)  # (status, progress, timer's seconds) the tick sent
+    seen = gr.State(None)  # (status, progress, timer's seconds, plan line) the tick sent
     pulse = gr.State(None)  # (run, state, time) of the tick that found more to draw
     drawn = gr.State(None)  # (live_view.update's key, (run, state)) the rest shows
+    run_state = gr.State(None)  # (run, state) the page shows, set when either changes
     timer = gr.Timer(FIRST_TICKS, active=False)
 
     def on_start(request: gr.Request, token, plan_text, *values):
@@ -246,9 +257,24 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             return gr.skip(), problems("Cannot start:", e), gr.skip(), \
                 ("" if same else gr.skip())
         except Exception as e:  # keep the page usable, say what happened
-            return (gr.skip(), say(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip(),
+            return (gr.skip(), note(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip(),
                     gr.skip())
         return new_id, "", gr.Timer(FIRST_TICKS, active=True), gr.skip()
+
+    def recheck(request: gr.Request, notice, token, *values):
+        """Start's refusal goes once its cause is gone (another file, a setting filled in,
+        the run that trained ended): while the notice says it, Start's checks again,
+        without starting; the refusal they give now, or none."""
+        if not any(part["text"] == "**Cannot start:**" for part in kept(notice)):
+            return gr.skip()
+        try:
+            actions.check_start(who(request), values_to_dict(s.names, values), token)
+        except UserError as e:
+            again = problems("Cannot start:", e)
+            return again if kept(again) != kept(notice) else gr.skip()
+        except Exception:  # (Start itself says what went wrong, when pressed)
+            return gr.skip()
+        return ""
 
     def shown_run(current):
         """The run training now (whichever tab started it), else this page's last run."""
@@ -277,16 +303,20 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
         except UserError as e:
             return gr.skip(), problem("Cannot resume:", e), gr.skip()
 
-    def on_tick(current, last_seen, last_drawn):
-        """(status, progress, seen, pulse, timer): the status and progress where their
-        text changed; a pulse where the rest of the view has something to draw (its
-        parts that live_view.sent_parts names, or the buttons of a new state)."""
+    def on_tick(current, last_seen, last_drawn, plan):
+        """(status, progress, seen, pulse, timer, plan line): the status and progress where
+        their text changed; a pulse where the rest of the view has something to draw (its
+        parts that live_view.sent_parts names, or the buttons of a new state); the plan
+        line, while the run trains, with the run's own time beside the plan's (and the
+        plan's alone again after it)."""
         run = shown_run(current)
         if run is None:
-            return (gr.skip(),) * 4 + (gr.Timer(active=False),)
+            return (gr.skip(),) * 4 + (gr.Timer(active=False), gr.skip())
         snap, now = run.snapshot(), time.monotonic()
         status, progress = live_view.status_markdown(snap), live_view.progress_html(snap)
-        shown_status, shown_progress, shown_every = last_seen or (None,) * 3
+        shown_status, shown_progress, shown_every, shown_line = last_seen or (None,) * 4
+        line = say(plan_panel.plan_line(plan, snap if snap["state"] in ACTIVE_STATES
+                                        else None)) if plan else shown_line
         shown_key, shown_state = last_drawn or (None, None)
         fire = bool(live_view.sent_parts(snap, shown_key, now)) or \
             (run.id, snap["state"]) != shown_state
@@ -300,26 +330,29 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
             ticks = gr.Timer(every, active=True) if every != shown_every else gr.skip()
         return (status if status != shown_status else gr.skip(),
                 progress if progress != shown_progress else gr.skip(),
-                (status, progress, every), (run.id, snap["state"], now) if fire else gr.skip(),
-                ticks)
+                (status, progress, every, line),
+                (run.id, snap["state"], now) if fire else gr.skip(), ticks,
+                line if line != shown_line else gr.skip())
 
     def on_pulse(current, last_drawn, fired):
         """The rest of the live view and the buttons, after a tick fired the pulse (at
         the tick's time, so that the parts it found due are the parts sent)."""
         run = shown_run(current)
         if run is None or fired is None:
-            return (gr.skip(),) * (len(live.outputs()) + 4)
+            return (gr.skip(),) * (len(live.outputs()) + 5)
         snap = run.snapshot()
         shown_key, shown_state = last_drawn or (None, None)
         values, key = live_view.update(snap, shown_key, now=fired[2])
         state = snap["state"]
         active = state in ACTIVE_STATES
         # (by run and state: a run that ended between two looks, after one that ended too)
-        buttons = (gr.skip(),) * 5 if (run.id, state) == shown_state else (
+        changed = (run.id, state) != shown_state
+        buttons = (gr.skip(),) * 5 if not changed else (
             gr.update(interactive=not active), gr.update(interactive=active),
             gr.update(interactive=state in ("stopped", "failed")),
             *stage_view.continue_update(snap))
-        return (*values[2:], *buttons, (key, (run.id, state)))
+        return (*values[2:], *buttons, (key, (run.id, state)),
+                (run.id, state) if changed else gr.skip())
 
     c.start.click(on_start, [s.hf_token, c.plan_line, *s.inputs],
                   [run_id, c.notice, timer, c.plan_line],
@@ -328,13 +361,19 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
                  api_visibility="undocumented")
     c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer.tick(on_tick, [run_id, seen, drawn], [live.status, live.progress, seen, pulse, timer],
+    timer.tick(on_tick, [run_id, seen, drawn, c.plan],
+               [live.status, live.progress, seen, pulse, timer, c.plan_line],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden",
                show_progress_on=timer)
     pulse.change(on_pulse, [run_id, drawn, pulse],
                  [*live.outputs()[2:], c.start, c.stop, c.resume, c.follow, c.follow_also,
-                  drawn], api_name="ui_pulse", api_visibility="undocumented",
+                  drawn, run_state], api_name="ui_pulse", api_visibility="undocumented",
                  show_progress="hidden", show_progress_on=timer)
+    # Start's refusal is asked again when a setting changed or the shown run's state did.
+    gr.on([*edits(s.inputs), run_state.change], recheck, [c.notice, s.hf_token, *s.inputs],
+          c.notice, api_name=False, show_progress="hidden", show_progress_on=c.notice)
+    keep(c.notice)  # what Start, Resume or Continue said, in the page's new language
+    c.notice.change(None, js=SHOW_NOTICE_JS, api_name=False, show_progress="hidden")
 
     def wake():
         """On a page opened, and when the runs changed: the timer ticks until the page

@@ -8,7 +8,7 @@ from sft_ui.backends.jobs import known_flavors
 from sft_ui.config import RunConfig, registry
 from sft_ui.config.values import choices
 from sft_ui.plan import catalog
-from sft_ui.ui.lang import T
+from sft_ui.ui.lang import T, relabel
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
@@ -41,8 +41,10 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
                   value=value, elem_id=f"cfg-{name}", visible=registry.applies(name, cfg.stage))
     kind = str(f.type)
     if name == "model_name_or_path":  # the listed models, or any Hub id or folder typed
-        return gr.Dropdown(catalog.choices(), allow_custom_value=True, filterable=True,
-                           **common)
+        listed = gr.Dropdown(catalog.choices(), allow_custom_value=True, filterable=True,
+                             **common)
+        relabel(listed, catalog.choices)  # (a gated model's note in the page's language)
+        return listed
     if _tristate(name):
         return gr.Dropdown(TRISTATE, **common)
     if _optional_number(name):  # auto or a typed number
@@ -66,6 +68,14 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     if name in MULTILINE:
         return gr.Textbox(lines=2, **common)
     return gr.Textbox(max_lines=1, **common)  # a long path scrolls on one line
+
+
+def edits(widgets) -> list:
+    """The events of settings' widgets that say the person changed one: a text or code
+    box's when it is left (not one a key), any other's on each change."""
+    return [event for w in widgets for event in
+            ((w.blur, w.submit) if isinstance(w, gr.Textbox) else
+             (w.blur,) if isinstance(w, gr.Code) else (w.change,))]
 
 
 def _tristate(name: str) -> bool:

@@ -1,0 +1,150 @@
+"""No English left in the Japanese page, and messages that go when their cause goes (the
+parts that need no browser; tests/test_browser_languages.py drives the page): a notice
+keeps the English it was made from and is drawn again in the page's new language; run
+labels, the model list's gated note, the GRPO data preview, a plan's time line and
+Gradio's own words in Japanese; a plan of data it cannot read says so instead of "fits";
+Start's checks asked again without starting."""
+import re
+from pathlib import Path
+
+import pytest
+from gradio.context import LocalContext
+
+from sft_ui import i18n
+from sft_ui.config import ConfigError, RunConfig
+from tests.test_i18n import JAPANESE, FakeRequest, _in_japanese, english_left
+
+
+def _in(lang: str, fn):
+    token = LocalContext.request.set(FakeRequest(accept=lang))
+    try:
+        return fn()
+    finally:
+        LocalContext.request.reset(token)
+
+
+def test_a_sentence_after_a_nested_value_is_not_read_into_it():
+    """The plan's time line with its total after it: the device's name ("CPU (2
+    threads)") and the speed were left English, read as the count of "{count} steps:
+    {duration}." ("...(2 threads)). 2" as the count)."""
+    line = ("**Time:** about 7 s per step (144 tokens/s measured on CPU (2 threads)). "
+            "2 steps: about 14 s.")
+    japanese = i18n.translate(line, "ja")
+    assert not english_left(japanese), japanese
+    assert "CPU（2 スレッド）" in japanese and "2 ステップで約 14 秒" in japanese
+
+
+def test_a_notice_keeps_its_english_and_is_drawn_again_in_another_language():
+    from sft_ui.ui import lang
+    error = ConfigError(["Model is empty: enter a Hub id or a local folder.",
+                         "Run x is done: stop it before deleting it."])
+    shown = _in_japanese(lambda: lang.problems("Cannot start:", error) + "\n\n" +
+                         lang.note("No run is training."))
+    assert shown.startswith("**開始できません:**\n\n- ") and "学習中の実行はありません" in shown
+    assert [p["text"] for p in lang.kept(shown)] == ["**Cannot start:**", "No run is training."]
+    english = _in("en", lambda: lang.redrawn(shown))
+    assert english.startswith("**Cannot start:**\n\n- Model is empty") and \
+        "No run is training." in english and not JAPANESE.search(english)
+    assert _in_japanese(lambda: lang.redrawn(english)) == shown  # and back, the same
+    # One line, escaped for HTML: a name typed stays escaped in every language.
+    named = ConfigError(["Run <b> is done: stop it before deleting it."])
+    line = _in("en", lambda: lang.problem("Cannot delete:", named, escape=True))
+    assert line.startswith("**Cannot delete:** Run &lt;b&gt; is done")
+    assert _in_japanese(lambda: lang.redrawn(line)).startswith("**削除できません:** 実行 &lt;b&gt;")
+    # Text written otherwise keeps nothing: a switch leaves it as it is.
+    assert lang.kept("**Plan:** something") == [] and lang.kept(None) == []
+    # The English rides in a comment the page does not draw.
+    assert re.fullmatch(r"[^<]*", shown.split("<!--sft-en:")[0])
+
+
+def test_continue_s_notice_follows_a_switch_of_language():
+    from sft_ui.ui import lang, stage_view
+    notes = ["Gradient accumulation: 2 (was 1): the answers written at once, Batch size per "
+             "device x Gradient accumulation (4), must be a multiple of Answers per prompt (4)."]
+    shown = _in_japanese(lambda: stage_view.follow_up_markdown("r1", "GRPO", notes))
+    assert "勾配累積ステップ数: 2（元は 1）" in shown
+    english = _in("en", lambda: lang.redrawn(shown))
+    assert english.startswith("**Filled in a GRPO run after run r1.**")
+    assert "- Gradient accumulation: 2 (was 1)" in english
+
+
+def test_runs_are_listed_in_the_page_s_language():
+    from sft_ui.ui import lang
+    label = "GRPO · run 20261127-145411-e50ce4 · demo-grpo · 2026-11-27 14:54 (final model)"
+    japanese = _in_japanese(lambda: lang.run_label(label))
+    assert japanese.startswith("GRPO · 実行 20261127-145411-e50ce4 · demo-grpo")
+    assert not english_left(japanese), japanese
+    latest = _in_japanese(lambda: lang.run_label(
+        "Latest finished run: SFT · run r-1 · demo · 2026-11-27 14:54"))
+    assert "実行 r-1" in latest and not english_left(latest), latest
+    assert lang.run_label(label) == label  # English outside a request
+
+
+def test_the_model_list_and_the_plan_target_have_japanese_labels():
+    """A gated model's note (its licence's name stays as written), and "This machine"."""
+    from sft_ui.plan import catalog, targets
+    from sft_ui.ui import lang
+    from tests.test_i18n import AS_WRITTEN
+    gated = [label for label, _ in catalog.choices() if "gated" in label]
+    assert gated
+    for label in gated:
+        japanese = _in_japanese(lambda: lang.say(label))
+        for name in AS_WRITTEN:
+            japanese = japanese.replace(name, "")
+        assert "ゲート付き" in japanese and not english_left(japanese), japanese
+    assert _in_japanese(lambda: lang.say(targets.choices()[0][0])) == "このマシン"
+
+
+def test_the_grpo_data_preview_comes_out_in_japanese():
+    from sft_ui.data.preview import preview
+    from sft_ui.ui.data_panel import prompt_summary_markdown, summary_markdown
+    shown = preview(RunConfig.from_dict({"stage": "grpo", "dataset_name": "demo-grpo"}))
+    summary = _in_japanese(lambda: summary_markdown(shown))
+    assert "プロンプトのトークン数" in summary and not english_left(summary), summary
+    alone = {**shown, "columns": ["prompt"]}  # no other column for the rewards
+    summary = _in_japanese(lambda: prompt_summary_markdown(alone))
+    assert "報酬が読めるほかの列はありません" in summary and not english_left(summary), summary
+
+
+def test_a_plan_of_data_it_cannot_read_says_so_not_fits(tmp_path):
+    from sft_ui.plan.planner import plan_with_data
+    from sft_ui.ui.plan_panel import plan_line
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"text": "fine"}\n{"text": oops}\n')
+    p = plan_with_data(RunConfig(dataset_name=str(bad)))
+    assert "line 2 is not valid JSON" in p["data_error"]
+    line = _in_japanese(lambda: plan_line(p))
+    assert "データを読めません" in line and "broken.jsonl" in line, line
+    assert "収まります" not in line and "fits" not in plan_line(p)
+    assert plan_with_data(RunConfig())["data_error"] == ""  # the demo set reads
+
+
+def test_start_s_checks_are_asked_again_without_starting(tmp_path):
+    from sft_ui.runs import RunManager
+    from sft_ui.runs.manager import RunError
+    manager = RunManager(tmp_path / "runs")
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"text": oops}\n')
+    for values, needle in (({"learning_rate": -1}, "must be greater than 0"),
+                           ({"dataset_name": str(bad)}, "not valid JSON")):
+        with pytest.raises((ConfigError, RunError, Exception), match=needle):
+            manager.check(values)
+        with pytest.raises((ConfigError, RunError, Exception), match=needle):
+            manager.start(values)  # the same refusal
+    assert manager.check({}).dataset_name == "demo"
+    assert manager.all_runs() == [] and not list((tmp_path / "runs").glob("*/"))
+
+
+def test_gradio_s_own_words_have_japanese():
+    """The keys Gradio's page looks its status words up by (its own Japanese has none for
+    "common.complete" and the queue's place: the page showed the key and English)."""
+    import gradio
+
+    from sft_ui.ui import lang
+    assets = Path(gradio.__file__).parent / "templates" / "frontend" / "assets"
+    tracker = "".join(p.read_text(encoding="utf-8") for p in assets.glob("statustracker-*.js"))
+    tables = lang.translations()
+    for key in lang.GRADIO_WORDS:
+        assert f"i18n(`{key}`)" in tracker, key  # a key Gradio's page really asks for
+        assert JAPANESE.search(tables["ja"][key]) and tables["en"][key] == lang.GRADIO_WORDS[key]
+    assert "{position}" in tables["ja"]["status.queue_position"]
