@@ -127,7 +127,8 @@ def test_every_action_checks_its_caller(tmp_path):
         "push_export": (anyone, str(tmp_path), "me/m", "hf_x"),
         "push": (anyone, "x", "me/m", "hf_x"), "publish": (anyone, "me/m", "me/s", "hf_x"),
         "deploy": (anyone, "me/s", "hf_x"), "evaluate": (anyone, ["base"], "demo"),
-        "stop_evaluation": (anyone,), "test_rewards": (anyone, {"stage": "grpo"})}
+        "stop_evaluation": (anyone,), "test_rewards": (anyone, {"stage": "grpo"}),
+        "check_start": (anyone, {})}
     for name, args in refused.items():
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)
