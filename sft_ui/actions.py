@@ -56,11 +56,12 @@ class Actions:
         self._may(who, "start a run", values)
         return self.manager.start(values, token=token or "")
 
-    def check_start(self, who: Who, values: dict | RunConfig, token: str = "") -> None:
+    def check_start(self, who: Who, values: dict | RunConfig, token: str = "",
+                    idle: bool = True) -> None:
         """Why Start would refuse these settings now (raises what `start` raises), without
-        starting anything."""
+        starting anything (`idle` False: leaving out the run training now)."""
         self._may(who, "start a run", values)
-        self.manager.check(values, token=token or "")
+        self.manager.check(values, token=token or "", idle=idle)
 
     def stop(self, who: Who, run_id: str) -> dict:
         """Ask a run to stop after the current step; its snapshot."""

@@ -89,14 +89,16 @@ class RunManager:
         return run.id
 
     def check(self, values: dict | RunConfig, allow_over_memory: bool = False,
-              token: str = "") -> RunConfig:
+              token: str = "", idle: bool = True) -> RunConfig:
         """Why `values` cannot start a run now, raised as start raises it, without starting
-        one (the page asks again whether a refusal still holds); else their RunConfig."""
+        one (the page asks again whether a refusal still holds; `idle` False: whatever run
+        trains now); else their RunConfig."""
         cfg = values if isinstance(values, RunConfig) else RunConfig.from_dict(values)
         problems = cfg.validate()
         if problems:
             raise ConfigError(problems)
-        self._check_idle()
+        if idle:
+            self._check_idle()
         if cfg.run_on == "hf_jobs":
             jobs.check(cfg, token, self.hub)
         else:
@@ -135,9 +137,16 @@ class RunManager:
         return run_id
 
     def _check_idle(self) -> None:
-        if self._active is not None and self._active.state in ACTIVE_STATES:
-            raise RunError(f"Run {self._active.id} is still training: stop it or wait "
-                           "until it ends before starting another.")
+        if self.busy():
+            raise RunError(self.busy())
+
+    def busy(self) -> str:
+        """Why no run can start now (one is training), or ""."""
+        active = self._active
+        if active is not None and active.state in ACTIVE_STATES:
+            return (f"Run {active.id} is still training: stop it or wait until it ends before "
+                    "starting another.")
+        return ""
 
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
         train = self._train or self._trainers.pop(run.id, None)

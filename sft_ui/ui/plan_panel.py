@@ -310,4 +310,5 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         return on_change(request, *values)
     read = {*plan_inputs("change"), *plan_inputs("leave")}
     gr.on(edits([widgets[n] for n in names if n not in read]), on_other, [line, *plan_of],
-          [c.details, line, shown], api_name=False, show_progress="hidden")
+          [c.details, line, shown], api_name=False, show_progress="hidden",
+          trigger_mode="always_last")

@@ -31,11 +31,13 @@ FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 3.0, 6.0
 # status of every component that any event has shown it on since the page opened, so an
 # event whose outputs are many settings shows its status on one component
 # (show_progress_on): a look at a training run cost the browser half as much after that.
-# What Start, Resume or Continue answered comes into view (the bar it is in stops sticking
-# while it shows, ui/style.py).
+# What Start, Resume or Continue answered comes into view with the buttons above it: on a
+# wide screen the bar stops sticking while it shows (ui/style.py), and a page scrolled down
+# would lose both; on a phone they are pinned in sight.
 SHOW_NOTICE_JS = """() => requestAnimationFrame(() => {
   const notice = document.querySelector('#start-notice');
-  if (notice && notice.innerText.trim()) notice.scrollIntoView({block: 'nearest'});
+  if (notice && notice.innerText.trim() && matchMedia('(min-width: 769px)').matches)
+    document.querySelector('#run-bar').scrollIntoView({block: 'nearest'});
 })"""
 REMOTE_CODE_WARNING = (
     "**Warning: remote code is on.** Loading this model runs Python code from its "
@@ -264,14 +266,20 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     def recheck(request: gr.Request, notice, token, *values):
         """Start's refusal goes once its cause is gone (another file, a setting filled in,
         the run that trained ended): while the notice says it, Start's checks again,
-        without starting; the refusal they give now, or none."""
-        if not any(part["text"] == "**Cannot start:**" for part in kept(notice)):
+        without starting; the refusal they give now, or none. While a run trains that the
+        refusal does not name (Start itself may have just started it, this event racing
+        it), that run is left out and only a refusal gone is said."""
+        refused = [part for part in kept(notice) if part["text"] == "**Cannot start:**"]
+        if not refused:
             return gr.skip()
+        busy = manager.busy()
+        named = bool(busy) and any(busy in part["items"] for part in refused)
         try:
-            actions.check_start(who(request), values_to_dict(s.names, values), token)
+            actions.check_start(who(request), values_to_dict(s.names, values), token,
+                                idle=named or not busy)
         except UserError as e:
             again = problems("Cannot start:", e)
-            return again if kept(again) != kept(notice) else gr.skip()
+            return again if kept(again) != kept(notice) and (named or not busy) else gr.skip()
         except Exception:  # (Start itself says what went wrong, when pressed)
             return gr.skip()
         return ""
@@ -289,7 +297,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     def on_stop(request: gr.Request, current):
         run = shown_run(current)
         if run is None or run.state not in ACTIVE_STATES:
-            return say("No run is training.")
+            return note("No run is training.")
         try:
             return live_view.status_markdown(actions.stop(who(request), run.id))
         except UserError as e:
@@ -371,8 +379,8 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
                  show_progress="hidden", show_progress_on=timer)
     # Start's refusal is asked again when a setting changed or the shown run's state did.
     gr.on([*edits(s.inputs), run_state.change], recheck, [c.notice, s.hf_token, *s.inputs],
-          c.notice, api_name=False, show_progress="hidden", show_progress_on=c.notice)
-    keep(c.notice)  # what Start, Resume or Continue said, in the page's new language
+          c.notice, api_name=False, show_progress="hidden", trigger_mode="always_last")
+    keep(c.notice, live.status)  # what Start, Resume, Continue or Stop said, in a new one
     c.notice.change(None, js=SHOW_NOTICE_JS, api_name=False, show_progress="hidden")
 
     def wake():
