@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from sft_ui.config import DEFAULT_MODEL_ID
-from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
+from sft_ui.models import ModelError, load_for_inference, load_tokenizer, resolve_model
 from sft_ui.runs import (
     RunError,
     RunManager,
@@ -266,7 +266,7 @@ class ChatService:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
-            loaded = load_model_and_tokenizer(key)
+            loaded = load_for_inference(key)
             loaded[0].eval()
             self._models[key] = loaded
             while len(self._models) > self.max_loaded:

@@ -219,6 +219,24 @@ def load_ahead(name: str, prepare=None) -> tuple | None:
     return model, tokenizer
 
 
+def inference_options() -> dict:
+    """from_pretrained's options for a model that only answers (Chat, Compare, Evaluate,
+    the rewards tried before GRPO, the preference preview): on this machine's GPU in its
+    half precision where there is one, else {} (fp32 on the CPU). On a GPU a model in
+    fp32 on the CPU answers many times slower, and once a run applied Liger's kernels,
+    the process's model classes compute with Triton, which needs CUDA tensors."""
+    import torch  # heavy: torch loaded on first use
+    if not torch.cuda.is_available():
+        return {}
+    half = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return {"dtype": half, "device_map": {"": torch.cuda.current_device()}}
+
+
+def load_for_inference(path: str, trust_remote_code: bool = False):
+    """load_model_and_tokenizer for a model that only answers (inference_options)."""
+    return load_model_and_tokenizer(path, trust_remote_code, **inference_options())
+
+
 def load_model_and_tokenizer(path: str, trust_remote_code: bool = False,
                              trainable_adapter: bool = False, **options):
     """Model and tokenizer from a resolved path; a LoRA adapter folder loads on its base,

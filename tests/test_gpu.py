@@ -104,10 +104,19 @@ def test_qlora_trains_an_adapter_on_a_4bit_base(tmp_path, tiny_cfg):
 
 
 @needs_liger
-def test_liger_kernels_train(tmp_path, tiny_cfg):
+def test_liger_kernels_train_and_the_model_then_answers_on_the_gpu(tmp_path, tiny_cfg):
+    """Liger patches the process's model classes with Triton kernels (CUDA tensors only):
+    the trained model and its base then answer in Chat on the GPU, in half precision."""
+    from sft_ui.chat import ChatService, GenSettings
     snap, args = _run(tmp_path, tiny_cfg, use_liger_kernel=True)
     assert args.use_liger_kernel
     assert "Liger kernels on" in (Path(snap["run_dir"]) / "train.log").read_text()
+    run_id = Path(snap["run_dir"]).name
+    chat = ChatService(RunManager(tmp_path / "runs"))
+    for ref in (run_id, f"{run_id}/base"):
+        assert list(chat.stream("What is 2 plus 3?", [], ref, GenSettings(max_new_tokens=4)))
+        model = chat.load(ref)[0]
+        assert model.device.type == "cuda" and model.dtype in (torch.bfloat16, torch.float16)
 
 
 def test_cuda_out_of_memory_fails_the_run_frees_the_gpu_and_the_next_run_trains(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sft_ui.data.preference import rendered
-from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.models import load_for_inference, resolve_model
 
 CHECK_PAIRS = 16  # the first pairs measured
 # The data preview measures with a model whose weights on disk are up to this size (loaded
@@ -117,7 +117,7 @@ def before_start(cfg, rows: list[dict], tokenizer) -> Likelihood | None:
             if folder.is_dir() else []
         if not weights or sum(f.stat().st_size for f in weights) > PREVIEW_BYTES:
             return None
-        model, _ = load_model_and_tokenizer(str(folder), cfg.trust_remote_code)
+        model, _ = load_for_inference(str(folder), cfg.trust_remote_code)
         _PREVIEWED.clear()  # one model's result kept: the person is looking at one set
         _PREVIEWED[key] = measure(model, tokenizer, rows)
     return _PREVIEWED[key]

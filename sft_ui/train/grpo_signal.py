@@ -29,7 +29,7 @@ from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
 from sft_ui.data.sized import sized, within
 from sft_ui.errors import UserError
-from sft_ui.models import load_model_and_tokenizer, resolve_model
+from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.plan.shape import model_shape
 from sft_ui.rewards.check import cut_warning, no_spread, score_table
 from sft_ui.rewards.written import WrittenRewards
@@ -208,7 +208,7 @@ def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]
 def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
     """probe() on a model small enough to load here."""
     path = resolve_model(cfg.model_name_or_path)
-    model, tokenizer = load_model_and_tokenizer(path, cfg.trust_remote_code)
+    model, tokenizer = load_for_inference(path, cfg.trust_remote_code)
     data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
     data = dataclasses.replace(data, rows=training_rows(cfg, data.rows))
     choosing = bool(cfg.time_budget_minutes)
@@ -345,7 +345,7 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
     line, before any training."""
     check_rewards(cfg)
     path = resolve_model(cfg.model_name_or_path)
-    model, tokenizer = load_model_and_tokenizer(path, cfg.trust_remote_code)
+    model, tokenizer = load_for_inference(path, cfg.trust_remote_code)
     fitted = sized(cfg, tokenizer)
     cfg = fitted.config
     data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
