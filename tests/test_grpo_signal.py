@@ -166,7 +166,7 @@ def test_a_budget_run_that_would_learn_nothing_ends_before_training(tmp_path, ti
     trained = []
     manager = RunManager(tmp_path / "runs", trainer=lambda *args, **kw: trained.append(1))
     cfg = _cfg(tiny_cfg, _prompts_file(tmp_path), time_budget_minutes=5,
-               reward_pattern="^NEVER WRITTEN$")
+               rewards=["contains_words"], reward_words="zebra")  # (no form to warm up on)
     run = manager.get(manager.start(cfg))
     wait_for(lambda: run.state not in ("queued", "running", "stopping"))
     assert run.state == "failed" and "Nothing to learn" in run.error

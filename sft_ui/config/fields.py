@@ -220,6 +220,12 @@ class RunConfig:
         1.0, "Sampling temperature of the answers: higher, more varied answers (more to "
         "learn from, and more nonsense).", "rewards", minimum=0.0, min_exclusive=True,
         maximum=10.0, label="Temperature", trl="train", stages=[REWARD])
+    warmup_file: str = _f(
+        "", "A JSON lines file of prompts and replies in the form the rewards ask (\"prompt\", "
+        "\"completion\"): the run first trains on them with a few SFT steps, then GRPO. "
+        "GRPO learns nothing where the model never writes the form; a time budget writes "
+        "such a file itself, from the model's own answers put in a regex reward's form.",
+        "rewards", label="Warm-up examples", advanced=True, stages=[REWARD])
     use_vllm: bool = _f(
         False, "Write the answers with vLLM (TRL's colocate mode: in the training process, "
         "on the same GPU), far faster than transformers' generation on long answers. Needs "

@@ -83,6 +83,15 @@ SETTINGS = {
     "and more nonsense).":
         "回答をサンプリングするときの温度です。高いほど回答が多様になります（学べることが"
         "増え、でたらめも増えます）。",
+    "Warm-up examples": "ウォームアップの例",
+    "A JSON lines file of prompts and replies in the form the rewards ask (\"prompt\", "
+    "\"completion\"): the run first trains on them with a few SFT steps, then GRPO. GRPO "
+    "learns nothing where the model never writes the form; a time budget writes such a file "
+    "itself, from the model's own answers put in a regex reward's form.":
+        "報酬が求める形式で書かれたプロンプトと返答の JSON Lines ファイル（\"prompt\"、"
+        "\"completion\"）。実行はまずこれで SFT を数ステップ学習し、それから GRPO に進みます。"
+        "モデルがその形式を一度も書かなければ GRPO は何も学べません。時間予算があるときは、"
+        "モデル自身の回答を `regex` 報酬の形式に入れて、このファイルを自動で作ります。",
     "Generate with vLLM": "vLLM で生成",
     "Write the answers with vLLM (TRL's colocate mode: in the training process, on the same "
     "GPU), far faster than transformers' generation on long answers. Needs a CUDA GPU and the "
@@ -121,12 +130,12 @@ MESSAGES = {
     "same reward for all their answers (no spread), and GRPO learns only from the "
     "differences between a prompt's answers. Raise Answers per prompt or Temperature, give "
     "partial credit in the reward (or make the task harder, if every answer already scores "
-    "the most), or first train a short SFT on a few examples of the form the reward wants.":
+    "the most), or give a few examples of the form the reward wants in Warm-up examples.":
         "何も学習できていません: 直近 {count} 回の記録ステップで、プロンプトの {share} は"
         "回答がすべて同じ報酬でした（差なし）。GRPO はプロンプトの回答どうしの差からしか"
         "学びません。プロンプトあたりの回答数か温度を上げるか、報酬に部分点を与えるか（どの"
-        "回答もすでに最高点なら、タスクを難しくします）、先に報酬が求める形の例を少し使って"
-        "短い SFT を学習してください。",
+        "回答もすでに最高点なら、タスクを難しくします）、報酬が求める形の例を少し"
+        "「ウォームアップの例」に入れてください。",
     # Test rewards (actions.py, ui/rewards_panel.py)
     "test rewards (the model writes answers)": "報酬をテストする（モデルが回答を書きます）",
     "Cannot test the rewards:": "報酬をテストできません:",
@@ -581,13 +590,15 @@ MESSAGES = {
     "{tried}; {rounds} rounds of answers tried": "{tried}。回答を {rounds} 回試しました",
     "Nothing to learn: every answer the model wrote ({where}) got the same reward, {alike}: "
     "the rewards never told one answer from another, so GRPO would learn nothing. What "
-    "helps: a reward with partial credit (for example 0.5 for part of the form), a short "
-    "SFT run on a few examples of the form first and then Continue with GRPO, or a prompt "
-    "that asks for the form more plainly. Test rewards shows the answers and their scores.":
+    "helps: a reward with partial credit (for example 0.5 for part of the form), a few "
+    "examples of the form in Warm-up examples (a time budget writes them itself where a "
+    "regex reward's Pattern holds the form), or a prompt that asks for the form more "
+    "plainly. Test rewards shows the answers and their scores.":
         "学習できるものがありません: モデルが書いた回答（{where}）はすべて同じ報酬 {alike} "
         "でした。報酬が回答の良し悪しを区別していないため、GRPO は何も学びません。役に立つこと: "
-        "部分点のある報酬（たとえば形式の一部を満たせば 0.5）、先にその形式の例を少し使った短い "
-        "SFT を行ってから GRPO に進む、または形式をもっとはっきり求めるプロンプト。"
+        "部分点のある報酬（たとえば形式の一部を満たせば 0.5）、「ウォームアップの例」に形式の例を"
+        "少し入れる（`regex` 報酬のパターンが形式を表していれば、時間予算がこれを自動で作ります）、"
+        "または形式をもっとはっきり求めるプロンプト。"
         "「報酬を試す」で回答と点数を確認できます。",
     "Nothing to learn: every answer the model wrote ({where}) got the same reward, {alike}: "
     "it may already do what the rewards ask. GRPO learns from answers that score "
@@ -604,6 +615,27 @@ MESSAGES = {
     "temperature {temperature}: the answers' rewards differ most there, of the "
     "temperatures tried ({tried})":
         "温度 {temperature}: 試した温度のうち、回答の報酬の差が最も大きかった温度（{tried}）",
+    "a warm-up of {steps_for} SFT steps on {examples} examples of the form before GRPO: "
+    "{spread} of groups of {most} answers would differ ({tried}), too few to learn from; the "
+    "examples are the model's own answers put in the Pattern's form, the best your rewards "
+    "scored":
+        "GRPO の前に形式の例 {examples} 件で SFT を {steps_for} ステップのウォームアップ: "
+        "{most} 個の回答のグループで差が出るのは {spread}（{tried}）で、学ぶには少なすぎます。"
+        "例はモデル自身の回答をパターンの形式に入れたもので、報酬の点が最も高いものです",
+    "{most} answers per prompt: the most the quick path gives, as a warmed-up model's "
+    "answers differ less":
+        "プロンプトごとの回答数 {most}: ウォームアップ後のモデルの回答は差が出にくいため、"
+        "クイックパスで選べる最大の数",
+    "Warm-up examples: {path} holds no examples.":
+        "ウォームアップの例: {path} に例がありません。",
+    "Warm-up examples: {path} cannot be read ({strerror}). Give a JSON lines file of prompt "
+    "and completion, or clear the setting.":
+        "ウォームアップの例: {path} を読めません（{strerror}）。prompt と completion の "
+        "JSON Lines ファイルを指定するか、設定を空にしてください。",
+    "Warm-up examples: line {number} of {path} is not a JSON object with \"prompt\" and "
+    "\"completion\".":
+        "ウォームアップの例: {path} の {number} 行目が \"prompt\" と \"completion\" を持つ "
+        "JSON オブジェクトではありません。",
     "{n} answers per prompt: {spread} of groups of {n} would hold different rewards (GRPO "
     "learns from those)":
         "プロンプトごとの回答数 {n}: {n} 個のグループの {spread} で報酬に差が出ます"

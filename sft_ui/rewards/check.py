@@ -44,6 +44,13 @@ def weighted_total(scores: list, weights: list[float] | None = None) -> float | 
     return sum(w * s for w, s in given) if given else None
 
 
+def as_completions(texts: list[str], conversational: bool) -> list:
+    """Answers in the form TRL gives the rewards: messages for conversational prompts."""
+    if conversational:
+        return [[{"role": "assistant", "content": t}] for t in texts]
+    return texts
+
+
 def score_table(functions: Sequence[Callable], prompts: Sequence, completions: Sequence,
                 columns: dict[str, list], weights: list[float] | None = None,
                 completion_ids: list[list[int]] | None = None) -> list[dict]:
@@ -176,8 +183,8 @@ def stalled(records: list[dict]) -> str | None:
             f"prompts got the same reward for all their answers (no spread), and GRPO "
             f"learns only from the differences between a prompt's answers. Raise Answers "
             f"per prompt or Temperature, give partial credit in the reward (or make the "
-            f"task harder, if every answer already scores the most), or first train a "
-            f"short SFT on a few examples of the form the reward wants.")
+            f"task harder, if every answer already scores the most), or give a few "
+            f"examples of the form the reward wants in Warm-up examples.")
 
 
 def _generations(num_generations: int, generation_batch: int) -> list[str]:

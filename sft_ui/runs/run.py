@@ -189,9 +189,13 @@ class Run:
         if signal:
             self.set_state("running", "Trying the rewards on a few prompts...")
             with runlog.capture(self.dir) as log:
-                config, reasons = signal(person, self.config, log)
+                config, reasons = signal(person, self.config, log, self.dir)
             if reasons:
-                self._chosen(config, self.budget + reasons, self.fit_steps)
+                # the budget's sentence of the steps stays last (`fitted` rewrites it); its
+                # learning rate's goes where the rewards chose another
+                said = [r for r in self.budget[:-1] if not r.startswith("learning rate")
+                        or config.learning_rate == self.config.learning_rate]
+                self._chosen(config, said + reasons + self.budget[-1:], self.fit_steps)
         self.deadline = budget.deadline(self.config, started)
 
     def _size_to_data(self) -> None:

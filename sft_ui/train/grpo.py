@@ -20,11 +20,13 @@ from sft_ui.data.formats import chat_note
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.prompts import check_prompt_dataset, load_prompts, prompt_text
 from sft_ui.lazy import trl_class
+from sft_ui.plan.loading import half_dtype
 from sft_ui.rewards.builtin import make_reward, text_of
 from sft_ui.rewards.check import preflight, weighted_total
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.stages import stage_of
 from sft_ui.stages.grpo import REWARD
+from sft_ui.train import grpo_warmup
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.policy import policy
 
@@ -162,6 +164,20 @@ def _short(value) -> str:
     return "none" if value is None or value != value else f"{value:.3g}"
 
 
+def _warmed(cfg: RunConfig, model, lora, tokenizer, as_chat: bool, output_dir: Path, log):
+    """The model after the warm-up on cfg's Warm-up examples (grpo_warmup), with its LoRA
+    adapter made here so that the warm-up trains it; a resumed run (a checkpoint there
+    already) has it in its checkpoint."""
+    if any(Path(output_dir).glob("checkpoint-*")):
+        return model, lora
+    rows = grpo_warmup.read(cfg.warmup_file, as_chat)
+    if lora is not None:
+        from peft import get_peft_model  # heavy: loaded on first use
+        model, lora = get_peft_model(model, lora), None
+    grpo_warmup.warm_up(model, tokenizer, rows, half_dtype(cfg), log)
+    return model, lora
+
+
 def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, log):
     """GRPOTrainer for cfg, with its prompts, rewards and policy; its written rewards'
     worker closes when training ends (`trainer.close_rewards`)."""
@@ -180,6 +196,8 @@ def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, 
     args = training_arguments(cfg, output_dir, eval_set is not None)
     args.reward_weights = weights  # with a written reward's functions (to_trl leaves it out)
     trained, lora = policy(cfg, model, log)
+    if cfg.warmup_file:
+        trained, lora = _warmed(cfg, trained, lora, tokenizer, data.as_chat, output_dir, log)
     sinks = [c.sink for c in callbacks if hasattr(c, "sink")]
     GRPOTrainer = trl_class(*stage_of(cfg).trainer)
 

@@ -31,8 +31,9 @@ from sft_ui.data.sized import sized, within
 from sft_ui.errors import UserError
 from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.plan.shape import model_shape
-from sft_ui.rewards.check import cut_warning, no_spread, score_table
+from sft_ui.rewards.check import as_completions, cut_warning, no_spread, score_table
 from sft_ui.rewards.written import WrittenRewards
+from sft_ui.train import grpo_warmup
 from sft_ui.train.grpo import check_rewards, reward_functions, reward_weights
 
 PROBE_ANSWERS = 8   # answers to each prompt tried before a run
@@ -125,20 +126,13 @@ def sample(model, tokenizer, cfg: RunConfig, data, functions, n: int, temperatur
     columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
     prompts_of = [r["prompt"] for r in repeated]
     texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
-    table = score_table(functions, prompts_of, _as_completions(texts, data), columns,
+    table = score_table(functions, prompts_of, as_completions(texts, data.conversational), columns,
                         weights=reward_weights(cfg, functions), completion_ids=ids)
     return Sampled(temperature, n, table, ids, prompts_of, columns, cut)
 
 
 def _listed(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _as_completions(texts: list[str], data) -> list:
-    """Answers in the form TRL gives the rewards: messages for conversational prompts."""
-    if data.conversational:
-        return [[{"role": "assistant", "content": t}] for t in texts]
-    return texts
 
 
 def needed_tokens(found: Sampled, tokenizer, cfg: RunConfig, data, functions) -> int | None:
@@ -157,7 +151,7 @@ def needed_tokens(found: Sampled, tokenizer, cfg: RunConfig, data, functions) ->
         cut = tokenizer.batch_decode([found.ids[i][:length] for i in longer],
                                      skip_special_tokens=True)
         table = score_table(functions, [found.prompts[i] for i in longer],
-                            _as_completions(cut, data),
+                            as_completions(cut, data.conversational),
                             {k: [v[i] for i in longer] for k, v in found.columns.items()},
                             weights=weights,
                             completion_ids=[found.ids[i][:length] for i in longer])
@@ -183,7 +177,8 @@ def _probe_tokens(cfg: RunConfig, person: RunConfig, need: int | None) -> int:
     return within(need or 0, cfg.max_completion_length, LENGTHS[-1])
 
 
-def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
+def probe(person: RunConfig, cfg: RunConfig, log,
+          folder=None) -> tuple[RunConfig, list[str]]:
     """The GRPO family's `signal` hook: before a run of `cfg` (the settings a time budget
     chose from `person`'s, or `person`'s own) trains, its rewards tried on a few prompts.
     A time-budgeted run gets Answers per prompt, Temperature, Max completion length, the
@@ -194,7 +189,7 @@ def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]
         return cfg, []  # the model is loaded where the run trains, not here
     try:
         if model_shape(cfg.model_name_or_path).params() <= MAX_PARAMS:
-            return _probe(person, cfg, log)
+            return _probe(person, cfg, log, folder)
         log.info("The rewards were not tried before training: the model is too large to "
                  "load a second time.")
     except UserError:
@@ -205,7 +200,8 @@ def probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]
     return cfg, []
 
 
-def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]]:
+def _probe(person: RunConfig, cfg: RunConfig, log,
+           folder=None) -> tuple[RunConfig, list[str]]:
     """probe() on a model small enough to load here."""
     path = resolve_model(cfg.model_name_or_path)
     model, tokenizer = load_for_inference(path, cfg.trust_remote_code)
@@ -223,29 +219,46 @@ def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]
     with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
             else nullcontext() as written:
         functions = reward_functions(cfg, written, data.as_chat)
-        found, start, rounds_run = None, 0, 0
+        found, start, seen = None, 0, []
         until = time.time() + (cfg.time_budget_minutes * 60 * PROBE_SHARE if choosing
                                else PROBE_SECONDS)
         for temperature, prompts in rounds:
             if found is not None and time.time() > until:
                 log.info("Rewards tried in %d rounds of answers: the time for trying them "
-                         "is up.", rounds_run)
+                         "is up.", len(seen))
                 break
             rows = list(data.rows[start:start + prompts]) or list(data.rows[:prompts])
             start += prompts
             tried = sample(model, tokenizer, cfg, data, functions, answers, temperature,
                            tokens, rows)
-            rounds_run += 1
+            seen.append(tried)
             if found is None or tried.spread(answers) > found.spread(answers):
                 found = tried
             if found.spread(answers) >= WANTED_SPREAD:
                 break
         needed = needed_tokens(found, tokenizer, cfg, data, functions) \
             if "max_completion_length" in free else None
+        examples = []
+        if choosing and folder and not cfg.warmup_file and \
+                found.spread(GENERATIONS[-1]) < WANTED_SPREAD:
+            def made():
+                return grpo_warmup.examples(seen, tokenizer, cfg, data.conversational,
+                                            functions, reward_weights(cfg, functions))
+            examples = made()
+            more = list(data.rows[start:start + grpo_warmup.MORE_PROMPTS])
+            if examples and len(examples) < grpo_warmup.ENOUGH and more:
+                seen.append(sample(model, tokenizer, cfg, data, functions,
+                                   grpo_warmup.MORE_ANSWERS, found.temperature, tokens, more))
+                examples = made()
+    rounds_run = len(seen)
     prompts = len(found.totals())
     tried = (f"{prompts} prompts x {answers} answers at temperature "
              f"{found.temperature:g}, up to {tokens} tokens")
     cut = cut_warning(found.cut, tokens, need)
+    warmed = _warm(cfg, person, found, examples, folder, free, tried, tokenizer, log) \
+        if examples else None
+    if warmed:
+        return warmed
     if not found.rewarded():
         message = _nothing_message(found, tried, rounds_run, cut)
         if choosing and rounds_run == len(rounds):  # (fewer: too few answers to be sure)
@@ -267,15 +280,17 @@ def _probe(person: RunConfig, cfg: RunConfig, log) -> tuple[RunConfig, list[str]
 
 
 def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | None,
-            free: set[str], tried: str, log) -> tuple[RunConfig, list[str]]:
-    """The quick path's settings from a probe that found a spread, with their reasons."""
-    changes, reasons = {}, []
+            free: set[str], tried: str, log, changes: dict | None = None,
+            reasons: list[str] | None = None) -> tuple[RunConfig, list[str]]:
+    """The quick path's settings from a probe that found a spread (or a warm-up that
+    gives one: `changes` and `reasons` already chosen), with their reasons."""
+    changes, reasons = dict(changes or {}), list(reasons or [])
     if "temperature" in free and found.temperature != cfg.temperature:
         changes["temperature"] = found.temperature
         reasons.append(f"temperature {found.temperature:g}: the answers' rewards differ "
                        f"most there, of the temperatures tried ({tried})")
-    n = cfg.num_generations
-    if "num_generations" in free:
+    n = changes.get("num_generations", cfg.num_generations)
+    if "num_generations" in free and "num_generations" not in changes:
         n = next((g for g in GENERATIONS if found.spread(g) >= WANTED_SPREAD),
                  GENERATIONS[-1])
         if n != cfg.num_generations:
@@ -311,6 +326,32 @@ def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | Non
     return dataclasses.replace(cfg, **changes), reasons
 
 
+def _warm(cfg: RunConfig, person: RunConfig, found: Sampled, examples: list[dict], folder,
+          free: set[str], tried: str, tokenizer, log) -> tuple[RunConfig, list[str]] | None:
+    """The quick path where the answers rarely or never differ but the model's own answers,
+    put in the rewards' form, give examples of it: a warm-up on them first (grpo_warmup),
+    then GRPO at the settings that suit a model that writes the form. None where the
+    form does not fit the Max completion length the person set."""
+    longest = max(len(tokenizer(e["completion"], add_special_tokens=False)["input_ids"])
+                  for e in examples) + 1  # (and the end of the answer)
+    if "max_completion_length" not in free and longest > cfg.max_completion_length:
+        return None  # the form does not fit the person's limit: the limit is said instead
+    path = grpo_warmup.write(examples, folder)
+    changes = {"warmup_file": str(path)}
+    most = GENERATIONS[-1]
+    reasons = [f"a warm-up of {grpo_warmup.steps_for(examples)} SFT steps on "
+               f"{len(examples)} examples of the form before GRPO: {found.spread(most):.0%} "
+               f"of groups of {most} answers would differ ({tried}), too few to learn "
+               "from; the examples are the model's own answers put in the Pattern's form, "
+               "the best your rewards scored"]
+    if "num_generations" in free:
+        changes["num_generations"] = most
+        reasons.append(f"{most} answers per prompt: the most the quick path "
+                       "gives, as a warmed-up model's answers differ less")
+    needed = _ladder(longest + 1) if "max_completion_length" in free else None
+    return _choose(cfg, person, found, needed, free, tried, log, changes, reasons)
+
+
 def _nothing_message(found: Sampled, tried: str, rounds: int, advice: str | None) -> str:
     """What to say when every answer of the probe scored alike, and what helps (`advice`:
     cut_warning's, where most answers were cut at the length limit)."""
@@ -328,9 +369,10 @@ def _nothing_message(found: Sampled, tried: str, rounds: int, advice: str | None
     return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
             f"reward, {found.alike()}: the rewards never told one answer from another, so "
             "GRPO would learn nothing. What helps: a reward with partial credit (for "
-            "example 0.5 for part of the form), a short SFT run on a few examples of the "
-            "form first and then Continue with GRPO, or a prompt that asks for the form "
-            "more plainly. Test rewards shows the answers and their scores.")
+            "example 0.5 for part of the form), a few examples of the form in Warm-up "
+            "examples (a time budget writes them itself where a regex reward's Pattern "
+            "holds the form), or a prompt that asks for the form more plainly. Test "
+            "rewards shows the answers and their scores.")
 
 
 def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:

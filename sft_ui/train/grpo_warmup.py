@@ -1,0 +1,154 @@
+"""GRPO's warm-up: a few SFT steps on examples of the form the rewards ask, before GRPO.
+
+GRPO learns only from answers that score differently; where the model never writes the
+form a `regex` reward asks for, every answer scores alike and GRPO learns nothing.
+`examples` makes examples of the form from the model's own answers (the ones the rewards
+were tried on before the run, grpo_signal.py): each value an answer offers is put in the
+form (rewards/form.py), and the run's own rewards score it; each prompt's best, where it
+scores as high as any, is kept. `write` keeps them in the run's folder as a
+prompt/completion JSONL that the setting Warm-up examples names (a person's own file
+works the same); `warm_up` trains them into the model the GRPO trainer then trains on.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+from sft_ui.config import ConfigError
+from sft_ui.data.prompt_preview import prompt_seen
+from sft_ui.rewards.check import as_completions, score_table
+from sft_ui.rewards.form import fill, values_in
+
+FILE = "warmup.jsonl"  # in the run's folder
+MIN_EXAMPLES = 4      # fewer: no warm-up (too few to show the form)
+ENOUGH = 16           # fewer: the model answers MORE_PROMPTS further prompts for more
+MORE_PROMPTS, MORE_ANSWERS = 16, 4
+VALUES = 6            # values tried from each answer, its last first
+BATCH = 8
+EPOCHS = 4            # passes over the examples, within the steps below
+STEPS = (8, 40)       # the least and most warm-up steps
+LORA_RATE, FULL_RATE = 1e-3, 2e-5
+
+
+def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) -> list[dict]:
+    """Examples of the form from `sampled` (grpo_signal.Sampled, one per round tried):
+    [{"prompt", "completion"}, ...], the prompts as the data has them. Empty where the
+    rewards hold no `regex` form, or fewer than MIN_EXAMPLES prompts reach the best score."""
+    if "regex" not in cfg.rewards or not cfg.reward_pattern.strip():
+        return []
+    pattern = cfg.reward_pattern
+    prompts, texts, columns, keys = [], [], {}, []
+    for found in sampled:
+        answers = tokenizer.batch_decode(found.ids, skip_special_tokens=True)
+        for i, answer in enumerate(answers):
+            values = values_in(pattern, answer)[:VALUES] or [""]
+            for text in dict.fromkeys(filter(None, (fill(pattern, v) for v in values))):
+                prompts.append(found.prompts[i])
+                texts.append(text)
+                keys.append(json.dumps(found.prompts[i], sort_keys=True))
+                for name, column in found.columns.items():
+                    columns.setdefault(name, []).append(column[i])
+    if not texts:
+        return []
+    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
+    table = score_table(functions, prompts, as_completions(texts, conversational), columns,
+                        weights=weights, completion_ids=ids)
+    best: dict[str, int] = {}
+    for i, row in enumerate(table):
+        total = row["total"] if row["total"] is not None else -math.inf
+        if keys[i] not in best or total > _total(table[best[keys[i]]]):
+            best[keys[i]] = i
+    top = max(_total(table[i]) for i in best.values())
+    chosen = [i for i in best.values() if _total(table[i]) >= top - 1e-9 and top > 0]
+    if len(chosen) < MIN_EXAMPLES:
+        return []
+    return [{"prompt": prompts[i], "completion": texts[i]} for i in chosen]
+
+
+def _total(row: dict) -> float:
+    return row["total"] if row["total"] is not None else -math.inf
+
+
+def write(rows: list[dict], folder: Path) -> Path:
+    path = Path(folder) / FILE
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
+
+
+def read(path: str, as_chat: bool) -> list[dict]:
+    """A warm-up file's rows: JSON lines of "prompt" (text, or messages) and "completion";
+    a text prompt becomes the user's turn where the run's prompts do (`as_chat`)."""
+    rows = []
+    try:
+        lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ConfigError([f"Warm-up examples: {path} cannot be read ({e.strerror}). "
+                           "Give a JSON lines file of prompt and completion, or clear the "
+                           "setting."]) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            prompt, completion = row["prompt"], str(row["completion"])
+        except (ValueError, KeyError, TypeError):
+            raise ConfigError([f"Warm-up examples: line {number} of {path} is not a JSON "
+                               "object with \"prompt\" and \"completion\"."]) from None
+        if as_chat and isinstance(prompt, str):
+            prompt = [{"role": "user", "content": prompt}]
+        rows.append({"prompt": prompt, "completion": completion})
+    if not rows:
+        raise ConfigError([f"Warm-up examples: {path} holds no examples."])
+    return rows
+
+
+def steps_for(rows: list[dict]) -> int:
+    return max(STEPS[0], min(STEPS[1], math.ceil(EPOCHS * len(rows) / BATCH)))
+
+
+def warm_up(model, tokenizer, rows: list[dict], half, log) -> None:
+    """SFT steps (steps_for) on `rows`, the loss on the completions only, on the weights
+    that train (a LoRA adapter's, or all); `half`: the autocast dtype, or None."""
+    import torch  # heavy: loaded on first use
+    end = tokenizer.eos_token or ""
+    encoded = []
+    for row in rows:
+        prompt = tokenizer(prompt_seen(row["prompt"], tokenizer),
+                           add_special_tokens=False)["input_ids"]
+        answer = tokenizer(row["completion"] + end, add_special_tokens=False)["input_ids"]
+        encoded.append((prompt, answer))
+    weights = [p for p in model.parameters() if p.requires_grad]
+    lora = any("lora_" in name for name, p in model.named_parameters() if p.requires_grad)
+    rate = LORA_RATE if lora else FULL_RATE
+    optimizer = torch.optim.AdamW(weights, lr=rate, weight_decay=0.0)
+    steps, began, first, loss = steps_for(rows), time.time(), None, None
+    generator = torch.Generator().manual_seed(0)
+    device = next(model.parameters()).device
+    model.train()
+    for step in range(steps):
+        order = torch.randperm(len(encoded), generator=generator)[:BATCH].tolist()
+        batch = [encoded[i] for i in order]
+        width = max(len(p) + len(a) for p, a in batch)
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        labels = torch.full((len(batch), width), -100, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for b, (p, a) in enumerate(batch):
+            ids[b, :len(p) + len(a)] = torch.tensor(p + a)
+            labels[b, len(p):len(p) + len(a)] = torch.tensor(a)
+            mask[b, :len(p) + len(a)] = 1
+        with torch.autocast(device.type, dtype=half, enabled=half is not None):
+            out = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                        labels=labels.to(device))
+        out.loss.backward()
+        torch.nn.utils.clip_grad_norm_(weights, 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        loss = float(out.loss.detach())
+        first = loss if first is None else first
+    log.info("Warm-up: %d SFT steps on %d examples of the form at rate %g (loss %.3g -> "
+             "%.3g), %.0f s; GRPO trains on from there.", steps, len(rows), rate, first,
+             loss, time.time() - began)
