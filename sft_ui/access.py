@@ -27,6 +27,7 @@ from pathlib import Path
 from sft_ui.errors import UserError
 
 OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
+LOCAL_OWNER = "local"  # the owner of everything where the studio is one person's
 UPLOADS = "uploads"  # the runs folder's folder of uploaded files, one folder per owner
 
 
@@ -166,7 +167,7 @@ class Access:
         """The folder name for this caller's files: per user when signed in, else per
         browser session; one shared name when the app is open."""
         if self.mode == OPEN:
-            return "local"
+            return LOCAL_OWNER
         user = self.user(who)
         key = f"user:{user}" if user else f"session:{who.session}"
         return hashlib.sha256(key.encode()).hexdigest()[:16]

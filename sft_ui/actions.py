@@ -26,6 +26,7 @@ from sft_ui.plan.speed import calibrate
 from sft_ui.plan.targets import find
 from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
 from sft_ui.runs.next_stage import FollowUp, preference_after
+from sft_ui.runs.run_queue import RunQueue
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
@@ -38,6 +39,8 @@ class Actions:
         self.manager, self.access = manager, access
         self.chat_service = chat or ChatService(manager)
         self.evaluator = Evaluator(self.chat_service)
+        self.queue = RunQueue(manager)
+        self.queue.pump()  # runs queued before the app (re)started go on
 
     def _may(self, who: Who, action: str, values=None) -> None:
         """AccessError unless this caller may take the action (and read the files that
@@ -62,6 +65,29 @@ class Actions:
         starting anything (`idle` False: leaving out the run training now)."""
         self._may(who, "start a run", values)
         self.manager.check(values, token=token or "", idle=idle)
+
+    # ---- the queue ---------------------------------------------------------------
+    def queue_run(self, who: Who, values: dict | RunConfig) -> str:
+        """Check settings as Start does and queue them (run_queue.py); the queued id. The
+        run starts at once when none trains."""
+        self._may(who, "queue a run", values)
+        return self.queue.add(values, self.access.owner(who))
+
+    def queued(self, who: Who) -> list[dict]:
+        """This caller's queued runs, in the order they start."""
+        return self.queue.rows(self.access.owner(who))
+
+    def unqueue(self, who: Who, queued_id: str) -> None:
+        self._may(who, "change the queue")
+        self.queue.remove(queued_id, self.access.owner(who))
+
+    def move_queued(self, who: Who, queued_id: str, offset: int) -> None:
+        self._may(who, "change the queue")
+        self.queue.move(queued_id, int(offset), self.access.owner(who))
+
+    def edit_queued(self, who: Who, queued_id: str, values: dict | RunConfig) -> None:
+        self._may(who, "change the queue", values)
+        self.queue.edit(queued_id, values, self.access.owner(who))
 
     def stop(self, who: Who, run_id: str) -> dict:
         """Ask a run to stop after the current step; its snapshot."""

@@ -29,7 +29,8 @@ from sft_ui.access import ALLOW_CODE, Access, parse_users
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
 from sft_ui.models import prepare_default_model
-from sft_ui.runs import Run, RunManager, create_run, runs_dir
+from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
+from sft_ui.runs.run_queue import RunQueue
 from sft_ui.train.events import EventSink, NullSink, TerminalSink
 
 
@@ -76,6 +77,14 @@ def parser() -> argparse.ArgumentParser:
                        "folder to continue from")
     train.add_argument("--runs-dir", default=None,
                        help="where the run folder goes (default: SFT_UI_RUNS_DIR or ./runs)")
+    queue = sub.add_parser("queue", help="queue runs from YAML files: the app serving the "
+                           "same runs folder starts each when the runs before it end")
+    queue.add_argument("--config", action="append", default=[], metavar="YAML",
+                       help="a YAML file of run settings (repeatable: queued in order)")
+    queue.add_argument("--run", action="store_true", help="also train the queue here, one "
+                       "run after another, until none waits (no app needed)")
+    queue.add_argument("--runs-dir", default=None,
+                       help="the runs folder (default: SFT_UI_RUNS_DIR or ./runs)")
     return parser
 
 
@@ -91,6 +100,8 @@ def main(argv=None) -> None:
             from sft_ui.train.process import train_for_app  # heavy: torch, TRL
             sys.exit(train_for_app(args.run_dir, args.resume))
         sys.exit(train_from_file(args.config, args.runs_dir, args.events))
+    elif args.command == "queue":
+        sys.exit(queue_files(args.config, args.runs_dir, args.run))
     else:
         if args.allow_reward_code:  # Access.from_env reads it
             os.environ[ALLOW_CODE] = "1"
@@ -107,6 +118,7 @@ def serve(host: str, port: int, users: dict[str, str], private: bool) -> None:
         manager.warm_up()
         # With --private the whole page needs gradio's login; else only the actions do.
         app = build_app(manager, Access.from_env(users))
+        RunQueue(manager, listen=False).watch()  # runs queued from the command line
         app.queue().launch(server_name=host, server_port=port,
                            auth=list(users.items()) if private and users else None,
                            prevent_thread_lock=True)
@@ -167,6 +179,35 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
         if run.stalled:  # its latest steps learnt nothing (its family's rule)
             print(f"Warning: {run.stalled}", flush=True)
     return 0
+
+
+def queue_files(configs: list[str], root: str | Path | None = None, run: bool = False) -> int:
+    """Queue the runs of YAML files (checked as Start checks them); with `run`, train the
+    queue in this process until none waits. The exit status: 2 when a file was refused."""
+    manager = RunManager(Path(root) if root else None)
+    queue, refused = RunQueue(manager), 0
+    for config in configs:
+        try:
+            queued = queue.add(RunConfig.from_yaml(config))
+            print(f"Queued {config} as {queued}", flush=True)
+        except (UserError, OSError) as e:
+            refused += 1
+            problems = getattr(e, "messages", [str(e)])
+            print(f"Cannot queue {config}:\n" + "\n".join(f"- {p}" for p in problems),
+                  file=sys.stderr)
+    waiting = [r for r in queue.rows() if r["state"] == "waiting"]
+    print(f"{len(waiting)} runs wait in {queue.path}", flush=True)
+    while run:
+        active = manager.active()
+        if active is not None and active.state in ACTIVE_STATES:
+            print(f"Training {active.id}...", flush=True)
+            while active.state in ACTIVE_STATES:
+                time.sleep(1)
+            print(f"Run {active.id} {active.state}. {active.error or active.message}",
+                  flush=True)
+        elif queue.pump() is None:
+            break
+    return 2 if refused else 0
 
 
 def _apply_budget(run: Run) -> None:

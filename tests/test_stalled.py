@@ -65,6 +65,21 @@ def test_grpo_without_reward_spread_learns_nothing():
     assert grpo_stalled(grpo_records([1.0, 0.5, 1.0, 1.0, 0.75])) is None  # mean 0.85
 
 
+def test_grpo_whose_answers_all_earn_the_top_reward_has_learnt():
+    """Answers alike because they all earn the most, the reward risen to its top: no
+    "Nothing learnt" (a run at its top from the start, or fallen from it, still has it)."""
+    rising = grpo_records([0.5, 0.5, 0.75, 0.5, 0.75, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0])
+    for n, record in enumerate(r for r in rising if "reward" in r):
+        record["reward"] = min(2.0, 0.4 * n)
+    assert grpo_stalled(rising) is None
+    flat = grpo_records([1.0] * 11)
+    assert grpo_stalled(flat).startswith("Nothing learnt")
+    fallen = grpo_records([1.0] * 11)
+    for n, record in enumerate(r for r in fallen if "reward" in r):
+        record["reward"] = 2.0 if n < 5 else 1.0
+    assert grpo_stalled(fallen).startswith("Nothing learnt")
+
+
 def cut_records(cut: list[float], shares: list[float] | None = None) -> list[dict]:
     """A GRPO run's logged steps with these shares of answers cut at the length limit
     (TRL's completions/clipped_ratio) and of prompts without reward spread."""

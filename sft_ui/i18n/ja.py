@@ -602,6 +602,24 @@ MESSAGES = {
         "ファイルをアップロード」）、デモデータ、Hub のいずれかから読み込みます。サーバー上の"
         "パスは使えません。ファイルをアップロードするか、Hub の ID を指定してください。",
     "start a run": "実行を開始する",
+    "queue a run": "実行をキューに入れる",
+    "change the queue": "キューを変更する",
+    # the run queue (runs/run_queue.py)
+    "waiting": "待機中",
+    "not started": "開始できず",
+    "deleted": "削除済み",
+    "No queued run {value} of yours: it has started, or was removed. The queue beside the "
+    "live view lists yours.":
+        "あなたのキューに {value} という実行はありません。すでに開始したか、削除されています。"
+        "ライブ表示の横のキューにあなたの実行が並んでいます。",
+    "The run queue ({path}) is not readable JSON: fix or delete the file; no run was started "
+    "from it.":
+        "実行キュー（{path}）が JSON として読めません。ファイルを直すか削除してください。"
+        "ここからは実行を開始していません。",
+    "A run on Hugging Face Jobs cannot wait in the queue: its token is kept in memory only "
+    "while it starts. Start it when the run training now ends.":
+        "Hugging Face Jobs の実行はキューで待てません。トークンは開始する間だけメモリに"
+        "保持されるためです。いま学習中の実行が終わってから開始してください。",
     "stop a run": "実行を停止する",
     "resume a run": "実行を再開する",
     "rename a run": "実行の名前を変える",

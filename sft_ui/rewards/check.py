@@ -161,11 +161,25 @@ def _recent_mean(records: list[dict], key: str) -> tuple[float, int]:
     return (sum(values) / len(values) if len(values) >= STALL_LEAST else 0.0), len(values)
 
 
+def _learnt(records: list[dict]) -> bool:
+    """Whether the answers are alike because the run learnt: the reward of its last
+    logged steps rose from its first ones' to (near) the highest it logged."""
+    rewards = [r["reward"] for r in records
+               if isinstance(r.get("reward"), (int, float)) and r["reward"] == r["reward"]]
+    if len(rewards) <= STALL_STEPS:
+        return False
+    first = sum(rewards[:STALL_STEPS]) / STALL_STEPS
+    recent = sum(rewards[-STALL_STEPS:]) / STALL_STEPS
+    top = max(rewards)
+    return recent > first + 1e-6 and recent >= top - 0.05 * abs(top)
+
+
 def stalled(records: list[dict]) -> str | None:
     """A GRPO run that learns nothing, from its logged metric records (oldest first):
     over its last logged training steps, (almost) every answer was cut at Max completion
-    length, or most prompts' answers all got the same reward. The message says so and
-    what to do; None while the run learns or cannot be judged."""
+    length, or most prompts' answers all got the same reward (unless their reward rose to
+    the highest logged: it learnt). The message says so and what to do; None while the
+    run learns or cannot be judged."""
     cut, count = _recent_mean(records, CLIPPED)
     if cut >= STALL_SHARE:
         share = f"{100 * cut:.0f}%"
@@ -176,7 +190,7 @@ def stalled(records: list[dict]) -> str | None:
                 f"rewards shows how long the answers are), or ask for shorter answers in "
                 f"the prompts.")
     mean, count = _recent_mean(records, NO_SPREAD)
-    if mean < STALL_SHARE:
+    if mean < STALL_SHARE or _learnt(records):
         return None
     share = f"{100 * mean:.0f}%"
     return (f"Nothing learnt: over the last {count} logged steps, {share} of the "

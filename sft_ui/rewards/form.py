@@ -98,6 +98,16 @@ def fill(pattern: str, value: str = "") -> str | None:
     return text
 
 
+def writable(pattern: str) -> bool:
+    """Whether `fill` can write the pattern's form at all (some value may still not fit
+    its group)."""
+    try:
+        _write(_parse.parse(pattern), "", 1)
+    except (_Unwritable, re.error, TypeError, IndexError):
+        return False
+    return True
+
+
 def values_in(pattern: str, text: str) -> list[str]:
     """What `text` offers for the pattern's first group: each match of the group's own
     pattern in it, the last first (an answer's value tends to come at its end), each once.

@@ -246,7 +246,8 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
                                             functions, reward_weights(cfg, functions))
             examples = made()
             more = list(data.rows[start:start + grpo_warmup.MORE_PROMPTS])
-            if examples and len(examples) < grpo_warmup.ENOUGH and more:
+            if len(examples) < grpo_warmup.ENOUGH and more and \
+                    grpo_warmup.examples_possible(cfg):
                 seen.append(sample(model, tokenizer, cfg, data, functions,
                                    grpo_warmup.MORE_ANSWERS, found.temperature, tokens, more))
                 examples = made()

@@ -19,7 +19,7 @@ from pathlib import Path
 from sft_ui.config import ConfigError
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.rewards.check import as_completions, score_table
-from sft_ui.rewards.form import fill, values_in
+from sft_ui.rewards.form import fill, values_in, writable
 
 FILE = "warmup.jsonl"  # in the run's folder
 MIN_EXAMPLES = 4      # fewer: no warm-up (too few to show the form)
@@ -32,11 +32,17 @@ STEPS = (8, 40)       # the least and most warm-up steps
 LORA_RATE, FULL_RATE = 1e-3, 2e-5
 
 
+def examples_possible(cfg) -> bool:
+    """Whether cfg's rewards hold a form that examples can be written in."""
+    return "regex" in cfg.rewards and bool(cfg.reward_pattern.strip()) and \
+        writable(cfg.reward_pattern)
+
+
 def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) -> list[dict]:
     """Examples of the form from `sampled` (grpo_signal.Sampled, one per round tried):
     [{"prompt", "completion"}, ...], the prompts as the data has them. Empty where the
     rewards hold no `regex` form, or fewer than MIN_EXAMPLES prompts reach the best score."""
-    if "regex" not in cfg.rewards or not cfg.reward_pattern.strip():
+    if not examples_possible(cfg):
         return []
     pattern = cfg.reward_pattern
     prompts, texts, columns, keys = [], [], {}, []

@@ -26,7 +26,8 @@ def _answer(fn, *args):
 
 
 # The endpoints, each an Api method of the same name.
-ENDPOINTS = ("sign_in", "start_run", "run_status", "stop_run", "resume_run", "preview_data",
+ENDPOINTS = ("sign_in", "start_run", "queue_run", "queue", "unqueue", "move_queued",
+             "run_status", "stop_run", "resume_run", "preview_data",
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
              "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
              "push_to_hub", "publish_space")
@@ -63,6 +64,29 @@ class Api:
             raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
         return {"run_id": _answer(self.actions.start, who(request), config, hf_token)}
+
+    def queue_run(self, request: gr.Request, config: dict) -> dict:
+        """Queue a run (RunConfig fields, checked as Start checks them): it starts when the
+        runs queued before it have ended, at once when none trains."""
+        if config is None:
+            raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
+                               "or {} to train with every default."))
+        return {"queued_id": _answer(self.actions.queue_run, who(request), config)}
+
+    def queue(self, request: gr.Request) -> list:
+        """This caller's queued runs: waiting (with their place), not started (with the
+        reason), started (with their run's id and state)."""
+        return _answer(self.actions.queued, who(request))
+
+    def unqueue(self, request: gr.Request, queued_id: str) -> dict:
+        """Remove a waiting run of yours from the queue."""
+        _answer(self.actions.unqueue, who(request), queued_id)
+        return {"removed": queued_id}
+
+    def move_queued(self, request: gr.Request, queued_id: str, offset: int) -> dict:
+        """Move a waiting run of yours `offset` places (negative: sooner) among yours."""
+        _answer(self.actions.move_queued, who(request), queued_id, offset)
+        return {"moved": queued_id}
 
     def run_status(self, run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""
