@@ -31,7 +31,7 @@ from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 from sft_ui.stages import demos, get, stage_of
-from sft_ui.train.grpo_signal import try_rewards
+from sft_ui.train.grpo_try import try_rewards
 
 
 class Actions:

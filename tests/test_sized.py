@@ -31,7 +31,8 @@ from sft_ui.plan import planner
 from sft_ui.rewards.check import cut_warning, no_spread
 from sft_ui.runs import RunManager
 from sft_ui.train.generation import generate_batch, whole_characters
-from sft_ui.train.grpo_signal import probe, try_rewards
+from sft_ui.train.grpo_signal import probe
+from sft_ui.train.grpo_try import try_rewards
 from tests.conftest import wait_for
 from tests.test_i18n import english_left
 

@@ -17,6 +17,18 @@ import pkgutil
 from pathlib import Path
 
 PAGE = {
+    # The run queue (ui/queue_panel.py)
+    "Add to queue": "キューに追加",
+    "Queue": "キュー",
+    "Queued run": "キューの実行",
+    "Sooner": "先へ",
+    "Later": "後へ",
+    "Remove": "外す",
+    "Use the page's settings": "このページの設定にする",
+    "Place": "順番",
+    "Queued": "キュー ID",
+    "State": "状態",
+    "Time": "時間",
     # Header, tabs and the language selector
     "# SFT Studio\nFine-tune a language model on the machine you have.":
         "# SFT Studio\n手元のマシンで言語モデルをファインチューニングします。",
@@ -603,6 +615,12 @@ MESSAGES = {
         "パスは使えません。ファイルをアップロードするか、Hub の ID を指定してください。",
     "start a run": "実行を開始する",
     "queue a run": "実行をキューに入れる",
+    "the defaults": "既定値のまま",
+    "Cannot queue:": "キューに入れられません:",
+    "Cannot change the queue:": "キューを変更できません:",
+    "Queued as {queued}, place {place}.": "{queued} としてキューに入れました（{place} 番目）。",
+    "Queued as {queued}: it started at once, as no run was training.":
+        "{queued} としてキューに入れました。学習中の実行がなかったので、すぐに開始しました。",
     "change the queue": "キューを変更する",
     # the run queue (runs/run_queue.py)
     "waiting": "待機中",

@@ -21,6 +21,7 @@ from pathlib import Path
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
+from sft_ui.plan.planner import plan
 from sft_ui.runs.run import RunError
 
 FILE = "queue.json"
@@ -50,7 +51,19 @@ class Queued:
 
     def row(self) -> dict:
         cfg = RunConfig.from_dict(self.config)
-        return {**asdict(self), "changed": changed(cfg), "stage": cfg.stage}
+        return {**asdict(self), "changed": changed(cfg), "stage": cfg.stage,
+                "seconds": estimate(cfg) if self.waiting else None}
+
+
+def estimate(cfg: RunConfig) -> float | None:
+    """The seconds a queued run takes: its time budget, else the planner's estimate where
+    a speed was measured for such a run; None when neither says."""
+    if cfg.time_budget_minutes:
+        return cfg.time_budget_minutes * 60
+    try:
+        return plan(cfg).get("seconds_total")
+    except (UserError, OSError, ValueError):
+        return None
 
 
 def changed(cfg: RunConfig) -> dict:

@@ -4,13 +4,15 @@ a run starts: runs/run.py's apply_budget).
 
 GRPO learns only from the prompts whose answers got different rewards. `sample` has the
 model write answers to a few prompts, sampled as training samples them, and scores them
-with the run's own rewards (Test rewards shows the same). From each prompt's rewards
-follows the share of groups of n answers that would differ (`Sampled.spread`); the
-quick path picks Answers per prompt, Temperature, Max completion length (what the
-rewarded answers need to keep their score), the accumulation that holds two groups and
-a LoRA learning rate, among the settings left at their defaults, each with its reason.
-Where every answer scored alike, a quick-path run ends before training with what helps;
-another run says so in its log. Loads the model in the calling process (it is small
+with the run's own rewards (Test rewards shows the same: grpo_try.py). From each
+prompt's rewards follows the share of groups of n answers that would differ
+(`Sampled.spread`); the quick path picks Answers per prompt, Temperature, Max completion
+length (what the rewarded answers need to keep their score), the accumulation that holds
+two groups and a LoRA learning rate, among the settings left at their defaults, each
+with its reason. Where the groups would rarely differ and a regex reward holds the form,
+it warms up first on the model's own answers put in that form (grpo_warmup.py); where
+every answer scored alike and no warm-up can be made, a quick-path run ends before
+training with what helps; another run says so in its log. Loads the model in the calling process (it is small
 beside the run's; a model over MAX_PARAMS is not tried).
 """
 from __future__ import annotations
@@ -23,18 +25,17 @@ from contextlib import nullcontext
 from sft_ui.config import RunConfig
 from sft_ui.config.fields import WRITTEN_REWARD
 from sft_ui.config.grpo import whole_groups
-from sft_ui.data.formats import chat_note
 from sft_ui.data.load import training_rows
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
-from sft_ui.data.sized import sized, within
+from sft_ui.data.sized import within
 from sft_ui.errors import UserError
 from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.plan.shape import model_shape
-from sft_ui.rewards.check import as_completions, cut_warning, no_spread, score_table
+from sft_ui.rewards.check import as_completions, cut_warning, score_table
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.train import grpo_warmup
-from sft_ui.train.grpo import check_rewards, reward_functions, reward_weights
+from sft_ui.train.grpo import reward_functions, reward_weights
 
 PROBE_ANSWERS = 8   # answers to each prompt tried before a run
 # (temperature, prompts): tried in order until the groups differ; the last round asks
@@ -220,8 +221,9 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
             else nullcontext() as written:
         functions = reward_functions(cfg, written, data.as_chat)
         found, start, seen = None, 0, []
-        until = time.time() + (cfg.time_budget_minutes * 60 * PROBE_SHARE if choosing
-                               else PROBE_SECONDS)
+        began = time.time()
+        until = began + (cfg.time_budget_minutes * 60 * PROBE_SHARE if choosing
+                         else PROBE_SECONDS)
         for temperature, prompts in rounds:
             if found is not None and time.time() > until:
                 log.info("Rewards tried in %d rounds of answers: the time for trying them "
@@ -238,20 +240,16 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
                 break
         needed = needed_tokens(found, tokenizer, cfg, data, functions) \
             if "max_completion_length" in free else None
-        examples = []
+        rounds_run, examples = len(seen), []
         if choosing and folder and not cfg.warmup_file and \
                 found.spread(GENERATIONS[-1]) < WANTED_SPREAD:
-            def made():
-                return grpo_warmup.examples(seen, tokenizer, cfg, data.conversational,
-                                            functions, reward_weights(cfg, functions))
-            examples = made()
-            more = list(data.rows[start:start + grpo_warmup.MORE_PROMPTS])
-            if len(examples) < grpo_warmup.ENOUGH and more and \
-                    grpo_warmup.examples_possible(cfg):
-                seen.append(sample(model, tokenizer, cfg, data, functions,
-                                   grpo_warmup.MORE_ANSWERS, found.temperature, tokens, more))
-                examples = made()
-    rounds_run = len(seen)
+            def more(rows):  # further prompts' answers, as the last round's were written
+                return sample(model, tokenizer, cfg, data, functions,
+                              grpo_warmup.MORE_ANSWERS, found.temperature, tokens, rows)
+            examples = grpo_warmup.gather(seen, more, data.rows[start:], tokenizer, cfg,
+                                          data.conversational, functions,
+                                          reward_weights(cfg, functions),
+                                          until + (until - began))
     prompts = len(found.totals())
     tried = (f"{prompts} prompts x {answers} answers at temperature "
              f"{found.temperature:g}, up to {tokens} tokens")
@@ -374,37 +372,3 @@ def _nothing_message(found: Sampled, tried: str, rounds: int, advice: str | None
             "examples (a time budget writes them itself where a regex reward's Pattern "
             "holds the form), or a prompt that asks for the form more plainly. Test "
             "rewards shows the answers and their scores.")
-
-
-def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
-    """Test rewards: the model (as it is now) writes Answers per prompt answers to the
-    first `prompts` prompts, sampled as training would, and every reward function scores
-    each one. {"names": the functions, "rows": score_table's rows, "seen": the first
-    prompt as the model reads it, "notes": how the data reaches the model and the share
-    of groups whose rewards differ, "warnings": most answers cut at the length limit,
-    the prompts whose answers all scored alike (no learning signal)}. The answers are
-    as long as the run's would be: Max completion length as the run's start sizes it
-    from the data (data/sized.py). Reward errors raise RewardError with the row and
-    line, before any training."""
-    check_rewards(cfg)
-    path = resolve_model(cfg.model_name_or_path)
-    model, tokenizer = load_for_inference(path, cfg.trust_remote_code)
-    fitted = sized(cfg, tokenizer)
-    cfg = fitted.config
-    data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)
-    n = cfg.num_generations
-    with WrittenRewards(cfg.reward_code) if WRITTEN_REWARD in cfg.rewards \
-            else nullcontext() as written:
-        functions = reward_functions(cfg, written, data.as_chat)
-        found = sample(model, tokenizer, cfg, data, functions, n, cfg.temperature,
-                       cfg.max_completion_length, list(data.rows[:prompts]))
-    notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
-    notes += fitted.reasons
-    notes.append(f"At these settings (temperature {cfg.temperature:g}), about "
-                 f"{found.spread(n):.0%} of groups of {n} answers would hold different "
-                 "rewards: GRPO learns from those only.")
-    need = (answers_need(cfg, data.rows, tokenizer) or (None,))[0]
-    cut = cut_warning(found.cut, cfg.max_completion_length, need)
-    return {"names": [f.__name__ for f in functions], "rows": found.table,
-            "seen": prompt_seen(data.rows[0]["prompt"], tokenizer), "notes": notes,
-            "warnings": ([cut] if cut else []) + no_spread(found.table, n, found.cut)}

@@ -23,8 +23,9 @@ from sft_ui.rewards.form import fill, values_in, writable
 
 FILE = "warmup.jsonl"  # in the run's folder
 MIN_EXAMPLES = 4      # fewer: no warm-up (too few to show the form)
-ENOUGH = 16           # fewer: the model answers MORE_PROMPTS further prompts for more
-MORE_PROMPTS, MORE_ANSWERS = 16, 4
+ENOUGH = 16           # fewer: the model answers MORE_PROMPTS further prompts (up to
+                      # MORE_ROUNDS times, within the probe's time twice over) for more
+MORE_PROMPTS, MORE_ANSWERS, MORE_ROUNDS = 16, 4, 3
 VALUES = 6            # values tried from each answer, its last first
 BATCH = 8
 EPOCHS = 4            # passes over the examples, within the steps below
@@ -71,6 +72,24 @@ def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) 
     if len(chosen) < MIN_EXAMPLES:
         return []
     return [{"prompt": prompts[i], "completion": texts[i]} for i in chosen]
+
+
+def gather(sampled: list, more, rows: list, tokenizer, cfg, conversational: bool, functions,
+           weights, deadline: float) -> list[dict]:
+    """`examples` from `sampled` (the rounds the rewards were tried in); with fewer than
+    ENOUGH, `more(prompt rows)` answers MORE_PROMPTS further `rows` (up to MORE_ROUNDS
+    times, until `deadline`) and they count too."""
+    if not examples_possible(cfg):
+        return []
+    sampled = list(sampled)
+    found = examples(sampled, tokenizer, cfg, conversational, functions, weights)
+    for at in range(0, MORE_ROUNDS * MORE_PROMPTS, MORE_PROMPTS):
+        asked = list(rows[at:at + MORE_PROMPTS])
+        if len(found) >= ENOUGH or not asked or time.time() > deadline:
+            break
+        sampled.append(more(asked))
+        found = examples(sampled, tokenizer, cfg, conversational, functions, weights)
+    return found
 
 
 def _total(row: dict) -> float:

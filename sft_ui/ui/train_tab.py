@@ -19,7 +19,15 @@ from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
 from sft_ui.plan.hardware import detect, speedups
 from sft_ui.runs import ACTIVE_STATES, RunError
-from sft_ui.ui import code_panel, data_panel, live_view, plan_panel, rewards_panel, stage_view
+from sft_ui.ui import (
+    code_panel,
+    data_panel,
+    live_view,
+    plan_panel,
+    queue_panel,
+    rewards_panel,
+    stage_view,
+)
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
 from sft_ui.ui.widgets import config_to_values, edits, make_widget, values_to_dict
@@ -101,6 +109,8 @@ class RunControls:
     follow: gr.Button  # Continue with the next stage, after a finished run
     follow_also: gr.Button  # Continue with another stage offered there (GRPO after SFT)
     plan: gr.State  # the plan the plan line shows (None: none), redrawn while a run trains
+    add: gr.Button  # Add to queue (ui/queue_panel.py)
+    queue: queue_panel.QueuePanel
 
 
 def build(actions: Actions, lists=None) -> None:
@@ -113,6 +123,8 @@ def build(actions: Actions, lists=None) -> None:
             controls = build_run_controls()
     wire_settings(settings, controls, actions)
     wire_run_controls(controls, settings, actions, lists)
+    queue_panel.wire(controls.queue, controls.add, settings.names, settings.inputs, actions,
+                     controls.notice, lists)
 
 
 # Settings whose value is a long name (a Hub id, a path): a row of their own, so that the
@@ -198,13 +210,15 @@ def build_run_controls() -> RunControls:
                 start = gr.Button(T("Start"), variant="primary", min_width=80)
                 stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
                 resume = gr.Button(T("Resume"), interactive=False, min_width=80)
+                add = gr.Button(T("Add to queue"), min_width=80, elem_id="queue-add")
             progress = live_view.build_progress()
             notice = gr.Markdown(elem_id="start-notice")
         with gr.Row(elem_id="continue-row"):
             follow, follow_also = stage_view.build_continue()
     plan_line = gr.Markdown(elem_id="plan-summary")
+    queue = queue_panel.build()
     return RunControls(start, stop, resume, notice, plan_line, live_view.build(progress),
-                       follow, follow_also, gr.State(None))
+                       follow, follow_also, gr.State(None), add, queue)
 
 
 def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:

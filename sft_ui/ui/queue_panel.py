@@ -1,0 +1,115 @@
+"""The run queue in the Train tab (runs/run_queue.py): Add to queue beside Start, and the
+person's queued runs above the live view, shown while they have any: the order they
+start in, the settings that differ from the defaults, the time each takes (its budget,
+or the planner's estimate); one chosen can move sooner or later, be removed, or take the
+page's settings."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import gradio as gr
+import pandas as pd
+from gradio.context import Context
+
+from sft_ui.actions import Actions
+from sft_ui.errors import UserError
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
+from sft_ui.ui.widgets import values_to_dict
+
+COLUMNS = ("Place", "Queued", "State", "Settings", "Time")
+
+
+@dataclass
+class QueuePanel:
+    box: gr.Accordion
+    table: gr.Dataframe
+    chosen: gr.Dropdown
+    sooner: gr.Button
+    later: gr.Button
+    remove: gr.Button
+    replace: gr.Button
+    notice: gr.Markdown
+    stale: gr.State  # changes when the runs changed (the queue may have moved on)
+
+
+def build() -> QueuePanel:
+    with gr.Accordion(T("Queue"), open=True, visible=False, elem_id="queue-panel") as box:
+        table = gr.Dataframe(frame([]), interactive=False, wrap=True, elem_id="queue-table",
+                             show_label=False, column_widths=["9%", "11%", "15%", "50%", "15%"])
+        with gr.Row(equal_height=True):
+            chosen = gr.Dropdown([], label=T("Queued run"), elem_id="queue-chosen", scale=2)
+            sooner = gr.Button(T("Sooner"), size="sm", min_width=60)
+            later = gr.Button(T("Later"), size="sm", min_width=60)
+            remove = gr.Button(T("Remove"), size="sm", variant="stop", min_width=60)
+            replace = gr.Button(T("Use the page's settings"), size="sm", min_width=100)
+        notice = gr.Markdown(elem_id="queue-notice")
+    return QueuePanel(box, table, chosen, sooner, later, remove, replace, notice,
+                      gr.State(None))
+
+
+def frame(rows: list[dict]) -> pd.DataFrame:
+    """The table: place, id, state (the run's once started), settings, time."""
+    out = []
+    for r in rows:
+        text = ", ".join(f"{k}={v}" for k, v in r["changed"].items())
+        state = say(r["state"]) + (f": {say(r['error'])}" if r.get("error") else "")
+        if r.get("run_id"):
+            state += f" · {r['run_id']}"
+        out.append([r["place"] or "--", r["id"], state, text or say("the defaults"),
+                    compact_duration(r["seconds"]) if r.get("seconds") else "--"])
+    return pd.DataFrame(out, columns=[say(c) for c in COLUMNS])
+
+
+def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, actions: Actions,
+         start_notice: gr.Markdown, lists=None) -> None:
+    """Add to queue (its answer in Start's notice), the buttons of a chosen queued run, and
+    the table kept current: after each of these, on a page opened, in a new language and
+    when the runs changed (`lists`)."""
+    outputs = [panel.box, panel.table, panel.chosen]
+
+    def shown(request: gr.Request, current=None):
+        rows = actions.queued(who(request))
+        waiting = [r["id"] for r in rows if r["state"] == "waiting"]
+        keep_chosen = current if current in waiting else (waiting[0] if waiting else None)
+        return (gr.Accordion(visible=bool(rows)), frame(rows),
+                gr.Dropdown(choices=waiting, value=keep_chosen))
+
+    def on_add(request: gr.Request, *values):
+        try:
+            queued = actions.queue_run(who(request), values_to_dict(names, values))
+        except UserError as e:
+            return (problems("Cannot queue:", e), *shown(request))
+        rows = {r["id"]: r for r in actions.queued(who(request))}
+        place = rows.get(queued, {}).get("place")
+        said = (f"Queued as {queued}, place {place}." if place else
+                f"Queued as {queued}: it started at once, as no run was training.")
+        return (note(said), *shown(request, queued))
+
+    add.click(on_add, inputs, [start_notice, *outputs], api_name=False,
+              show_progress="hidden")
+
+    def act(fn):
+        def handler(request: gr.Request, current, *values):
+            try:
+                fn(who(request), current, *values)
+            except UserError as e:
+                return (problems("Cannot change the queue:", e), *shown(request, current))
+            return ("", *shown(request, current))
+        return handler
+
+    buttons = ((panel.sooner, lambda w, q: actions.move_queued(w, q, -1), []),
+               (panel.later, lambda w, q: actions.move_queued(w, q, 1), []),
+               (panel.remove, actions.unqueue, []),
+               (panel.replace, lambda w, q, *v: actions.edit_queued(
+                   w, q, values_to_dict(names, v)), inputs))
+    for button, fn, extra in buttons:
+        button.click(act(fn), [panel.chosen, *extra], [panel.notice, *outputs],
+                     api_name=False, show_progress="hidden")
+    keep(panel.notice)
+    gr.on([Context.root_block.load, panel.stale.change], shown, panel.chosen,
+          outputs, api_name=False, show_progress="hidden")
+    after_switch(shown, panel.chosen, outputs)
+    if lists is not None:
+        lists.add(time.time, [], [panel.stale])
