@@ -12,8 +12,8 @@ two groups and a LoRA learning rate, among the settings left at their defaults, 
 with its reason. Where the groups would rarely differ and a regex reward holds the form,
 it warms up first on the model's own answers put in that form (grpo_warmup.py); where
 every answer scored alike and no warm-up can be made, a quick-path run ends before
-training with what helps; another run says so in its log. Loads the model in the calling process (it is small
-beside the run's; a model over MAX_PARAMS is not tried).
+training with what helps; another run says so in its log. Loads the model in the
+calling process (it is small beside the run's; a model over MAX_PARAMS is not tried).
 """
 from __future__ import annotations
 
