@@ -62,9 +62,9 @@ def _functions(cfg):
 
 
 def test_examples_are_the_models_answers_in_the_form_the_rewards_score_best(tiny_model_dir):
-    """Three prompts whose answers hold their sum somewhere, one whose answers never do:
-    each kept prompt's example is its right sum in the form; the fourth is left out (its
-    best, the form with a wrong number, scores below the others' best)."""
+    """Prompts whose answers hold their sum somewhere, and one whose answers never do:
+    each example is its right sum in the form, the last one's from its row's own answer
+    column; a wrong number in the form scores below and is never an example."""
     tokenizer = load_tokenizer(tiny_model_dir)
     cfg = RunConfig(stage="grpo", rewards=["regex", "written"],
                     reward_pattern=r"^\s*ANSWER: (-?\d+)\s*$", reward_code=RIGHT)
@@ -85,7 +85,7 @@ def test_examples_are_the_models_answers_in_the_form_the_rewards_score_best(tiny
         written.close()
     assert {r["prompt"]: r["completion"] for r in rows} == {
         "1 + 2": "ANSWER: 3", "2 + 2": "ANSWER: 4", "5 + 1": "ANSWER: 6",
-        "4 + 4": "ANSWER: 8"}
+        "3 + 3": "ANSWER: 6", "4 + 4": "ANSWER: 8"}
     # without a regex reward there is no form to write
     assert grpo_warmup.examples([found], tokenizer, RunConfig(stage="grpo"), False,
                                 functions, None) == []

@@ -617,11 +617,12 @@ MESSAGES = {
         "温度 {temperature}: 試した温度のうち、回答の報酬の差が最も大きかった温度（{tried}）",
     "a warm-up of {steps_for} SFT steps on {examples} examples of the form before GRPO: "
     "{spread} of groups of {most} answers would differ ({tried}), too few to learn from; the "
-    "examples are the model's own answers put in the Pattern's form, the best your rewards "
-    "scored":
+    "examples are the model's own answers and the data's own values put in the Pattern's "
+    "form, the best your rewards scored":
         "GRPO の前に形式の例 {examples} 件で SFT を {steps_for} ステップのウォームアップ: "
         "{most} 個の回答のグループで差が出るのは {spread}（{tried}）で、学ぶには少なすぎます。"
-        "例はモデル自身の回答をパターンの形式に入れたもので、報酬の点が最も高いものです",
+        "例はモデル自身の回答とデータ自身の値をパターンの形式に入れたもので、報酬の点が"
+        "最も高いものです",
     "{most} answers per prompt: the most the quick path gives, as a warmed-up model's "
     "answers differ less":
         "プロンプトごとの回答数 {most}: ウォームアップ後のモデルの回答は差が出にくいため、"

@@ -341,8 +341,8 @@ def _warm(cfg: RunConfig, person: RunConfig, found: Sampled, examples: list[dict
     reasons = [f"a warm-up of {grpo_warmup.steps_for(examples)} SFT steps on "
                f"{len(examples)} examples of the form before GRPO: {found.spread(most):.0%} "
                f"of groups of {most} answers would differ ({tried}), too few to learn "
-               "from; the examples are the model's own answers put in the Pattern's form, "
-               "the best your rewards scored"]
+               "from; the examples are the model's own answers and the data's own values "
+               "put in the Pattern's form, the best your rewards scored"]
     if "num_generations" in free:
         changes["num_generations"] = most
         reasons.append(f"{most} answers per prompt: the most the quick path "

@@ -3,8 +3,9 @@
 GRPO learns only from answers that score differently; where the model never writes the
 form a `regex` reward asks for, every answer scores alike and GRPO learns nothing.
 `examples` makes examples of the form from the model's own answers (the ones the rewards
-were tried on before the run, grpo_signal.py): each value an answer offers is put in the
-form (rewards/form.py), and the run's own rewards score it; each prompt's best, where it
+were tried on before the run, grpo_signal.py): each value an answer offers, and each
+value of its row's own columns (a right answer the data holds), is put in the form
+(rewards/form.py), and the run's own rewards score it; each prompt's best, where it
 scores as high as any, is kept. `write` keeps them in the run's folder as a
 prompt/completion JSONL that the setting Warm-up examples names (a person's own file
 works the same); `warm_up` trains them into the model the GRPO trainer then trains on.
@@ -15,6 +16,7 @@ import json
 import math
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from sft_ui.config import ConfigError
 from sft_ui.data.prompt_preview import prompt_seen
@@ -26,6 +28,7 @@ MIN_EXAMPLES = 4      # fewer: no warm-up (too few to show the form)
 ENOUGH = 16           # fewer: the model answers MORE_PROMPTS further prompts (up to
                       # MORE_ROUNDS times, within the probe's time twice over) for more
 MORE_PROMPTS, MORE_ANSWERS, MORE_ROUNDS = 16, 4, 3
+MOST_EXAMPLES = 64     # rows not asked add their own columns' values, up to this many
 VALUES = 6            # values tried from each answer, its last first
 BATCH = 8
 EPOCHS = 4            # passes over the examples, within the steps below
@@ -46,15 +49,20 @@ def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) 
     if not examples_possible(cfg):
         return []
     pattern = cfg.reward_pattern
-    prompts, texts, columns, keys = [], [], {}, []
+    prompts, texts, columns, keys, seen = [], [], {}, [], set()
     for found in sampled:
         answers = tokenizer.batch_decode(found.ids, skip_special_tokens=True)
         for i, answer in enumerate(answers):
-            values = values_in(pattern, answer)[:VALUES] or [""]
-            for text in dict.fromkeys(filter(None, (fill(pattern, v) for v in values))):
+            key = json.dumps(found.prompts[i], sort_keys=True)
+            values = [*values_in(pattern, answer)[:VALUES],
+                      *_column_values(found.columns, i)] or [""]
+            for text in filter(None, (fill(pattern, v) for v in values)):
+                if (key, text) in seen:
+                    continue
+                seen.add((key, text))
                 prompts.append(found.prompts[i])
                 texts.append(text)
-                keys.append(json.dumps(found.prompts[i], sort_keys=True))
+                keys.append(key)
                 for name, column in found.columns.items():
                     columns.setdefault(name, []).append(column[i])
     if not texts:
@@ -78,18 +86,35 @@ def gather(sampled: list, more, rows: list, tokenizer, cfg, conversational: bool
            weights, deadline: float) -> list[dict]:
     """`examples` from `sampled` (the rounds the rewards were tried in); with fewer than
     ENOUGH, `more(prompt rows)` answers MORE_PROMPTS further `rows` (up to MORE_ROUNDS
-    times, until `deadline`) and they count too."""
+    times, until `deadline`) and they count too; then `rows` not asked add the values of
+    their own columns (up to MOST_EXAMPLES in all), where that gives more examples."""
     if not examples_possible(cfg):
         return []
     sampled = list(sampled)
     found = examples(sampled, tokenizer, cfg, conversational, functions, weights)
-    for at in range(0, MORE_ROUNDS * MORE_PROMPTS, MORE_PROMPTS):
-        asked = list(rows[at:at + MORE_PROMPTS])
-        if len(found) >= ENOUGH or not asked or time.time() > deadline:
-            break
-        sampled.append(more(asked))
+    at = 0
+    while at < MORE_ROUNDS * MORE_PROMPTS and len(found) < ENOUGH and \
+            rows[at:at + MORE_PROMPTS] and time.time() < deadline:
+        sampled.append(more(list(rows[at:at + MORE_PROMPTS])))
+        at += MORE_PROMPTS
         found = examples(sampled, tokenizer, cfg, conversational, functions, weights)
+    rest = list(rows[at:at + MOST_EXAMPLES - len(found)])
+    if rest and sampled:  # rows no answer was asked for: their own columns' values
+        names = list(sampled[0].columns)
+        sampled.append(SimpleNamespace(
+            ids=[[] for _ in rest], prompts=[r["prompt"] for r in rest],
+            columns={name: [r.get(name) for r in rest] for name in names}))
+        more_found = examples(sampled, tokenizer, cfg, conversational, functions, weights)
+        found = more_found if len(more_found) > len(found) else found
     return found
+
+
+def _column_values(columns: dict, i: int) -> list[str]:
+    """The values of answer `i`'s row in its data's own columns (a right answer the
+    person wrote, say), as text: each is tried in the form too, and the rewards judge."""
+    return [str(column[i]) for column in columns.values()
+            if isinstance(column[i], (str, int, float)) and not isinstance(column[i], bool)
+            and str(column[i]).strip()]
 
 
 def _total(row: dict) -> float:
