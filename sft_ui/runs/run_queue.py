@@ -134,6 +134,8 @@ class RunQueue:
         """The queue's runs (with `owner`: that person's only): the waiting ones in the
         order they will start, each with its place in the whole queue, then those that
         could not start, then those started from it with their run's state and error."""
+        if not self.path.exists():
+            return []
         with self._locked():
             runs = self._read()["runs"]
         places = {r.id: n for n, r in enumerate([r for r in runs if r.waiting], 1)}
@@ -198,6 +200,8 @@ class RunQueue:
     def pump(self) -> str | None:
         """Start the first waiting run when none trains; its run id. A run that cannot
         start keeps the reason on its row and the next one is tried."""
+        if not self.path.exists() or self.manager.busy():
+            return None  # (nothing queued here yet: no file is made)
         with self._locked():
             if self.manager.busy():
                 return None
@@ -216,7 +220,8 @@ class RunQueue:
             done = [r for r in data["runs"] if r.run_id]
             for old in done[:max(0, len(done) - STARTED_KEPT)]:
                 data["runs"].remove(old)
-            self._write(data)
+            if started or any(r.error for r in data["runs"]) or len(done) > STARTED_KEPT:
+                self._write(data)
             return started
 
     def watch(self) -> None:
