@@ -84,8 +84,9 @@ def test_the_page_hides_what_the_stage_does_without(tmp_path):
               if str(getattr(b, "elem_id", "") or "").startswith("cfg-")}
     assert widget["cfg-packing"].visible and not widget["cfg-beta"].visible
     accordions = [b for b in app.blocks.values() if isinstance(b, gr.Accordion)]
-    hidden = [a for a in accordions if not a.visible]
-    assert len(hidden) == 2  # the preference panel and GRPO's rewards panel
+    hidden = [a for a in accordions if not a.visible and a.elem_id != "queue-panel"]
+    assert len(hidden) == 2  # the preference panel and GRPO's rewards panel (the queue
+    # shows once a run is queued)
 
     fn, outputs, components = _stage_handler(app)
     values = fn(None, "dpo", "demo")
