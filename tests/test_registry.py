@@ -128,14 +128,17 @@ def test_every_action_checks_its_caller(tmp_path):
         "push": (anyone, "x", "me/m", "hf_x"), "publish": (anyone, "me/m", "me/s", "hf_x"),
         "deploy": (anyone, "me/s", "hf_x"), "evaluate": (anyone, ["base"], "demo"),
         "stop_evaluation": (anyone,), "test_rewards": (anyone, {"stage": "grpo"}),
-        "check_start": (anyone, {})}
+        "check_start": (anyone, {}), "queue_run": (anyone, {}),
+        "unqueue": (anyone, "q1"), "move_queued": (anyone, "q1", 1),
+        "edit_queued": (anyone, "q1", {})}
     for name, args in refused.items():
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)
     public = {n for n in dir(actions) if not n.startswith("_") and callable(getattr(actions, n))}
     reading = {"plan", "preview", "fit", "chat", "compare", "compare_batch", "sign_in",
                "sign_out", "continue_with_preference",  # this one only fills the page
-               "dataset_choices", "training_data_warning"}  # lists and notes: nothing changes
+               "dataset_choices", "training_data_warning",  # lists and notes: nothing changes
+               "queued"}  # (a viewer's own queue, empty)
     assert actions.dataset_choices(anyone, "sft") == ["demo"]
     assert public == set(refused) | reading, "a new action: say whether it needs a right"
     assert actions.plan(anyone, {})["fit"]  # open: nothing changes
