@@ -31,8 +31,17 @@ def test_the_libraries_are_imported_before_the_server_answers(monkeypatch):
         def block_thread(self):
             calls.append("block_thread")
 
+    class Queue:  # the watcher of runs queued from the command line
+        def __init__(self, manager, listen=True):
+            assert not listen
+
+        def watch(self):
+            calls.append("watch_queue")
+
     monkeypatch.setattr(cli, "RunManager", Manager)
+    monkeypatch.setattr(cli, "RunQueue", Queue)
     monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
     monkeypatch.setattr(sft_ui.ui, "build_app", lambda manager, access: App())
     cli.serve("127.0.0.1", 0, {}, private=False)
-    assert calls == ["manager", "warm_up", "launch", "freeze", "block_thread", "close"]
+    assert calls == ["manager", "warm_up", "watch_queue", "launch", "freeze", "block_thread",
+                     "close"]
