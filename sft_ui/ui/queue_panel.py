@@ -5,7 +5,6 @@ or the planner's estimate); one chosen can move sooner or later, be removed, or 
 page's settings."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import gradio as gr
@@ -31,7 +30,6 @@ class QueuePanel:
     remove: gr.Button
     replace: gr.Button
     notice: gr.Markdown
-    stale: gr.State  # changes when the runs changed (the queue may have moved on)
 
 
 def build() -> QueuePanel:
@@ -45,8 +43,7 @@ def build() -> QueuePanel:
             remove = gr.Button(T("Remove"), size="sm", variant="stop", min_width=60)
             replace = gr.Button(T("Use the page's settings"), size="sm", min_width=100)
         notice = gr.Markdown(elem_id="queue-notice")
-    return QueuePanel(box, table, chosen, sooner, later, remove, replace, notice,
-                      gr.State(None))
+    return QueuePanel(box, table, chosen, sooner, later, remove, replace, notice)
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:
@@ -63,10 +60,11 @@ def frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, actions: Actions,
-         start_notice: gr.Markdown, lists=None) -> None:
+         start_notice: gr.Markdown, run_state: gr.State) -> None:
     """Add to queue (its answer in Start's notice), the buttons of a chosen queued run, and
     the table kept current: after each of these, on a page opened, in a new language and
-    when the runs changed (`lists`)."""
+    when the run the live view shows, or its state, changed (`run_state`: a run ended, the
+    next began)."""
     outputs = [panel.box, panel.table, panel.chosen]
 
     def shown(request: gr.Request, current=None):
@@ -108,8 +106,6 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
         button.click(act(fn), [panel.chosen, *extra], [panel.notice, *outputs],
                      api_name=False, show_progress="hidden")
     keep(panel.notice)
-    gr.on([Context.root_block.load, panel.stale.change], shown, panel.chosen,
+    gr.on([Context.root_block.load, run_state.change], shown, panel.chosen,
           outputs, api_name=False, show_progress="hidden")
     after_switch(shown, panel.chosen, outputs)
-    if lists is not None:
-        lists.add(time.time, [], [panel.stale])

@@ -111,6 +111,7 @@ class RunControls:
     plan: gr.State  # the plan the plan line shows (None: none), redrawn while a run trains
     add: gr.Button  # Add to queue (ui/queue_panel.py)
     queue: queue_panel.QueuePanel
+    run_state: gr.State | None = None  # (run, state) the live view shows, once wired
 
 
 def build(actions: Actions, lists=None) -> None:
@@ -124,7 +125,7 @@ def build(actions: Actions, lists=None) -> None:
     wire_settings(settings, controls, actions)
     wire_run_controls(controls, settings, actions, lists)
     queue_panel.wire(controls.queue, controls.add, settings.names, settings.inputs, actions,
-                     controls.notice, lists)
+                     controls.notice, controls.run_state)
 
 
 # Settings whose value is a long name (a Hub id, a path): a row of their own, so that the
@@ -260,6 +261,7 @@ def wire_run_controls(c: RunControls, s: Settings, actions: Actions, lists=None)
     pulse = gr.State(None)  # (run, state, time) of the tick that found more to draw
     drawn = gr.State(None)  # (live_view.update's key, (run, state)) the rest shows
     run_state = gr.State(None)  # (run, state) the page shows, set when either changes
+    c.run_state = run_state  # (the queue's table follows it: ui/queue_panel.py)
     timer = gr.Timer(FIRST_TICKS, active=False)
 
     def on_start(request: gr.Request, token, plan_text, *values):
