@@ -206,7 +206,7 @@ class RunQueue:
             if self.manager.busy():
                 return None
             data = self._read()
-            started = None
+            started, refused = None, False
             for run in data["runs"]:
                 if not run.waiting:
                     continue
@@ -216,11 +216,11 @@ class RunQueue:
                 except (UserError, RunError) as e:
                     if self.manager.busy():  # someone pressed Start meanwhile: it waits on
                         break
-                    run.error = str(e)
+                    run.error, refused = str(e), True
             done = [r for r in data["runs"] if r.run_id]
             for old in done[:max(0, len(done) - STARTED_KEPT)]:
                 data["runs"].remove(old)
-            if started or any(r.error for r in data["runs"]) or len(done) > STARTED_KEPT:
+            if started or refused or len(done) > STARTED_KEPT:  # (else nothing changed)
                 self._write(data)
             return started
 
