@@ -31,6 +31,7 @@ from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 from sft_ui.stages import demos, get, stage_of
+from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
 from sft_ui.train.grpo_try import try_rewards
 
 
@@ -41,6 +42,7 @@ class Actions:
         self.evaluator = Evaluator(self.chat_service)
         self.queue = RunQueue(manager)
         self.queue.pump()  # runs queued before the app (re)started go on
+        self.sweeps = Sweeps(self.queue, manager, Scorer(self.evaluator))
 
     def _may(self, who: Who, action: str, values=None) -> None:
         """AccessError unless this caller may take the action (and read the files that
@@ -88,6 +90,44 @@ class Actions:
     def edit_queued(self, who: Who, queued_id: str, values: dict | RunConfig) -> None:
         self._may(who, "change the queue", values)
         self.queue.edit(queued_id, values, self.access.owner(who))
+
+    # ---- sweeps --------------------------------------------------------------------
+    def start_sweep(self, who: Who, spec: dict | SweepSpec) -> dict:
+        """Check a sweep (its settings, what it varies, its score) and start it: its
+        trials wait in the run queue, one after another (sweeps/sweep.py)."""
+        spec = spec if isinstance(spec, SweepSpec) else SweepSpec.from_dict(spec)
+        self._may(who, "start a sweep", spec.base)
+        if spec.eval_file.strip():
+            self._may_read(who, {"eval_dataset_name": spec.eval_file})
+        return self.sweeps.start(spec, self.access.owner(who)).snapshot()
+
+    def sweep(self, who: Who, sweep_id: str = "") -> dict | None:
+        """A sweep of this caller's (blank: their latest), ranked; None when they have
+        none."""
+        sweep_id = str(sweep_id or "").strip()
+        if not sweep_id:
+            ids = self.sweeps.ids(self.access.owner(who))
+            if not ids:
+                return None
+            sweep_id = ids[0]
+        return self.sweeps.get(sweep_id, self.access.owner(who)).snapshot()
+
+    def sweep_ids(self, who: Who) -> list[str]:
+        return self.sweeps.ids(self.access.owner(who))
+
+    def stop_sweep(self, who: Who, sweep_id: str) -> dict:
+        self._may(who, "stop a sweep")
+        return self.sweeps.stop(sweep_id, self.access.owner(who)).snapshot()
+
+    def best_of_sweep(self, who: Who, sweep_id: str = "") -> tuple[RunConfig, str]:
+        """The settings the sweep's best trial trained with (its run's, the time budget's
+        choices included) and its run id, for the page or a next run."""
+        found = self.sweep(who, sweep_id)
+        if not found or not found["best"]:
+            raise RunError("This sweep has no scored trial yet: its ranked table fills as "
+                           "its trials end.")
+        run = self.manager.get(found["best"]["run_id"])
+        return run.config, run.id
 
     def stop(self, who: Who, run_id: str) -> dict:
         """Ask a run to stop after the current step; its snapshot."""

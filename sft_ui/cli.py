@@ -85,6 +85,13 @@ def parser() -> argparse.ArgumentParser:
                        "run after another, until none waits (no app needed)")
     queue.add_argument("--runs-dir", default=None,
                        help="the runs folder (default: SFT_UI_RUNS_DIR or ./runs)")
+    sweep = sub.add_parser("sweep", help="run a sweep from a YAML file here, without the "
+                           "browser: its trials one after another, ranked at the end")
+    sweep.add_argument("--config", required=True, metavar="YAML",
+                       help="a sweep file: base (run settings, or a run YAML's path), vary, "
+                       "method, budget_minutes, trials, score, eval_file, seed")
+    sweep.add_argument("--runs-dir", default=None,
+                       help="the runs folder (default: SFT_UI_RUNS_DIR or ./runs)")
     return parser
 
 
@@ -102,6 +109,8 @@ def main(argv=None) -> None:
         sys.exit(train_from_file(args.config, args.runs_dir, args.events))
     elif args.command == "queue":
         sys.exit(queue_files(args.config, args.runs_dir, args.run))
+    elif args.command == "sweep":
+        sys.exit(sweep_file(args.config, args.runs_dir))
     else:
         if args.allow_reward_code:  # Access.from_env reads it
             os.environ[ALLOW_CODE] = "1"
@@ -208,6 +217,48 @@ def queue_files(configs: list[str], root: str | Path | None = None, run: bool = 
         elif queue.pump() is None:
             break
     return 2 if refused else 0
+
+
+def sweep_file(path: str, root: str | Path | None = None) -> int:
+    """Run the sweep of a YAML file in this process (its trials through the runs folder's
+    queue), printing each trial as it ends and the ranked table at the end. The exit
+    status: 2 when the file was refused, 1 when the sweep failed or no trial scored."""
+    from sft_ui.chat import ChatService
+    from sft_ui.evaluate.job import Evaluator
+    from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+    try:
+        spec = SweepSpec.from_yaml(path)
+    except (UserError, OSError) as e:
+        problems = getattr(e, "messages", [str(e)])
+        print(f"Cannot sweep {path}:\n" + "\n".join(f"- {p}" for p in problems),
+              file=sys.stderr)
+        return 2
+    manager = RunManager(Path(root) if root else None)
+    sweeps = Sweeps(RunQueue(manager), manager,
+                    Scorer(Evaluator(ChatService(manager))))
+    try:
+        sweep = sweeps.start(spec)
+    except UserError as e:
+        print(f"Cannot sweep {path}: {e}", file=sys.stderr)
+        return 2
+    print(f"Sweep {sweep.id}: {spec.method}, {spec.budget_minutes:g} min, judged by "
+          f"{spec.score}", flush=True)
+    said = set()
+    while not sweeps.wait(sweep, 1.0):
+        for trial in sweep.trials:
+            if trial["seconds"] is not None and trial["number"] not in said:
+                said.add(trial["number"])
+                print(f"  trial {trial['number']} {trial['params']}: {trial['state']}, "
+                      f"score {trial['score']}", flush=True)
+    found = sweep.snapshot()
+    print(f"Sweep {sweep.id} {found['state']} in {found['seconds']:.0f} s "
+          f"({len(found['trials'])} trials). {found['error']}", flush=True)
+    for place, trial in enumerate(found["trials"], 1):
+        score = "--" if trial["score"] is None else f"{trial['score']:.4g}"
+        print(f"  {place}. {score}  {trial['params']}  run {trial['run_id'] or '--'}  "
+              f"{trial['state']}" + (" (pruned)" if trial["pruned"] else ""), flush=True)
+    manager.close()
+    return 0 if found["best"] else 1
 
 
 def _apply_budget(run: Run) -> None:

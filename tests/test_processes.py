@@ -30,6 +30,24 @@ def _trainers(run_dir) -> list[psutil.Process]:
     return found
 
 
+def _told(runs, log, run_id) -> str:
+    """The ends of the app's and the run's logs, and the processes left (a failed wait says
+    them: a wait that ran out on a loaded machine shows where the run was)."""
+    tails = []
+    for path in (log, runs / run_id / "train.log"):
+        lines = path.read_text(errors="replace").splitlines() if path.exists() else []
+        tails.append(f"--- {path.name}:\n" + "\n".join(lines[-25:]))
+    left = [" ".join(p.info["cmdline"] or [])[:160] for p in _trainers(runs / run_id)]
+    return "\n".join(tails + ["--- processes:", *left])
+
+
+def _waited(predicate, runs, log, run_id, **options):
+    try:
+        return wait_for(predicate, timeout=HANG, **options)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{_told(runs, log, run_id)}") from None
+
+
 def _losses(snap) -> list[tuple[int, float]]:
     return [(m["step"], m["loss"]) for m in snap["metrics"] if "loss" in m]
 
@@ -64,23 +82,23 @@ def test_stop_resume_and_kill_leave_no_process_behind(tmp_path, tiny_cfg):
     long = {**tiny_cfg, "max_steps": 5000, "sample_steps": 0, "num_processes": 2}
     with serve(runs, log) as (proc, client):
         run_id = client.predict(long, api_name="/start_run")["run_id"]
-        wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"] >= 2,
-                 timeout=HANG)
+        _waited(lambda: client.predict(run_id, api_name="/run_status")["step"] >= 2,
+                runs, log, run_id)
         assert len(_trainers(runs / run_id)) >= 3  # the launcher and its 2 processes
         assert client.predict(run_id, api_name="/stop_run")["state"] == "stopping"
-        stopped = wait_for(lambda: _finished(client, run_id), timeout=HANG)
+        stopped = _waited(lambda: _finished(client, run_id), runs, log, run_id)
         assert stopped["state"] == "stopped", stopped["error"]
         checkpoint = latest_checkpoint(runs / run_id)
         assert checkpoint and int(checkpoint.name.split("-")[-1]) == stopped["step"]
-        wait_for(lambda: not _trainers(runs / run_id), timeout=HANG)
+        _waited(lambda: not _trainers(runs / run_id), runs, log, run_id)
 
         # Resume continues the same series from the checkpoint, on 2 processes again.
         assert client.predict(run_id, api_name="/resume_run") == {"run_id": run_id}
-        wait_for(lambda: client.predict(run_id, api_name="/run_status")["step"]
-                 >= stopped["step"] + 2, timeout=HANG)
+        _waited(lambda: client.predict(run_id, api_name="/run_status")["step"]
+                >= stopped["step"] + 2, runs, log, run_id)
         os.killpg(proc.pid, signal.SIGKILL)  # the app dies mid-run, with no chance to clean up
     # Its launcher gets SIGTERM and ends its processes; each process also watches the app.
-    wait_for(lambda: not _trainers(runs / run_id), timeout=HANG, interval=0.5)
+    _waited(lambda: not _trainers(runs / run_id), runs, log, run_id, interval=0.5)
     with serve(runs, log) as (proc, client):
         after = client.predict(run_id, api_name="/run_status")
         assert after["state"] == "failed"

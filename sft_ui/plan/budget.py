@@ -35,6 +35,7 @@ MAX_EPOCHS = 3
 UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
+LENGTH = {"train_by", "max_steps", "num_train_epochs"}  # a run's length, in keep
 CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "question/answer", "alpaca")
 
 
@@ -47,17 +48,19 @@ class Choice:
 
 
 def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
-           hw: Hardware | None = None) -> Choice:
+           hw: Hardware | None = None, keep=()) -> Choice:
     """The settings a run of cfg's time budget trains with. `data` is the planner's
     DataSample (rows, token lengths, format) or None when unknown; `params` the model's
     parameter count; `speed(cfg)` the measured tokens/s of settings, or None (default:
-    what the planner remembers)."""
+    what the planner remembers); `keep`, settings the budget leaves as they are even at
+    their defaults (a sweep's trial keeps the values it tries)."""
     if not cfg.time_budget_minutes:
         return Choice(cfg, [])
     defaults, changes, reasons = RunConfig(), {}, []
 
     def pick(name: str, value, why: str) -> None:
-        if getattr(cfg, name) == getattr(defaults, name) and getattr(cfg, name) != value:
+        if name not in keep and getattr(cfg, name) == getattr(defaults, name) and \
+                getattr(cfg, name) != value:
             changes[name] = value
             reasons.append(why)
 
@@ -85,20 +88,20 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     if speed is None:
         def speed(c):
             return measured_speed(c, hw)
-    return _length(chosen, data, speed(chosen), hw, reasons)
+    return _length(chosen, data, speed(chosen), hw, reasons, bool(set(keep) & LENGTH))
 
 
-def resolve(cfg: RunConfig) -> Choice:
+def resolve(cfg: RunConfig, keep=()) -> Choice:
     """choose() for a run about to start: with its data, and a measured speed (a few
     training steps first, counted in the budget, when none is known for its settings).
     Done once, where the run starts (the app, or the command line); the training process
     only keeps the deadline (`deadline`)."""
     data = quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
-    choice = choose(cfg, data, params)
+    choice = choose(cfg, data, params, keep=keep)
     if choice.needs_speed and not choice.fits_in_run:
         calibrate(choice.config)
-        choice = choose(cfg, data, params)
+        choice = choose(cfg, data, params, keep=keep)
     if choice.fits_in_run:  # from its longest; its first steps set the length
         longest = _longest(choice.config, _epoch_steps(choice.config, detect(), data))
         choice = dataclasses.replace(choice, config=longest)
@@ -106,10 +109,11 @@ def resolve(cfg: RunConfig) -> Choice:
 
 
 def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
-            reasons: list[str]) -> Choice:
-    """Whole epochs, or the steps that fit the budget, at the measured speed."""
+            reasons: list[str], kept: bool = False) -> Choice:
+    """Whole epochs, or the steps that fit the budget, at the measured speed (`kept`:
+    the run's length is kept as it is, as a setting the person changed)."""
     defaults = RunConfig()
-    if (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
+    if kept or (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
             (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
         return Choice(cfg, reasons)  # the person set the length: the budget only stops it
     minutes = f"{cfg.time_budget_minutes:g}"

@@ -73,11 +73,12 @@ class RunManager:
             self._worker.close()
 
     def start(self, values: dict | RunConfig, allow_over_memory: bool = False,
-              token: str = "") -> str:
+              token: str = "", keep=()) -> str:
         """Validate, create the run folder, start training; return the run id. A run whose
         memory estimate exceeds the RAM available (on a CPU) or clearly exceeds the free GPU
         memory is refused, with the fixes, unless `allow_over_memory`. A run on Hugging Face
-        Jobs uses `token` (kept in memory only, while the job is followed)."""
+        Jobs uses `token` (kept in memory only, while the job is followed). `keep`: settings
+        a time budget leaves as they are (Run.keep)."""
         cfg = self.check(values, allow_over_memory, token)
         trainer = None
         if cfg.run_on == "hf_jobs":
@@ -85,6 +86,7 @@ class RunManager:
         with self._lock:
             self._check_idle()
             run = create_run(self.root, cfg)
+            run.keep = tuple(keep)
             self._runs[run.id], self._active = run, run
             if trainer:
                 self._trainers[run.id] = trainer

@@ -47,6 +47,7 @@ class Run:
         self.resumed = 0
         self.suggestion: dict = {}  # RunConfig changes that may make a failed run fit
         self.budget: list[str] = []  # what a time budget chose, a sentence a setting
+        self.keep: tuple = ()  # settings a time budget leaves as they are (a sweep's trial)
         # While the run's latest steps learn nothing: its family's message saying so and
         # what to do (the live view, the run's summary; the log says it once, _judge)
         self.stalled = ""
@@ -184,7 +185,7 @@ class Run:
             self._size_to_data()
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
             self.set_state("running", "Choosing settings for the time budget...")
-            choice = budget.resolve(self.config)
+            choice = budget.resolve(self.config, self.keep)
             self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
         if signal:
             self.set_state("running", "Trying the rewards on a few prompts...")

@@ -44,6 +44,7 @@ class Queued:
     added: float = field(default_factory=time.time)
     error: str = ""
     run_id: str = ""
+    keep: list = field(default_factory=list)  # settings a time budget leaves (Run.keep)
 
     @property
     def waiting(self) -> bool:
@@ -113,9 +114,10 @@ class RunQueue:
         os.replace(partial, self.path)  # never half a file, even when killed here
 
     # ---- what a person does ------------------------------------------------------
-    def add(self, values: dict | RunConfig, owner: str = LOCAL_OWNER) -> str:
+    def add(self, values: dict | RunConfig, owner: str = LOCAL_OWNER, keep=()) -> str:
         """Check the settings as Start checks them (leaving out the run training now),
-        queue them; the queued run's id. Starts it at once when nothing trains."""
+        queue them; the queued run's id. Starts it at once when nothing trains. `keep`:
+        settings its time budget leaves as they are (a sweep's trial)."""
         cfg = self.manager.check(values, idle=False)
         if cfg.run_on == "hf_jobs":
             raise ConfigError(["A run on Hugging Face Jobs cannot wait in the queue: its "
@@ -123,7 +125,7 @@ class RunQueue:
                                "when the run training now ends."])
         with self._locked():
             data = self._read()
-            queued = Queued(f"q{data['next']}", changed(cfg), owner)
+            queued = Queued(f"q{data['next']}", changed(cfg), owner, keep=list(keep))
             data["next"] += 1
             data["runs"].append(queued)
             self._write(data)
@@ -211,7 +213,7 @@ class RunQueue:
                 if not run.waiting:
                     continue
                 try:
-                    started = run.run_id = self.manager.start(run.config)
+                    started = run.run_id = self.manager.start(run.config, keep=run.keep)
                     break
                 except (UserError, RunError) as e:
                     if self.manager.busy():  # someone pressed Start meanwhile: it waits on

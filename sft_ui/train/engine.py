@@ -26,7 +26,12 @@ from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
 from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
-from sft_ui.train.callbacks import StudioCallback, answers_before_training, sample_prompts
+from sft_ui.train.callbacks import (
+    StudioCallback,
+    agree,
+    answers_before_training,
+    sample_prompts,
+)
 from sft_ui.train.events import MODEL_SUBDIR, RunSink, announce
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
@@ -141,6 +146,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                      "padding-free batches" if trainer.padding_free_batches else "padded batches")
         try:
             trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
+            _final_eval(trainer, sink)
         finally:
             getattr(trainer, "close_rewards", lambda: None)()  # a written reward's worker
         # (a resumed run's log mixes two starts; a preference step's speed is an SFT step's
@@ -161,6 +167,18 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         log.info("Saved the model to %s", out)
     _leave_process_group()
     return out
+
+
+def _final_eval(trainer, sink) -> None:
+    """The eval loss of the model the run saves, where it has eval data and its last step
+    had none (a sweep judges its trials on it; the card's final eval loss is the saved
+    model's). Not after a Stop: the person asked for the model as it is, now."""
+    state = trainer.state
+    if trainer.eval_dataset is None or agree(sink.stop_requested(), trainer.args.device):
+        return
+    if any("eval_loss" in h and h.get("step") == state.global_step for h in state.log_history):
+        return
+    trainer.evaluate()
 
 
 def _leave_process_group() -> None:

@@ -27,6 +27,7 @@ def _answer(fn, *args):
 
 # The endpoints, each an Api method of the same name.
 ENDPOINTS = ("sign_in", "start_run", "queue_run", "queue", "unqueue", "move_queued",
+             "start_sweep", "sweep", "stop_sweep",
              "run_status", "stop_run", "resume_run", "preview_data",
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
              "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
@@ -87,6 +88,26 @@ class Api:
         """Move a waiting run of yours `offset` places (negative: sooner) among yours."""
         _answer(self.actions.move_queued, who(request), queued_id, offset)
         return {"moved": queued_id}
+
+    def start_sweep(self, request: gr.Request, sweep: dict) -> dict:
+        """Start a sweep: {"base": RunConfig fields, "vary": {setting: [values] or {"low",
+        "high", "log"}}, "method": grid|random|optuna, "budget_minutes", "trials" (0: as
+        many as fit), "score": eval_loss|exact_match|rougeL|json_valid|reward,
+        "eval_file", "seed"}. Its trials wait in the run queue; /sweep follows it."""
+        if not isinstance(sweep, dict):
+            raise gr.Error(say("No sweep was sent: send a mapping with base, vary and "
+                               "budget_minutes."))
+        return _answer(self.actions.start_sweep, who(request), sweep)
+
+    def sweep(self, request: gr.Request, sweep_id: str = "") -> dict | None:
+        """A sweep of yours (blank: your latest): its state, trials ranked by score (best
+        first, with their run ids, settings, scores and times), the best, the planner's
+        estimate and the time it took."""
+        return _answer(self.actions.sweep, who(request), sweep_id)
+
+    def stop_sweep(self, request: gr.Request, sweep_id: str) -> dict:
+        """Stop a sweep of yours: its running trial stops and saves, no other starts."""
+        return _answer(self.actions.stop_sweep, who(request), sweep_id)
 
     def run_status(self, run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""

@@ -27,6 +27,7 @@ from sft_ui.ui import (
     queue_panel,
     rewards_panel,
     stage_view,
+    sweep_panel,
 )
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
@@ -88,6 +89,7 @@ class Settings:
     rows: list  # (gr.Row, the names of its settings): hidden with them (stage_view.py)
     rewards: tuple  # GRPO's Test rewards (ui/rewards_panel.py)
     accordions: dict  # the panels by group, hidden when no setting of theirs applies
+    sweep: sweep_panel.SweepPanel  # a sweep of the page's settings (ui/sweep_panel.py)
 
     @property
     def names(self) -> list[str]:
@@ -126,6 +128,7 @@ def build(actions: Actions, lists=None) -> None:
     wire_run_controls(controls, settings, actions, lists)
     queue_panel.wire(controls.queue, controls.add, settings.names, settings.inputs, actions,
                      controls.notice, controls.run_state)
+    sweep_panel.wire(settings.sweep, settings.names, settings.inputs, actions)
 
 
 # Settings whose value is a long name (a Hub id, a path): a row of their own, so that the
@@ -171,7 +174,9 @@ def build_settings() -> Settings:
         accordions[panel.group] = accordion
     with gr.Accordion(T("Save, load, show code"), open=False):
         code = code_panel.build_controls()
-    return Settings(widgets, preset, code=code, rows=rows, accordions=accordions, **extras)
+    sweep = sweep_panel.build()
+    return Settings(widgets, preset, code=code, rows=rows, accordions=accordions,
+                    sweep=sweep, **extras)
 
 
 def _panel_extras(group: str) -> dict:

@@ -1,0 +1,236 @@
+"""The sweep panel of the Train tab (sweeps/): the settings to vary, one a line (a list of
+values, or a range), the search (grid, random, Optuna), the whole sweep's time budget,
+the score that judges each trial on held-out data; then, while it runs and after, the
+ranked table, the trials' eval curves side by side, the score against a varied setting,
+and Use the best (its settings into the page; its run is in Chat, Compare and Export)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+import pandas as pd
+from gradio.context import Context
+
+from sft_ui.actions import Actions
+from sft_ui.config import RunConfig
+from sft_ui.errors import UserError
+from sft_ui.sweeps import VARIABLE, parse_vary
+from sft_ui.ui.access_panel import who
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
+from sft_ui.ui.widgets import config_to_values, values_to_dict
+
+COLUMNS = ("Place", "Trial", "Settings", "Score", "Time", "State", "Run")
+METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
+SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact match",
+                "rougeL": "ROUGE-L", "json_valid": "JSON valid",
+                "reward": "Rewards' mean (GRPO, held-out prompts)"}
+EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
+
+
+@dataclass
+class SweepPanel:
+    add_setting: gr.Dropdown
+    vary: gr.Textbox
+    method: gr.Radio
+    budget: gr.Number
+    trials: gr.Number
+    score: gr.Dropdown
+    eval_file: gr.Textbox
+    start: gr.Button
+    stop: gr.Button
+    best: gr.Button
+    notice: gr.Markdown
+    table: gr.Dataframe
+    curves: gr.LinePlot
+    against: gr.Dropdown
+    scores: gr.ScatterPlot
+    sweep_id: gr.State
+    timer: gr.Timer
+
+
+def build() -> SweepPanel:
+    with gr.Accordion(T("Sweep: try several settings, keep the best"), open=False,
+                      elem_id="sweep-panel"):
+        gr.Markdown(T("Each trial is a run in the queue, judged on held-out data, never on "
+                      "its training loss; the time budget holds for the whole sweep."))
+        add_setting = gr.Dropdown([(name, name) for name in VARIABLE], value=None,
+                                  label=T("Add a setting to vary"), elem_id="sweep-add")
+        vary = gr.Textbox(label=T("Settings to vary"), lines=3, elem_id="sweep-vary",
+                          placeholder=EXAMPLE,
+                          info=T("One a line: 'setting: value, value' (a list) or 'setting: "
+                                 "low .. high' (a range; 'log' after it spreads it by "
+                                 "ratio)."))
+        with gr.Row():
+            method = gr.Radio([(T(label), name) for name, label in METHOD_LABELS.items()],
+                              value="grid", label=T("Search"), elem_id="sweep-method")
+            score = gr.Dropdown([(T(label), name) for name, label in SCORE_LABELS.items()],
+                                value="eval_loss", label=T("Judged by"),
+                                elem_id="sweep-score")
+        with gr.Row():
+            budget = gr.Number(15, label=T("Time for the whole sweep (minutes)"),
+                               minimum=1, elem_id="sweep-budget")
+            trials = gr.Number(0, label=T("Trials (0: as many as fit)"), minimum=0,
+                               precision=0, elem_id="sweep-trials")
+        eval_file = gr.Textbox(label=T("Eval file"), elem_id="sweep-eval-file",
+                               info=T("For an Evaluate score or GRPO's rewards: a file of "
+                                      "held-out rows (blank: the rows each trial holds "
+                                      "out)."))
+        with gr.Row():
+            start = gr.Button(T("Start sweep"), variant="primary", elem_id="sweep-start")
+            stop = gr.Button(T("Stop sweep"), variant="stop", elem_id="sweep-stop")
+            best = gr.Button(T("Use the best"), elem_id="sweep-best")
+        notice = gr.Markdown(elem_id="sweep-notice")
+        table = gr.Dataframe(frame(None), interactive=False, wrap=True, show_label=False,
+                             elem_id="sweep-table")
+        curves = gr.LinePlot(x="step", y="eval loss", color="trial", label=T("Eval loss by "
+                             "trial"), elem_id="sweep-curves", height=220)
+        against = gr.Dropdown([], label=T("Score against"), elem_id="sweep-against")
+        scores = gr.ScatterPlot(x="value", y="score", color="trial",
+                                label=T("Score against a varied setting"),
+                                elem_id="sweep-scores", height=220)
+    return SweepPanel(add_setting, vary, method, budget, trials, score, eval_file, start,
+                      stop, best, notice, table, curves, against, scores, gr.State(""),
+                      gr.Timer(2.0, active=False))
+
+
+def _short(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def frame(found: dict | None) -> pd.DataFrame:
+    """The ranked table: best first; a pruned or failed trial last, with its reason."""
+    rows = []
+    for place, t in enumerate((found or {}).get("trials", []), 1):
+        scored = t["score"] is not None and not t["pruned"]
+        state = say("pruned") if t["pruned"] else say(t["state"])
+        if t.get("error"):
+            state += f": {say(t['error'])}"
+        rows.append([place if scored else "--", t["number"],
+                     ", ".join(f"{k}={_short(v)}" for k, v in t["params"].items()),
+                     "--" if t["score"] is None else f"{t['score']:.4g}",
+                     compact_duration(t["seconds"]) if t.get("seconds") else "--",
+                     state, t["run_id"] or "--"])
+    return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
+
+
+def suggestion(name: str, value) -> str:
+    """A line for the box: values around the page's own."""
+    if name in ("lora_r", "lora_alpha"):
+        return f"{name}: 8, 16, 32"
+    if isinstance(value, bool) or value in (None, 0, 0.0):
+        return f"{name}: "
+    if isinstance(value, int):
+        return f"{name}: {max(1, value // 2)}, {value}, {value * 2}"
+    return f"{name}: {value / 3:.2g}, {value:.2g}, {value * 3:.2g}"
+
+
+def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions) -> None:
+    """The panel's buttons, its timer (ticks while a sweep of this page runs), a page
+    opened and a language switch (the person's latest sweep shown)."""
+    shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer]
+
+    def curves_of(found: dict | None) -> pd.DataFrame:
+        rows = []
+        for t in (found or {}).get("trials", []):
+            if not t["run_id"]:
+                continue
+            try:
+                run = actions.manager.get(t["run_id"])
+            except UserError:
+                continue
+            rows += [(m["step"], m["eval_loss"], f"{t['number']}")
+                     for m in run.metrics if "eval_loss" in m]
+        return pd.DataFrame(rows, columns=["step", "eval loss", "trial"])
+
+    def scores_of(found: dict | None, name: str | None) -> pd.DataFrame:
+        rows = [(t["params"].get(name), t["score"], f"{t['number']}")
+                for t in (found or {}).get("trials", [])
+                if t["score"] is not None and name in t["params"]]
+        return pd.DataFrame(rows, columns=["value", "score", "trial"])
+
+    def shown(found: dict | None, against: str | None = None):
+        if not found:
+            return ("", frame(None), curves_of(None), gr.Dropdown(choices=[], value=None),
+                    scores_of(None, None), gr.Timer(active=False))
+        varied = list(found["spec"]["vary"])
+        against = against if against in varied else (varied[0] if varied else None)
+        running = found["state"] == "running"
+        done = len([t for t in found["trials"] if t["seconds"] is not None])
+        line = (f"Sweep {found['id']}: {found['state']}, {done} of {found['planned']} "
+                f"trials, {compact_duration(found['seconds'])} of "
+                f"{compact_duration(found['spec']['budget_minutes'] * 60)}.")
+        more = [f"Best: trial {found['best']['number']} (run {found['best']['run_id']})"
+                ] if found["best"] else []
+        return (note(line, more + ([found["error"]] if found["error"] else [])),
+                frame(found),
+                curves_of(found), gr.Dropdown(choices=varied, value=against),
+                scores_of(found, against), gr.Timer(active=running))
+
+    def latest(request: gr.Request, sweep_id: str, against=None):
+        try:
+            found = actions.sweep(who(request), sweep_id)
+        except UserError:
+            found = actions.sweep(who(request), "")
+        return (found["id"] if found else "", *shown(found, against))
+
+    def on_add(name, text, *values):
+        if not name:
+            return gr.update(), gr.update()
+        cfg_value = dict(zip(names, values)).get(name)
+        if cfg_value is None:
+            cfg_value = getattr(RunConfig(), name)
+        lines = [line for line in str(text or "").splitlines()
+                 if line.split(":")[0].strip() != name]
+        return "\n".join(lines + [suggestion(name, cfg_value)]), None
+
+    def on_start(request: gr.Request, text, method, budget, trials, score, eval_file,
+                 *values):
+        try:
+            found = actions.start_sweep(who(request), {
+                "base": values_to_dict(names, values), "vary": _vary(text),
+                "method": method, "budget_minutes": budget or 0, "trials": int(trials or 0),
+                "score": score, "eval_file": eval_file or ""})
+        except UserError as e:
+            return (gr.update(), problems("Cannot start the sweep:", e),
+                    *[gr.update()] * 5)
+        return (found["id"], *shown(found))
+
+    def on_stop(request: gr.Request, sweep_id):
+        try:
+            actions.stop_sweep(who(request), sweep_id)
+        except UserError as e:
+            return (sweep_id, problems("Cannot stop the sweep:", e), *[gr.update()] * 5)
+        return latest(request, sweep_id)
+
+    def on_best(request: gr.Request, sweep_id):
+        try:
+            cfg, run_id = actions.best_of_sweep(who(request), sweep_id)
+        except UserError as e:
+            return (problems("No best trial yet:", e), *[gr.update()] * len(inputs))
+        said = (f"The page holds the best trial's settings (run {run_id}, with what its time "
+                f"budget chose). Its model is run {run_id} in Chat, Compare, Evaluate and "
+                "Export.")  # (the same id twice: {run} and {run2} in the catalogue)
+        return (note(said), *config_to_values(cfg, names))
+
+    p.add_setting.change(on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],
+                         api_name=False, show_progress="hidden")
+    p.start.click(on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
+                             *inputs], [p.sweep_id, *shown_out], api_name=False)
+    p.stop.click(on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)
+    p.best.click(on_best, p.sweep_id, [p.notice, *inputs], api_name=False,
+                 show_progress_on=p.best)  # (not on each setting: see test_page)
+    p.timer.tick(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out], api_name=False,
+                 show_progress="hidden")
+    p.against.input(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out],
+                    api_name=False, show_progress="hidden")
+    keep(p.notice)
+    Context.root_block.load(latest, [p.sweep_id], [p.sweep_id, *shown_out], api_name=False,
+                            show_progress="hidden")
+    after_switch(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out])
+
+
+def _vary(text: str) -> dict:
+    """The box's settings to vary (its problems raised as the sweep's)."""
+    return {name: v if isinstance(v, list) else {"low": v.low, "high": v.high, "log": v.log}
+            for name, v in parse_vary(text).items()}
+

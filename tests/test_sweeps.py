@@ -1,0 +1,219 @@
+"""Sweeps (sft_ui/sweeps/): the settings a sweep varies, read from the page's box and from
+YAML; grid, random and Optuna's search; trials that are ordinary runs through the run
+queue, judged on held-out data (never the training loss), ranked, the best one's
+settings kept; a failed trial that does not stop the sweep; a time budget for the whole
+sweep; Optuna's pruner stopping a trial clearly worse than the others; the API and the
+command line."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import pytest
+import yaml
+
+from sft_ui.access import Access
+from sft_ui.actions import Actions
+from sft_ui.config import ConfigError
+from sft_ui.runs import RunManager
+from sft_ui.runs.run_queue import RunQueue
+from sft_ui.sweeps import Scorer, Sweeps, SweepSpec, parse_vary, vary_text
+from sft_ui.sweeps.search import search_for
+from sft_ui.sweeps.space import Range
+from tests.conftest import HANG, ROOT, wait_for
+
+
+class Losses:
+    """A trainer whose eval losses follow its learning rate (best at 3e-4), written at
+    every step as a real run's are; a learning rate of 0.5 fails. A run for which
+    `hold(learning rate, runs before it)` is true stays at its first step until it is
+    stopped or `release` is set (pruning and Stop are tried on it)."""
+
+    def __init__(self, steps: int = 4, hold=lambda rate, before: False):
+        self.steps, self.order, self.hold = steps, [], hold
+        self.release = threading.Event()
+
+    def __call__(self, cfg, run_dir, sink, resume_from=None):
+        held = self.hold(cfg.learning_rate, len(self.order))
+        self.order.append(cfg.learning_rate)
+        if cfg.learning_rate == 0.5:
+            raise RuntimeError("this trial diverged")
+        worse = abs(cfg.learning_rate - 3e-4) * 1000
+        for step in range(1, self.steps + 1):
+            sink.progress(step, self.steps)
+            sink.add_metrics({"step": step, "loss": 9.0 - step,  # training: alike for all
+                              "eval_loss": 2.0 + worse + 1.0 / step})
+            if held and step == 1:
+                assert wait_for(lambda: self.release.is_set() or sink.stop_requested(),
+                                interval=0.05)
+            if sink.stop_requested():
+                break
+        return None
+
+
+@pytest.fixture
+def sweeps(tmp_path):
+    made = []
+
+    def make(trainer, scorer=None):
+        manager = RunManager(tmp_path / "runs", trainer=trainer)
+        queue = RunQueue(manager)
+        made.append((Sweeps(queue, manager, scorer or Scorer()), manager, trainer))
+        return made[-1]
+    yield make
+    for found, manager, trainer in made:
+        trainer.release.set()
+        found.close()
+        wait_for(lambda: not manager.busy())
+        manager.close()
+
+
+def test_the_box_reads_lists_and_ranges_and_says_what_is_wrong():
+    vary = parse_vary("learning_rate: 1e-4, 3e-4\n# a note\nlora_r: 8 .. 32\n"
+                      "warmup_steps: 0, 10  # none, then some")
+    assert vary["learning_rate"] == [1e-4, 3e-4] and vary["warmup_steps"] == [0, 10]
+    assert vary["lora_r"] == Range(8, 32, False, True)
+    assert parse_vary(vary_text(vary)) == vary
+    log = parse_vary("learning_rate: 1e-5 .. 1e-3 log")["learning_rate"]
+    assert log.log and log.grid() == [1e-5, 4.64e-5, 0.000215, 0.001]
+    with pytest.raises(ConfigError) as e:
+        parse_vary("learning_rate 1e-4\nseed: 1, 2\nlora_r: eight")
+    said = " ".join(e.value.messages)
+    assert "Line 1" in said and "cannot vary 'seed'" in said
+    with pytest.raises(ConfigError, match="beta does not apply to a sft run"):
+        SweepSpec.from_dict({"vary": {"beta": [0.1, 0.2]}})
+    with pytest.raises(ConfigError, match="no eval loss"):
+        SweepSpec.from_dict({"base": {"stage": "grpo"}, "vary": {"temperature": [0.7, 1]},
+                             "score": "eval_loss"})
+
+
+def test_grid_random_and_optuna_ask_for_the_settings_to_try():
+    spec = SweepSpec(vary={"learning_rate": [1e-4, 3e-4], "lora_r": [8, 16, 32]})
+    grid = search_for(spec)
+    asked = [grid.ask() for _ in range(7)]
+    assert grid.size() == 6 and asked[-1] is None
+    assert {(a["learning_rate"], a["lora_r"]) for a in asked[:6]} == \
+        {(lr, r) for lr in (1e-4, 3e-4) for r in (8, 16, 32)}
+    drawn = search_for(SweepSpec(vary=spec.vary, method="random"))
+    got = [tuple(drawn.ask().values()) for _ in range(6)]
+    assert len(set(got)) == 6 and drawn.ask() is None  # each combination once
+    ranged = SweepSpec(vary={"learning_rate": {"low": 1e-5, "high": 1e-3, "log": True}},
+                       method="optuna")
+    model = search_for(ranged)
+    for _ in range(4):
+        value = model.ask()["learning_rate"]
+        assert 1e-5 <= value <= 1e-3
+        model.tell(abs(value - 3e-4))
+    assert len(model.study.trials) == 4
+
+
+def test_a_sweep_ranks_its_trials_by_eval_loss_and_a_failed_one_does_not_stop_it(sweeps):
+    found, manager, trainer = sweeps(Losses())
+    spec = SweepSpec(vary={"learning_rate": [1e-3, 0.5, 3e-4]}, budget_minutes=30)
+    sweep = found.start(spec)
+    assert found.wait(sweep, HANG)
+    snap = sweep.snapshot()
+    assert snap["state"] == "done" and trainer.order == [1e-3, 0.5, 3e-4]
+    ranked = [(t["params"]["learning_rate"], t["state"]) for t in snap["trials"]]
+    assert ranked == [(3e-4, "done"), (1e-3, "done"), (0.5, "failed")]
+    assert "this trial diverged" in snap["trials"][-1]["error"]
+    # judged on the held-out loss at the run's end (4 steps), not the training loss
+    assert snap["best"]["score"] == pytest.approx(2.0 + 1 / 4)
+    best = manager.get(snap["best"]["run_id"])
+    assert best.config.learning_rate == 3e-4 and best.config.eval_fraction == 0.1
+    # each trial is a run of the queue, with a share of the sweep's time as its budget
+    assert all(0 < manager.get(t["run_id"]).config.time_budget_minutes <= 30
+               for t in snap["trials"])
+    assert [r["run_id"] for r in found.queue.rows()] and snap["planned"] == 3
+    # kept on disk: another server (a restart) reads the same ranked table
+    again = Sweeps(RunQueue(manager, listen=False), manager, Scorer()).get(sweep.id)
+    assert [t["run_id"] for t in again.snapshot()["trials"]] == \
+        [t["run_id"] for t in snap["trials"]]
+
+
+def test_the_time_budget_decides_how_many_trials_fit(sweeps, monkeypatch):
+    from sft_ui.sweeps import sweep as module
+    found, manager, _ = sweeps(Losses())
+    planned = {}
+    monkeypatch.setattr(module, "estimate", lambda cfg: planned.get("each"))
+    ranged = {"learning_rate": {"low": 1e-5, "high": 1e-3, "log": True}}
+    planned["each"] = 200.0  # the planner's estimate of one trial: 3 fit in 10 minutes
+    ahead = module.Sweep(SweepSpec(vary=ranged, method="random", budget_minutes=10), "", ".")
+    assert ahead.plan_trials(None) == 3 and ahead.estimate_seconds == 600
+    planned["each"] = None  # no estimate: DEFAULT_TRIAL_SECONDS a trial at first
+    ahead = module.Sweep(SweepSpec(vary=ranged, method="random", budget_minutes=10), "", ".")
+    assert ahead.plan_trials(None) == 600 // module.DEFAULT_TRIAL_SECONDS
+    # then the trials' own times: these take a fraction of a second, so the sweep runs
+    # on to its limit of trials (a grid: its size)
+    sweep = found.start(SweepSpec(vary={"learning_rate": [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]},
+                                  budget_minutes=10))
+    assert found.wait(sweep, HANG)
+    assert len(sweep.snapshot()["trials"]) == 5 and sweep.snapshot()["planned"] == 5
+
+
+def test_optuna_prunes_a_trial_clearly_worse_than_the_others(sweeps):
+    # a trial of 0.02 after two others: at its first step, far worse than theirs there
+    found, manager, trainer = sweeps(Losses(hold=lambda rate, before: rate == 0.02 and
+                                            before >= 2))
+    spec = SweepSpec(vary={"learning_rate": [3e-4, 5e-4, 0.02]}, method="optuna",
+                     trials=6, budget_minutes=30, seed=3)
+    sweep = found.start(spec)
+    assert found.wait(sweep, HANG)  # (a trial held and never pruned would hang here)
+    trials = sweep.snapshot()["trials"]
+    pruned = [t for t in trials if t["pruned"]]
+    assert pruned and all(t["params"]["learning_rate"] == 0.02 for t in pruned)
+    assert all(manager.get(t["run_id"]).state == "stopped" for t in pruned)
+    assert sweep.snapshot()["best"]["params"]["learning_rate"] == 3e-4
+    assert len(trials) == 6 and trials[-1] in pruned  # ranked last
+
+
+def test_stop_ends_the_sweep_and_its_running_trial(sweeps):
+    found, manager, trainer = sweeps(Losses(hold=lambda rate, before: True))
+    sweep = found.start(SweepSpec(vary={"learning_rate": [1e-4, 3e-4]}))
+    wait_for(lambda: sweep.trials and sweep.trials[0]["run_id"])
+    found.stop(sweep.id)  # (the held trial goes on only when it is stopped)
+    assert found.wait(sweep, HANG)
+    snap = sweep.snapshot()
+    assert snap["state"] == "stopped" and len(snap["trials"]) == 1
+    assert manager.get(snap["trials"][0]["run_id"]).state == "stopped"
+
+
+def test_a_real_sweep_trains_and_judges_on_the_held_out_rows(tmp_path, tiny_cfg):
+    manager = RunManager(tmp_path / "runs")
+    actions = Actions(manager, Access())
+    try:
+        snap = actions.start_sweep(None, {
+            "base": {**tiny_cfg, "max_steps": 4, "sample_steps": 0},
+            "vary": {"learning_rate": [1e-4, 1e-2]}, "budget_minutes": 10})
+        sweep = actions.sweeps.get(snap["id"])
+        assert actions.sweeps.wait(sweep, HANG)
+        snap = actions.sweep(None)
+        assert snap["state"] == "done" and len(snap["trials"]) == 2
+        scores = [t["score"] for t in snap["trials"]]
+        assert scores == sorted(scores)  # ranked: lowest eval loss first
+        for t in snap["trials"]:
+            run = manager.get(t["run_id"])
+            evals = [m for m in run.metrics if "eval_loss" in m]
+            assert evals[-1]["step"] == 4 and evals[-1]["eval_loss"] == t["score"]
+        cfg, run_id = actions.best_of_sweep(None)
+        assert run_id == snap["best"]["run_id"] and cfg.learning_rate == \
+            snap["best"]["params"]["learning_rate"]
+    finally:
+        manager.close()
+
+
+def test_the_command_line_runs_a_sweep_file(tmp_path, tiny_cfg):
+    base = {**tiny_cfg, "max_steps": 2, "sample_steps": 0}
+    (tmp_path / "sweep.yaml").write_text(yaml.safe_dump({
+        "base": base, "vary": {"learning_rate": [1e-3, 1e-2]}, "budget_minutes": 5}))
+    done = subprocess.run([sys.executable, "-m", "sft_ui", "sweep", "--config",
+                           str(tmp_path / "sweep.yaml"), "--runs-dir", str(tmp_path / "runs")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=HANG)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "done in" in done.stdout and "  1. " in done.stdout and "  2. " in done.stdout
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"vary": {"seed": [1, 2]}}))
+    bad = subprocess.run([sys.executable, "-m", "sft_ui", "sweep", "--config",
+                          str(tmp_path / "bad.yaml"), "--runs-dir", str(tmp_path / "runs")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=HANG)
+    assert bad.returncode == 2 and "cannot vary 'seed'" in bad.stderr
