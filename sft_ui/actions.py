@@ -92,14 +92,15 @@ class Actions:
         self.queue.edit(queued_id, values, self.access.owner(who))
 
     # ---- sweeps --------------------------------------------------------------------
-    def start_sweep(self, who: Who, spec: dict | SweepSpec) -> dict:
+    def start_sweep(self, who: Who, spec: dict | SweepSpec, token: str = "") -> dict:
         """Check a sweep (its settings, what it varies, its score) and start it: its
-        trials wait in the run queue, one after another (sweeps/sweep.py)."""
+        trials wait in the run queue, one after another (sweeps/sweep.py), or run several
+        at once on Hugging Face Jobs with `token` (kept in memory while the sweep runs)."""
         spec = spec if isinstance(spec, SweepSpec) else SweepSpec.from_dict(spec)
         self._may(who, "start a sweep", spec.base)
         if spec.eval_file.strip():
             self._may_read(who, {"eval_dataset_name": spec.eval_file})
-        return self.sweeps.start(spec, self.access.owner(who)).snapshot()
+        return self.sweeps.start(spec, self.access.owner(who), token or "").snapshot()
 
     def sweep(self, who: Who, sweep_id: str = "") -> dict | None:
         """A sweep of this caller's (blank: their latest), ranked; None when they have

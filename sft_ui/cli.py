@@ -26,11 +26,14 @@ import traceback
 from pathlib import Path
 
 from sft_ui.access import ALLOW_CODE, Access, parse_users
+from sft_ui.chat import ChatService
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
+from sft_ui.evaluate.job import Evaluator
 from sft_ui.models import prepare_default_model
 from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
 from sft_ui.runs.run_queue import RunQueue
+from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
 from sft_ui.train.events import EventSink, NullSink, TerminalSink
 
 
@@ -223,9 +226,6 @@ def sweep_file(path: str, root: str | Path | None = None) -> int:
     """Run the sweep of a YAML file in this process (its trials through the runs folder's
     queue), printing each trial as it ends and the ranked table at the end. The exit
     status: 2 when the file was refused, 1 when the sweep failed or no trial scored."""
-    from sft_ui.chat import ChatService
-    from sft_ui.evaluate.job import Evaluator
-    from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
     try:
         spec = SweepSpec.from_yaml(path)
     except (UserError, OSError) as e:

@@ -1,9 +1,10 @@
-"""The run queue in a real browser: while a run trains, Add to queue twice; the queue shows
-both in order with what differs; the second moved sooner starts first when the training
-run is stopped, then the other, each to its end."""
+"""The run queue and a sweep in a real browser: while a run trains, Add to queue twice; the
+queue shows both in order with what differs; the second moved sooner starts first when the
+training run is stopped, then the other, each to its end. A small sweep of two trials is
+ranked on held-out rows, and Use the best puts its settings in the page."""
 import re
 
-from tests.conftest import HANG, HANG_MS, wait_for
+from tests.conftest import HANG, HANG_MS, field, wait_for
 from tests.conftest import set_field as _set
 
 
@@ -45,3 +46,35 @@ def test_queue_two_runs_while_one_trains(page, live_app, tiny_model_dir, tmp_pat
     assert sorted(r.config.learning_rate for r in finished) == [0.0002, 0.0003]
     first, second = sorted(finished, key=lambda r: r.created)
     assert first.config.learning_rate == 0.0003 and second.step == 3
+
+
+def test_a_small_sweep_ranks_its_trials_and_uses_the_best(page, live_app, tiny_model_dir,
+                                                          tmp_path):
+    from playwright.sync_api import expect
+    _set(page, "Model", tiny_model_dir)
+    _set(page, "Max length (tokens)", 64)
+    _set(page, "Sample every N steps", 0)
+    _set(page, "Max steps", 3)
+    _set(page, "Learning rate", "0.0005")
+    page.get_by_text("Sweep: try several settings, keep the best").click()
+    page.get_by_label("Settings to vary").fill("learning_rate: 0.001, 0.01")
+    _set(page, "Time for the whole sweep (minutes)", 4)
+    page.locator("#sweep-start").click()
+    notice, table = page.locator("#sweep-notice"), page.locator("#sweep-table")
+    expect(notice).to_contain_text(re.compile(r"Sweep sweep-\S+: done, 2 of 2 trials"),
+                                   timeout=HANG_MS)
+    expect(notice).to_contain_text("Best: trial")
+    manager = live_app[1]
+    found = manager.root / "sweeps"
+    sweep = sorted(found.glob("sweep-*.json"))[-1].read_text()
+    assert '"score": null' not in sweep  # both trials were judged on held-out rows
+    expect(table).to_contain_text("learning_rate=0.01")
+    expect(table).to_contain_text("learning_rate=0.001")
+    page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
+    ranked = re.findall(r"learning_rate=([\d.e-]+)", table.inner_text())
+    assert len(ranked) == 2  # the best first
+    page.locator("#sweep-best").click()
+    expect(notice).to_contain_text("The page holds the best trial's settings")
+    best = ranked[0]
+    box = field(page, "Learning rate").first
+    wait_for(lambda: float(box.input_value()) == float(best), timeout=HANG)

@@ -242,6 +242,40 @@ def test_resuming_a_jobs_run_says_why_not(tmp_path, hub):
     assert manager.get(run.id).state == "failed" and not hub.run_job.called
 
 
+def test_a_sweeps_trials_run_on_jobs_several_at_once_and_fill_one_table(tmp_path, hub):
+    from sft_ui.runs.run_queue import RunQueue
+    from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+    data = tmp_path / "colours.jsonl"
+    data.write_text("".join(json.dumps({"messages": [
+        {"role": "user", "content": f"Say {w} {n}."}, {"role": "assistant", "content": w}]})
+        + "\n" for n in range(5) for w in ("red", "green", "blue", "amber")))
+    manager = RunManager(tmp_path / "runs", hub=hub)
+    sweeps = Sweeps(RunQueue(manager), manager, Scorer())
+    spec = SweepSpec(base=_job_cfg(tmp_path, dataset_name=str(data), sample_steps=0,
+                                   max_length=128),
+                     vary={"learning_rate": [1e-5, 1e-3]}, at_once=2, budget_minutes=20)
+    try:
+        sweep = sweeps.start(spec, token=TOKEN)
+        assert sweeps.wait(sweep, HANG)
+        snap = sweep.snapshot()
+        assert snap["state"] == "done", snap["error"]
+        runs = [manager.get(t["run_id"]) for t in snap["trials"]]
+        assert [r.state for r in runs] == ["done", "done"], [r.error for r in runs]
+        # both jobs were submitted before either ended: they trained at once
+        assert hub.run_job.call_count == 2
+        first, second = sorted(runs, key=lambda r: r.created)
+        assert second.created < first.finished
+        # each judged on the eval loss its job logged for its saved model (3 steps)
+        for t, run in zip(snap["trials"], runs):
+            evals = [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]
+            assert evals[-1] == (3, t["score"])
+        assert snap["best"]["score"] == min(t["score"] for t in snap["trials"])
+        assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
+    finally:
+        sweeps.close()
+        manager.close()
+
+
 def test_jobs_need_a_repo_a_token_and_the_internet(tmp_path, hub):
     manager = RunManager(tmp_path / "runs", hub=hub)
     with pytest.raises(JobError, match="hub_model_id"):

@@ -17,6 +17,7 @@ LAYERS = [
     ("cli", "space_app"),
     ("ui",),
     ("actions",),
+    ("sweeps",),
     ("share",),
     ("evaluate",),
     ("chat",),

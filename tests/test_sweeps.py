@@ -126,6 +126,9 @@ def test_a_sweep_ranks_its_trials_by_eval_loss_and_a_failed_one_does_not_stop_it
     assert all(0 < manager.get(t["run_id"]).config.time_budget_minutes <= 30
                for t in snap["trials"])
     assert [r["run_id"] for r in found.queue.rows()] and snap["planned"] == 3
+    # the first trial to end set the length of the rest: scores of runs of one length
+    assert snap["length"] == {"train_by": "steps", "max_steps": 4}
+    assert manager.get(snap["best"]["run_id"]).config.max_steps == 4
     # kept on disk: another server (a restart) reads the same ranked table
     again = Sweeps(RunQueue(manager, listen=False), manager, Scorer()).get(sweep.id)
     assert [t["run_id"] for t in again.snapshot()["trials"]] == \

@@ -105,6 +105,13 @@ MESSAGES = {
         "スイープが送られていません。`base`、`vary`、`budget_minutes` を含む対応表を"
         "送ってください。",
     "Cannot start the sweep:": "スイープを開始できません:",
+    "Only a run on Hugging Face Jobs starts beside another: one run trains on this machine "
+    "at a time.":
+        "ほかの実行と並んで始められるのは Hugging Face Jobs での実行だけです。このマシンで"
+        "学習できる実行は一度に 1 つです。",
+    "Trials at once (on Hugging Face Jobs) must be from 1 to {MAX_AT_ONCE}.":
+        "同時に行う試行の数（Hugging Face Jobs）は 1 から {MAX_AT_ONCE} までにして"
+        "ください。",
     "Cannot stop the sweep:": "スイープを停止できません:",
     "No best trial yet:": "最良の試行はまだありません:",
     "Sweep {id}: {state}, {done} of {planned} trials, {seconds} of {budget}.":

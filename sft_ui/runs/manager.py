@@ -93,6 +93,22 @@ class RunManager:
         self._launch(run)
         return run.id
 
+    def start_beside(self, values: dict | RunConfig, token: str, keep=()) -> str:
+        """A run on Hugging Face Jobs started now, beside whatever trains (a sweep's trials
+        there, several at once): it uses no hardware of this machine, and the live view
+        keeps showing the run it showed. Its id."""
+        cfg = self.check(values, token=token, idle=False)
+        if cfg.run_on != "hf_jobs":
+            raise RunError("Only a run on Hugging Face Jobs starts beside another: one run "
+                           "trains on this machine at a time.")
+        trainer = backends.trainer_for(cfg, token=token, hub=self.hub)
+        with self._lock:
+            run = create_run(self.root, cfg)
+            run.keep = tuple(keep)
+            self._runs[run.id], self._trainers[run.id] = run, trainer
+        self._launch(run)
+        return run.id
+
     def check(self, values: dict | RunConfig, allow_over_memory: bool = False,
               token: str = "", idle: bool = True) -> RunConfig:
         """Why `values` cannot start a run now, raised as start raises it, without starting

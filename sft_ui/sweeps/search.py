@@ -1,8 +1,9 @@
 """How a sweep picks its next trial's settings: every combination in turn (grid), drawn
 at random, or by Optuna's model-based search (TPE, through its ask/tell interface, with
 its median pruner stopping a trial whose eval score is clearly worse than the others'
-at the same step). One interface for the three: `ask()` the next settings (None: the
-grid is done), `report()` a trial's score so far, `should_prune()`, `tell()` its end.
+at the same step). One interface for the three: `ask(number)` the settings of trial
+`number` (None: the grid is done), `report()` its score so far, `should_prune()`, `tell()`
+its end; several trials may be asked before any is told (trials on Hugging Face Jobs).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ class Search:
             return None
         return len(self.spec.grid())  # random over lists: each combination once
 
-    def ask(self) -> dict | None:
+    def ask(self, number: int = 0) -> dict | None:
         if self._grid is not None:
             if self._asked >= len(self._grid):
                 return None
@@ -47,13 +48,13 @@ class Search:
                 return params
         return None
 
-    def report(self, value: float, step: int) -> None:
+    def report(self, value: float, step: int, number: int = 0) -> None:
         pass
 
-    def should_prune(self) -> bool:
+    def should_prune(self, number: int = 0) -> bool:
         return False
 
-    def tell(self, score: float | None, pruned: bool = False) -> None:
+    def tell(self, score: float | None, pruned: bool = False, number: int = 0) -> None:
         pass
 
 
@@ -71,13 +72,13 @@ class OptunaSearch(Search):
             sampler=optuna.samplers.TPESampler(seed=spec.seed),
             pruner=optuna.pruners.MedianPruner(n_startup_trials=PRUNE_AFTER_TRIALS,
                                                n_warmup_steps=PRUNE_AFTER_STEPS))
-        self._trial = None
+        self._asked: dict = {}  # trial number: Optuna's trial, until told
 
     def size(self) -> int | None:
         return super().size() if self.spec.method == "grid" else None
 
-    def ask(self) -> dict | None:
-        self._trial = trial = self.study.ask()
+    def ask(self, number: int = 0) -> dict | None:
+        self._asked[number] = trial = self.study.ask()
         params = {}
         for name, values in self.spec.vary.items():
             if isinstance(values, Range) and values.integer:
@@ -90,24 +91,24 @@ class OptunaSearch(Search):
                 params[name] = trial.suggest_categorical(name, list(values))
         return params
 
-    def report(self, value: float, step: int) -> None:
-        if self._trial is not None:
-            self._trial.report(float(value), int(step))
+    def report(self, value: float, step: int, number: int = 0) -> None:
+        if number in self._asked:
+            self._asked[number].report(float(value), int(step))
 
-    def should_prune(self) -> bool:
-        return self._trial is not None and self._trial.should_prune()
+    def should_prune(self, number: int = 0) -> bool:
+        return number in self._asked and self._asked[number].should_prune()
 
-    def tell(self, score: float | None, pruned: bool = False) -> None:
-        if self._trial is None:
+    def tell(self, score: float | None, pruned: bool = False, number: int = 0) -> None:
+        trial = self._asked.pop(number, None)
+        if trial is None:
             return
         state = self._optuna.trial.TrialState
         if pruned:
-            self.study.tell(self._trial, state=state.PRUNED)
+            self.study.tell(trial, state=state.PRUNED)
         elif score is None:
-            self.study.tell(self._trial, state=state.FAIL)
+            self.study.tell(trial, state=state.FAIL)
         else:
-            self.study.tell(self._trial, float(score))
-        self._trial = None
+            self.study.tell(trial, float(score))
 
 
 def search_for(spec: SweepSpec) -> Search:

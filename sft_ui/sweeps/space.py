@@ -35,6 +35,7 @@ SCORES = {"eval_loss": False, "exact_match": True, "rougeL": True, "json_valid":
           "reward": True}
 RANGE_POINTS = 4  # a range in a grid: this many values, evenly spread (log: by ratio)
 MAX_TRIALS = 50
+MAX_AT_ONCE = 8
 
 
 @dataclass
@@ -76,6 +77,7 @@ class SweepSpec:
     score: str = "eval_loss"
     eval_file: str = ""  # what Evaluate's scores answer (blank: the run's held-out rows)
     seed: int = 42
+    at_once: int = 3  # trials on Hugging Face Jobs at once (here: one at a time)
 
     def __post_init__(self):
         self.vary = {name: _values(name, v) for name, v in dict(self.vary).items()}
@@ -103,6 +105,9 @@ class SweepSpec:
         if not 0 < self.budget_minutes <= 24 * 60:
             problems.append("The sweep's time budget must be more than 0 and at most 1440 "
                             "minutes.")
+        if not 1 <= self.at_once <= MAX_AT_ONCE:
+            problems.append(f"Trials at once (on Hugging Face Jobs) must be from 1 to "
+                            f"{MAX_AT_ONCE}.")
         if not 0 <= self.trials <= MAX_TRIALS:
             problems.append(f"Trials must be from 0 (as many as fit) to {MAX_TRIALS}.")
         if self.score not in SCORES:
@@ -139,7 +144,8 @@ class SweepSpec:
                                f"{', '.join(sorted(known))}."])
         try:
             values = dict(values)
-            for name, kind in (("budget_minutes", float), ("trials", int), ("seed", int)):
+            for name, kind in (("budget_minutes", float), ("trials", int), ("seed", int),
+                               ("at_once", int)):
                 if name in values:
                     values[name] = kind(values[name])
             spec = cls(**values)

@@ -1,11 +1,12 @@
-"""A sweep running: its trials one after another, each an ordinary run that waits its turn
-in the run queue (runs/run_queue.py) with the settings the search asks for, judged on
-held-out data when it ends (score.py), the search told its score. The time budget holds
-for the whole sweep: the planner's estimate of a trial decides how many fit, and each
-trial's own time budget is its share of the time left, so the last one ends by the
-deadline with its model saved. Optuna's pruner may stop a trial whose eval losses are
-clearly worse than the others' at the same step. A sweep's state is kept in
-sweeps/<id>.json of the runs folder; one whose app ended while it ran is "interrupted".
+"""A sweep running: its trials, each an ordinary run with the settings the search asks for
+(trial.py: queued one after another here, or several at once on Hugging Face Jobs),
+judged on held-out data when it ends (score.py), the search told its score. The time
+budget holds for the whole sweep: the planner's estimate of a trial decides how many fit
+(then the trials' own times), and each trial's own time budget is its share of the time
+left, so the last one ends by the deadline with its model saved. The first trial to end
+sets the steps of the others (their scores then compare runs of one length). A sweep's
+state is kept in sweeps/<id>.json of the runs folder; one whose app ended while it ran is
+"interrupted".
 """
 from __future__ import annotations
 
@@ -19,15 +20,16 @@ import uuid
 from pathlib import Path
 
 from sft_ui.access import LOCAL_OWNER
+from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
-from sft_ui.runs import RunError
+from sft_ui.plan.budget import LENGTH
 from sft_ui.runs.run_queue import estimate
-from sft_ui.sweeps.score import eval_losses, score_seconds
+from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
+from sft_ui.sweeps.trial import Trials, new_trial
 
 FOLDER = "sweeps"
-ENDED = ("done", "stopped", "failed")
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
 MIN_TRIAL_SECONDS = 45.0  # less time left than this: no trial is started
 HELD_OUT = 0.1  # the held-out fraction a sweep's trials keep when the page gave no eval data
@@ -46,16 +48,18 @@ class Sweep:
         self.state, self.error = "running", ""
         self.started = time.time()
         self.deadline = self.started + spec.budget_minutes * 60
-        self.planned = 0  # trials that fit, as planned at the start
+        self.planned = 0  # trials that fit, planned again as trials end
         self.estimate_seconds: float | None = None  # the planner's, for the whole sweep
         self.trial_estimate: float | None = None
+        self.first_planned = 0  # the trials that fit, as planned before the first
+        self.length: dict | None = None  # the steps every trial trains (_set_length)
         self.finished: float | None = None
         self.trials: list[dict] = []
         self._stop = threading.Event()
         self._done = threading.Event()
         self._closed: threading.Event | None = None  # the manager's: the app is closing
 
-    def _halted(self) -> bool:
+    def halted(self) -> bool:
         """Stop asked of the sweep, or the app closing."""
         return self._stop.is_set() or bool(self._closed and self._closed.is_set())
 
@@ -78,6 +82,7 @@ class Sweep:
         ended = self.finished or time.time()
         return {"id": self.id, "state": self.state, "error": self.error,
                 "spec": self.spec.to_dict(), "planned": self.planned,
+                "first_planned": self.first_planned, "length": self.length,
                 "estimate_seconds": self.estimate_seconds,
                 "seconds": ended - self.started, "deadline": self.deadline,
                 "trials": self.ranked(), "best": best,
@@ -105,6 +110,7 @@ class Sweep:
         sweep.started, sweep.deadline = data["started"], data["deadline"]
         sweep.planned, sweep.estimate_seconds = data["planned"], data["estimate_seconds"]
         sweep.trial_estimate = None
+        sweep.first_planned, sweep.length = data.get("first_planned", 0), data.get("length")
         sweep.finished, sweep.trials = data.get("finished"), data["trials"]
         sweep._stop, sweep._done, sweep._closed = threading.Event(), threading.Event(), None
         sweep._done.set()
@@ -121,57 +127,58 @@ class Sweep:
             cfg = dataclasses.replace(cfg, eval_fraction=HELD_OUT)
         return cfg
 
-    def plan_trials(self, size: int | None) -> int:
+    def plan_trials(self, size: int | None, at_once: int = 1) -> int:
         """How many trials fit the budget: those run so far, and as many more as fit the
-        time left at the mean time the trials so far took (their judging counted), or
-        before any ended at the planner's estimate of one (its judging added; a
-        trial whose length its time budget sets: DEFAULT_TRIAL_SECONDS); `spec.trials`
-        where the person set it; at most the search's size. The first call sets the
-        sweep's estimate of its whole time."""
-        if self.spec.trials:
-            return min(self.spec.trials, size or MAX_TRIALS)
+        time left (`at_once` at a time) at the mean time the trials that trained to their
+        end took (their judging counted), or before one did at the planner's estimate (its
+        judging added; a trial whose length its time budget sets: DEFAULT_TRIAL_SECONDS);
+        `spec.trials` where the person set it; at most the search's size. The first call
+        sets the sweep's estimate of its whole time."""
         if self.estimate_seconds is None:
-            self.trial_estimate = estimate(self.spec.config())  # (the queue's row says it too)
-        taken = [t["seconds"] for t in self.trials if t.get("seconds")]
+            self.trial_estimate = estimate(self.spec.config())  # (the queue's row says it)
+        taken = [t["seconds"] for t in self.trials  # (a whole trial's time, not a pruned one's)
+                 if t.get("seconds") and t["state"] == "done" and not t["pruned"]]
         per = sum(taken) / len(taken) if taken else \
             (self.trial_estimate or DEFAULT_TRIAL_SECONDS) + score_seconds(self.spec.score)
         left = max(0.0, self.deadline - time.time())
-        planned = min(len(self.trials) + math.floor((left + 1) / max(per, 1.0)),
-                      size or MAX_TRIALS, MAX_TRIALS)
+        fit = len(self.trials) + math.floor((left + 1) / max(per, 1.0)) * at_once
+        planned = min(self.spec.trials or fit, size or MAX_TRIALS, MAX_TRIALS)
         if self.estimate_seconds is None:
-            self.estimate_seconds = min(max(planned, 1) * per, self.spec.budget_minutes * 60)
+            rounds = math.ceil(max(planned, 1) / at_once)
+            self.estimate_seconds = min(rounds * per, self.spec.budget_minutes * 60)
         return planned
 
-    def run(self, queue, manager, scorer) -> None:
-        """The sweep's thread: each trial queued, followed and judged in turn, until the
-        search has no more, or no more fit the time left."""
+    def run(self, queue, manager, scorer, token: str = "") -> None:
+        """The sweep's thread: trials asked of the search and run, one at a time through
+        the queue (or `spec.at_once` at a time on Hugging Face Jobs, with `token`, kept in
+        memory only), until the search has no more, or no more fit the time left."""
         self._closed = manager.closed
         try:
             search = search_for(self.spec)
+            trials = Trials(self, queue, manager, scorer, search, token)
             base = self.base_config()
-            self.planned = max(1, self.plan_trials(search.size()))
+            on_jobs = base.run_on == "hf_jobs"
+            width = self.spec.at_once if on_jobs else 1
+            self.planned = self.first_planned = max(1, self.plan_trials(search.size(), width))
             self.save()
-            while len(self.trials) < self.planned and not self._halted():
-                left = self.deadline - time.time()
-                share = left / (self.planned - len(self.trials)) - \
-                    score_seconds(self.spec.score)
+            while len(self.trials) < self.planned and not self.halted():
+                at_once = min(width, self.planned - len(self.trials))
+                rounds = math.ceil((self.planned - len(self.trials)) / at_once)
+                share = (self.deadline - time.time()) / rounds - score_seconds(self.spec.score)
                 if share < MIN_TRIAL_SECONDS:
                     break
-                params = search.ask()
-                if params is None:
+                batch = self._ask(search, base, share, at_once)
+                if not batch:
                     break
-                minutes = share / 60
-                if base.time_budget_minutes:
-                    minutes = min(minutes, base.time_budget_minutes)
-                cfg = dataclasses.replace(base, **params, time_budget_minutes=round(minutes, 2))
-                trial = {"number": len(self.trials) + 1, "params": params, "queued_id": "",
-                         "run_id": "", "state": "queued", "score": None, "pruned": False,
-                         "error": "", "seconds": None, "started": time.time()}
-                self.trials.append(trial)
-                self._trial(trial, cfg, queue, manager, scorer, search)
-                self.planned = max(len(self.trials), self.plan_trials(search.size()))
+                for trial, cfg, keep in batch:
+                    (trials.start_on_jobs if on_jobs else trials.queue_one)(trial, cfg, keep)
                 self.save()
-            self.state = "stopped" if self._halted() else "done"
+                trials.follow([trial for trial, _, _ in batch], POLL_SECONDS)
+                for trial, _, _ in batch:
+                    self._set_length(trial, manager)
+                self.planned = max(len(self.trials), self.plan_trials(search.size(), width))
+                self.save()
+            self.state = "stopped" if self.halted() else "done"
         except Exception as e:  # the page shows it; the server keeps running
             self.state, self.error = "failed", str(e) if isinstance(e, UserError) else \
                 f"{type(e).__name__}: {e}"
@@ -182,131 +189,36 @@ class Sweep:
             finally:
                 self._done.set()
 
-    def _trial(self, trial, cfg, queue, manager, scorer, search) -> None:
-        try:
-            trial["queued_id"] = queue.add(cfg, self.owner, keep=list(trial["params"]))
-            run = self._follow(trial, queue, manager, search)
-            if run is None:
-                return
-            trial["state"], trial["error"] = run.state, run.error
-            trial["pruned"] = trial["pruned"] and run.state == "stopped"  # (not: it ended)
-            if run.state == "failed" or self._halted():  # (stopped: not judged)
-                search.tell(None)
-                return
-            if trial["pruned"]:
-                losses = eval_losses(run)
-                trial["score"] = losses[-1][1] if losses else None
-                search.tell(None, pruned=True)
-                return
-            trial["state"] = "scoring"
-            self.save()
-            trial["score"] = scorer(self.spec, run)
-            trial["state"] = run.state
-            search.tell(trial["score"])
-        except UserError as e:  # its settings refused, its judging failed: the next goes on
-            trial["state"], trial["error"] = "failed", str(e)
-            search.tell(None)
-        finally:
-            trial["seconds"] = time.time() - trial["started"]
+    def _ask(self, search, base, share: float, count: int) -> list[tuple]:
+        """The next `count` trials (fewer where the search has no more): each the page's
+        settings with the trial's values, the length the first trial set, and its share
+        of the time as its budget; the settings its budget keeps."""
+        minutes = share / 60
+        if base.time_budget_minutes:
+            minutes = min(minutes, base.time_budget_minutes)
+        fixed, batch = self.length or {}, []
+        for _ in range(count):
+            number = len(self.trials) + 1
+            params = search.ask(number)
+            if params is None:
+                break
+            cfg = dataclasses.replace(base, **{**fixed, **params},
+                                      time_budget_minutes=round(minutes, 2))
+            trial = new_trial(number, params)
+            self.trials.append(trial)
+            batch.append((trial, cfg, [*params, *fixed]))
+        return batch
 
-    def _follow(self, trial, queue, manager, search):
-        """Wait for the queued trial to start and end; report its eval losses to the
-        search, and stop it when the search prunes it or the sweep is stopped."""
-        reported, asked_stop = 0, False
-        while True:
-            if not trial["run_id"]:
-                row = next((r for r in queue.rows(self.owner)
-                            if r["id"] == trial["queued_id"]), None)
-                if row is None or row["state"] == "not started":
-                    trial["state"] = "failed"
-                    trial["error"] = (row or {}).get("error") or "It left the queue."
-                    search.tell(None)
-                    return None
-                if self._halted() and not row.get("run_id"):
-                    queue.remove(trial["queued_id"], self.owner)
-                    trial["state"] = "removed"
-                    return None
-                trial["run_id"] = row.get("run_id") or ""
-                if trial["run_id"]:
-                    trial["state"] = "running"
-                    self.save()
-            if trial["run_id"]:
-                run = manager.get(trial["run_id"])
-                losses = eval_losses(run)
-                for step, loss in losses[reported:]:
-                    search.report(loss, step)
-                reported = len(losses)
-                if run.state in ENDED:
-                    return run
-                if not asked_stop and (self._halted() or search.should_prune()):
-                    trial["pruned"] = not self._halted()
-                    manager.stop(run.id)
-                    asked_stop = True
-            time.sleep(POLL_SECONDS)
-
-
-class Sweeps:
-    """The sweeps of a runs folder: one runs at a time on the server."""
-
-    def __init__(self, queue, manager, scorer):
-        self.queue, self.manager, self.scorer = queue, manager, scorer
-        self.root = Path(manager.root)
-        self._live: dict[str, Sweep] = {}
-        self._lock = threading.Lock()
-
-    def start(self, spec: SweepSpec, owner: str = LOCAL_OWNER) -> Sweep:
-        self.manager.check(spec.base, idle=False)  # its settings, as Start checks them
-        with self._lock:
-            running = [s for s in self._live.values() if not s._done.is_set()]
-            if running:
-                raise SweepError(f"Sweep {running[0].id} is running: stop it, or wait until "
-                                 "it ends, before starting another.")
-            sweep = Sweep(spec, owner, self.root)
-            self._live[sweep.id] = sweep
-        sweep.save()
-        threading.Thread(target=sweep.run, args=(self.queue, self.manager, self.scorer),
-                         daemon=True, name=sweep.id).start()
-        return sweep
-
-    def get(self, sweep_id: str, owner: str | None = None) -> Sweep:
-        sweep_id = str(sweep_id or "").strip()
-        sweep = self._live.get(sweep_id)
-        path = self.root / FOLDER / f"{sweep_id}.json"
-        if sweep is None and "/" not in sweep_id and path.exists():
-            try:
-                sweep = Sweep.load(path)
-            except (ValueError, KeyError, TypeError, OSError):
-                sweep = None
-        if sweep is None or (owner is not None and sweep.owner != owner):
-            raise SweepError(f"No sweep {sweep_id[:40]} of yours: the sweep panel lists "
-                             "yours.")
-        return sweep
-
-    def ids(self, owner: str | None = None) -> list[str]:
-        """The sweeps of the folder (`owner`'s only), newest first."""
-        folder = self.root / FOLDER
-        found = {p.stem for p in folder.glob("sweep-*.json")} if folder.exists() else set()
-        out = []
-        for sweep_id in sorted(found | set(self._live), reverse=True):
-            try:
-                self.get(sweep_id, owner)
-            except SweepError:
-                continue
-            out.append(sweep_id)
-        return out
-
-    def stop(self, sweep_id: str, owner: str | None = None) -> Sweep:
-        """Stop the sweep: its running trial stops and saves, a queued one leaves."""
-        sweep = self.get(sweep_id, owner)
-        sweep._stop.set()
-        return sweep
-
-    def wait(self, sweep: Sweep, timeout: float | None = None) -> bool:
-        return sweep._done.wait(timeout)
-
-    def close(self) -> None:
-        for sweep in list(self._live.values()):
-            sweep._stop.set()
-        for sweep in list(self._live.values()):
-            if not sweep._done.wait(60):
-                raise RunError(f"Sweep {sweep.id} did not stop within 60 s.")
+    def _set_length(self, trial: dict, manager) -> None:
+        """After the first trial that ran to its end, every trial trains as many steps
+        as it did (the length its time budget chose), so that their scores compare runs
+        of one length; not where the person set the length or the sweep varies it."""
+        base, defaults = self.spec.config(), RunConfig()
+        if self.length is not None or set(self.spec.vary) & LENGTH or \
+                trial["state"] != "done" or trial["pruned"] or not trial["run_id"] or \
+                (base.train_by, base.max_steps, base.num_train_epochs) != \
+                (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
+            return
+        steps = manager.get(trial["run_id"]).step
+        if steps:
+            self.length = {"train_by": "steps", "max_steps": steps}

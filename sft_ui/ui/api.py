@@ -89,15 +89,17 @@ class Api:
         _answer(self.actions.move_queued, who(request), queued_id, offset)
         return {"moved": queued_id}
 
-    def start_sweep(self, request: gr.Request, sweep: dict) -> dict:
+    def start_sweep(self, request: gr.Request, sweep: dict, hf_token: str = "") -> dict:
         """Start a sweep: {"base": RunConfig fields, "vary": {setting: [values] or {"low",
         "high", "log"}}, "method": grid|random|optuna, "budget_minutes", "trials" (0: as
         many as fit), "score": eval_loss|exact_match|rougeL|json_valid|reward,
-        "eval_file", "seed"}. Its trials wait in the run queue; /sweep follows it."""
+        "eval_file", "seed", "at_once"}. Its trials wait in the run queue; with base's
+        run_on "hf_jobs", `at_once` of them run at once on Hugging Face Jobs with
+        `hf_token` (used while the sweep runs, never saved). /sweep follows it."""
         if not isinstance(sweep, dict):
             raise gr.Error(say("No sweep was sent: send a mapping with base, vary and "
                                "budget_minutes."))
-        return _answer(self.actions.start_sweep, who(request), sweep)
+        return _answer(self.actions.start_sweep, who(request), sweep, hf_token)
 
     def sweep(self, request: gr.Request, sweep_id: str = "") -> dict | None:
         """A sweep of yours (blank: your latest): its state, trials ranked by score (best

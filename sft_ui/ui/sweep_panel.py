@@ -124,9 +124,11 @@ def suggestion(name: str, value) -> str:
     return f"{name}: {value / 3:.2g}, {value:.2g}, {value * 3:.2g}"
 
 
-def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions) -> None:
+def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
+         token: gr.Textbox) -> None:
     """The panel's buttons, its timer (ticks while a sweep of this page runs), a page
-    opened and a language switch (the person's latest sweep shown)."""
+    opened and a language switch (the person's latest sweep shown). `token`: the page's
+    Hugging Face token box, for trials on Hugging Face Jobs (several at once there)."""
     shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer]
 
     def curves_of(found: dict | None) -> pd.DataFrame:
@@ -184,12 +186,12 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions) -> Non
         return "\n".join(lines + [suggestion(name, cfg_value)]), None
 
     def on_start(request: gr.Request, text, method, budget, trials, score, eval_file,
-                 *values):
+                 hf_token, *values):
         try:
             found = actions.start_sweep(who(request), {
                 "base": values_to_dict(names, values), "vary": _vary(text),
                 "method": method, "budget_minutes": budget or 0, "trials": int(trials or 0),
-                "score": score, "eval_file": eval_file or ""})
+                "score": score, "eval_file": eval_file or ""}, hf_token or "")
         except UserError as e:
             return (gr.update(), problems("Cannot start the sweep:", e),
                     *[gr.update()] * 5)
@@ -215,7 +217,7 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions) -> Non
     p.add_setting.change(on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],
                          api_name=False, show_progress="hidden")
     p.start.click(on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
-                             *inputs], [p.sweep_id, *shown_out], api_name=False)
+                             token, *inputs], [p.sweep_id, *shown_out], api_name=False)
     p.stop.click(on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)
     p.best.click(on_best, p.sweep_id, [p.notice, *inputs], api_name=False,
                  show_progress_on=p.best)  # (not on each setting: see test_page)

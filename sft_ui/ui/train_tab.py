@@ -128,7 +128,8 @@ def build(actions: Actions, lists=None) -> None:
     wire_run_controls(controls, settings, actions, lists)
     queue_panel.wire(controls.queue, controls.add, settings.names, settings.inputs, actions,
                      controls.notice, controls.run_state)
-    sweep_panel.wire(settings.sweep, settings.names, settings.inputs, actions)
+    sweep_panel.wire(settings.sweep, settings.names, settings.inputs, actions,
+                     settings.hf_token)
 
 
 # Settings whose value is a long name (a Hub id, a path): a row of their own, so that the

@@ -1,0 +1,78 @@
+"""The sweeps of a runs folder: the one running on this server (one at a time), those
+kept in sweeps/<id>.json, each seen and stopped by its owner only."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from sft_ui.access import LOCAL_OWNER
+from sft_ui.runs import RunError
+from sft_ui.sweeps.space import SweepSpec
+from sft_ui.sweeps.sweep import FOLDER, Sweep, SweepError
+
+
+class Sweeps:
+    def __init__(self, queue, manager, scorer):
+        self.queue, self.manager, self.scorer = queue, manager, scorer
+        self.root = Path(manager.root)
+        self._live: dict[str, Sweep] = {}
+        self._lock = threading.Lock()
+
+    def start(self, spec: SweepSpec, owner: str = LOCAL_OWNER, token: str = "") -> Sweep:
+        """Check the sweep's settings as Start checks them and run it in a thread.
+        `token`: for trials on Hugging Face Jobs, kept in memory only."""
+        self.manager.check(spec.base, token=token, idle=False)
+        with self._lock:
+            running = [s for s in self._live.values() if not s._done.is_set()]
+            if running:
+                raise SweepError(f"Sweep {running[0].id} is running: stop it, or wait until "
+                                 "it ends, before starting another.")
+            sweep = Sweep(spec, owner, self.root)
+            self._live[sweep.id] = sweep
+        sweep.save()
+        threading.Thread(target=sweep.run, name=sweep.id, daemon=True,
+                         args=(self.queue, self.manager, self.scorer, token)).start()
+        return sweep
+
+    def get(self, sweep_id: str, owner: str | None = None) -> Sweep:
+        sweep_id = str(sweep_id or "").strip()
+        sweep = self._live.get(sweep_id)
+        path = self.root / FOLDER / f"{sweep_id}.json"
+        if sweep is None and "/" not in sweep_id and path.exists():
+            try:
+                sweep = Sweep.load(path)
+            except (ValueError, KeyError, TypeError, OSError):
+                sweep = None
+        if sweep is None or (owner is not None and sweep.owner != owner):
+            raise SweepError(f"No sweep {sweep_id[:40]} of yours: the sweep panel lists "
+                             "yours.")
+        return sweep
+
+    def ids(self, owner: str | None = None) -> list[str]:
+        """The sweeps of the folder (`owner`'s only), newest first."""
+        folder = self.root / FOLDER
+        found = {p.stem for p in folder.glob("sweep-*.json")} if folder.exists() else set()
+        out = []
+        for sweep_id in sorted(found | set(self._live), reverse=True):
+            try:
+                self.get(sweep_id, owner)
+            except SweepError:
+                continue
+            out.append(sweep_id)
+        return out
+
+    def stop(self, sweep_id: str, owner: str | None = None) -> Sweep:
+        """Stop the sweep: its running trials stop and save, a queued one leaves."""
+        sweep = self.get(sweep_id, owner)
+        sweep._stop.set()
+        return sweep
+
+    def wait(self, sweep: Sweep, timeout: float | None = None) -> bool:
+        return sweep._done.wait(timeout)
+
+    def close(self) -> None:
+        for sweep in list(self._live.values()):
+            sweep._stop.set()
+        for sweep in list(self._live.values()):
+            if not sweep._done.wait(60):
+                raise RunError(f"Sweep {sweep.id} did not stop within 60 s.")

@@ -1,0 +1,133 @@
+"""One trial of a sweep, from its start to its score: queued as an ordinary run (one after
+another on this machine), or started at once on Hugging Face Jobs beside the other
+trials of its batch (no hardware of this machine is used; the queue cannot hold a run on
+Jobs, whose token is kept in memory only); followed while it trains (its eval losses
+reported to the search, which may prune it; a stopped sweep stops it); judged when it
+ends (score.py). A trial is a dict the sweep's file keeps.
+"""
+from __future__ import annotations
+
+import time
+
+from sft_ui.errors import UserError
+from sft_ui.sweeps.score import eval_losses
+
+ENDED = ("done", "stopped", "failed")
+
+
+def new_trial(number: int, params: dict) -> dict:
+    return {"number": number, "params": params, "queued_id": "", "run_id": "",
+            "state": "queued", "score": None, "pruned": False, "error": "",
+            "seconds": None, "started": time.time()}
+
+
+class Trials:
+    """A sweep's way of running its trials: `queue` and `manager` of the app, `scorer`,
+    the sweep's `search`, and `halted()`, true once the sweep is stopped."""
+
+    def __init__(self, sweep, queue, manager, scorer, search, token: str = ""):
+        self.sweep, self.queue, self.manager = sweep, queue, manager
+        self.scorer, self.search, self.token = scorer, search, token
+        self._reported: dict[int, int] = {}
+        self._asked_stop: set[int] = set()
+
+    # ---- starting ----------------------------------------------------------------
+    def queue_one(self, trial: dict, cfg, keep) -> None:
+        """Queue the trial's run (it starts when the runs before it end)."""
+        self._guard(trial, lambda: trial.update(
+            queued_id=self.queue.add(cfg, self.sweep.owner, keep=keep)))
+
+    def start_on_jobs(self, trial: dict, cfg, keep) -> None:
+        """Start the trial's run on Hugging Face Jobs now, beside the others."""
+        def start():
+            trial["run_id"] = self.manager.start_beside(cfg, self.token, keep)
+            trial["state"] = "running"
+        self._guard(trial, start)
+
+    def _guard(self, trial: dict, start) -> None:
+        try:
+            start()
+        except UserError as e:  # its settings refused: the next trial goes on
+            self._failed(trial, str(e))
+
+    def _failed(self, trial: dict, error: str) -> None:
+        trial["state"], trial["error"] = "failed", error
+        trial["seconds"] = time.time() - trial["started"]
+        self.search.tell(None, number=trial["number"])
+
+    # ---- following -----------------------------------------------------------------
+    def follow(self, batch: list[dict], poll: float) -> None:
+        """Until every trial of the batch has ended: each started from the queue found,
+        its eval losses reported, a pruned or halted one stopped; then each judged."""
+        waiting = [t for t in batch if t["state"] != "failed"]
+        while waiting:
+            waiting = [t for t in waiting if not self._looked_at(t)]
+            if waiting:
+                time.sleep(poll)
+        for trial in batch:
+            if trial["seconds"] is None:
+                self.judge(trial)
+
+    def _looked_at(self, trial: dict) -> bool:
+        """One look at a trial; True once it has ended (or left the queue)."""
+        if not trial["run_id"] and not self._started(trial):
+            return trial["state"] in ("failed", "removed")
+        run = self.manager.get(trial["run_id"])
+        losses = eval_losses(run)
+        number = trial["number"]
+        for step, loss in losses[self._reported.get(number, 0):]:
+            self.search.report(loss, step, number)
+        self._reported[number] = len(losses)
+        if run.state in ENDED:
+            return True
+        halted = self.sweep.halted()
+        if number not in self._asked_stop and (halted or self.search.should_prune(number)):
+            trial["pruned"] = not halted
+            self.manager.stop(run.id)
+            self._asked_stop.add(number)
+        return False
+
+    def _started(self, trial: dict) -> bool:
+        """Whether the queued trial's run has started (its id then on the trial)."""
+        row = next((r for r in self.queue.rows(self.sweep.owner)
+                    if r["id"] == trial["queued_id"]), None)
+        if row is None or row["state"] == "not started":
+            self._failed(trial, (row or {}).get("error") or "It left the queue.")
+            return False
+        if self.sweep.halted() and not row.get("run_id"):
+            self.queue.remove(trial["queued_id"], self.sweep.owner)
+            trial["state"], trial["seconds"] = "removed", time.time() - trial["started"]
+            self.search.tell(None, number=trial["number"])
+            return False
+        trial["run_id"] = row.get("run_id") or ""
+        if trial["run_id"]:
+            trial["state"] = "running"
+            self.sweep.save()
+        return bool(trial["run_id"])
+
+    # ---- judging -------------------------------------------------------------------
+    def judge(self, trial: dict) -> None:
+        """The ended trial's score, told to the search: none for a failed or halted one;
+        a pruned one keeps its last eval loss, ranked after the others."""
+        number = trial["number"]
+        try:
+            run = self.manager.get(trial["run_id"])
+            trial["state"], trial["error"] = run.state, run.error
+            trial["pruned"] = trial["pruned"] and run.state == "stopped"  # (not: it ended)
+            if run.state == "failed" or self.sweep.halted():  # (stopped: not judged)
+                self.search.tell(None, number=number)
+            elif trial["pruned"]:
+                losses = eval_losses(run)
+                trial["score"] = losses[-1][1] if losses else None
+                self.search.tell(None, pruned=True, number=number)
+            else:
+                trial["state"] = "scoring"
+                self.sweep.save()
+                trial["score"] = self.scorer(self.sweep.spec, run)
+                trial["state"] = run.state
+                self.search.tell(trial["score"], number=number)
+        except UserError as e:  # its judging failed: the next trial goes on
+            trial["state"], trial["error"] = "failed", str(e)
+            self.search.tell(None, number=number)
+        finally:
+            trial["seconds"] = time.time() - trial["started"]
