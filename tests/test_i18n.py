@@ -85,7 +85,7 @@ tensorboard trackio wandb demo template text messages conversations prompt compl
 instruction output input role content from value auto linear cosine constant bfd wrapped
 none alpha NaN Top Duplicate this owner name your model my Hi What GiB MiB TiB MB RAM GPU CPU
 ETA bfloat fp bf true false list dict instruct RunConfig Liger Triton RMSNorm RoPE SwiGLU
-pip install bit ddp fsdp Jobs local GGUF Ollama Modelfile BitNet vLLM vllm colocate
+pip install bit ddp fsdp Jobs local GGUF Ollama Modelfile BitNet vLLM vllm colocate Optuna
 Nvidia Tesla PyTorch FlashAttention""".split()) | {f.name for f in dataclasses.fields(RunConfig)}
 
 

@@ -18,7 +18,7 @@ from sft_ui.actions import Actions
 from sft_ui.config import ConfigError
 from sft_ui.runs import RunManager
 from sft_ui.runs.run_queue import RunQueue
-from sft_ui.sweeps import Scorer, Sweeps, SweepSpec, parse_vary, vary_text
+from sft_ui.sweeps import Scorer, SweepError, Sweeps, SweepSpec, parse_vary, vary_text
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import Range
 from tests.conftest import HANG, ROOT, wait_for
@@ -220,3 +220,33 @@ def test_the_command_line_runs_a_sweep_file(tmp_path, tiny_cfg):
                           str(tmp_path / "bad.yaml"), "--runs-dir", str(tmp_path / "runs")],
                          cwd=ROOT, capture_output=True, text=True, timeout=HANG)
     assert bad.returncode == 2 and "cannot vary 'seed'" in bad.stderr
+
+
+def test_a_grpo_trial_is_judged_by_its_rewards_on_held_out_prompts(tmp_path, tiny_cfg):
+    import json
+    from types import SimpleNamespace
+
+    from sft_ui.config import RunConfig
+    from sft_ui.data.grpo_demo import grpo_demo_rows
+    held = tmp_path / "held.jsonl"
+    held.write_text("".join(json.dumps(r) + "\n" for r in grpo_demo_rows(seed=3, count=10)))
+    spec = SweepSpec(base={"stage": "grpo"}, vary={"temperature": [0.7, 1.0]},
+                     score="reward", eval_file=str(held))
+    cfg = RunConfig.from_dict({**tiny_cfg, "stage": "grpo", "dataset_name": "demo-grpo",
+                               "num_generations": 2, "max_completion_length": 6,
+                               "rewards": ["json_answer", "exact_match"]})
+    run = SimpleNamespace(model_dir=tiny_cfg["model_name_or_path"], config=cfg)
+    score = Scorer()(spec, run)  # 8 held-out prompts, 2 answers each, both rewards summed
+    assert score is not None and 0.0 <= score <= 2.0
+
+
+def test_each_person_sees_and_stops_only_their_own_sweeps(sweeps):
+    found, manager, trainer = sweeps(Losses())
+    sweep = found.start(SweepSpec(vary={"learning_rate": [1e-4]}), owner="ana")
+    assert found.wait(sweep, HANG)
+    assert found.ids("ana") == [sweep.id] and found.ids("ben") == []
+    with pytest.raises(SweepError, match="No sweep"):
+        found.get(sweep.id, "ben")
+    with pytest.raises(SweepError, match="No sweep"):
+        found.stop(sweep.id, "ben")
+    assert [r["owner"] for r in found.queue.rows()] == ["ana"]  # its trial is ana's run

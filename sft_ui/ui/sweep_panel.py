@@ -131,7 +131,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     Hugging Face token box, for trials on Hugging Face Jobs (several at once there)."""
     shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer]
 
-    def curves_of(found: dict | None) -> pd.DataFrame:
+    def curves_of(found: dict | None):
+        """The trials' eval losses, one line a trial (its axes in the page's language)."""
         rows = []
         for t in (found or {}).get("trials", []):
             if not t["run_id"]:
@@ -142,13 +143,18 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 continue
             rows += [(m["step"], m["eval_loss"], f"{t['number']}")
                      for m in run.metrics if "eval_loss" in m]
-        return pd.DataFrame(rows, columns=["step", "eval loss", "trial"])
+        return gr.LinePlot(pd.DataFrame(rows, columns=["step", "eval loss", "trial"]),
+                           x_title=say("step"), y_title=say("Eval loss"),
+                           color_title=say("Trial"))
 
-    def scores_of(found: dict | None, name: str | None) -> pd.DataFrame:
+    def scores_of(found: dict | None, name: str | None):
+        """Each scored trial's score against its value of `name`."""
         rows = [(t["params"].get(name), t["score"], f"{t['number']}")
                 for t in (found or {}).get("trials", [])
                 if t["score"] is not None and name in t["params"]]
-        return pd.DataFrame(rows, columns=["value", "score", "trial"])
+        return gr.ScatterPlot(pd.DataFrame(rows, columns=["value", "score", "trial"]),
+                              x_title=name or say("value"), y_title=say("Score"),
+                              color_title=say("Trial"))
 
     def shown(found: dict | None, against: str | None = None):
         if not found:
