@@ -83,7 +83,7 @@ def test_the_box_reads_lists_and_ranges_and_says_what_is_wrong():
     assert "Line 1" in said and "cannot vary 'seed'" in said
     with pytest.raises(ConfigError, match="beta does not apply to a sft run"):
         SweepSpec.from_dict({"vary": {"beta": [0.1, 0.2]}})
-    with pytest.raises(ConfigError, match="no eval loss"):
+    with pytest.raises(ConfigError, match="A grpo run has no eval loss"):
         SweepSpec.from_dict({"base": {"stage": "grpo"}, "vary": {"temperature": [0.7, 1]},
                              "score": "eval_loss"})
 

@@ -62,7 +62,7 @@ TRL_DESTINATIONS = ("script", "model", "train")
 
 def _f(default, help, group, minimum=None, maximum=None, choices=None, label=None,
        trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False,
-       stages=None, code=False):
+       stages=None, code=False, sweep=False):
     """A field and everything said of it once (config/registry.py derives the rest):
     help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
     must be greater than `minimum`, not equal to it); `group`, the panel it is in
@@ -74,14 +74,15 @@ def _f(default, help, group, minimum=None, maximum=None, choices=None, label=Non
     activation checkpointing: plan/planner.py and plan/modes.py decide which); `stages`,
     what stages it applies to (stages/base.py's setting_tags(): a family, or the stages with
     a reference model or loss types; None: every stage): under another stage the panels
-    hide it and the run ignores it; `code`, a text of Python (a code box in the page).
+    hide it and the run ignores it; `code`, a text of Python (a code box in the page);
+    `sweep`, a sweep may vary it (sweeps/space.py).
     `choices` may be a function (read when asked)."""
     assert group in PANEL_TITLES and trl in (None, *TRL_DESTINATIONS)
     assert stages is None or set(stages) <= set(setting_tags())
     meta = {"help": help, "group": group, "min": minimum, "max": maximum,
             "min_exclusive": min_exclusive, "choices": choices, "label": label, "trl": trl,
             "plan": plan, "card": card, "advanced": advanced, "fit": fit,
-            "stages": tuple(stages) if stages else None, "code": code}
+            "stages": tuple(stages) if stages else None, "code": code, "sweep": sweep}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -165,7 +166,7 @@ class RunConfig:
         "may move from the reference model (higher: stays nearer; 0.1 is common). ORPO: "
         "the weight of the preference term beside the SFT loss.", "preference", minimum=0,
         min_exclusive=True, maximum=100.0, label="Beta", trl="train", card=True,
-        stages=[PREFERENCE])
+        stages=[PREFERENCE], sweep=True)
     loss_type: str = _f(
         "auto", "The preference loss. auto: the trainer's own (DPO: sigmoid, plus the SFT "
         "term on the chosen answers when the starting model finds them far less likely "
@@ -211,15 +212,15 @@ class RunConfig:
         "differences within a prompt's group: more answers, more chance that they differ, "
         "and more time per step. Must divide Batch size per device x Gradient "
         "accumulation.", "rewards", minimum=2, maximum=256, label="Answers per prompt",
-        trl="train", plan="change", card=True, stages=[REWARD])
+        trl="train", plan="change", card=True, stages=[REWARD], sweep=True)
     max_completion_length: int = _f(
         64, "Longest answer the model writes, in tokens. Time per step grows with it.",
         "rewards", minimum=1, maximum=131072, label="Max completion length (tokens)",
-        trl="train", plan="change", card=True, stages=[REWARD])
+        trl="train", plan="change", card=True, stages=[REWARD], sweep=True)
     temperature: float = _f(
         1.0, "Sampling temperature of the answers: higher, more varied answers (more to "
         "learn from, and more nonsense).", "rewards", minimum=0.0, min_exclusive=True,
-        maximum=10.0, label="Temperature", trl="train", stages=[REWARD])
+        maximum=10.0, label="Temperature", trl="train", stages=[REWARD], sweep=True)
     warmup_file: str = _f(
         "", "A JSON lines file of prompts and replies in the form the rewards ask (\"prompt\", "
         "\"completion\"): the run first trains on them with a few SFT steps, then GRPO. "
@@ -264,13 +265,13 @@ class RunConfig:
         "hardware better, but memory grows with them. Out of memory? Halve it and double "
         "gradient accumulation: the effective batch stays the same.",
         "batch", minimum=1, maximum=1024, label="Batch size per device",
-        trl="train", plan="change", card=True, fit=True)
+        trl="train", plan="change", card=True, fit=True, sweep=True)
     gradient_accumulation_steps: int = _f(
         2, "Gradient accumulation: run this many batches and add up their gradients "
         "before the weights are updated once. A small batch then acts like a big one: "
         "effective batch = batch size x accumulation x devices. Costs time, not memory.",
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps",
-        trl="train", plan="change", card=True, fit=True)
+        trl="train", plan="change", card=True, fit=True, sweep=True)
     train_by: str = _f(
         "steps", "End the run after a number of steps (predictable time) or after a "
         "number of epochs (full passes over the training data).", "batch",
@@ -279,13 +280,13 @@ class RunConfig:
         30, "Steps to train (when training for steps). A step is one update of the "
         "weights, made after one effective batch of examples; the number of steps bounds "
         "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps",
-        trl="train", plan="change", card=True)
+        trl="train", plan="change", card=True, sweep=True)
     num_train_epochs: float = _f(
         1.0, "Epochs to train (when training for epochs). One epoch is one full pass over "
         "the training data: 3 shows every example three times. Fractions allowed. Many "
         "epochs over few examples and the model learns them by heart.",
         "batch", minimum=0.01, maximum=1000.0, label="Epochs",
-        trl="train", plan="change", card=True)
+        trl="train", plan="change", card=True, sweep=True)
     max_length: int = _f(
         256, "Longest sequence in tokens; longer examples are truncated. "
         "Memory and time per step grow with it.", "batch", minimum=8, maximum=131072,
@@ -307,7 +308,7 @@ class RunConfig:
         "jumps or diverges; too low and the model learns little in the steps it has. "
         "Common: 1e-5 to 5e-5 for full fine-tuning, 1e-4 to 3e-4 for LoRA.",
         "optim", minimum=0, min_exclusive=True, maximum=1.0, label="Learning rate", trl="train",
-        card=True)
+        card=True, sweep=True)
     weight_decay: float = _f(0.0, "L2-style shrinkage of the weights each step.",
                              "optim", minimum=0.0, maximum=1.0, label="Weight decay",
                              trl="train", card=True)
@@ -315,7 +316,7 @@ class RunConfig:
         0, "Warmup: the learning rate climbs from 0 to its full value over these first "
         "steps, so the first, noisy updates do not knock the model off course. A value "
         "below 1 is a fraction of the run (0.1 = the first 10% of steps).", "optim", minimum=0,
-        maximum=10_000_000, label="Warmup steps (or ratio)", trl="train", card=True)
+        maximum=10_000_000, label="Warmup steps (or ratio)", trl="train", card=True, sweep=True)
     lr_scheduler_type: str = _f(
         "linear", "How the learning rate changes after warmup: linear falls to 0 by the "
         "end, cosine falls along a curve, constant stays.", "optim",
@@ -324,7 +325,7 @@ class RunConfig:
     neftune_noise_alpha: float = _f(
         0.0, "NEFTune: noise added to the embeddings while training, often 5; can help "
         "small instruction sets generalise. 0: off.", "optim", minimum=0.0, maximum=100.0,
-        label="NEFTune noise alpha", trl="train", stages=[SUPERVISED])
+        label="NEFTune noise alpha", trl="train", stages=[SUPERVISED], sweep=True)
     optim: str = _f(
         "auto", "The optimizer. auto: fused AdamW (on a GPU and on a CPU), and "
         "bitsandbytes' paged 8-bit AdamW for QLoRA on a card of 24 GB or less (the plan "
@@ -435,11 +436,11 @@ class RunConfig:
     lora_r: int = _f(16, "LoRA rank: the width of the adapter matrices. Higher learns more "
                      "and takes more memory; 8 to 64 is common.", "lora", minimum=1,
                      maximum=4096, label="LoRA r", trl="model", plan="change", card=True,
-                     advanced=True)
+                     advanced=True, sweep=True)
     lora_alpha: int = _f(32, "LoRA scaling: the adapter's update is multiplied by alpha / r "
                          "(often alpha = 2 x r).",
                          "lora", minimum=1, maximum=65536, label="LoRA alpha",
-                         trl="model", card=True, advanced=True)
+                         trl="model", card=True, advanced=True, sweep=True)
     lora_dropout: float = _f(0.05, "Dropout on the adapter's input.", "lora",
                              minimum=0.0, maximum=0.99, label="LoRA dropout",
                              trl="model", plan="change", card=True, advanced=True)

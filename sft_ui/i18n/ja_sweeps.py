@@ -15,9 +15,9 @@ PAGE = {
         "1 行に 1 つ: 'setting: value, value'（値の一覧）または 'setting: low .. high'"
         "（範囲。後ろに 'log' を付けると比で均等に分けます）。",
     "Eval file": "評価ファイル",
-    "For an Evaluate score or GRPO's rewards: a file of held-out rows (blank: the rows each "
-    "trial holds out).":
-        "評価タブのスコアや GRPO の報酬に使う、取り分けた行のファイルです（空欄: 各試行が"
+    "For an Evaluate score or the rewards' mean: a file of held-out rows (blank: the rows "
+    "each trial holds out).":
+        "評価タブのスコアや報酬の平均に使う、取り分けた行のファイルです（空欄: 各試行が"
         "取り分ける行）。",
     "Start sweep": "スイープを開始",
     "Stop sweep": "スイープを停止",
@@ -37,7 +37,7 @@ PAGE = {
     "Exact match": "完全一致",
     "ROUGE-L": "ROUGE-L",
     "JSON valid": "JSON として正しい",
-    "Rewards' mean (GRPO, held-out prompts)": "報酬の平均（GRPO、取り分けたプロンプト）",
+    "Rewards' mean (held-out prompts)": "報酬の平均（取り分けたプロンプト）",
     "Place": "順位",
     "Trial": "試行",
     "Score": "スコア",
@@ -75,18 +75,18 @@ MESSAGES = {
     "{name} does not apply to a {stage} run: vary another setting, or choose its stage.":
         "{name} は {stage} の実行には使われません。別の設定を変えるか、その設定を使う"
         "ステージを選んでください。",
-    "The rewards' mean scores GRPO runs only: choose eval_loss or an Evaluate score.":
-        "報酬の平均で採点できるのは GRPO の実行だけです。`eval_loss` か評価タブのスコアを"
-        "選んでください。",
+    "A {stage} run is not scored by rewards: choose eval_loss or an Evaluate score.":
+        "{stage} の実行は報酬では採点できません。`eval_loss` か評価タブのスコアを選んで"
+        "ください。",
     "Unknown sweep setting(s): {join}. Known: {join2}.":
         "不明なスイープの設定: {join}。使える設定: {join2}。",
     "{path} is not a mapping of sweep settings.":
         "{path} はスイープの設定の対応表ではありません。",
     "{name}: a range spread by ratio (log) needs values above 0.":
         "{name}: 比で分ける範囲（`log`）には 0 より大きい値が必要です。",
-    "A GRPO run has no eval loss: score its trials by the rewards' mean on held-out "
+    "A {stage} run has no eval loss: score its trials by the rewards' mean on held-out "
     "prompts (reward).":
-        "GRPO の実行には評価損失がありません。取り分けたプロンプトでの報酬の平均"
+        "{stage} の実行には評価損失がありません。取り分けたプロンプトでの報酬の平均"
         "（`reward`）で採点してください。",
     "The rewards' mean is taken on held-out prompts: give an eval file of prompts the run "
     "does not train on.":

@@ -45,6 +45,9 @@ HOOKS = {
     # default (data/sized.py calls it for the run's start, the plan and the preview):
     # ({setting: value}, a sentence each)
     "sized": "data",
+    # (eval file, run): a sweep's score of an ended run of the family, on held-out data,
+    # for a family whose runs have no eval loss (sweeps/score.py's "reward"); higher is better
+    "judge": "sweeps",
 }
 
 

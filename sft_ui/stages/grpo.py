@@ -25,7 +25,8 @@ register_family(Family(
         "signal": "sft_ui.train.grpo_signal:probe",
         "follow_data": "sft_ui.data.prompts:prompts_from",
         "stalled": "sft_ui.rewards.check:stalled",
-        "sized": "sft_ui.data.prompts:sized_answers"},
+        "sized": "sft_ui.data.prompts:sized_answers",
+        "judge": "sft_ui.train.grpo_try:held_out_reward"},
     demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
     # from the Reward functions and their weights (config/grpo.py)
     derived_trl_keys=("reward_funcs", "reward_weights"),

@@ -17,20 +17,15 @@ import yaml
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.registry import applies
 from sft_ui.config.values import coerce
-from sft_ui.stages import stage_of
-from sft_ui.stages.grpo import REWARD
+from sft_ui.stages import family_of
 
-# The settings a sweep may vary, in the order the panel offers them; each applies to the
-# stages its field says (beta: preference; answers per prompt, temperature, answer
-# length: GRPO; NEFTune: SFT).
-VARIABLE = ("learning_rate", "lora_r", "lora_alpha", "max_steps", "num_train_epochs",
-            "per_device_train_batch_size", "gradient_accumulation_steps", "warmup_steps",
-            "neftune_noise_alpha", "beta", "num_generations", "temperature",
-            "max_completion_length")
+# The settings a sweep may vary (their fields say `sweep`), in the page's order; each
+# applies to the stages its field says.
+VARIABLE = tuple(f.name for f in dataclasses.fields(RunConfig) if f.metadata.get("sweep"))
 METHODS = ("grid", "random", "optuna")
 # The scores that judge a trial, and whether more is better. eval_loss: on the run's
 # held-out rows; the others: the Evaluate tab's scores of its answers to an eval file;
-# reward: GRPO's rewards' mean on held-out prompts.
+# reward: the rewards' mean on held-out prompts (a family's own "judge" hook).
 SCORES = {"eval_loss": False, "exact_match": True, "rougeL": True, "json_valid": True,
           "reward": True}
 RANGE_POINTS = 4  # a range in a grid: this many values, evenly spread (log: by ratio)
@@ -93,6 +88,7 @@ class SweepSpec:
         """What is wrong with the sweep, for a person ([]: nothing)."""
         problems = []
         stage = self.config().stage
+        own_score = "judge" in family_of(self.config()).hooks  # (its runs' held-out score)
         if self.method not in METHODS:
             problems.append(f"Search: '{self.method}' is not one of {', '.join(METHODS)}.")
         if not self.vary:
@@ -112,12 +108,12 @@ class SweepSpec:
             problems.append(f"Trials must be from 0 (as many as fit) to {MAX_TRIALS}.")
         if self.score not in SCORES:
             problems.append(f"Score: '{self.score}' is not one of {', '.join(SCORES)}.")
-        elif self.score == "reward" and stage_of(self.config()).family != REWARD:
-            problems.append("The rewards' mean scores GRPO runs only: choose eval_loss or an "
+        elif self.score == "reward" and not own_score:
+            problems.append(f"A {stage} run is not scored by rewards: choose eval_loss or an "
                             "Evaluate score.")
-        elif self.score == "eval_loss" and stage_of(self.config()).family == REWARD:
-            problems.append("A GRPO run has no eval loss: score its trials by the rewards' "
-                            "mean on held-out prompts (reward).")
+        elif self.score == "eval_loss" and own_score:
+            problems.append(f"A {stage} run has no eval loss: score its trials by the "
+                            "rewards' mean on held-out prompts (reward).")
         elif self.score == "reward" and not self.eval_file.strip():
             problems.append("The rewards' mean is taken on held-out prompts: give an eval "
                             "file of prompts the run does not train on.")

@@ -5,6 +5,8 @@ them short. The sampling is grpo_signal.py's, the one the run's own probe uses.
 """
 from __future__ import annotations
 
+import dataclasses
+import statistics
 from contextlib import nullcontext
 
 from sft_ui.config import RunConfig
@@ -18,6 +20,21 @@ from sft_ui.rewards.check import cut_warning, no_spread
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.train.grpo import check_rewards, reward_functions
 from sft_ui.train.grpo_signal import sample
+
+HELD_OUT_PROMPTS = 8  # the prompts a sweep's trial answers to be judged (held_out_reward)
+
+
+def held_out_reward(eval_file: str, run) -> float | None:
+    """A sweep's score of an ended GRPO run: its model answers the first HELD_OUT_PROMPTS
+    prompts of `eval_file` (held out of its training), Answers per prompt each, sampled as
+    training samples; the mean of the rewards' weighted total (None: no model, no score)."""
+    if not run.model_dir:
+        return None
+    cfg = dataclasses.replace(run.config, model_name_or_path=run.model_dir,
+                              dataset_name=str(eval_file).strip())
+    rows = try_rewards(cfg, prompts=HELD_OUT_PROMPTS)["rows"]
+    totals = [r["total"] for r in rows if r.get("total") is not None]
+    return statistics.fmean(totals) if totals else None
 
 
 def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:

@@ -23,7 +23,7 @@ COLUMNS = ("Place", "Trial", "Settings", "Score", "Time", "State", "Run")
 METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
 SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact match",
                 "rougeL": "ROUGE-L", "json_valid": "JSON valid",
-                "reward": "Rewards' mean (GRPO, held-out prompts)"}
+                "reward": "Rewards' mean (held-out prompts)"}
 EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
 
 
@@ -72,8 +72,8 @@ def build() -> SweepPanel:
             trials = gr.Number(0, label=T("Trials (0: as many as fit)"), minimum=0,
                                precision=0, elem_id="sweep-trials")
         eval_file = gr.Textbox(label=T("Eval file"), elem_id="sweep-eval-file",
-                               info=T("For an Evaluate score or GRPO's rewards: a file of "
-                                      "held-out rows (blank: the rows each trial holds "
+                               info=T("For an Evaluate score or the rewards' mean: a file "
+                                      "of held-out rows (blank: the rows each trial holds "
                                       "out)."))
         with gr.Row():
             start = gr.Button(T("Start sweep"), variant="primary", elem_id="sweep-start")
