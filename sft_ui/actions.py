@@ -96,8 +96,9 @@ class Actions:
         """Check a sweep (its settings, what it varies, its score) and start it: its
         trials wait in the run queue, one after another (sweeps/sweep.py), or run several
         at once on Hugging Face Jobs with `token` (kept in memory while the sweep runs)."""
+        self._may(who, "start a sweep")
         spec = spec if isinstance(spec, SweepSpec) else SweepSpec.from_dict(spec)
-        self._may(who, "start a sweep", spec.base)
+        self._may_read(who, spec.base)
         if spec.eval_file.strip():
             self._may_read(who, {"eval_dataset_name": spec.eval_file})
         return self.sweeps.start(spec, self.access.owner(who), token or "").snapshot()

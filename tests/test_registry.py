@@ -130,7 +130,8 @@ def test_every_action_checks_its_caller(tmp_path):
         "stop_evaluation": (anyone,), "test_rewards": (anyone, {"stage": "grpo"}),
         "check_start": (anyone, {}), "queue_run": (anyone, {}),
         "unqueue": (anyone, "q1"), "move_queued": (anyone, "q1", 1),
-        "edit_queued": (anyone, "q1", {})}
+        "edit_queued": (anyone, "q1", {}), "start_sweep": (anyone, {}),
+        "stop_sweep": (anyone, "sweep-1")}
     for name, args in refused.items():
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)
@@ -138,7 +139,8 @@ def test_every_action_checks_its_caller(tmp_path):
     reading = {"plan", "preview", "fit", "chat", "compare", "compare_batch", "sign_in",
                "sign_out", "continue_with_preference",  # this one only fills the page
                "dataset_choices", "training_data_warning",  # lists and notes: nothing changes
-               "queued"}  # (a viewer's own queue, empty)
+               "queued",  # (a viewer's own queue, empty)
+               "sweep", "sweep_ids", "best_of_sweep"}  # (a viewer's own sweeps, none)
     assert actions.dataset_choices(anyone, "sft") == ["demo"]
     assert public == set(refused) | reading, "a new action: say whether it needs a right"
     assert actions.plan(anyone, {})["fit"]  # open: nothing changes
