@@ -29,14 +29,19 @@ def eval_losses(run) -> list[tuple[int, float]]:
     return [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]
 
 
+def last_eval_loss(run) -> float | None:
+    """The run's latest eval loss (its saved model's, when it ran to its end)."""
+    losses = eval_losses(run)
+    return losses[-1][1] if losses else None
+
+
 class Scorer:
     def __init__(self, evaluator=None):
         self.evaluator = evaluator
 
     def __call__(self, spec: SweepSpec, run) -> float | None:
         if spec.score == "eval_loss":
-            losses = eval_losses(run)
-            return losses[-1][1] if losses else None
+            return last_eval_loss(run)
         if spec.score == "reward":  # (the check allows it only where the family has one)
             return hook(run.config, "judge")(spec.eval_file, run)
         return self.answers(spec, run)

@@ -66,13 +66,12 @@ class Sweep:
     # ---- what the page and the API read ----------------------------------------
     def ranked(self) -> list[dict]:
         """The trials with a score, best first; then those without (pruned, failed)."""
-        scored = [t for t in self.trials if t.get("score") is not None and not t["pruned"]]
+        scored = self._scored()
         scored.sort(key=lambda t: t["score"], reverse=self.spec.higher_is_better)
         return scored + [t for t in self.trials if t not in scored]
 
     def best(self) -> dict | None:
-        ranked = self.ranked()
-        return ranked[0] if ranked and ranked[0] in self._scored() else None
+        return self.ranked()[0] if self._scored() else None
 
     def _scored(self) -> list[dict]:
         return [t for t in self.trials if t.get("score") is not None and not t["pruned"]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from sft_ui.errors import UserError
-from sft_ui.sweeps.score import eval_losses
+from sft_ui.sweeps.score import eval_losses, last_eval_loss
 
 ENDED = ("done", "stopped", "failed")
 
@@ -117,8 +117,7 @@ class Trials:
             if run.state == "failed" or self.sweep.halted():  # (stopped: not judged)
                 self.search.tell(None, number=number)
             elif trial["pruned"]:
-                losses = eval_losses(run)
-                trial["score"] = losses[-1][1] if losses else None
+                trial["score"] = last_eval_loss(run)
                 self.search.tell(None, pruned=True, number=number)
             else:
                 trial["state"] = "scoring"
