@@ -55,8 +55,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 # Threads of the process rather than of a test: pools (Gradio's server, asyncio, AnyIO)
 # waiting for work, and a library's own singleton (tqdm's monitor).
 SHARED_THREADS = re.compile(r"ThreadPoolExecutor-|AnyIO worker thread|asyncio_\d|tqdm_monitor")
-# Seconds what a test left gets to end once stopped: it only catches a hang.
+# Seconds a thread or process a test left (which nothing here can stop) gets to end: it only
+# catches a hang. A run a test left is asked to stop and waited for until it has ended.
 LEAK_CEILING = float(os.environ.get("SFT_UI_LEAK_CEILING", "120"))
+ACTIVE = ("queued", "running", "stopping")  # a run's states while it is going
 PROCESS_GRACE = 30.0  # seconds a process the test started gets to end before it is killed
 _MANAGERS: weakref.WeakSet = weakref.WeakSet()  # every RunManager the tests create
 
@@ -90,14 +92,24 @@ def _nothing_left_behind(request):
     threads = set(threading.enumerate())
     processes = _descendants()
     yield
-    left = []
+    left, stopped = [], set()
     for manager in list(_MANAGERS):
         run = manager.active()
-        if run is not None and run.state in ("queued", "running", "stopping"):
+        if run is not None and run.state in ACTIVE:
             left.append(f"run {run.id} ({run.state}, step {run.step})")
             run.request_stop()
+            stopped.add(run.id)
+    ending = _run_threads_ending(stopped)
+    for thread in ending:
+        # Until it has ended, however long a loaded machine takes (the first run of a
+        # process imports torch on its way out): HANG only turns a run that ignores Stop
+        # into a failure.
+        thread.join(timeout=HANG)
+        if thread.is_alive():
+            left.append(f"thread {thread.name!r} (its run did not end within {HANG} s of "
+                        "Stop)")
     end = time.time() + LEAK_CEILING
-    for thread in set(threading.enumerate()) - threads:
+    for thread in set(threading.enumerate()) - threads - set(ending):
         if not SHARED_THREADS.match(thread.name) and thread is not threading.current_thread():
             thread.join(timeout=max(0.0, end - time.time()))
             if thread.is_alive():
@@ -106,6 +118,19 @@ def _nothing_left_behind(request):
     if left:
         pytest.fail(f"{request.node.nodeid} left behind: {'; '.join(left)} (stopped now)",
                     pytrace=False)
+
+
+def _run_threads_ending(stopped: set[str]) -> list[threading.Thread]:
+    """The threads of runs (of every RunManager) that end by themselves: those of the runs
+    in `stopped`, just asked to stop, and those of runs whose state already says they
+    ended (a thread writes the state before it returns)."""
+    ending = set(stopped)
+    for manager in list(_MANAGERS):
+        for run in list(manager._runs.values()):
+            if run.state not in ACTIVE:
+                ending.add(run.id)
+    names = {f"run-{run_id}" for run_id in ending}
+    return [t for t in threading.enumerate() if t.name in names and t.is_alive()]
 
 
 def _end_processes(before: dict, end: float) -> list[str]:
@@ -195,14 +220,22 @@ def _playwright_waits_for_a_hang():
 
 
 def wait_for(predicate, timeout=HANG, interval=0.25):
-    """Poll until predicate() returns something truthy; fail the test on timeout."""
-    end = time.time() + timeout
+    """Poll until predicate() returns something truthy; fail the test on timeout. A poll
+    over HTTP that timed out (httpx's TimeoutException: a loaded machine answered late)
+    is a poll to repeat, as a page repeats it: only `timeout` ends the wait."""
+    import httpx
+    end, late = time.time() + timeout, None
     while time.time() < end:
-        value = predicate()
+        try:
+            value = predicate()
+        except httpx.TimeoutException as e:
+            value, late = None, e
         if value:
             return value
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
+    raise AssertionError(f"timed out after {timeout}s waiting for {predicate}"
+                         + (f" (its last poll over HTTP timed out: {late!r})" if late else "")
+                         ) from late
 
 
 def free_port() -> int:
