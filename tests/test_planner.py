@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import memory, oom, planner, sample, speed
+from sft_ui.plan import calibration, memory, oom, planner, sample, speed
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.runs import RunError, RunManager
 from tests.conftest import HANG, wait_for
@@ -51,8 +51,8 @@ def test_memory_by_part(small_model):
     assert full == {"weights": 1992 * 4, "gradients": 1992 * 4, "optimizer": 1992 * 8,
                     # 2 layers x (16 x hidden + 4 x intermediate) fp32 values per token
                     "activations": tokens * 2 * 4 * (16 * 8 + 4 * 16),
-                    "logits": int(tokens * 100 * 4 * memory.CPU.logit_copies),
-                    "runtime": memory.RUNTIME_BYTES}
+                    "logits": int(tokens * 100 * 4 * calibration.CPU.logit_copies),
+                    "runtime": calibration.RUNTIME_BYTES}
     # Checkpointing keeps each layer's input and one layer's activations.
     ckpt = memory.peak_memory(config(small_model, activation_checkpointing=True), shape, CPU)
     assert ckpt["activations"] == tokens * (2 * 8 * 4 + 4 * (16 * 8 + 4 * 16))
@@ -64,15 +64,16 @@ def test_memory_by_part(small_model):
     # bf16 (native here, so "auto" takes it): bf16 weight copies, activations halved.
     gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
     bf16 = memory.peak_memory(config(small_model), shape, gpu)
-    assert bf16["weights"] == 1992 * 6 and bf16["runtime"] == memory.CUDA.runtime
-    assert bf16["activations"] == round(full["activations"] // 2 * memory.CUDA.activation_scale)
+    assert bf16["weights"] == 1992 * 6 and bf16["runtime"] == calibration.CUDA.runtime
+    assert bf16["activations"] == round(full["activations"] // 2 *
+                                        calibration.CUDA.activation_scale)
     # LoRA on a GPU keeps the frozen base in bf16; QLoRA its linear layers in 4 bits.
     lora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2), shape, gpu)
     assert lora["weights"] == 1992 * 2 + 512 * 4
     qlora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2, load_in_4bit=True),
                                shape, gpu)
     linear = 2 * (64 + 32 + 32 + 64 + 3 * 128)
-    assert qlora["weights"] == round(memory.NF4_BYTES * linear) + 2 * (1992 - linear) + 512 * 4
+    assert qlora["weights"] == round(calibration.NF4_BYTES * linear) + 2 * (1992 - linear) + 512 * 4
     # fp16 on a GPU without bf16 (auto): fp16 weight copies.
     t4 = Hardware("cuda", "T4", 1, False, GIB, 2)
     assert memory.peak_memory(config(small_model), shape, t4)["weights"] == 1992 * 6

@@ -13,7 +13,7 @@ import pytest
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.models import ModelError, resolve_model
-from sft_ui.plan import memory, oom, planner
+from sft_ui.plan import calibration, memory, oom, planner
 from sft_ui.plan.hardware import Hardware, detect
 
 CPU = Hardware("cpu", "test CPU", 1, False, 64 * 2**30, 2)
@@ -52,7 +52,7 @@ def test_preference_memory_by_part(small_model):
     assert {k: dpo[k] for k in ("weights", "gradients", "optimizer", "runtime")} == \
         {k: sft[k] for k in ("weights", "gradients", "optimizer", "runtime")}
     assert dpo["activations"] == 2 * sft["activations"]
-    assert dpo["logits"] == int(2 * 2 * 8 * 100 * 4 * memory.CPU.fused_tile_copies)
+    assert dpo["logits"] == int(2 * 2 * 8 * 100 * 4 * calibration.CPU.fused_tile_copies)
     assert dpo["reference"] == 4 * params + 2 * 2 * 8 * 4 * (block + 8)
     # LoRA: the reference is the model with the adapter switched off, no second copy.
     lora = memory.peak_memory(config(small_model, use_peft=True, lora_r=2), shape, CPU)
@@ -71,7 +71,7 @@ def test_preference_memory_by_part(small_model):
     assert kto["reference"] == 4 * params + 2 * 8 * 4 * (block + 8)
     # The fused LM head's tile holds at most 4096 positions by 32768 vocabulary entries.
     long = memory.peak_memory(config(small_model, max_length=4096), shape, CPU)
-    assert long["logits"] == int(4096 * 100 * 4 * memory.CPU.fused_tile_copies)
+    assert long["logits"] == int(4096 * 100 * 4 * calibration.CPU.fused_tile_copies)
     # On a GPU a frozen LoRA base (and so a named reference) is in half precision.
     gpu = Hardware("cuda", "GPU", 1, True, GIB, 2)
     on_gpu = memory.peak_memory(config(small_model, use_peft=True, lora_r=2,

@@ -23,7 +23,7 @@ import math
 from sft_ui.config import RunConfig
 from sft_ui.config.registry import applies
 from sft_ui.plan.hardware import Hardware, detect
-from sft_ui.plan.memory import sequences_per_example, step_cost
+from sft_ui.plan.passes import sequences_per_example, step_cost
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.shape import model_shape
 from sft_ui.plan.speed import calibrate, measured_speed

@@ -1,102 +1,51 @@
 """How much memory a training run needs.
 
-Owns the peak memory of a training step by part, from the model's shape (plan/shape.py):
-for a preference stage, dpo, orpo or kto, also what its trainer adds (two answers per
-example, the reference model and its forward pass without gradients), for GRPO the
-answers it writes (plan/generation.py); this machine's available memory and the fit
-against it, and the RAM guard (with plan/oom.py's fixes).
+Owns the peak memory of a training step by part, from the model's shape (plan/shape.py),
+what the step puts through it (plan/passes.py) and the figures measured per device
+(plan/calibration.py): for a preference stage, dpo, orpo or kto, also what its trainer
+adds (two answers per example, the reference model and its forward pass without
+gradients), for GRPO the answers it writes (plan/generation.py); this machine's
+available memory and the fit against it, and the RAM guard (with plan/oom.py's fixes).
 Knows nothing of Gradio, runs or the data.
 """
 from __future__ import annotations
-
-import dataclasses
-from pathlib import Path
 
 import psutil
 
 from sft_ui.config import RunConfig
 from sft_ui.models import ModelError
+from sft_ui.plan.calibration import (
+    CPU,
+    CUDA,
+    FUSED_TILE,
+    LIGER_ACTIVATIONS,
+    NF4_BYTES,
+    RUNTIME_BYTES,
+    Calibration,
+)
 from sft_ui.plan.generation import (
     VLLM_SHARE,
     answer_tokens,
     generation_notes,
     kv_cache_bytes,
     length_setting,
-    sequence_tokens,
     with_vllm,
     writes_answers,
 )
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.plan.oom import fixes_text
+from sft_ui.plan.passes import (
+    has_kl_batch,
+    has_reference_copy,
+    no_grad_tokens,
+    sequences_per_example,
+    trained_tokens,
+    trains_on_adapter,
+)
 from sft_ui.plan.shape import ModelShape, model_shape
 from sft_ui.stages import PREFERENCE, stage_of
 
-# Peak RSS of 2-step trainings (the engine, SFTTrainer) of SmolLM2-135M on a 2-core CPU,
-# fp32, rows filling max_length; in brackets this estimate's error:
-#   full fine-tune  b1 x 128: 3.13 GB (-3%)   b4 x 128: 3.69 GB (+11%)
-#                   b1 x 512: 3.75 GB (+9%)   b4 x 512: 7.93 GB (+4%)
-#                   b2 x 256: 3.71 GB (+10%)  b2 x 1024: 8.02 GB (+3%)
-#                   b4 x 512, activation checkpointing: 5.28 GB (-10%)
-#   LoRA r16        b1 x 128: 1.74 GB (-5%)   b4 x 128: 3.26 GB (-4%)
-#                   b1 x 512: 3.31 GB (-6%)   b4 x 512: 8.56 GB (+6%)
-#                   b8 x 256: 9.51 GB (-5%)
-#                   activation checkpointing, b4 x 512: 5.67 GB (-2%), b8 x 256: 5.76 GB (-4%)
-# Python with torch, transformers, trl, datasets and peft imported holds 430 MB;
-# the tokenizer, data and thread pools of a run bring it to about 512 MiB.
-RUNTIME_BYTES = 512 * 2**20
-# Preference stages (TRL 1.16): DPOTrainer and KTOTrainer score tokens with a fused LM head
-# (trl/kernels/chunked_logprob.py) that holds the logits of at most 4096 positions by 32768
-# vocabulary entries at once, recomputed in the backward pass; ORPOTrainer computes the
-# whole logits, as SFTTrainer does. DPO and KTO keep the model near a reference model.
-FUSED_TILE = (4096, 32768)
-# Peak RSS of 2- and 3-step preference trainings (the engine) of SmolLM2-135M on a 2-core
-# CPU, bf16 unless marked, rows filling max_length, batch x max_length (DPO and ORPO put
-# twice the sequences through the model: chosen and rejected); in brackets this estimate's
-# error:
-#   DPO   LoRA r16  b2 x 48: 1.88 GB (+5%)  b4 x 56: 2.49 GB (+9%)  b2 x 256: 3.81 GB (+14%)
-#                   fp32 b2 x 256: 4.37 GB (+16%)
-#         full      b2 x 48: 3.59 GB (+7%)  b4 x 56: 4.10 GB (+4%)  b2 x 256: 5.28 GB (0%)
-#                   b4 x 512: 12.14 GB (-12%)  fp32 b2 x 256: 5.76 GB (+4%)
-#   ORPO  LoRA r16  b2 x 56: 1.98 GB (+5%)   full b2 x 56: 3.17 GB (+6%)
-#   KTO   full      b2 x 56: 3.50 GB (+5%)
-# On the CPU the fused LM head's tile, its fp32 transform, exponentials, masks and
-# gradient make about 6 copies (more at 4096 positions: the b4 x 512 row).
-FUSED_CPU_COPIES = 6.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Calibration:
-    """What a device adds to the sizes of the parts, as measured there."""
-    runtime: int              # bytes the process holds besides the parts
-    activation_scale: float   # measured activations over the per-block count below
-    logit_copies: float       # vocabulary-sized fp32 values kept per token
-    lora_input_copies: float  # copies (with dropout masks) of each adapted layer's input
-    fused_tile_copies: float  # fp32 copies of the fused LM head's tile (DPO, KTO)
-    answer_logit_copies: float  # the same as logit_copies, for the answers GRPO wrote
-
-
-# CPU (the measurements above): the logits, their log-softmax, both gradients and TRL's
-# token accuracy and entropy metrics make 4.5 copies; LoRA keeps about 1.5 copies of each
-# adapted layer's input, and activation checkpointing does not remove them.
-# GRPO's answers keep about 11: its per-token log-probabilities and entropies over the
-# whole vocabulary, in fp32 beside the logits; peak RSS of 3-step GRPO trainings of
-# SmolLM2-135M's shape on a 2-core CPU (scripts/grpo_gpu_plan.py, 2026-11-27), with the
-# estimate over it at 4.5 copies and at 11: full b8 x 2, 8 answers of 128 tokens 6.1 GiB
-# (0.79, 1.00); full b4 x 2, 4 of 64 3.9 GiB (0.86, 0.94); LoRA b4 x 2, 4 of 64 2.7 GiB
-# (0.91, 1.01).
-CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES, 11.0)
-# CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
-# SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,
-# LoRA, QLoRA; scripts/bench_gpu.py), worst error 6%: the context and kernels' workspace
-# take about 1.25 GiB, TRL's fused LM head (Triton) keeps about half a copy of the logits,
-# and LoRA's input copies vanish in the activations that are kept anyway.
-# GRPO's answers: as measured on an H100 (docs/grpo.md: plan / measured 0.93-1.00).
-CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0, 1.0, 0.5)
-# Liger's fused RMSNorm, RoPE and SwiGLU kept 0.78 of the activations there (16 x 512 tokens).
-LIGER_ACTIVATIONS = 0.8
-# NF4 with nested quantization: 4 bits a weight plus about 0.127 bits of scales.
-NF4_BYTES = (4 + 0.127) / 8
 TIGHT = 0.8  # above this share of the available memory a run is "tight"
 GUARD = 0.9  # above it a run on a CPU is refused: running out of RAM kills the app
 CUDA_GUARD = 1.1  # above it (of the free GPU memory) a run on a GPU is refused
@@ -240,68 +189,6 @@ def logit_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
 
 
 # ---- preference stages (dpo, orpo, kto) ------------------------------------------------
-def sequences_per_example(cfg: RunConfig) -> int:
-    """Sequences (the prompt and one answer, cut at max_length) each example of a batch
-    puts through the trained model with gradients: DPO and ORPO concatenate the chosen
-    and the rejected answer into one batch (2); KTO reads each answer as an example of
-    its own, and SFT its one text (1)."""
-    return stage_of(cfg).sequences_per_example
-
-
-def trained_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
-    """Tokens in one forward and backward pass of the trained model (every sequence at
-    its longest): batch x sequences_per_example x max_length (GRPO: the prompt and the
-    longest answer, plan/generation.py)."""
-    return cfg.per_device_train_batch_size * sequences_per_example(cfg) * \
-        sequence_tokens(cfg, prompt_tokens)
-
-
-def no_grad_tokens(cfg: RunConfig) -> int:
-    """Tokens of the largest forward pass without gradients: DPO's reference model over
-    both answers of each example; KTO's reference model, and its KL batch (mismatched
-    prompts and answers), over one sequence per example; none for ORPO and SFT."""
-    return cfg.per_device_train_batch_size * stage_of(cfg).reference_sequences * \
-        cfg.max_length
-
-
-# A forward pass without gradients beside a training step's forward and backward on the
-# same tokens: about a third (an estimate from the FLOPs, not measured).
-REFERENCE_FORWARD = 1 / 3
-
-
-def step_cost(cfg: RunConfig) -> float:
-    """A step's time per trained token against an SFT step's (the remembered speed is
-    measured on SFT steps): 1, plus a third for each sequence per example that only runs
-    forward (DPO's reference over both answers, KTO's reference and its KL batch through
-    the policy and the reference)."""
-    no_grad = stage_of(cfg).reference_sequences + (2 if has_kl_batch(cfg) else 0)
-    return 1 + no_grad * REFERENCE_FORWARD / sequences_per_example(cfg)
-
-
-def has_kl_batch(cfg: RunConfig) -> bool:
-    """Whether KTO scores a KL batch (each prompt with another example's answer, without
-    gradients): with its own loss, not with apo_zero_unpaired."""
-    return stage_of(cfg).kl_batch and cfg.loss_type != "apo_zero_unpaired"
-
-
-def has_reference_copy(cfg: RunConfig) -> bool:
-    """Whether a second, frozen copy of the model is in memory as the reference model
-    (train/preference.py): a Reference model setting (DPO, KTO), or full fine-tuning with
-    DPO or KTO (a copy of the starting weights). Not with LoRA (the reference is the model
-    with the adapter switched off) nor with ORPO (no reference model)."""
-    if not stage_of(cfg).reference:
-        return False
-    return bool(cfg.ref_model.strip()) or not cfg.use_peft
-
-
-def trains_on_adapter(cfg: RunConfig) -> bool:
-    """A LoRA run started from a finished LoRA run's folder (an adapter): that adapter
-    trains on (train/policy.py), and TRL's reference is a frozen copy of the adapter (a
-    second adapter, not a second model)."""
-    return cfg.use_peft and (Path(cfg.model_name_or_path).expanduser() /
-                             "adapter_config.json").exists()
-
-
 def reference_bytes(cfg: RunConfig, shape: ModelShape, hw: Hardware) -> int:
     """The reference model's weights: a second copy loaded as the trained model is
     (loaded_bytes), at the named Reference model's own size (the trained model's when

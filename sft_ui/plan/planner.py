@@ -25,11 +25,10 @@ from sft_ui.plan.memory import (
     memory_notes,
     model_shape,
     peak_memory,
-    sequences_per_example,
     size_text,
-    step_cost,
     trainable_params,
 )
+from sft_ui.plan.passes import sequences_per_example, step_cost
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, quick_sized, run_steps
 from sft_ui.plan.speed import NEAR_END, measured_speed, round_seconds
 from sft_ui.stages import stage_of
@@ -122,7 +121,7 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
     steps = run_steps(cfg, processes, data)
     speed = measured_speed(cfg, hw)
     seconds = typical / speed if speed else None
-    if seconds:  # a preference step's passes without gradients (memory.step_cost)
+    if seconds:  # a preference step's passes without gradients (passes.step_cost)
         seconds *= step_cost(cfg)
     rounds = sample_rounds(cfg, steps)
     round_time = round_seconds(cfg, hw) if rounds else None

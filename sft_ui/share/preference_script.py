@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sft_ui.config import RunConfig
 from sft_ui.config.trl import flat, has_eval_data
-from sft_ui.plan.memory import trains_on_adapter
+from sft_ui.plan.passes import trains_on_adapter
 from sft_ui.share.recipe import (
     eval_code,
     load_code,

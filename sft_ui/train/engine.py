@@ -150,7 +150,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         finally:
             getattr(trainer, "close_rewards", lambda: None)()  # a written reward's worker
         # (a resumed run's log mixes two starts; a preference step's speed is an SFT step's
-        # with its reference passes counted (plan/memory.step_cost), so its own is not
+        # with its reference passes counted (plan/passes.step_cost), so its own is not
         # remembered; GRPO's, with the answers it writes, is its stage's own)
         if main and not resume_from and stage.family != PREFERENCE:
             speed = remember_run_speed(cfg, trainer.state.log_history)

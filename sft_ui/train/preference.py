@@ -30,7 +30,7 @@ from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
 from sft_ui.lazy import trl_class
 from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
-from sft_ui.plan.memory import trains_on_adapter
+from sft_ui.plan.passes import trains_on_adapter
 from sft_ui.plan.shape import model_shape
 from sft_ui.stages import stage_of
 from sft_ui.stages.preference import SFT_TERM
@@ -139,7 +139,7 @@ def reference_description(cfg: RunConfig) -> str:
         return f"none ({stage.title} needs no reference model)"
     if named:
         return f"{named}, a second frozen copy"
-    if trains_on_adapter(cfg):  # as the plan says it (plan/memory.py)
+    if trains_on_adapter(cfg):  # as the plan says it (plan/passes.py)
         return "a frozen copy of the finished run's LoRA adapter (no second model)"
     if cfg.use_peft:
         return "the model with the new LoRA adapter switched off (no second copy)"
