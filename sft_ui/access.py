@@ -196,15 +196,17 @@ class Access:
                 "('Upload a dataset file'), the demo set or the Hub, not from paths on the "
                 "server. Upload the file, or give a Hub id.")
 
-    def check_config(self, root: Path, who: Who, values) -> None:
-        """check_paths over a run's settings (a dict of RunConfig fields or a RunConfig)."""
+    def check_config(self, root: Path, who: Who, values, code: tuple = ()) -> None:
+        """check_paths over a run's settings (a dict of RunConfig fields or a RunConfig),
+        and check_code over those named in `code` (config/registry.py's code_names())."""
         get = values.get if isinstance(values, dict) else (
             lambda name: getattr(values, name, ""))
         self.check_paths(root, who, {"Model": get("model_name_or_path"),
                                      "Dataset": get("dataset_name"),
                                      "Eval dataset": get("eval_dataset_name"),
                                      "Reference model": get("ref_model")})
-        self.check_code(get("reward_code") or "")
+        for name in code:
+            self.check_code(get(name) or "")
 
 
 def _is_local(text: str) -> bool:

@@ -17,6 +17,7 @@ from typing import Iterator
 from sft_ui.access import UPLOADS, Access, Who
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.config import RunConfig
+from sft_ui.config.registry import code_names
 from sft_ui.data import store_upload
 from sft_ui.data.preview import preview
 from sft_ui.evaluate.job import Evaluation, Evaluator
@@ -30,9 +31,8 @@ from sft_ui.runs.run_queue import RunQueue
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
-from sft_ui.stages import demos, get, stage_of
+from sft_ui.stages import demos, get, hook, stage_of
 from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
-from sft_ui.train.grpo_try import try_rewards
 
 
 class Actions:
@@ -52,7 +52,7 @@ class Actions:
             self._may_read(who, values)
 
     def _may_read(self, who: Who, values) -> None:
-        self.access.check_config(self.manager.root, who, values)
+        self.access.check_config(self.manager.root, who, values, code_names())
 
     # ---- runs ----------------------------------------------------------------
     def start(self, who: Who, values: dict | RunConfig, token: str = "") -> str:
@@ -184,11 +184,16 @@ class Actions:
         return calibrate(RunConfig.from_dict(values))
 
     def test_rewards(self, who: Who, values: dict, prompts: int = 3) -> dict:
-        """GRPO's Test rewards: the model writes answers to a few prompts and each reward
-        function scores them (train/grpo_signal.py's try_rewards); nothing is saved. It runs the
-        model (and any written reward), so it needs the right to train."""
+        """Test rewards: the model writes answers to a few prompts and each reward function
+        scores them (the stage's family's "try" hook); nothing is saved. It runs the model
+        (and any written reward), so it needs the right to train."""
         self._may(who, "test rewards (the model writes answers)", values or {})
-        return try_rewards(RunConfig.from_dict(values or {}), prompts)
+        cfg = RunConfig.from_dict(values or {})
+        tried = hook(cfg, "try")
+        if tried is None:
+            raise RunError(f"{stage_of(cfg).title} learns from no reward functions: Test "
+                           "rewards is for a stage that does.")
+        return tried(cfg, prompts)
 
     def preview(self, who: Who, values: dict) -> dict:
         """What the model learns from with these data settings (data/preview.py)."""

@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASSWORD",
                        help="logins for training, deleting and pushing; viewing stays "
                        "open (repeatable; or SFT_UI_AUTH=u1:p1,u2:p2)")
-    serve.add_argument("--allow-reward-code", action="store_true",
+    serve.add_argument("--allow-reward-code", action="store_true", dest="allow_code",
                        help="let reward functions written in the page run on this server "
                        "even with logins or on a Space (SFT_UI_ALLOW_REWARD_CODE=1)")
     serve.add_argument("--private", action="store_true",
@@ -115,7 +115,7 @@ def main(argv=None) -> None:
     elif args.command == "sweep":
         sys.exit(sweep_file(args.config, args.runs_dir))
     else:
-        if args.allow_reward_code:  # Access.from_env reads it
+        if args.allow_code:  # Access.from_env reads it
             os.environ[ALLOW_CODE] = "1"
         serve(args.host, args.port, _users(args.auth), args.private)
 

@@ -146,16 +146,18 @@ def test_written_reward_code_runs_only_where_the_studio_is_ones_own(tmp_path, mo
     """Open studio: allowed. Logins or a Space (even an open one): refused with the reason,
     unless the server was started to allow it; built-in rewards pass everywhere."""
     from sft_ui.access import Access, AccessError, Who
+    from sft_ui.config.registry import code_names
+    assert code_names() == ("reward_code",)
     code = {"stage": "grpo", "rewards": ["written"], "reward_code": WRITTEN}
     built_in = {"stage": "grpo", "rewards": ["json_answer"]}
     who = Who("session-1")
-    Access().check_config(tmp_path, who, code)
+    Access().check_config(tmp_path, who, code, code_names())
     for shared in (Access(users={"ann": "pw"}), Access(space_id="me/studio", open_space=True)):
         with pytest.raises(AccessError, match="refused on a shared server or a Space") as e:
-            shared.check_config(tmp_path, who, code)
+            shared.check_config(tmp_path, who, code, code_names())
         assert "--allow-reward-code" in str(e.value)
-        shared.check_config(tmp_path, who, built_in)
-    Access(users={"ann": "pw"}, allow_code=True).check_config(tmp_path, who, code)
+        shared.check_config(tmp_path, who, built_in, code_names())
+    Access(users={"ann": "pw"}, allow_code=True).check_config(tmp_path, who, code, code_names())
     from sft_ui.access import ALLOW_CODE
     monkeypatch.delenv(ALLOW_CODE, raising=False)
     assert not Access.from_env({"ann": "pw"}).code_allowed

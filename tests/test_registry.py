@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sft_ui.config import RunConfig
-from sft_ui.config.fields import _f
+from sft_ui.config.setting import setting
 from sft_ui.runs import RunManager
 from tests.conftest import HANG, wait_for
 
@@ -21,7 +21,7 @@ def _install_config_with_a_new_field(monkeypatch):
     """A copy of RunConfig with one more field (TRL's max_grad_norm, in the Optimizer
     panel, on the model card), put wherever the studio's modules name RunConfig: what
     adding the field to config/fields.py does."""
-    extended = dataclasses.make_dataclass("RunConfig", [("max_grad_norm", "float", _f(
+    extended = dataclasses.make_dataclass("RunConfig", [("max_grad_norm", "float", setting(
         1.0, "Clip the gradient norm to this value each step.", "optim", minimum=0.0,
         maximum=1e6, label="Max gradient norm", trl="train", card=True))], bases=(RunConfig,))
     for name, module in list(sys.modules.items()):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.config.values import shorten
 from sft_ui.rewards.builtin import import_path
 

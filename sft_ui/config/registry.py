@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from sft_ui.config.fields import PANEL_TITLES, TRL_DESTINATIONS, RunConfig
+from sft_ui.config.fields import RunConfig
+from sft_ui.config.setting import TRL_DESTINATIONS, panel_titles
 from sft_ui.config.values import applies_field, choices
 from sft_ui.stages import names as stage_list
 
@@ -36,7 +37,7 @@ def field(name: str) -> dataclasses.Field:
 def panels() -> list[Panel]:
     """The Train tab's panels in page order, each with its settings in written order."""
     out = []
-    for group, title in PANEL_TITLES.items():
+    for group, title in panel_titles().items():
         chosen = [f for f in fields() if f.metadata["group"] == group]
         if chosen:
             out.append(Panel(group, title, [f.name for f in chosen],
@@ -92,6 +93,11 @@ def studio_names() -> list[str]:
     return [f.name for f in fields() if not f.metadata["trl"]]
 
 
+def code_names() -> tuple[str, ...]:
+    """The settings that hold Python to run (`code`: access.py allows it or not)."""
+    return tuple(f.name for f in fields() if f.metadata["code"])
+
+
 def card_names(cfg) -> list[str]:
     """The rows of the model card's settings table for cfg (LoRA's only with LoRA on,
     the stage's own only)."""
@@ -106,7 +112,7 @@ def describe() -> list[dict]:
     defaults = RunConfig()
     return [{"name": f.name, "type": _type_name(f), "default": getattr(defaults, f.name),
              "label": f.metadata["label"], "help": f.metadata["help"],
-             "panel": PANEL_TITLES[f.metadata["group"]], "advanced": f.metadata["advanced"],
+             "panel": panel_titles()[f.metadata["group"]], "advanced": f.metadata["advanced"],
              "min": f.metadata["min"], "min_exclusive": f.metadata["min_exclusive"],
              "max": f.metadata["max"], "choices": choices(f), "trl": f.metadata["trl"],
              "stages": [s for s in stage_list() if applies_field(f, s)]}

@@ -10,8 +10,9 @@ recipe writes files without it, and the data's tokenization (data/tokens.py) rea
 """
 from __future__ import annotations
 
-from sft_ui.config.fields import TRL_DESTINATIONS, RunConfig
+from sft_ui.config.fields import RunConfig
 from sft_ui.config.registry import field, trl_names
+from sft_ui.config.setting import TRL_DESTINATIONS
 from sft_ui.stages import hook, stage_of
 from sft_ui.stages.preference import SFT_TERM
 

@@ -26,7 +26,6 @@ from sft_ui.plan.calibration import (
 from sft_ui.plan.generation import (
     VLLM_SHARE,
     answer_tokens,
-    generation_notes,
     kv_cache_bytes,
     length_setting,
     with_vllm,
@@ -36,15 +35,12 @@ from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.plan.oom import fixes_text
 from sft_ui.plan.passes import (
-    has_kl_batch,
     has_reference_copy,
     no_grad_tokens,
-    sequences_per_example,
     trained_tokens,
-    trains_on_adapter,
 )
 from sft_ui.plan.shape import ModelShape, model_shape
-from sft_ui.stages import PREFERENCE, stage_of
+from sft_ui.stages import PREFERENCE, hook, stage_of
 
 TIGHT = 0.8  # above this share of the available memory a run is "tight"
 GUARD = 0.9  # above it a run on a CPU is refused: running out of RAM kills the app
@@ -213,44 +209,11 @@ def no_grad_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
 
 def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
                  prompt_tokens: int | None = None) -> list[str]:
-    """What a preference stage's memory holds besides an SFT run's, in sentences for the
-    plan: the sequences a batch puts through the model, and what the reference model is;
-    GRPO's: the answers it writes (nothing for sft)."""
-    stage = stage_of(cfg)
-    if writes_answers(cfg):
-        return generation_notes(cfg, answers_cache(cfg, shape, hw, prompt_tokens), size_text,
-                                prompt_tokens)
-    if stage.family != PREFERENCE:
-        return []
-    batch, length = cfg.per_device_train_batch_size, cfg.max_length
-    sequences = batch * sequences_per_example(cfg)
-    if stage.sequences_per_example == 1:
-        lines = [f"{stage.title}: each answer is an example of its own, {sequences} sequences "
-                 f"of up to {length} tokens (prompt and answer) per batch."]
-        if has_kl_batch(cfg):
-            lines.append("A KL batch of mismatched prompts and answers runs through the "
-                         "model without gradients.")
-    else:
-        lines = [f"{stage.title}: the chosen and the rejected answer of each example go through "
-                 f"the model together, {sequences} sequences of up to {length} tokens "
-                 f"(prompt and answer) per batch of {batch}."]
-    size = size_text(reference_bytes(cfg, shape, hw))
-    ref = cfg.ref_model.strip()
-    if not stage.reference:
-        lines.append(f"Reference model: none, {stage.title} needs none.")
-    elif ref:
-        lines.append(f"Reference model: {ref}, a second frozen copy (about {size}); its "
-                     "forward pass runs without gradients.")
-    elif has_reference_copy(cfg):
-        lines.append(f"Reference model: a second frozen copy of the starting weights (about "
-                     f"{size}); its forward pass runs without gradients.")
-    elif trains_on_adapter(cfg):
-        lines.append("Reference model: a frozen copy of the finished run's LoRA adapter, no "
-                     "second model; its forward pass runs without gradients.")
-    else:
-        lines.append("Reference model: the model with the new LoRA adapter switched off, no "
-                     "second copy; its forward pass runs without gradients.")
-    return lines
+    """What a run's memory holds besides an SFT run's, in sentences for the plan: its
+    family's own ("plan_notes": a preference stage's sequences and reference model,
+    GRPO's answers); nothing for sft."""
+    own = hook(cfg, "plan_notes")
+    return list(own(cfg, shape, hw, prompt_tokens)) if own else []
 
 
 def available_memory(hw: Hardware) -> int:

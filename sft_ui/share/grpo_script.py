@@ -5,7 +5,7 @@ settings file's note on a written reward. Knows nothing of Gradio."""
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
-from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.config.trl import flat
 from sft_ui.rewards.written import function_names
 from sft_ui.share.recipe import eval_code, load_code, model_code, peft_code, py_value

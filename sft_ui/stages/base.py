@@ -48,6 +48,16 @@ HOOKS = {
     # (eval file, run): a sweep's score of an ended run of the family, on held-out data,
     # for a family whose runs have no eval loss (sweeps/score.py's "reward"); higher is better
     "judge": "sweeps",
+    # (): a class whose annotated names are the family's own settings, each a
+    # config/setting.py `setting`, in the order the YAML and the page show them (called
+    # once, when config/fields.py makes RunConfig)
+    "settings": "config",
+    # (cfg, shape, hw, prompt_tokens): the plan's sentences on what a run of the family
+    # holds and does besides an SFT run (plan/memory.py's memory_notes)
+    "plan_notes": "plan",
+    # (cfg, prompts): Test rewards before a run: the model's answers to a few prompts,
+    # scored by the run's rewards, nothing saved (the page's table; actions.py)
+    "try": "actions",
 }
 
 
@@ -62,6 +72,11 @@ class Family:
     # what its training is, in a few words: the model card says it ("trained by {kind}
     # with GRPO"; the supervised and preference families' cards say theirs in full)
     kind: str = "fine-tuning"
+    # its own panel of the Train tab, (key, English title), for its settings' `group`;
+    # () where its settings sit in the common panels (config/setting.py)
+    panel: tuple = ()
+    # its stages for the Stage setting's help, in a sentence or two ("sft: ...")
+    about: str = ""
 
 
 _FAMILIES: dict[str, Family] = {}
@@ -217,7 +232,12 @@ def family_of(cfg_or_stage) -> Family:
 def hook(cfg_or_stage, name: str):
     """The function the run's family names for hook `name` (HOOKS), or None where it names
     none. Imported on first use: the family's code lies in the layer that calls it."""
-    path = family_of(cfg_or_stage).hooks.get(name)
+    return family_hook(family_of(cfg_or_stage), name)
+
+
+def family_hook(family: Family, name: str):
+    """What `family` names for hook `name` (HOOKS), imported; None where it names none."""
+    path = family.hooks.get(name)
     if not path:
         return None
     module, _, function = path.partition(":")

@@ -26,11 +26,18 @@ register_family(Family(
         "follow_data": "sft_ui.data.prompts:prompts_from",
         "stalled": "sft_ui.rewards.check:stalled",
         "sized": "sft_ui.data.prompts:sized_answers",
-        "judge": "sft_ui.train.grpo_try:held_out_reward"},
+        "judge": "sft_ui.train.grpo_try:held_out_reward",
+        "settings": "sft_ui.config.grpo_settings:settings",
+        "try": "sft_ui.train.grpo_try:try_rewards",
+        "plan_notes": "sft_ui.plan.grpo_notes:answers_notes"},
     demo_code=("sft_ui.data.grpo_demo", "grpo_demo_rows", "arithmetic prompts"),
     # from the Reward functions and their weights (config/grpo.py)
     derived_trl_keys=("reward_funcs", "reward_weights"),
-    kind="reinforcement learning from rewards"))
+    kind="reinforcement learning from rewards",
+    panel=("rewards", "Rewards (GRPO)"),
+    about="grpo: reinforcement learning from rewards: the model writes several answers to "
+          "each prompt and learns from the ones your reward functions score higher (data: "
+          "'demo-grpo' or rows with a prompt)."))
 
 GRPO = register(Stage(
     name="grpo", title="GRPO", family=REWARD,

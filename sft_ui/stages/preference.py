@@ -17,10 +17,17 @@ register_family(Family(
         "trainer": "sft_ui.train.preference:preference_trainer",
         "preview": "sft_ui.data.preview:preference_preview",
         "script": "sft_ui.share.preference_script:preference_script",
-        "stalled": "sft_ui.train.stalled:preference_stalled"},
+        "stalled": "sft_ui.train.stalled:preference_stalled",
+        "settings": "sft_ui.config.preference_settings:settings",
+        "plan_notes": "sft_ui.plan.preference_notes:preference_notes"},
     demo_code=("sft_ui.data.preference_demo", "preference_demo_rows",
                "preference demo set"),
-    derived_trl_keys=("loss_weights",)))  # from a combined loss_type (sigmoid+sft)
+    derived_trl_keys=("loss_weights",),  # from a combined loss_type (sigmoid+sft)
+    panel=("preference", "Preference tuning"),
+    about="dpo, orpo, kto: preference tuning, usually after sft: the model learns to prefer "
+          "the chosen answer to the rejected one (DPO: pairs, kept near a reference model; "
+          "ORPO: pairs, no reference; KTO: answers labelled good or bad). Preference data: "
+          "'demo-preference' (built in) or prompt/chosen/rejected rows."))
 
 REWARDS = Plot("rewards", "Rewards (chosen, rejected, margin)",
                "How far the model moved each answer from the reference model, times beta. "

@@ -11,7 +11,8 @@ register_family(Family(
         "preview": "sft_ui.data.preview:sft_preview",
         "script": "sft_ui.share.recipe:sft_script",
         "checks": "sft_ui.config.checks:sft_data_problems"},
-    demo_code=("sft_ui.data.demo", "demo_rows", "demo set")))
+    demo_code=("sft_ui.data.demo", "demo_rows", "demo set"),
+    about="sft: supervised fine-tuning, the model learns to write the examples' answers."))
 
 SFT = register(Stage(
     name="sft", title="SFT", family=SUPERVISED,

@@ -15,14 +15,15 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.data.formats import chat_note
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.prompts import check_prompt_dataset, load_prompts, prompt_text
 from sft_ui.lazy import trl_class
 from sft_ui.plan.loading import half_dtype
-from sft_ui.rewards.builtin import make_reward, text_of
+from sft_ui.rewards.builtin import make_reward
 from sft_ui.rewards.check import preflight, weighted_total
+from sft_ui.rewards.scores import text_of
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.stages import stage_of
 from sft_ui.stages.grpo import REWARD

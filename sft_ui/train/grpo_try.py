@@ -10,7 +10,7 @@ import statistics
 from contextlib import nullcontext
 
 from sft_ui.config import RunConfig
-from sft_ui.config.fields import WRITTEN_REWARD
+from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.data.formats import chat_note
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
