@@ -87,6 +87,20 @@ def test_failure_in_training_marks_the_run_failed_and_keeps_the_app(tmp_path, ti
     assert wait_for(lambda: _finished(manager, again))["state"] == "failed"
 
 
+def test_a_length_that_cuts_every_answer_away_says_so(tmp_path, tiny_cfg):
+    """Chats whose system prompt alone fills Max length, with the loss on answers only:
+    TRL drops every example; the run fails saying why and what to do, not with the
+    sampler's 'num_samples=0'."""
+    manager = RunManager(tmp_path)
+    run_id = manager.start({**tiny_cfg, "max_length": 16, "completion_only_loss": True,
+                            "sample_steps": 0})
+    snap = wait_for(lambda: _finished(manager, run_id))
+    assert snap["state"] == "failed"
+    assert "Nothing to train on: Max length (16 tokens) cuts every example's answer away" \
+        in snap["error"] and "Raise Max length" in snap["error"], snap["error"]
+    assert "num_samples" not in snap["error"]
+
+
 def test_runs_survive_a_restart(tmp_path, tiny_cfg):
     manager = RunManager(tmp_path)
     run_id = manager.start(tiny_cfg)
