@@ -5,7 +5,7 @@ PIP := .venv/bin/pip
 STAMP := .venv/.installed
 TEST_STAMP := .venv/.test-installed
 
-.PHONY: install model run test test-deps bench clean
+.PHONY: install model run test test-deps bench messages clean
 
 install: $(STAMP) model
 
@@ -42,6 +42,10 @@ test: test-deps
 # Speed and memory figures on this machine (run it when the machine is otherwise idle).
 bench: install
 	$(PY) scripts/bench.py
+
+# The catalogues (sft_ui/locale/) brought up to date with the code: docs/languages.md.
+messages: $(TEST_STAMP)
+	$(PY) scripts/messages.py
 
 clean:
 	rm -rf .venv

@@ -14,14 +14,14 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sft_ui"
 # GRPO's own files: the stage, its settings and checks, its data, its rewards, its
-# trainer, its plan, its script, its page panel and its Japanese.
+# trainer, its plan, its script and its page panel (its Japanese: entries of the catalogues,
+# sft_ui/locale/).
 ROOM = {
     "stages/grpo.py", "config/grpo.py", "data/prompts.py", "data/grpo_demo.py",
     "data/prompt_preview.py", "rewards/__init__.py", "rewards/builtin.py",
     "rewards/check.py", "rewards/sandbox.py", "rewards/written.py", "train/grpo.py",
     "train/grpo_signal.py",
     "plan/generation.py", "share/grpo_script.py", "ui/rewards_panel.py",
-    "i18n/ja_grpo.py",
 }
 GRPO_NAMES = re.compile(
     r"(?i:grpo)|\bREWARD\b|reward_funcs|reward_weights|rewards_weights|reward_code|"

@@ -3,7 +3,7 @@ text and message the code can produce, and the language a request is answered in
 import ast
 import dataclasses
 import importlib
-import json
+import io
 import re
 from pathlib import Path
 
@@ -11,16 +11,14 @@ import pytest
 
 from sft_ui import i18n
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.i18n import ja
 
 VALUE = "\x00"  # around a value's name where a message carries one: "\x00run_id\x00"
 ROOT = Path(__file__).resolve().parent.parent / "sft_ui"
-I18N = ROOT / "i18n"
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # Every module of the package is read for the text it can show (_modules); these are left
 # out, each for its reason. Everything else: a message without Japanese fails the test.
 NO_MESSAGES = {
-    "i18n/": "the catalogue (its keys are the English) and the translator",
+    "i18n/": "the translator (the catalogues, keyed by the English, are sft_ui/locale/)",
     "space_app/": "the chat app a published Space runs: a page of its own, in English",
     "data/demo.py": "the demo set's rows: training data, not messages",
     "share/recipe.py": "the YAML, Python script and commands of a run: code, as code is",
@@ -123,7 +121,7 @@ def test_translate_fills_templates_and_keeps_what_it_does_not_know():
 
 
 def test_every_entry_keeps_the_placeholders_of_its_english():
-    for english, japanese in {**ja.ENTRIES, **ja.FORMATS}.items():
+    for english, japanese in {**i18n.entries("ja"), **i18n.formats("ja")}.items():
         assert i18n.placeholders(english) == i18n.placeholders(japanese), english
         assert not english_left(japanese), (english, english_left(japanese))
 
@@ -147,19 +145,26 @@ def test_the_reading_that_translates_most_wins():
     assert i18n.formatted("{hours}h {minutes}m", "en", hours=2, minutes="03") == "2h 03m"
 
 
-def test_the_parts_of_the_catalogue_do_not_disagree():
-    for part in (ja.SETTINGS, ja.MESSAGES):
-        for key in set(ja.PAGE) & set(part):
-            assert ja.PAGE[key] == part[key], key
-    assert not set(ja.SETTINGS) & set(ja.MESSAGES)
+def test_each_language_has_one_catalogue_in_gettexts_format():
+    """One messages.po per language, as Poedit, Weblate or Crowdin read it: valid, each
+    English text once, and the figures' forms apart (msgctxt "format")."""
+    from babel.messages.pofile import read_po
+    for code in sorted(set(i18n.LANGUAGES) - {i18n.DEFAULT}):
+        path = i18n.catalogue_file(code)
+        text = path.read_text(encoding="utf-8")
+        book = read_po(io.StringIO(text), abort_invalid=True)
+        assert len(re.findall(r"^msgid ", text, re.M)) == len(book) + 1, \
+            f"{path}: an English text has two entries"
+    assert set(i18n.formats("ja")) == {"{seconds}s", "{minutes}m {seconds}s", "{hours}h {minutes}m"}
+    assert not set(i18n.formats("ja")) & set(i18n.entries("ja"))
 
 
 def test_every_setting_has_a_japanese_label_and_help():
     for f in dataclasses.fields(RunConfig):
         for text in (f.metadata["label"], f.metadata["help"]):
             assert i18n.has_entry(text, "ja"), (
-                f"{f.name}: add {text!r} to SETTINGS in sft_ui/i18n/ja_settings.py (or in the "
-                "part of its feature, as ja_processes.py holds num_processes's)")
+                f"{f.name}: translate {text!r} in {i18n.catalogue_file('ja')} "
+                "(`make messages` adds it there)")
 
 
 # ---- every message the code can make ------------------------------------------------
@@ -340,40 +345,38 @@ def _messages() -> list[Message]:
     return [m for m in _every_message() if _as_kept(m) not in NOT_SHOWN | AS_WRITTEN]
 
 
-def _parts() -> dict[str, tuple[str, ...]]:
-    """Each ja_*.py part of the catalogue and the modules whose messages it holds (its
-    MODULES: paths under sft_ui/, a folder ending in "/")."""
-    return {path.name: getattr(importlib.import_module(f"sft_ui.i18n.{path.stem}"),
-                               "MODULES", ())
-            for path in sorted(I18N.glob("ja_*.py"))}
+def catalogue_file(lang: str = "ja") -> str:
+    """Where the entries of a language go: its messages.po (from the repository root)."""
+    return i18n.catalogue_file(lang).relative_to(ROOT.parent).as_posix()
 
 
-def catalogue_file(module: str, table: str) -> str:
-    """Where an entry for a text of `module` goes: a setting's label and help in
-    ja_settings.py, else the part whose MODULES names the module or its folder, else
-    ja.py."""
-    if table == "SETTINGS":
-        return "sft_ui/i18n/ja_settings.py"
-    for part, modules in _parts().items():
-        if _among(module, modules):
-            return f"sft_ui/i18n/{part}"
-    return "sft_ui/i18n/ja.py"
-
-
-def what_to_add(missing: list[Message]) -> str:
-    """The entries to add, by file and table, ready to fill in."""
-    by_place: dict[tuple[str, str], list[str]] = {}
+def po_entries(missing: list[Message], lang: str = "ja") -> str:
+    """The entries of messages.po for these texts, as gettext writes them: the English as
+    msgid (each value {name}) and where the code makes it."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+    book = Catalog(locale=lang)
     for m in missing:
-        place = (catalogue_file(m.module, m.table), m.table)
-        by_place.setdefault(place, []).append(
-            f"    {json.dumps(m.key, ensure_ascii=False)}: \"...\",  # {m.module}:{m.line}; "
-            f"now {i18n.translate(m.sample, 'ja')!r}")
-    return ("Add the Japanese of these texts: the English exactly as the key, the Japanese "
-            "with the same {placeholders} (each a value the code fills in; one named message, "
-            "error, state, label, reason... holds English that is translated too). A text "
-            "that is not shown to a person goes into tests/test_i18n.py's NOT_SHOWN "
-            "instead.\n" + "\n".join(f"In {file}, {table}:\n" + "\n".join(lines)
-                                     for (file, table), lines in sorted(by_place.items())))
+        if m.key not in book:
+            book.add(m.key, "")
+        book[m.key].locations.append((f"sft_ui/{m.module}", m.line))
+        book[m.key].flags.discard("python-format")  # ("50% of" is no %-format)
+    out = io.BytesIO()
+    write_po(out, book, omit_header=True)
+    return out.getvalue().decode("utf-8")
+
+
+def what_to_add(missing: list[Message], lang: str = "ja") -> str:
+    """The entries to add, ready to fill in, and what the page shows for each now."""
+    shown = "\n".join(f"- sft_ui/{m.module}:{m.line}: {i18n.translate(m.sample, lang)!r}"
+                      for m in missing)
+    return (f"Add the Japanese of these texts to {catalogue_file(lang)} (`make messages` "
+            "adds them there, msgstr empty, for Poedit or any .po editor): the English "
+            "exactly as msgid, the Japanese as msgstr with the same {placeholders} (each a "
+            "value the code fills in; one named message, error, state, label, reason... holds "
+            "English that is translated too). A text that is not shown to a person goes into "
+            "tests/test_i18n.py's NOT_SHOWN instead.\n\n" + po_entries(missing, lang) +
+            "\nShown now (each value X):\n" + shown)
 
 
 def english_left(text: str) -> list[str]:
@@ -401,13 +404,11 @@ def test_every_message_in_the_code_has_japanese():
 
 
 def test_the_lists_name_modules_and_texts_that_exist():
-    """A part's MODULES and the modules left out of the scan are modules of the package
-    (a module moved: move its name there too), and each text NOT_SHOWN or AS_WRITTEN is
-    one that the code still makes."""
-    named = [(f"sft_ui/i18n/{part}: MODULES", m) for part, modules in _parts().items()
-             for m in modules] + [("tests/test_i18n.py: NO_MESSAGES", m) for m in NO_MESSAGES]
-    gone = [f"{where} names {m}, which is not in sft_ui/" for where, m in named
-            if not (ROOT / m).exists()]
+    """The modules left out of the scan are modules of the package (a module moved: move
+    its name there too), and each text NOT_SHOWN or AS_WRITTEN is one that the code still
+    makes."""
+    gone = [f"tests/test_i18n.py: NO_MESSAGES names {m}, which is not in sft_ui/"
+            for m in NO_MESSAGES if not (ROOT / m).exists()]
     assert not gone, gone
     assert len(_modules()) > 60 and "plan/budget.py" in _modules()
     made = {_as_kept(m) for m in _every_message()}

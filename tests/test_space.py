@@ -70,7 +70,8 @@ def test_deploy_studio_uploads_the_app_and_no_token(tmp_path):
     assert {"app.py", "requirements.txt", "README.md", "sft_ui/config/fields.py",
             "sft_ui/config/presets/default.yaml", "sft_ui/space_app/app.py",
             "sft_ui/plan/model_configs/Llama-3.1-8B-Instruct.json",
-            "sft_ui/backends/job.sh", "docs/train-tab.png", "docs/training.md"} <= chosen
+            "sft_ui/backends/job.sh", "sft_ui/locale/ja/LC_MESSAGES/messages.po",
+            "docs/train-tab.png", "docs/training.md"} <= chosen
     assert not [f for f in chosen if f.startswith(("runs/", ".venv/", "tests/"))]
     for data in hub.files.values():
         assert FAKE_TOKEN.encode() not in data

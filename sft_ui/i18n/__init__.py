@@ -1,31 +1,38 @@
 """English and Japanese: which language a person reads, and the text in that language.
 
 The English text written in the code is the key, as with gettext: a label, a help
-text, or a message template such as "Run {run_id} is {state}: ...". A catalogue
-per language (sft_ui/i18n/<code>.py) maps each English text to its translation.
+text, or a message template such as "Run {run_id} is {state}: ...". A catalogue per
+language, in gettext's format (sft_ui/locale/<code>/LC_MESSAGES/messages.po, read here
+with Babel, no compile step), maps each English text (msgid) to its translation (msgstr).
 English rather than ids, so that the code reads as the page does, a text without an entry
 still shows readable English, and tests/test_i18n.py finds every message in the source.
 Adding or rewording a message is one edit in the code plus one entry, the same English as
-key, in ja.py or the ja_*.py part of its module (the test fails, naming the file, until then).
+msgid, in each language's messages.po (`make messages` adds it untranslated; the test
+fails, naming it, until it is translated). Entries marked fuzzy or left empty are not used.
 `translate` turns a finished English message into another language: the whole text,
 else each line, else each sentence is looked up, exactly or against the templates,
 whose placeholders carry the values across. Where several templates fit, the one that
 translates the most of the text wins (so "The data could not be measured: {error}" is
 read as a heading and a nested message, not as a file name "The data could ...: x.csv"
 in front of a message about x.csv). Text without an entry stays English. Figures such
-as durations are written by `formatted` from a language's FORMATS.
+as durations are written by `formatted` from a language's entries of context "format".
 Static labels reach the browser through gr.I18n (sft_ui/ui/lang.py builds it from
 the same catalogue). Knows nothing of Gradio.
 """
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-LANGUAGES = {"en": "English", "ja": "日本語"}
+LANGUAGES = {"en": "English", "ja": "日本語"}  # a new language: its line here, and its .po
 DEFAULT = "en"
+LOCALE = Path(__file__).resolve().parent.parent / "locale"
+# A language's forms of figures ("{minutes}m {seconds}s" -> "{minutes}分{seconds}秒"): entries of
+# this msgctxt, kept apart from the messages (as a template, "{seconds}s" would match any text
+# that ends in "s").
+FORMAT = "format"
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Placeholders whose values are English text themselves (a reason inside a message,
@@ -108,16 +115,45 @@ def _compile(template: str, translation: str) -> _Template:
                      max(parts[::2], key=len), tuple(parts[1::2]))
 
 
+def catalogue_file(lang: str) -> Path:
+    """A language's catalogue: gettext's .po, as Poedit, Weblate or Crowdin edit it."""
+    return LOCALE / lang / "LC_MESSAGES" / "messages.po"
+
+
 @functools.lru_cache(maxsize=None)
-def catalogue(lang: str) -> Catalogue:
-    """Every entry of a language: texts without placeholders are looked up as they are,
-    templates are tried most specific (longest literal text) first."""
-    entries = {k.strip(): v for k, v in
-               importlib.import_module(f"sft_ui.i18n.{lang}").ENTRIES.items()}
+def _read(lang: str) -> tuple[dict, dict]:
+    """(messages, forms of figures) of a language: English -> its own, for each entry
+    translated and not marked fuzzy."""
+    from babel.messages.pofile import read_po
+    with catalogue_file(lang).open("rb") as f:
+        book = read_po(f, ignore_obsolete=True)
+    tables: dict = {None: {}, FORMAT: {}}
+    for message in book:
+        if message.id and isinstance(message.id, str) and isinstance(message.string, str) \
+                and message.string and not message.fuzzy and message.context in tables:
+            tables[message.context][message.id] = message.string
+    return tables[None], tables[FORMAT]
+
+
+def entries(lang: str) -> dict:
+    """Every message of a language's catalogue: English -> its translation."""
+    return dict(_read(lang)[0]) if lang != DEFAULT else {}
+
+
+def compiled(entries: dict) -> Catalogue:
+    """Entries as the translator looks them up: texts without placeholders as they are,
+    templates tried most specific (longest literal text) first."""
+    entries = {k.strip(): v for k, v in entries.items()}
     exact = {k: v for k, v in entries.items() if not PLACEHOLDER.search(k)}
     keys = sorted((k for k in entries if PLACEHOLDER.search(k)),
                   key=lambda k: -len(PLACEHOLDER.sub("", k)))
     return Catalogue(exact, tuple(_compile(k, entries[k]) for k in keys))
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue(lang: str) -> Catalogue:
+    """Every entry of a language, compiled for lookup."""
+    return compiled(_read(lang)[0])
 
 
 def _fill(template: _Template, match: re.Match, lang: str, depth: int) -> tuple[str, int]:
@@ -238,16 +274,13 @@ def has_entry(text: str, lang: str) -> bool:
     return _phrase(text, lang) is not None
 
 
-@functools.lru_cache(maxsize=None)
 def formats(lang: str) -> dict:
-    """A language's forms of figures (FORMATS: English form -> its own), if it has any."""
-    if lang == DEFAULT:
-        return {}
-    return dict(getattr(importlib.import_module(f"sft_ui.i18n.{lang}"), "FORMATS", {}))
+    """A language's forms of figures (English form -> its own), if it has any."""
+    return {} if lang == DEFAULT else dict(_read(lang)[1])
 
 
 def formatted(form: str, lang: str | None, **values) -> str:
     """A figure such as a duration, written by `form` ("{minutes}m {seconds}s", its values
     given already formatted) or by `lang`'s form of it ("{minutes}分{seconds}秒")."""
     lang = language(lang) or DEFAULT
-    return formats(lang).get(form, form).format(**values)
+    return (_read(lang)[1].get(form, form) if lang != DEFAULT else form).format(**values)

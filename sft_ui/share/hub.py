@@ -140,6 +140,7 @@ def publish_space(model_id: str, space_id: str, token: str, private: bool = Fals
 # What a Space needs of this repository to run the studio.
 STUDIO_FILES = ["app.py", "requirements.txt", "README.md", "LICENSE", "sft_ui/*.py",
                 "sft_ui/*.yaml", "sft_ui/*.sh", "sft_ui/plan/model_configs/*.json",
+                "sft_ui/locale/*.po",
                 "docs/*.md", "docs/*.png"]  # fnmatch: * crosses folders; the README's links
 
 

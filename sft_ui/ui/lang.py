@@ -5,7 +5,7 @@ the browser through gr.I18n, by the page's locale: the browser's language, or th
 selector at the top of the page. Text made while the app runs (notices, errors,
 status, the plan) goes through `say`, in the language of the session that asked:
 the selector's choice, else the request's Accept-Language, else English. Both read
-the catalogues of sft_ui/i18n/.
+the same catalogues (sft_ui/locale/<code>/LC_MESSAGES/messages.po, through sft_ui/i18n/).
 A notice (what Start, Continue, Fit... answered) is written by `note`, `problem` or
 `problems`: its text in the page's language keeps the English it was made from, so that
 a language switch redraws it (`keep`) and a check of whether its cause is gone can read

@@ -1,0 +1,155 @@
+"""`make messages`: the catalogues (sft_ui/locale/) brought up to date with the source.
+
+Every module of the package is read for the text it can show, by the scan that
+tests/test_i18n.py checks with (its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply). Then:
+- a message that a language does not translate yet gets an entry of its own, the English
+  as msgid with {name} for each value, msgstr empty, in every language's messages.po and
+  in the template: Poedit, Weblate and Crowdin list it as untranslated;
+- each entry's references (#:) name anew the modules whose text it translates whole;
+- translations, comments and flags are kept, and no entry is removed: one that no message
+  uses whole may translate a part of others (a nested value, a line, a sentence).
+The template, sft_ui/locale/messages.pot, holds every English text of the catalogues with
+msgstr empty: a new language starts from a copy of it (docs/languages.md).
+Needs the test tools (pytest: the scan lives in tests/test_i18n.py).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sft_ui import i18n  # noqa: E402
+
+TEMPLATE = i18n.LOCALE / "messages.pot"
+PROJECT = "SFT Studio"
+WIDTH = 79  # as msgmerge and Poedit wrap
+PSEUDO = "qps"  # (a stand-in language, see uncovered)
+
+
+def scan():
+    """Every message of the package that is shown (tests/test_i18n.py's Message)."""
+    from tests.test_i18n import _messages
+    return _messages()
+
+
+def read(path: Path, lang: str | None = None) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f, locale=lang, abort_invalid=True)
+
+
+def write(book: Catalog, path: Path) -> None:
+    """A catalogue as gettext's tools write it: references without line numbers (they
+    move with every edit), python-brace-format on each text with a {placeholder}."""
+    for message in book:
+        if message.id:
+            message.flags.discard("python-format")  # Babel's guess: "50% of" is none
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, book, width=WIDTH, include_lineno=False)
+
+
+def _key(text: str) -> str:
+    return i18n.PLACEHOLDER.sub("{}", text.strip())
+
+
+def references(messages, ids) -> dict[str, set[str]]:
+    """For each English text of `ids` (the messages' texts, context none), the modules
+    of the messages it translates whole: the same text, the same but for the names of
+    its values, else the most specific template that the message fits."""
+    exact = {i.strip(): i for i in ids}
+    keyed = {_key(i): i for i in ids}
+    templates = i18n.compiled({i: i for i in ids if i18n.PLACEHOLDER.search(i)}).templates
+    found: dict[str, set[str]] = {}
+    for m in messages:
+        entry = exact.get(m.key.strip()) or keyed.get(_key(m.key))
+        if entry is None:
+            sample = m.sample.strip()
+            entry = next((t.translation for t in templates
+                          if t.literal in sample and t.pattern.fullmatch(sample)), None)
+        if entry is not None:
+            found.setdefault(entry, set()).add(f"sft_ui/{m.module}")
+    return found
+
+
+def _pseudo(text: str) -> str:
+    """A stand-in translation of an English text: its letters in full width, its
+    {placeholders} kept."""
+    parts = i18n.PLACEHOLDER.split(text)
+    return "".join("{" + part + "}" if n % 2 else
+                   re.sub("[A-Za-z]", lambda c: chr(ord(c.group()) + 0xFEE0), part)
+                   for n, part in enumerate(parts))
+
+
+def uncovered(messages, ids) -> list:
+    """The messages that no English text of `ids` translates, whole or in parts (as the
+    translator reads them): what a language translating every entry would leave English."""
+    from tests.test_i18n import english_left
+    book = i18n.compiled({i: _pseudo(i) for i in ids})
+    real = i18n.catalogue
+    i18n.catalogue = lambda lang: book if lang == PSEUDO else real(lang)
+    try:
+        return [m for m in messages if english_left(
+            i18n._phrase(m.sample, PSEUDO) or i18n._lines(m.sample, PSEUDO)[0])]
+    finally:
+        i18n.catalogue = real
+
+
+def languages() -> list[str]:
+    return [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
+
+
+def template(books: dict[str, Catalog]) -> Catalog:
+    """Every English text of the catalogues, msgstr empty, with their comments for
+    translators (#.), as the first language that has it writes them."""
+    pot = read(TEMPLATE) if TEMPLATE.exists() else Catalog(project=PROJECT, fuzzy=True)
+    for book in books.values():
+        for m in book:
+            if m.id and pot.get(m.id, context=m.context) is None:
+                pot.add(m.id, "", context=m.context)
+    for m in pot:
+        first = next((b.get(m.id, context=m.context) for b in books.values()
+                      if b.get(m.id, context=m.context) is not None), None)
+        if m.id and first is not None:
+            m.auto_comments = list(first.auto_comments)
+    return pot
+
+
+def update(messages=None) -> dict[str, int]:
+    """Brings every catalogue and the template up to date; how many entries each
+    language gained."""
+    messages = scan() if messages is None else messages
+    books = {lang: read(i18n.catalogue_file(lang), lang) for lang in languages()}
+    ids = {m.id for book in books.values() for m in book if m.id and not m.context}
+    new = {m.key: m for m in uncovered(messages, ids)}
+    gained = dict.fromkeys(books, 0)
+    for lang, book in books.items():
+        for key in new:
+            if key not in book:
+                book.add(key, "")
+                gained[lang] += 1
+    pot = template(books)
+    for book in [*books.values(), pot]:
+        for m in pot:
+            if m.id and book.get(m.id, context=m.context) is None:
+                book.add(m.id, "", auto_comments=m.auto_comments, context=m.context)
+        found = references(messages, [m.id for m in book if m.id and not m.context])
+        for m in book:
+            if m.id and not m.context:
+                m.locations = [(module, None) for module in sorted(found.get(m.id, ()))]
+    for lang, book in books.items():
+        write(book, i18n.catalogue_file(lang))
+    write(pot, TEMPLATE)
+    return gained
+
+
+if __name__ == "__main__":
+    for code, count in update().items():
+        print(f"{i18n.catalogue_file(code).relative_to(ROOT)}: {count} new "
+              f"entr{'y' if count == 1 else 'ies'} to translate")
+    print(f"{TEMPLATE.relative_to(ROOT)}: the template, every English text")
