@@ -292,9 +292,9 @@ def _modules() -> list[str]:
 
 def _engine_messages(module: str, tree) -> list[Message]:
     """Every string of a module outside the page that reads as words: its messages."""
-    # A setting's label and help (config/fields.py's _f(...)) are SETTINGS.
+    # A setting's label and help (config/setting.py's setting(...)) are SETTINGS.
     settings = {id(n) for call in ast.walk(tree) if isinstance(call, ast.Call) and
-                getattr(call.func, "id", "") == "_f" for n in ast.walk(call)}
+                getattr(call.func, "id", "") == "setting" for n in ast.walk(call)}
     out = []
     for node, text in _strings([tree], _not_code(tree)):
         words = re.sub(f"{VALUE}\\w*{VALUE}", "", text)

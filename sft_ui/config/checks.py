@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from sft_ui.config.values import applies_field, choices, field_label, shorten
+from sft_ui.i18n.message import Message
 from sft_ui.stages import demos, get, hook
 
 
@@ -87,9 +88,11 @@ def _stage_problems(cfg) -> list[str]:
         return []  # the Stage setting's choices say it
     other = demos().get(name)
     if other and other.family != stage.family:
-        errors = [f"'{name}' is {other.title}'s built-in set, not {stage.title}'s: for "
-                  f"{stage.title} choose '{stage.demo}' or a file of {stage.columns} rows; "
-                  f"for '{name}' choose the stage {other.name}."]
+        errors = [Message("'{name}' is {other}'s built-in set, not {stage}'s: for {stage2} "
+                          "choose '{demo}' or a file of {columns} rows; for '{name2}' choose "
+                          "the stage {other_name}.", name=name, other=other.title,
+                          stage=stage.title, stage2=stage.title, demo=stage.demo,
+                          columns=stage.columns, name2=name, other_name=other.name)]
     else:
         errors = []
     if stage.losses and cfg.loss_type not in stage.loss_choices():

@@ -300,13 +300,13 @@ class _Common:
 
 
 
+# Every setting of a run (config/setting.py's `setting` each): the common ones (_Common)
+# and each family's own, in page order.
 RunConfig = dataclasses.make_dataclass(
     "RunConfig", ordered(declared(_Common), [declared(family_hook(f, "settings")())
                                              for f in families() if "settings" in f.hooks]),
     bases=(RunConfigMethods,))
 RunConfig.__module__ = __name__
-RunConfig.__doc__ = """Every setting of a run (config/setting.py's `setting` each): the common
-ones (_Common) and each family's own, in page order."""
 
 
 def load_preset(name: str) -> RunConfig:

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sft_ui.i18n.message import Message, from_json
+
 LANGUAGES = {"en": "English", "ja": "日本語"}  # a new language: its line here, and its .po
 DEFAULT = "en"
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
@@ -124,7 +126,7 @@ def catalogue_file(lang: str) -> Path:
 def _read(lang: str) -> tuple[dict, dict]:
     """(messages, forms of figures) of a language: English -> its own, for each entry
     translated and not marked fuzzy."""
-    from babel.messages.pofile import read_po
+    from babel.messages.pofile import read_po  # Babel read when a language is first asked
     with catalogue_file(lang).open("rb") as f:
         book = read_po(f, ignore_obsolete=True)
     tables: dict = {None: {}, FORMAT: {}}
@@ -259,8 +261,13 @@ def _lines(text: str, lang: str) -> tuple[str, int]:
 
 def translate(text: str, lang: str | None) -> str:
     """`text` (English, possibly several Markdown lines) in `lang`; what the catalogue
-    does not know stays English."""
+    does not know stays English. A Message (message.py) is rendered from its template and
+    its arguments; other text is looked up whole, else by line and sentence, against the
+    templates."""
     lang = language(lang) or DEFAULT
+    text = from_json(text)  # a Message kept in JSON (a notice's English)
+    if isinstance(text, Message):  # a value: rendered from its template, nothing parsed
+        return str(text) if lang == DEFAULT else text.render(_read(lang)[0].get)
     if lang == DEFAULT or not text or not isinstance(text, str):
         return text
     whole = _phrase(text, lang)

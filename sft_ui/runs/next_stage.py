@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sft_ui.config import RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.runs.run import Run, RunError
 from sft_ui.stages import demos, following, get, hook, stage_of
 
@@ -17,7 +18,8 @@ FINISHED = ("done", "stopped")  # a run that saved its model (a stopped one does
 
 @dataclass
 class FollowUp:
-    """The settings of the next run, and what was set, a sentence each (English)."""
+    """The settings of the next run, and what was set, a sentence each (Messages where
+    the runs layer says them: English, rendered in the reader's language at the edge)."""
     config: RunConfig
     notes: list[str]
 
@@ -76,27 +78,32 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
                   learning_rate=rate, ref_model="")  # the time budget set stays
     fix = hook(after, "continued")  # what the next stage's family needs of the settings
     new, grouped = fix(new) if fix else (new, "")
-    notes = [f"Model: the model run {run.id} saved (`{model_dir}`).",
-             f"Stage: `{after.name}`."]
+    notes = [Message("Model: the model run {run_id} saved (`{folder}`).", run_id=run.id,
+                     folder=model_dir), Message("Stage: `{stage}`.", stage=after.name)]
     if made:
         notes.append(made[1])
     elif dataset:
-        notes.append(f"Dataset: `{dataset}`, the {after.title} rows of the demo set.")
+        notes.append(Message("Dataset: `{name}`, the {stage} rows of the demo set.",
+                             name=dataset, stage=after.title))
     else:
-        notes.append(f"Dataset: choose {after.title} data ({after.columns} rows); run "
-                     f"{run.id} trained on `{cfg.dataset_name}`, which holds "
-                     f"{stage.title} examples.")
+        notes.append(Message("Dataset: choose {stage} data ({columns} rows); run {run_id} "
+                             "trained on `{name}`, which holds {stage2} examples.",
+                             stage=after.title, columns=after.columns, run_id=run.id,
+                             name=cfg.dataset_name, stage2=stage.title))
     if cfg.use_peft:
-        notes.append(f"LoRA: on, as in the {stage.title} run: its adapter trains on"
-                     + (", with a frozen copy of it as the reference model." if after.reference
-                        else "."))
+        notes.append(Message(
+            "LoRA: on, as in the {stage} run: its adapter trains on, with a frozen copy of "
+            "it as the reference model." if after.reference else
+            "LoRA: on, as in the {stage} run: its adapter trains on.", stage=stage.title))
     else:
-        notes.append(f"LoRA: off, as in the {stage.title} run (full fine-tuning).")
+        notes.append(Message("LoRA: off, as in the {stage} run (full fine-tuning).",
+                             stage=stage.title))
     if rate < cfg.learning_rate:
-        notes.append(f"Learning rate: {rate:g}, lower than {stage.title}'s, as {after.title} "
-                     "needs.")
+        notes.append(Message("Learning rate: {rate}, lower than {stage}'s, as {next} needs.",
+                             rate=f"{rate:g}", stage=stage.title, next=after.title))
     else:
-        notes.append(f"Learning rate: {rate:g}, {after.title}'s.")
+        notes.append(Message("Learning rate: {rate}, {stage}'s.", rate=f"{rate:g}",
+                             stage=after.title))
     if grouped:
         notes.append(grouped)
     return FollowUp(new, notes)

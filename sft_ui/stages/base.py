@@ -120,7 +120,7 @@ class Stage:
     config: tuple      # TRL 1.16's training arguments: (module, class)
     trainer: tuple     # and trainer: (module, class)
     demo: str          # the built-in data set it reads
-    columns: str       # the columns its rows need, for messages
+    columns: str       # the columns its rows need, for messages (a Message where it has words)
     formats: tuple = ()             # the data formats its trainer reads
     cli: bool = True                # TRL 1.16 has `trl <name>`
     losses: tuple = ()              # loss types besides "auto"

@@ -5,6 +5,7 @@ and GRPOTrainer). Its data: prompts only (data/prompts.py), every other column r
 the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py. Its
 family's code in each layer is named below (the Family's hooks); tests/test_grpo_room.py
 counts the modules outside these that know GRPO."""
+from sft_ui.i18n.message import Message
 from sft_ui.stages.base import Family, Plot, Stage, register, register_family
 
 GRPO_DEMO = "demo-grpo"  # fresh arithmetic problems from the seed (data/grpo_demo.py)
@@ -42,8 +43,8 @@ register_family(Family(
 GRPO = register(Stage(
     name="grpo", title="GRPO", family=REWARD,
     config=("trl", "GRPOConfig"), trainer=("trl", "GRPOTrainer"), demo=GRPO_DEMO,
-    columns="prompt (text, or messages ending with the user's turn); other columns reach "
-            "the rewards by name",
+    columns=Message("prompt (text, or messages ending with the user's turn); other columns "
+                    "reach the rewards by name"),
     formats=("prompt-only",),
     # GRPO moves the model by its own answers: a rate near DPO's, as TRL's GRPO examples.
     learning_rates={True: 5e-5, False: 5e-6}, time_budget=True, eval_data=True,

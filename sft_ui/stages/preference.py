@@ -3,6 +3,7 @@ to the rejected one. DPO (pairs, kept near a reference model), ORPO (pairs, no
 reference: an odds-ratio term beside the SFT loss; trl.experimental in TRL 1.16) and KTO
 (answers labelled good or bad, near a reference). Their data: data/preference.py; their
 trainers: train/preference.py."""
+from sft_ui.i18n.message import Message
 from sft_ui.stages.base import PREFERENCE, Family, Plot, Stage, register, register_family
 
 PREFERENCE_DEMO = "demo-preference"  # the demo set's pairs (data/preference_demo.py)
@@ -68,7 +69,7 @@ ORPO = register(Stage(
 KTO = register(Stage(
     name="kto", title="KTO", family=PREFERENCE,
     config=("trl", "KTOConfig"), trainer=("trl", "KTOTrainer"), demo=PREFERENCE_DEMO,
-    columns="prompt/completion/label or prompt/chosen/rejected",
+    columns=Message("prompt/completion/label or prompt/chosen/rejected"),
     formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,

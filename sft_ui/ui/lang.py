@@ -25,6 +25,7 @@ from gradio.context import Context, LocalContext
 from gradio.i18n import I18nData
 
 from sft_ui import i18n
+from sft_ui.i18n.message import as_json
 
 _TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
 _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page
@@ -187,7 +188,9 @@ def _render(part: dict) -> str:
 
 
 def _note(part: dict) -> str:
-    return f"{_render(part)}\n\n<!--sft-en:{quote(json.dumps(part), safe='')}-->"
+    kept = {**part, "text": as_json(part["text"]),  # a Message keeps its template and values
+            "items": [as_json(m) for m in part.get("items", ())]}
+    return f"{_render(part)}\n\n<!--sft-en:{quote(json.dumps(kept), safe='')}-->"
 
 
 def note(text: str, items=(), escape: bool = False) -> str:

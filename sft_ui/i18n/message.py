@@ -1,0 +1,67 @@
+"""A message as a value: its English template and its arguments, made where it is said and
+rendered in the reader's language at the edge (i18n.translate, the page's `say`, a
+notice), so that nothing of it is parsed back from finished English.
+
+A Message is also a str, its English text, so code that logs, joins, compares or stores a
+message as English keeps working; only rendering looks inside. An argument that is a
+Message (a reason inside an error, a stage's columns) is a message of its own and is
+rendered in the same language; any other value is kept as it is (a name, a number, a
+path). `as_json` / `from_json` carry one through JSON (a notice keeps its English so for
+a switch of language). Imports nothing of the studio.
+"""
+from __future__ import annotations
+
+import string
+from typing import Callable
+
+_FIELDS = string.Formatter()
+
+
+class Message(str):
+    """English `template` ("Run {run_id} is {state}.") filled with `args`."""
+
+    template: str
+    args: dict
+
+    def __new__(cls, template: str, /, **args) -> "Message":
+        names = {name for _, name, _, _ in _FIELDS.parse(template) if name}
+        assert names == set(args), f"{template!r}: arguments {sorted(args)}, not {sorted(names)}"
+        self = super().__new__(cls, template.format_map(args) if args else template)
+        self.template, self.args = template, dict(args)
+        return self
+
+    def __reduce__(self):  # pickled (a run's error sent between processes) as itself
+        return (_rebuilt, (self.template, self.args))
+
+    def render(self, lookup: Callable[[str], str | None]) -> str:
+        """The message in another language: `lookup(English template)` gives its
+        translation (None: none, the English stays), nested Messages rendered alike."""
+        own = lookup(self.template.strip()) or self.template
+        values = {name: value.render(lookup) if isinstance(value, Message) else value
+                  for name, value in self.args.items()}
+        try:
+            return own.format_map(values)
+        except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
+            return self.template.format_map(values)
+
+    def as_json(self) -> dict:
+        return {"message": self.template,
+                "args": {name: value.as_json() if isinstance(value, Message) else value
+                         for name, value in self.args.items()}}
+
+
+def _rebuilt(template: str, args: dict) -> Message:
+    return Message(template, **args)
+
+
+def from_json(value):
+    """A Message back from `as_json` (any other value as it is)."""
+    if isinstance(value, dict) and set(value) == {"message", "args"}:
+        return Message(value["message"], **{name: from_json(v)
+                                            for name, v in value["args"].items()})
+    return value
+
+
+def as_json(value):
+    """A Message as JSON can hold it (any other value as it is)."""
+    return value.as_json() if isinstance(value, Message) else value
