@@ -2,10 +2,10 @@
 
 A reward function is called as TRL's GRPOTrainer calls it, `fn(prompts=..., completions=...,
 completion_ids=..., **row_columns)`, and returns one number (or None: skip) per completion.
-Built-in ones (builtin.py), ones the person writes in the page and that run in a worker
-process of their own (written.py, sandbox.py), and what "Test rewards" shows and the checks
-made before a run (check.py). Imports neither gradio nor torch; TRL only when a reward of
-its own is first called.
+Built-in ones (builtin.py, their scores in scores.py), ones the person writes in the page
+and that run in a worker process of their own (written.py, sandbox.py), and what "Test
+rewards" shows and the checks made before a run (check.py). Imports neither gradio nor
+torch; TRL only when a reward of its own is first called.
 
 The modules import RewardError from here, so their public names are re-exported as they
 are first asked for (`from sft_ui.rewards import make_reward` works) rather than imported
@@ -24,7 +24,7 @@ class RewardError(UserError, ValueError):
 
 
 _EXPORTS = {"BUILTINS": "builtin", "Builtin": "builtin", "available": "builtin",
-            "make_reward": "builtin", "text_of": "builtin",
+            "make_reward": "builtin", "text_of": "scores",
             "no_spread": "check", "preflight": "check", "score_table": "check",
             "WrittenRewards": "written", "function_columns": "written",
             "function_names": "written"}

@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from sft_ui.rewards import RewardError
-from sft_ui.rewards.builtin import BUILTINS, available, make_reward, text_of
+from sft_ui.rewards.builtin import BUILTINS, available, make_reward
+from sft_ui.rewards.scores import text_of
 
 ROW_KEYS = ("prompt", "completion", "total")  # a table row's own keys, besides the scores
 

@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 
-from sft_ui.rewards.builtin import text_of
+from sft_ui.rewards.scores import text_of
 
 FILENAME = "<reward code>"  # the code's name in tracebacks, by which its lines are found
 

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sft_ui.rewards import RewardError
-from sft_ui.rewards.builtin import TRL_EXTRAS, text_of
 from sft_ui.rewards.sandbox import FILENAME
+from sft_ui.rewards.scores import TRL_EXTRAS, text_of
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the sft_ui package
 # -I: none of the user's site, PYTHON* variables or current folder; the package by path.
