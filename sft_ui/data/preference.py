@@ -22,8 +22,9 @@ from typing import Callable, Iterable, Sequence
 from sft_ui import models
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
+from sft_ui.data.files import Source
 from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
-from sft_ui.data.load import Source, read_source
+from sft_ui.data.load import read_source
 from sft_ui.data.preference_demo import preference_demo_rows
 from sft_ui.lazy import trl_class
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family

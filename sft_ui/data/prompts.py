@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 from sft_ui import models
 from sft_ui.config import RunConfig
+from sft_ui.data.files import Source
 from sft_ui.data.formats import (
     DataError,
     as_chat,
@@ -30,7 +31,7 @@ from sft_ui.data.formats import (
     normalise,
 )
 from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
-from sft_ui.data.load import Source, read_source, resolve_format
+from sft_ui.data.load import read_source, resolve_format
 from sft_ui.data.preference import row_number
 from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
 from sft_ui.stages.grpo import GRPO_DEMO
