@@ -1,7 +1,7 @@
 """Runs: a run folder per run (folder.py), its checkpoints (checkpoints.py), one run's
-state and snapshot (run.py), the thread that trains it and the manager of all runs
-(manager.py), and what follows a finished run (next_stage.py: the next stage's
-settings, as its stage says)."""
+state and snapshot (run.py; its phases, pace and ETA: phases.py), the thread that trains
+it and the manager of all runs (manager.py), and what follows a finished run
+(next_stage.py: the next stage's settings, as its stage says)."""
 from sft_ui.runs.checkpoints import (checkpoint_folder, checkpoints, is_complete,
                                      latest_checkpoint)
 from sft_ui.runs.folder import NAME_MAX, display_name, runs_dir

@@ -1,6 +1,7 @@
 """One run: its live state, the sink its training callbacks feed, its snapshot for the
 page, and its state.json (with config.yaml, metrics.jsonl and samples.jsonl, what a
-restart rebuilds it from). Knows nothing of the trainer or of Gradio."""
+restart rebuilds it from); what it does now and its ETA are runs/phases.py's. Knows
+nothing of the trainer or of Gradio."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,8 +15,8 @@ from sft_ui.config import RunConfig
 from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.plan import budget
-from sft_ui.plan.speed import round_steps
 from sft_ui.runs.folder import clean_name, read_jsonl
+from sft_ui.runs.phases import Phases, phase_message
 from sft_ui.stages import hook, stage_of
 from sft_ui.train import log as runlog
 
@@ -57,13 +58,7 @@ class Run:
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
-        self._pace: _Pace | None = None  # this (re)start's steps and times, for the ETA
-        # What the run does now (train/events.py PHASES) and since when; the steps whose
-        # round of sample answers was written; what the training process said the rest
-        # takes besides the steps (sample_steps, round_seconds, save_seconds)
-        self._doing: tuple[str, float] = ("", 0.0)
-        self._rounds_done: set[int] = set()
-        self._after: dict = {}
+        self._phases = Phases()  # this (re)start's phases and pace, for the ETA
         self._stop = threading.Event()
         self._lock = threading.Lock()
 
@@ -73,9 +68,7 @@ class Run:
         with self._lock:
             if self.train_started is None:
                 self.train_started = now
-            if self._pace is None:
-                self._pace = _Pace(step)
-            self._pace.reached(step, now)
+            self._phases.reached(step, now)
             self.step, self.max_steps = step, max_steps or self.max_steps
         self._save_state()
 
@@ -97,14 +90,7 @@ class Run:
         sample rounds and the save left."""
         now = time.time()
         with self._lock:
-            doing, since = self._doing
-            if doing == "samples" and self._pace is not None:  # not a training step's time
-                self._pace.pause(now - since)
-            self._doing = (name, since if name == doing == "saving" else now)
-            if name == "samples":
-                self._rounds_done.add(int(info.get("step", self.step)))
-            self._after.update({k: info[k] for k in ("sample_steps", "round_seconds",
-                                                     "save_seconds") if k in info})
+            self._phases.enter(name, info, self.step, now)
             if self.state == "running" and self.config.run_on != "hf_jobs":
                 self.message = phase_message(name, info) or self.message
         self._save_state()
@@ -148,8 +134,7 @@ class Run:
             self.metrics = [m for m in self.metrics if m.get("step", 0) <= step]
             self.samples = [r for r in self.samples if r.get("step", 0) <= step]
             self.error, self.finished, self.train_started = "", None, None
-            self.step, self._pace, self.stalled = step, None, ""
-            self._doing, self._rounds_done, self._after = ("", 0.0), set(), {}
+            self.step, self._phases, self.stalled = step, Phases(), ""
             self._stop.clear()
             for name, rows in (("metrics.jsonl", self.metrics), ("samples.jsonl", self.samples)):
                 (self.dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -238,43 +223,11 @@ class Run:
         self._save_state()
 
     def eta_seconds(self) -> float | None:
-        """Seconds until the run has its model: the steps left at the pace of those trained
-        since this (re)start, then the rounds of sample answers and the save left (as the
-        training process said they take: _after_steps); never past a time budget's
-        deadline; None until two steps have ended. While answers are written or the model
-        saved it never says 0."""
-        if self._pace is None or self.state not in ACTIVE_STATES:
+        """Seconds until the run has its model (Phases.eta), None for a run that is not
+        active."""
+        if self.state not in ACTIVE_STATES:
             return None
-        now = time.time()
-        doing, since = self._doing
-        eta = self._pace.eta(self.max_steps, now, now - since if doing == "samples" else 0.0)
-        if eta is None:
-            return None
-        eta += self._after_steps(now)
-        least = 1.0 if doing in ("samples", "saving") else 0.0
-        if self.deadline is not None:  # a time budget ends it by then
-            eta = min(eta, self.deadline - now)
-        return max(eta, least)
-
-    def _after_steps(self, now: float) -> float:
-        """The seconds of the sample rounds and the save still to come: each round (one
-        under way, its rest) at its measured or remembered time, else a step's."""
-        if "save_seconds" not in self._after:  # a training process that said nothing
-            return 0.0
-        doing, since = self._doing
-        every = int(self._after.get("sample_steps") or 0)
-        each = self._after.get("round_seconds") or self._pace.per_step() or 0.0
-        started = self._pace.start_step
-        # A round at the step reached is still to come until it begins (not the one the
-        # (re)start began at: its answers were written before training, or before a stop).
-        left = sum(1 for step in round_steps(every, self.max_steps)
-                   if step not in self._rounds_done and
-                   (step >= self.step if self.step > started else step > self.step))
-        seconds = left * each
-        if doing == "samples":
-            seconds += max(each - (now - since), 0.0)
-        save = float(self._after["save_seconds"] or 0.0)
-        return seconds + (max(save - (now - since), 0.0) if doing == "saving" else save)
+        return self._phases.eta(self.step, self.max_steps, self.deadline, time.time())
 
     def snapshot(self, log: bool = True) -> dict:
         """The run as the page and the API show it; `log` adds the log's last lines
@@ -330,70 +283,6 @@ class Run:
             run.state, run.error = "failed", "The app stopped while this run was training."
             run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
         return run
-
-
-class _Pace:
-    """The steps of one (re)start of training and when they ended: a resumed run counts
-    only the steps it trains now (its step starts at the checkpoint's), and the pace is
-    measured from the end of the first step, so loading the model and the data, the
-    answers before training and the first step's warm-up do not count."""
-
-    def __init__(self, start_step: int):
-        self.start_step = start_step
-        self.paused = 0.0  # seconds of sample answers since the first step's end
-        # (step, time, paused) at the first step's end, and at the latest step's
-        self.first: tuple[int, float, float] | None = None
-        self.last: tuple[int, float, float] | None = None
-
-    def reached(self, step: int, now: float) -> None:
-        if step <= self.start_step:  # the (re)start itself, before any step
-            return
-        if self.first is None:
-            self.first = (step, now, self.paused)
-        self.last = (step, now, self.paused)
-
-    def pause(self, seconds: float) -> None:
-        """Time between two steps' ends that no step took (a round of sample answers):
-        the run's ETA counts the rounds on their own."""
-        if self.first is not None:
-            self.paused += seconds
-
-    def per_step(self) -> float | None:
-        if self.first is None or self.last is None or self.last[0] <= self.first[0]:
-            return None
-        (first_step, first_time, first_paused), (step, then, paused) = self.first, self.last
-        return max(then - first_time - (paused - first_paused), 0.0) / (step - first_step)
-
-    def eta(self, max_steps: int, now: float, pausing: float = 0.0) -> float | None:
-        """The steps left (`pausing`: the seconds of a round under way since it began)."""
-        per_step = self.per_step()
-        if per_step is None:
-            return None
-        step, then, paused = self.last
-        left = max(max_steps - step, 0)
-        trained = now - then - (self.paused - paused) - pausing  # on the step under way
-        # Count down through the step under way, but not below the steps after it.
-        return max(per_step * left - trained, per_step * (left - 1), 0.0)
-
-
-def phase_message(name: str, info: dict) -> str:
-    """The status message of a run's phase (train/events.py PHASES); "" for one not
-    known."""
-    if name == "loading":
-        return "Loading the model and the data..."
-    if name == "samples":
-        number, rounds = info.get("round", 1), info.get("rounds", 1)
-        if info.get("step") == 0:
-            return f"Writing sample answers before training (round {number} of {rounds})..."
-        if number == rounds:
-            return f"Writing the final sample answers (round {number} of {rounds})..."
-        return f"Writing sample answers (round {number} of {rounds})..."
-    if name == "training":
-        processes = info.get("processes") or 1
-        return "Training..." if processes == 1 else f"Training on {processes} processes..."
-    if name == "saving":
-        return "Saving the model..."
-    return ""
 
 
 def short_snapshot(snap: dict) -> dict:
