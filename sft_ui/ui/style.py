@@ -57,7 +57,7 @@ CSS = """
 #run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }
 /* Wide screens: all of it, under the buttons; while it shows, the bar scrolls with the
    page (kept in sight, a long notice lay over the loss chart), and sticks again once it
-   goes. (train_tab's SHOW_NOTICE_JS brings it into view.) */
+   goes. (run_controls's SHOW_NOTICE_JS brings it into view.) */
 @media (min-width: 769px) {
   #run-bar #start-notice { max-height: none; overflow: visible; }
   #run-bar:has(#start-notice .md > *) { position: static; }
