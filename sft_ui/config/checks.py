@@ -21,50 +21,55 @@ def problems(cfg) -> list[str]:
         if value is None:  # an Optional field on auto
             continue
         if lo is not None and f.metadata["min_exclusive"] and value <= lo:
-            errors.append(f"{label} must be greater than {lo} (got {shorten(value, str)}).")
+            errors.append(Message("{label} must be greater than {low} (got {value}).",
+                                  label=label, low=lo, value=shorten(value, str)))
         elif lo is not None and value < lo:
-            errors.append(f"{label} must be at least {lo} (got {shorten(value, str)}).")
+            errors.append(Message("{label} must be at least {low} (got {value}).", label=label,
+                                  low=lo, value=shorten(value, str)))
         if hi is not None and value > hi:
-            errors.append(f"{label} must be at most {hi} (got {shorten(value, str)}).")
+            errors.append(Message("{label} must be at most {high} (got {value}).", label=label,
+                                  high=hi, value=shorten(value, str)))
         picked = value if isinstance(value, list) else [value]  # a list picks several
         if choices(f) and any(v not in choices(f) for v in picked):
             wrong = [v for v in picked if v not in choices(f)]
-            errors.append(f"{label} must be one of {', '.join(choices(f))} "
-                          f"(got {shorten(wrong[0] if isinstance(value, list) else value)}).")
+            errors.append(Message("{label} must be one of {choices} (got {value}).",
+                                  label=label, choices=", ".join(choices(f)),
+                                  value=shorten(wrong[0] if isinstance(value, list) else value)))
     if not cfg.model_name_or_path.strip():
-        errors.append("Model is empty: enter a Hub id or a local folder.")
+        errors.append(Message("Model is empty: enter a Hub id or a local folder."))
     if not cfg.dataset_name.strip():
-        errors.append("Dataset is empty: enter 'demo', a Hub id or a file path.")
+        errors.append(Message("Dataset is empty: enter 'demo', a Hub id or a file path."))
     if cfg.sample_steps and not [p for p in cfg.sample_prompts if p.strip()]:
-        errors.append("Samples are on but there are no sample prompts: "
-                      "add a prompt or set sample_steps to 0.")
+        errors.append(Message("Samples are on but there are no sample prompts: "
+                              "add a prompt or set sample_steps to 0."))
     errors += _stage_problems(cfg)
     if cfg.eval_fraction > 0 and (cfg.eval_dataset_name.strip()
                                    or cfg.dataset_test_split.strip()):
-        errors.append("Choose one source of eval data: an eval dataset or split, or a "
-                      "held-out eval fraction, not both.")
+        errors.append(Message("Choose one source of eval data: an eval dataset or split, "
+                              "or a held-out eval fraction, not both."))
     stage = get(cfg.stage)
     own = hook(stage, "checks") if stage else None  # its family's own combinations
     if own:
         errors += own(cfg)
     if cfg.warmup_steps >= 1 and cfg.warmup_steps != int(cfg.warmup_steps):
-        errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be a whole number of "
-                      "steps, or a fraction below 1.")
+        errors.append(Message("warmup_steps ({warmup}) must be a whole number of steps, or "
+                              "a fraction below 1.", warmup=f"{cfg.warmup_steps:g}"))
     if cfg.train_by == "steps" and cfg.warmup_steps >= max(cfg.max_steps, 1):
-        errors.append(f"warmup_steps ({cfg.warmup_steps:g}) must be smaller than "
-                      f"max_steps ({cfg.max_steps}).")
+        errors.append(Message("warmup_steps ({warmup}) must be smaller than max_steps "
+                              "({max_steps}).", warmup=f"{cfg.warmup_steps:g}",
+                              max_steps=cfg.max_steps))
     if cfg.save_strategy == "steps" and cfg.save_total_limit and not cfg.save_steps:
-        errors.append("Keep at most N checkpoints is set but no checkpoints are saved: "
-                      "set Save every N steps (save_steps) above 0.")
+        errors.append(Message("Keep at most N checkpoints is set but no checkpoints are "
+                              "saved: set Save every N steps (save_steps) above 0."))
     if cfg.bf16 and cfg.fp16:
-        errors.append("bf16 and fp16 are both on: choose one mixed precision (or leave "
-                      "both on auto).")
+        errors.append(Message("bf16 and fp16 are both on: choose one mixed precision (or "
+                              "leave both on auto)."))
     if cfg.load_in_4bit and not cfg.use_peft:
-        errors.append("Load the base in 4 bits (QLoRA) trains a LoRA adapter on the "
-                      "frozen 4-bit model: turn on Use LoRA too.")
+        errors.append(Message("Load the base in 4 bits (QLoRA) trains a LoRA adapter on the "
+                              "frozen 4-bit model: turn on Use LoRA too."))
     if cfg.use_peft and not cfg.lora_target_modules.strip():
-        errors.append("LoRA is on but LoRA target modules is empty: use 'all-linear' or "
-                      "module names such as q_proj,v_proj.")
+        errors.append(Message("LoRA is on but LoRA target modules is empty: use 'all-linear' "
+                              "or module names such as q_proj,v_proj."))
     return errors
 
 
@@ -72,11 +77,14 @@ def sft_data_problems(cfg) -> list[str]:
     """The combinations an SFT run's data settings cannot read."""
     errors = []
     if not cfg.dataset_text_field.strip():
-        errors.append("Text field is empty: name the column that holds the text "
-                      "(usually 'text').")
+        errors.append(Message("Text field is empty: name the column that holds the text "
+                              "(usually 'text')."))
     if cfg.dataset_format == "template" and not cfg.dataset_template.strip():
-        errors.append("Data format is 'template' but the template is empty: write one "
-                      "with {column} placeholders, e.g. 'Q: {question}\nA: {answer}'.")
+        # (its braces are the placeholders the person writes: kept as they are)
+        errors.append(Message("Data format is 'template' but the template is empty: write "
+                              "one with {column} placeholders, e.g. 'Q: {question}\nA: "
+                              "{answer}'.", column="{column}", question="{question}",
+                              answer="{answer}"))
     return errors
 
 
@@ -96,11 +104,12 @@ def _stage_problems(cfg) -> list[str]:
     else:
         errors = []
     if stage.losses and cfg.loss_type not in stage.loss_choices():
-        errors.append(f"Loss type {cfg.loss_type} is not one of {stage.title}'s: choose "
-                      f"{', '.join(stage.loss_choices())}.")
+        errors.append(Message("Loss type {loss_type} is not one of {stage}'s: choose {join}.",
+                              loss_type=cfg.loss_type, stage=stage.title,
+                              join=", ".join(stage.loss_choices())))
     # (a stage whose minimum is 1 compares nothing within a batch: its batch's own range
     # says what is wrong with 0)
     if stage.min_batch > 1 and cfg.per_device_train_batch_size < stage.min_batch:
-        errors.append(f"{stage.title} compares answers within a batch: set Batch size per "
-                      f"device to {stage.min_batch} or more.")
+        errors.append(Message("{stage} compares answers within a batch: set Batch size per "
+                              "device to {n} or more.", stage=stage.title, n=stage.min_batch))
     return errors

@@ -9,6 +9,7 @@ import math
 
 from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.config.values import shorten
+from sft_ui.i18n.message import Message
 from sft_ui.rewards.builtin import import_path
 
 
@@ -18,30 +19,33 @@ def reward_problems(cfg) -> list[str]:
     batch of answers generated at once (TRL's generation batch)."""
     errors, rewards = [], list(cfg.rewards)
     if not rewards:
-        errors.append("Reward functions is empty: choose at least one (for example "
-                      "json_answer) or write one and choose 'written'.")
+        errors.append(Message("Reward functions is empty: choose at least one (for example "
+                              "json_answer) or write one and choose 'written'."))
     if len(set(rewards)) < len(rewards):
-        errors.append("Reward functions names a function twice: choose each once (its "
-                      "weight says how much it counts).")
+        errors.append(Message("Reward functions names a function twice: choose each once "
+                              "(its weight says how much it counts)."))
     weights = [w.strip() for w in cfg.rewards_weights.split(",") if w.strip()]
     try:
         [float(w) for w in weights]
     except ValueError:
-        errors.append(f"Reward weights ({shorten(cfg.rewards_weights)}) must be numbers "
-                      "separated by commas, e.g. '1, 2'.")
+        errors.append(Message("Reward weights ({shorten}) must be numbers separated by "
+                              "commas, e.g. '1, 2'.", shorten=shorten(cfg.rewards_weights)))
     if weights and len(weights) != len(rewards):
-        errors.append(f"Reward weights has {len(weights)} numbers for {len(rewards)} reward "
-                      "functions: give one weight per function, in their order (or leave "
-                      "it blank: 1 each).")
+        errors.append(Message("Reward weights has {weights} numbers for {rewards} reward "
+                              "functions: give one weight per function, in their order (or "
+                              "leave it blank: 1 each).", weights=len(weights),
+                              rewards=len(rewards)))
     if WRITTEN_REWARD in rewards and not cfg.reward_code.strip():
-        errors.append("Reward functions includes 'written' but Written reward function is "
-                      "empty: write the function, or take 'written' out.")
+        errors.append(Message("Reward functions includes 'written' but Written reward "
+                              "function is empty: write the function, or take 'written' out."))
     batch = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
     if batch % cfg.num_generations:
-        errors.append(f"Answers per prompt ({cfg.num_generations}) must divide the answers "
-                      f"generated at once, Batch size per device x Gradient accumulation "
-                      f"({batch}): for example set Answers per prompt to "
-                      f"{_divisor_near(batch, cfg.num_generations)}.")
+        errors.append(Message("Answers per prompt ({num_generations}) must divide the answers "
+                              "generated at once, Batch size per device x Gradient "
+                              "accumulation ({batch}): for example set Answers per prompt to "
+                              "{divisor_near}.", num_generations=cfg.num_generations,
+                              batch=batch,
+                              divisor_near=_divisor_near(batch, cfg.num_generations)))
     return errors
 
 
@@ -58,10 +62,11 @@ def whole_groups(cfg) -> tuple:
     step = answers // math.gcd(batch, answers)  # accumulations that make whole groups
     accumulation = -(-before // step) * step
     total = batch * accumulation
-    return dataclasses.replace(cfg, gradient_accumulation_steps=accumulation), (
-        f"Gradient accumulation: {accumulation} (was {before}): the answers written at "
-        f"once, Batch size per device x Gradient accumulation ({total}), must be a "
-        f"multiple of Answers per prompt ({answers}).")
+    return dataclasses.replace(cfg, gradient_accumulation_steps=accumulation), Message(
+        "Gradient accumulation: {accumulation} (was {before}): the answers written at once, "
+        "Batch size per device x Gradient accumulation ({total}), must be a multiple of "
+        "Answers per prompt ({answers}).", accumulation=accumulation, before=before,
+        total=total, answers=answers)
 
 
 def _divisor_near(n: int, wanted: int) -> int:

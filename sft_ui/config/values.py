@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.stages import families
 from sft_ui.stages import get as get_stage
 
@@ -55,9 +56,10 @@ def from_trl(values: dict) -> dict:
 
 
 def field_label(f: dataclasses.Field) -> str:
-    """How a message names a setting: its label, then its name ("Max steps (max_steps)")."""
+    """How a message names a setting: its label, then its name ("Max steps (max_steps)");
+    a Message, its label rendered in the reader's language and its name kept."""
     label = f.metadata.get("label")
-    return f"{label} ({f.name})" if label else f.name
+    return Message("{label} ({name})", label=Message(label), name=f.name) if label else f.name
 
 
 def coerce(f: dataclasses.Field, value):
@@ -68,7 +70,7 @@ def coerce(f: dataclasses.Field, value):
     if value is None or (optional and str(value).strip().lower() in ("", "auto", "none")):
         if optional:
             return None
-        raise ValueError(f"{label} needs a value.")
+        raise ValueError(Message("{label} needs a value.", label=label))
     if optional:
         kind = kind.replace("typing.", "").removeprefix("Optional[").removesuffix("]")
     if "bool" in kind:
@@ -79,41 +81,50 @@ def coerce(f: dataclasses.Field, value):
             return True
         if word in ("false", "0", "no", "off"):
             return False
-        raise ValueError(f"{label} must be true or false (got {shorten(value)}).")
+        raise ValueError(Message("{label} must be true or false (got {value}).", label=label,
+                                 value=shorten(value)))
     if kind in ("int", "float"):
         whole = kind == "int"
         try:
             number = float(value)
         except OverflowError:
-            raise ValueError(f"{label} is far too large (got {shorten(value)}).") from None
+            raise ValueError(Message("{label} is far too large (got {value}).", label=label,
+                                     value=shorten(value))) from None
         except (TypeError, ValueError):
             number = None
         finite = number is not None and number == number and abs(number) != float("inf")
         if whole and not (finite and number == int(number)):
-            raise ValueError(f"{label} must be a whole number (got {shorten(value)}).")
+            raise ValueError(Message("{label} must be a whole number (got {value}).", label=label,
+                                     value=shorten(value)))
         if not finite:
-            raise ValueError(f"{label} must be a {'finite ' if number is not None else ''}"
-                             f"number (got {shorten(value)}).")
+            raise ValueError(Message("{label} must be a finite number (got {value})."
+                                     if number is not None else
+                                     "{label} must be a number (got {value}).", label=label,
+                                     value=shorten(value)))
         return int(number) if whole else number
     if kind == "list":
         if isinstance(value, str):
             return [line.strip() for line in _text(label, value).splitlines() if line.strip()]
         if isinstance(value, (list, tuple)):
             return [_text(label, v) for v in value]
-        raise ValueError(f"{label} must be a list of strings (got {shorten(value)}).")
+        raise ValueError(Message("{label} must be a list of strings (got {value}).", label=label,
+                                 value=shorten(value)))
     return _text(label, value).strip()
 
 
 def _text(label: str, value) -> str:
     """A text setting (or one line of a list) from a string or a number."""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise ValueError(f"{label} must be text (got {shorten(value)}).")
+        raise ValueError(Message("{label} must be text (got {value}).", label=label,
+                                 value=shorten(value)))
     text = str(value)
     if "\x00" in text:
-        raise ValueError(f"{label} contains a NUL character (\\x00): remove it.")
+        raise ValueError(Message("{label} contains a NUL character (\\x00): remove it.",
+                                 label=label))
     if len(text) > MAX_TEXT:
-        raise ValueError(f"{label} is too long: {len(text):,} characters, at most "
-                         f"{MAX_TEXT:,}. Shorten it.")
+        raise ValueError(Message("{label} is too long: {count} characters, at most {limit}. "
+                                 "Shorten it.", label=label, count=f"{len(text):,}",
+                                 limit=f"{MAX_TEXT:,}"))
     return text
 
 
@@ -122,7 +133,7 @@ def shorten(value, show=repr, limit: int = 60) -> str:
     try:
         text = show(value)
     except ValueError:  # an integer too long to print
-        return "a number too long to show"
+        return Message("a number too long to show")
     return text if len(text) <= limit else text[:limit - 5] + "[...]"
 
 

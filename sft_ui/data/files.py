@@ -21,6 +21,7 @@ from typing import Sequence
 
 from sft_ui.config import RunConfig
 from sft_ui.data.formats import DataError
+from sft_ui.i18n.message import Message
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
 DEFAULT_MAX_DATA_MB = 1024
@@ -50,6 +51,10 @@ class Source:
 
     def where(self, i: int) -> str:
         n = self.numbers[i] if self.numbers else i + 1
+        if self.unit == "line":
+            return Message("{file} line {n}", file=self.label, n=n)
+        if self.unit == "row":
+            return Message("{file} row {n}", file=self.label, n=n)
         return f"{self.label} {self.unit} {n}"
 
 
@@ -64,7 +69,7 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
         return _read_parquet(path)
     text, note = _read_text(path)
     if not text.strip():
-        raise DataError(f"{path.name} is empty: it has no rows to train on.")
+        raise DataError(Message("{file} is empty: it has no rows to train on.", file=path.name))
     if suffix == ".jsonl":
         source = _read_jsonl(path.name, text)
     elif suffix == ".json":
@@ -80,13 +85,15 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
 def check_file(path: Path) -> None:
     """A supported file type within the size limit, or DataError."""
     if path.suffix.lower() not in SUFFIXES:
-        raise DataError(f"{path.name}: unsupported file type '{path.suffix or 'none'}'. "
-                        f"Use one of {', '.join(SUFFIXES)}.")
+        raise DataError(Message("{file}: unsupported file type '{suffix}'. Use one of "
+                                "{suffixes}.", file=path.name, suffix=path.suffix or "none",
+                                suffixes=", ".join(SUFFIXES)))
     size, limit = path.stat().st_size, max_data_bytes()
     if size > limit:
-        raise DataError(f"{path.name} is {size / 2**20:.1f} MB, over the limit of "
-                        f"{limit / 2**20:.1f} MB (SFT_UI_MAX_DATA_MB). Use a smaller file, "
-                        "a Hub dataset, or raise the limit.")
+        raise DataError(Message("{file} is {size} MB, over the limit of {limit} MB "
+                                "(SFT_UI_MAX_DATA_MB). Use a smaller file, a Hub dataset, or "
+                                "raise the limit.", file=path.name, size=f"{size / 2**20:.1f}",
+                                limit=f"{limit / 2**20:.1f}"))
 
 
 def _read_text(path: Path) -> tuple[str, str | None]:
@@ -100,10 +107,12 @@ def _read_text(path: Path) -> tuple[str, str | None]:
         found = _other_encoding(data, e.start)
         if found is None:
             line = data[:e.start].count(b"\n") + 1
-            raise DataError(f"{path.name}: line {line} is not UTF-8 text (byte {e.start}). "
-                            "Save the file with UTF-8 encoding and upload it again.") from None
+            raise DataError(Message("{file}: line {line} is not UTF-8 text (byte {byte}). Save "
+                                    "the file with UTF-8 encoding and upload it again.",
+                                    file=path.name, line=line, byte=e.start)) from None
     text, codec = found
-    return text, f"{path.name} was read as {ENCODINGS.get(codec, codec)}, not UTF-8."
+    return text, Message("{file} was read as {encoding}, not UTF-8.", file=path.name,
+                         encoding=ENCODINGS.get(codec, codec))
 
 
 def _other_encoding(data: bytes, first_error: int) -> tuple[str, str] | None:
@@ -162,8 +171,10 @@ def _read_json(label: str, text: str) -> Source:
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # JSON lines in a .json file
             return _read_jsonl(label, text)
-        raise DataError(f"{label}: not valid JSON at line {e.lineno}, column {e.colno} "
-                        f"({e.msg}). Use an array of objects or JSON lines.") from None
+        raise DataError(Message("{file}: not valid JSON at line {line}, column {column} "
+                                "({reason}). Use an array of objects or JSON lines.",
+                                file=label, line=e.lineno, column=e.colno,
+                                reason=e.msg)) from None
     if isinstance(data, dict):
         lists = {k: v for k, v in data.items() if isinstance(v, list)}
         if lists and len(lists) == len(data) and len({len(v) for v in lists.values()}) == 1 \
@@ -175,7 +186,7 @@ def _read_json(label: str, text: str) -> Source:
         raise DataError(f"{label}: expected an array of objects ([{{...}}, {{...}}]) or "
                         "an object of equally long column lists.")
     if not data:
-        raise DataError(f"{label} is empty: the array has no rows.")
+        raise DataError(Message("{file} is empty: the array has no rows.", file=label))
     return Source(label, data, _columns(data))
 
 
@@ -185,15 +196,17 @@ def _read_csv(label: str, text: str, delimiter: str) -> Source:
     try:
         for row in reader:
             if None in row:
-                raise DataError(f"{label}: line {reader.line_num} has more fields than the "
-                                f"header ({', '.join(reader.fieldnames)}). Quote fields that "
-                                "contain the delimiter.")
+                raise DataError(Message("{file}: line {line} has more fields than the header "
+                                        "({fields}). Quote fields that contain the "
+                                        "delimiter.", file=label, line=reader.line_num,
+                                        fields=", ".join(reader.fieldnames)))
             rows.append(row)
             numbers.append(reader.line_num)
     except csv.Error as e:
-        raise DataError(f"{label}: line {reader.line_num} cannot be read ({e}).") from None
+        raise DataError(Message("{file}: line {line} cannot be read ({error}).", file=label,
+                                line=reader.line_num, error=str(e))) from None
     if not rows:
-        raise DataError(f"{label} has a header but no rows.")
+        raise DataError(Message("{file} has a header but no rows.", file=label))
     return Source(label, rows, list(reader.fieldnames or []), "line", numbers)
 
 
@@ -218,10 +231,10 @@ def _read_parquet(path: Path) -> Source:
     try:
         rows = pq.read_table(path).to_pylist()
     except Exception as e:
-        raise DataError(f"{path.name} is not a readable Parquet file ({first_line(e)}).") \
-            from None
+        raise DataError(Message("{file} is not a readable Parquet file ({error}).",
+                                file=path.name, error=first_line(e))) from None
     if not rows:
-        raise DataError(f"{path.name} is empty: it has no rows to train on.")
+        raise DataError(Message("{file} is empty: it has no rows to train on.", file=path.name))
     return Source(path.name, rows, list(rows[0]))
 
 

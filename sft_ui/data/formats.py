@@ -15,6 +15,7 @@ import string
 from typing import Callable, Iterable
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 
 # Columns that identify a format, in the order auto-detection tries them.
 FORMAT_COLUMNS = {
@@ -47,7 +48,12 @@ DESCRIPTIONS = {
 
 
 class DataError(UserError, ValueError):
-    """Data that cannot be used; the message names the file or row and what to do."""
+    """Data that cannot be used; the message names the file or row and what to do
+    (`messages`: it, as it was made, a Message kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 def row_format(row: dict, text_field: str) -> str | None:
@@ -78,20 +84,22 @@ def detect(rows: Iterable[dict], columns: list[str], text_field: str,
     for i, row in enumerate(rows):
         fmt = row_format(row, text_field)
         if fmt is None:
-            raise DataError(
-                f"{where(i)} matches no known format: it has no '{text_field}' column and no "
-                f"chat columns (messages, conversations, prompt/completion, instruction/"
-                f"output, question/answer). Columns: {', '.join(columns) or 'none'}. Set "
-                "'Text field' (in the Dataset panel) to one of them, or choose the format "
-                "'template' there and write a template.")
+            raise DataError(Message(
+                "{where} matches no known format: it has no '{field}' column and no chat "
+                "columns (messages, conversations, prompt/completion, instruction/output, "
+                "question/answer). Columns: {columns}. Set 'Text field' (in the Dataset "
+                "panel) to one of them, or choose the format 'template' there and write a "
+                "template.", where=where(i), field=text_field,
+                columns=", ".join(columns) or "none"))
         if first is None:
             first = fmt
         elif fmt != first:
-            raise DataError(
-                f"Mixed formats: {where(0)} is {first} but {where(i)} is {fmt}. Keep one "
-                "format per file, or choose the format explicitly.")
+            raise DataError(Message(
+                "Mixed formats: {where} is {first} but {where2} is {second}. Keep one format "
+                "per file, or choose the format explicitly.", where=where(0), first=first,
+                where2=where(i), second=fmt))
     if first is None:
-        raise DataError("The dataset has no rows.")
+        raise DataError(Message("The dataset has no rows."))
     return first
 
 
@@ -115,15 +123,15 @@ def check_row(row: dict, fmt: str, cfg, where: str) -> None:
     elif fmt == "question/answer":
         pair = question_answer(k for k, v in row.items() if v is not None)
         if pair is None:
-            raise DataError(f"{where}: no question and answer columns (such as question/"
-                            "answer or input/output).")
+            raise DataError(Message("{where}: no question and answer columns (such as "
+                                    "question/answer or input/output).", where=where))
         _need_text(row, pair[0], where)
         _need_text(row, pair[1], where)
     elif fmt == "alpaca":
         _need_text(row, "instruction", where)
         _need_text(row, "output", where)
         if row.get("input") is not None and not isinstance(row["input"], str):
-            raise DataError(f"{where}: 'input' must be text.")
+            raise DataError(Message("{where}: 'input' must be text.", where=where))
     elif fmt == "template":
         render_template(cfg.dataset_template, row, where)
 
@@ -192,9 +200,9 @@ def became_chat(raw: dict, shaped: dict) -> bool:
 
 def chat_note(model_name: str) -> str:
     """What the preview, the plan and the log say when text prompts became chat turns."""
-    return (f"Text prompts are given to {model_name.rstrip('/').split('/')[-1]} as the "
-            "user's turn of its chat template, as Chat, Compare and Evaluate ask it "
-            "(Text prompts as chat, in Dataset).")
+    return Message("Text prompts are given to {model} as the user's turn of its chat "
+                   "template, as Chat, Compare and Evaluate ask it (Text prompts as chat, in "
+                   "Dataset).", model=model_name.rstrip("/").split("/")[-1])
 
 
 def is_chat(row: dict) -> bool:
@@ -222,13 +230,15 @@ def render_template(template: str, row: dict, where: str) -> str:
 def _need_text(row: dict, column: str, where: str, allow_empty: bool = False) -> None:
     value = row.get(column)
     if value is None:
-        raise DataError(f"{where}: '{column}' is missing (the row has "
-                        f"{', '.join(k for k, v in row.items() if v is not None) or 'nothing'}). "
-                        "Choose another data format, or rename the column.")
+        raise DataError(Message(
+            "{where}: '{column}' is missing (the row has {columns}). Choose another data "
+            "format, or rename the column.", where=where, column=column,
+            columns=", ".join(k for k, v in row.items() if v is not None) or "nothing"))
     if not isinstance(value, str):
-        raise DataError(f"{where}: '{column}' is a {type(value).__name__}, not text.")
+        raise DataError(Message("{where}: '{column}' is a {kind}, not text.", where=where,
+                                column=column, kind=type(value).__name__))
     if not allow_empty and not value.strip():
-        raise DataError(f"{where}: '{column}' is empty.")
+        raise DataError(Message("{where}: '{column}' is empty.", where=where, column=column))
 
 
 def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
@@ -238,18 +248,24 @@ def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
                           f"{{'{role_key}': ..., '{text_key}': ...}} entries.")
     for n, turn in enumerate(turns, 1):
         if not isinstance(turn, dict):
-            raise DataError(f"{where}: entry {n} of '{column}' is not an object with "
-                              f"'{role_key}' and '{text_key}'.")
+            raise DataError(Message("{where}: entry {n} of '{column}' is not an object with "
+                                    "'{role}' and '{content}'.", where=where, n=n,
+                                    column=column, role=role_key, content=text_key))
         for key in (role_key, text_key):
             if turn.get(key) is None:
-                raise DataError(f"{where}: entry {n} of '{column}' has no '{key}'. Each "
-                                  f"entry needs '{role_key}' and '{text_key}'.")
+                raise DataError(Message("{where}: entry {n} of '{column}' has no '{key}'. "
+                                        "Each entry needs '{role}' and '{content}'.",
+                                        where=where, n=n, column=column, key=key,
+                                        role=role_key, content=text_key))
         if str(turn[role_key]).lower() not in roles:
-            raise DataError(f"{where}: entry {n} of '{column}' has {role_key} "
-                              f"'{turn[role_key]}'; use one of {', '.join(roles)}.")
+            raise DataError(Message("{where}: entry {n} of '{column}' has {role} '{value}'; "
+                                    "use one of {roles}.", where=where, n=n, column=column,
+                                    role=role_key, value=str(turn[role_key]),
+                                    roles=", ".join(roles)))
         if not isinstance(turn[text_key], str):
-            raise DataError(f"{where}: entry {n} of '{column}' has a {text_key} that is "
-                              "not text.")
+            raise DataError(Message("{where}: entry {n} of '{column}' has a {content} that "
+                                    "is not text.", where=where, n=n, column=column,
+                                    content=text_key))
 
 
 def form_name(conversational: bool) -> str:
@@ -274,11 +290,12 @@ def check_messages(messages: list, column: str, where: str) -> None:
     for n, message in enumerate(messages, 1):
         if not isinstance(message, dict) or message.get("role") is None \
                 or message.get("content") is None:
-            raise DataError(f"{where}: message {n} of '{column}' needs a 'role' and a "
-                            "'content'.")
+            raise DataError(Message("{where}: message {n} of '{column}' needs a 'role' and "
+                                    "a 'content'.", where=where, n=n, column=column))
         if str(message["role"]).lower() not in ROLES:
-            raise DataError(f"{where}: message {n} of '{column}' has role "
-                            f"'{message['role']}'; use one of {', '.join(ROLES)}.")
+            raise DataError(Message("{where}: message {n} of '{column}' has role '{role}'; "
+                                    "use one of {roles}.", where=where, n=n, column=column,
+                                    role=str(message["role"]), roles=", ".join(ROLES)))
         if not isinstance(message["content"], str):
-            raise DataError(f"{where}: message {n} of '{column}' has a content that is "
-                            "not text.")
+            raise DataError(Message("{where}: message {n} of '{column}' has a content that "
+                                    "is not text.", where=where, n=n, column=column))

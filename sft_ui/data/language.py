@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import Iterable, Sequence
 
 from sft_ui.data.formats import chat_note
+from sft_ui.i18n.message import Message
 
 SAMPLE_ROWS = 200
 MOSTLY = 0.5  # the share of the letters that makes a language the data's
@@ -108,9 +109,10 @@ def language_note(model_name: str, rows: Sequence[dict]) -> str | None:
         return None
     label, name = NAMES[found], PurePath(model_name.strip().rstrip("/\\")).name
     model, size = SMALL_MODEL
-    return (f"Most of this data is in {label}, which {name} was not trained for: its "
-            f"answers in {label} will be poor. A small model trained for {label}: {model} "
-            f"({size} parameters).")
+    return Message("Most of this data is in {label}, which {model} was not trained for: its "
+                   "answers in {label} will be poor. A small model trained for {label}: "
+                   "{suggested} ({size} parameters).", label=Message(label), model=name,
+                   suggested=model, size=size)
 
 
 def language_notes(model_name: str, rows: Sequence[dict]) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sft_ui.data.preference import rendered
+from sft_ui.i18n.message import Message
 from sft_ui.models import load_for_inference, resolve_model
 
 CHECK_PAIRS = 16  # the first pairs measured
@@ -38,20 +39,23 @@ class Likelihood:
         """What the check found, for the page and the run's log."""
         chosen, rejected, pairs = f"{self.chosen:.2f}", f"{self.rejected:.2f}", self.pairs
         if self.unlikely:
-            return (f"The starting model finds the chosen answers far less likely than the "
-                    f"rejected ones ({chosen} against {rejected} nats a token over {pairs} "
-                    "pairs): it does not write them yet, and DPO alone tends to rank the "
-                    "pairs without writing the chosen form. Loss type auto adds the SFT term "
-                    "on the chosen answers (sigmoid + sft).")
-        return (f"The starting model finds the chosen answers about as likely as the "
-                f"rejected ones or more ({chosen} against {rejected} nats a token over "
-                f"{pairs} pairs): DPO's own loss (sigmoid).")
+            return Message("The starting model finds the chosen answers far less likely "
+                           "than the rejected ones ({chosen} against {rejected} nats a token "
+                           "over {pairs} pairs): it does not write them yet, and DPO alone "
+                           "tends to rank the pairs without writing the chosen form. Loss type "
+                           "auto adds the SFT term on the chosen answers (sigmoid + sft).",
+                           chosen=chosen, rejected=rejected, pairs=pairs)
+        return Message("The starting model finds the chosen answers about as likely as the "
+                       "rejected ones or more ({chosen} against {rejected} nats a token over "
+                       "{pairs} pairs): DPO's own loss (sigmoid).", chosen=chosen,
+                       rejected=rejected, pairs=pairs)
 
 
 def rate_sentence(title: str, own: float, rate: float) -> str:
     """What the SFT term does to a learning rate left at the stage's own (Stage.sft_term_rate)."""
-    return (f"Learning rate {rate:g} with the SFT term: the chosen form is learnt at an SFT "
-            f"rate ({title}'s {own:g} learns little of it); a learning rate you set stays.")
+    return Message("Learning rate {rate} with the SFT term: the chosen form is learnt at an "
+                   "SFT rate ({title}'s {own} learns little of it); a learning rate you set "
+                   "stays.", rate=f"{rate:g}", title=title, own=f"{own:g}")
 
 
 def measure(model, tokenizer, rows: list[dict], pairs: int = CHECK_PAIRS) -> Likelihood | None:

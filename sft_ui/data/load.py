@@ -19,6 +19,7 @@ from sft_ui.data import formats
 from sft_ui.data.demo import demo_rows
 from sft_ui.data.files import SUFFIXES, Source, check_file, first_line, read_file
 from sft_ui.data.formats import DataError
+from sft_ui.i18n.message import Message
 
 MAX_FOLDER_FILES = 10_000  # more entries than this: not a dataset folder
 
@@ -49,14 +50,15 @@ def read_source(name: str, cfg: RunConfig, split: str) -> Source:
     name = name.strip()
     if name == DEMO_DATASET:
         rows = demo_rows()
-        return Source("demo set", rows, list(rows[0]))
+        return Source(Message("demo set"), rows, list(rows[0]))
     path = Path(name).expanduser()
     if os.path.isdir(path):
         return _read_folder(path, split)
     if os.path.exists(path):
         return read_file(path, cfg)
     if path.suffix.lower() in SUFFIXES or name.startswith(("/", "./", "~", "..")):
-        raise DataError(f"The file {name} does not exist. Check the path, or upload the file.")
+        raise DataError(Message("The file {name} does not exist. Check the path, or upload "
+                                "the file.", name=name))
     return _read_hub(name, cfg.dataset_config, split)
 
 
@@ -69,9 +71,10 @@ def folder_files(path: Path, limit: int = MAX_FOLDER_FILES) -> list[Path]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         seen += len(dirs) + len(files)
         if seen > limit:
-            raise DataError(f"The folder {path} holds more than {limit:,} files and folders: "
-                            "it is not a dataset folder. Choose the folder written by "
-                            "save_to_disk, or upload a single file.")
+            raise DataError(Message("The folder {folder} holds more than {limit} files and "
+                                    "folders: it is not a dataset folder. Choose the folder "
+                                    "written by save_to_disk, or upload a single file.",
+                                    folder=str(path), limit=f"{limit:,}"))
         found += [Path(root, f) for f in files]
     return found
 
@@ -85,12 +88,14 @@ def _read_folder(path: Path, split: str) -> Source:
         else:
             data = datasets.load_dataset(str(path))
     except Exception as e:
-        raise DataError(f"The folder {path} is not a dataset ({first_line(e)}). Use a "
-                        "folder written by save_to_disk, or upload a single file.") from None
+        raise DataError(Message("The folder {folder} is not a dataset ({error}). Use a folder "
+                                "written by save_to_disk, or upload a single file.",
+                                folder=str(path), error=first_line(e))) from None
     if isinstance(data, datasets.DatasetDict):
         if split not in data:
-            raise DataError(f"The dataset {path.name} has no split '{split}'. Its splits: "
-                            f"{', '.join(data)}.")
+            raise DataError(Message("The dataset {name} has no split '{split}'. Its splits: "
+                                    "{splits}.", name=path.name, split=split,
+                                    splits=", ".join(data)))
         data = data[split]
     return Source(f"{path.name} ({split})", data, list(data.column_names))
 
@@ -99,15 +104,17 @@ def _read_hub(name: str, config: str, split: str) -> Source:
     import datasets  # heavy: datasets loaded on first use
 
     if not models.hub_reachable():
-        raise DataError(
-            f"'{name}' is not a local file or folder, and the Hugging Face Hub cannot be "
-            "reached to load it as a dataset id: this machine is offline. Use 'demo', "
-            "or upload a .jsonl/.csv/.parquet file.")
+        raise DataError(Message(
+            "'{name}' is not a local file or folder, and the Hugging Face Hub cannot be "
+            "reached to load it as a dataset id: this machine is offline. Use 'demo', or "
+            "upload a .jsonl/.csv/.parquet file.", name=name))
     try:
         data = datasets.load_dataset(name, config or None, split=split)
     except Exception as e:
-        raise DataError(f"Could not load the Hub dataset {name} (config "
-                        f"{config or 'default'}, split {split}): {first_line(e)}") from None
+        raise DataError(Message("Could not load the Hub dataset {name} (config {config}, "
+                                "split {split}): {error}", name=name,
+                                config=config or "default", split=split,
+                                error=first_line(e))) from None
     return Source(f"{name} ({split})", data, list(data.column_names))
 
 
@@ -127,7 +134,8 @@ def normalised_rows(source: Source, fmt: str, cfg: RunConfig, chat: bool) -> tup
     rows = [formats.normalise(r, fmt, cfg, chat) for r in source.rows]
     kept = [r for r in rows if "text" not in r or r["text"].strip()]
     if not kept:
-        raise DataError(f"Every row of {source.label} is empty: nothing to train on.")
+        raise DataError(Message("Every row of {file} is empty: nothing to train on.",
+                                file=source.label))
     return kept, len(rows) - len(kept)
 
 
@@ -136,7 +144,8 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
     source = read_source(cfg.dataset_name, cfg, cfg.dataset_train_split)
     fmt = resolve_format(source, cfg)
     train, skipped = normalised_rows(source, fmt, cfg, chat)
-    notes = source.notes + ([f"{skipped} empty rows left out."] if skipped else [])
+    notes = source.notes + ([Message("{count} empty rows left out.", count=skipped)]
+                            if skipped else [])
     as_chat = formats.became_chat(source.rows[0], train[0])
     if as_chat:
         notes.append(formats.chat_note(cfg.model_name_or_path))
@@ -146,12 +155,15 @@ def load_data(cfg: RunConfig, chat: bool = True) -> TrainData:
         held = read_source(eval_name, cfg, eval_split)
         eval_rows, _ = normalised_rows(held, resolve_format(held, cfg), cfg,
                                        chat)
-        notes += held.notes + [f"Eval: {len(eval_rows)} rows from {held.label}."]
+        notes += held.notes + [Message("Eval: {count} rows from {file}.", count=len(eval_rows),
+                                       file=held.label)]
     elif cfg.eval_fraction > 0:
         train, eval_rows = hold_out(train, cfg.eval_fraction, cfg.seed)
-        notes.append(f"Eval: {len(eval_rows)} rows held out (seed {cfg.seed}).")
+        notes.append(Message("Eval: {count} rows held out (seed {seed}).",
+                             count=len(eval_rows), seed=cfg.seed))
     if cfg.max_train_samples and cfg.max_train_samples < len(train):
-        notes.append(f"Training on the first {cfg.max_train_samples} of {len(train)} rows.")
+        notes.append(Message("Training on the first {count} of {total} rows.",
+                             count=cfg.max_train_samples, total=len(train)))
         train = train[:cfg.max_train_samples]
     return TrainData(train, eval_rows, fmt, source, skipped, notes, as_chat)
 
@@ -182,8 +194,9 @@ def hold_out(rows: list, fraction: float, seed: int) -> tuple[list, list]:
     random.Random(seed).shuffle(order)
     n_eval = max(1, round(fraction * len(rows)))
     if n_eval >= len(rows):
-        raise DataError(f"Holding out {fraction:.0%} of {len(rows)} rows leaves nothing to "
-                        "train on. Lower the eval fraction or add rows.")
+        raise DataError(Message("Holding out {fraction} of {count} rows leaves nothing to "
+                                "train on. Lower the eval fraction or add rows.",
+                                fraction=f"{fraction:.0%}", count=len(rows)))
     held = set(order[:n_eval])
     return ([r for i, r in enumerate(rows) if i not in held],
             [rows[i] for i in sorted(held)])

@@ -26,6 +26,7 @@ from sft_ui.data.files import Source
 from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
 from sft_ui.data.load import read_source
 from sft_ui.data.preference_demo import preference_demo_rows
+from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl_class
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
 
@@ -55,7 +56,7 @@ class PreferenceData:
 
 def row_number(i: int) -> str:
     """How a message names row i (0-based) of a list of rows: "row 1" first."""
-    return f"row {i + 1}"
+    return Message("row {n}", n=i + 1)
 
 
 def preference_format(rows: Iterable[dict], columns: Sequence[str] | None = None) -> str:
@@ -64,9 +65,10 @@ def preference_format(rows: Iterable[dict], columns: Sequence[str] | None = None
     columns = list(columns) if columns is not None else columns_present(rows)
     fmt = _format_of(columns)
     if fmt is None:
-        raise DataError(f"This file has no preference data: its columns are "
-                        f"{', '.join(columns) or 'none'}. Preference data has prompt/chosen/"
-                        "rejected columns (DPO, ORPO) or prompt/completion/label (KTO).")
+        raise DataError(Message("This file has no preference data: its columns are "
+                                "{columns}. Preference data has prompt/chosen/rejected columns "
+                                "(DPO, ORPO) or prompt/completion/label (KTO).",
+                                columns=", ".join(columns) or "none"))
     return fmt
 
 
@@ -79,10 +81,11 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
     be used and what to do."""
     known = get(stage)
     if known is None or known.family != PREFERENCE:
-        raise DataError(f"'{stage}' is not a preference stage: use one of "
-                        f"{', '.join(s.name for s in of_family(PREFERENCE))}.")
+        raise DataError(Message("'{stage}' is not a preference stage: use one of {stages}.",
+                                stage=stage,
+                                stages=", ".join(s.name for s in of_family(PREFERENCE))))
     if not len(rows):
-        raise DataError("The dataset has no rows.")
+        raise DataError(Message("The dataset has no rows."))
     columns = list(columns) if columns is not None else columns_present(rows)
     fmt = _format_of(columns)
     if fmt not in known.formats:
@@ -93,17 +96,19 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
         if first_form is None:
             first_form = conversational
         elif conversational != first_form:
-            raise DataError(
-                f"Mixed forms: {where(0)} is {form_name(first_form)} but {where(i)} is "
-                f"{form_name(conversational)}. Keep one form per file.")
+            raise DataError(Message(
+                "Mixed forms: {where} is {form} but {where2} is {form2}. Keep one form per "
+                "file.", where=where(0), form=form_name(first_form), where2=where(i),
+                form2=form_name(conversational)))
         out.append(checked)
     if known.unpaired and fmt == "unpaired preference":
         kinds = {row["label"] for row in out}
         if len(kinds) < 2:
             label = "true" if kinds.pop() else "false"
-            raise DataError(
-                f"Every label is {label}: {known.title} needs good answers "
-                "(true) and bad ones (false) to learn from. Add rows with the other label.")
+            raise DataError(Message(
+                "Every label is {value}: {stage} needs good answers (true) and bad ones "
+                "(false) to learn from. Add rows with the other label.", value=label,
+                stage=known.title))
     return out
 
 
@@ -144,7 +149,7 @@ def read_preference_source(name: str, cfg: RunConfig, split: str = "train") -> S
     """The preference demo set, or a file, folder or Hub dataset through load.py."""
     if name.strip() == PREFERENCE_DEMO:
         rows = preference_demo_rows()
-        return Source("preference demo set", rows, list(rows[0]))
+        return Source(Message("preference demo set"), rows, list(rows[0]))
     return read_source(name, cfg, split)
 
 
@@ -173,10 +178,11 @@ def check_preference_dataset(cfg: RunConfig) -> str:
     if name == PREFERENCE_DEMO or os.path.exists(Path(name).expanduser()):
         return load_preference(name, cfg, cfg.stage, cfg.dataset_train_split).format
     if not models.hub_reachable():
-        raise DataError(f"'{name}' is not a local file or folder, and the Hugging Face Hub "
-                        "cannot be reached to load it as a dataset id: this machine is "
-                        f"offline. Use '{PREFERENCE_DEMO}', or upload a .jsonl/.csv/.parquet "
-                        "file of preference rows.")
+        raise DataError(Message("'{name}' is not a local file or folder, and the Hugging Face "
+                                "Hub cannot be reached to load it as a dataset id: this "
+                                "machine is offline. Use '{PREFERENCE_DEMO}', or upload a "
+                                ".jsonl/.csv/.parquet file of preference rows.", name=name,
+                                PREFERENCE_DEMO=PREFERENCE_DEMO))
     return "hub"
 
 
@@ -191,28 +197,32 @@ def _check_row(row: dict, fmt: str, where: str) -> tuple[dict, bool]:
     conversational = isinstance(values[texts[0]], list)
     for column, value in values.items():
         if isinstance(value, list) != conversational:
-            raise DataError(
-                f"{where}: '{texts[0]}' is {form_name(conversational)} but '{column}' is "
-                f"{form_name(isinstance(value, list))}. Use text for every column of a row, "
-                "or messages for every one.")
+            raise DataError(Message(
+                "{where}: '{first}' is {form} but '{column}' is {form2}. Use text for every "
+                "column of a row, or messages for every one.", where=where, first=texts[0],
+                form=form_name(conversational), column=column,
+                form2=form_name(isinstance(value, list))))
         if conversational:
             _check_messages(value, column, where)
         elif not isinstance(value, str):
-            raise DataError(f"{where}: '{column}' is a {type(value).__name__}; it must be "
-                            "text or a list of messages.")
+            raise DataError(Message("{where}: '{column}' is a {type}; it must be text or a "
+                                    "list of messages.", where=where, column=column,
+                                    type=type(value).__name__))
         elif not value.strip():
-            raise DataError(f"{where}: '{column}' is empty.")
+            raise DataError(Message("{where}: '{column}' is empty.", where=where,
+                                    column=column))
     out = {c: _lowered(v) for c, v in values.items()}
     if conversational and "prompt" in out and out["prompt"][-1]["role"] not in PROMPT_ENDS:
-        raise DataError(f"{where}: the last message of 'prompt' is from "
-                        f"{out['prompt'][-1]['role']}; a prompt must end with the user's "
-                        "message.")
+        raise DataError(Message("{where}: the last message of 'prompt' is from {role}; a "
+                                "prompt must end with the user's message.", where=where,
+                                role=out["prompt"][-1]["role"]))
     if fmt == "unpaired preference":
         out["label"] = _label(row.get("label"), where)
         return out, conversational
     if _same(out["chosen"], out["rejected"]):
-        raise DataError(f"{where}: 'chosen' and 'rejected' are the same answer; a "
-                        "preference needs two different answers. Fix the row or remove it.")
+        raise DataError(Message("{where}: 'chosen' and 'rejected' are the same answer; a "
+                                "preference needs two different answers. Fix the row or "
+                                "remove it.", where=where))
     if fmt == "implicit preference":
         _check_shared_prompt(out["chosen"], out["rejected"], conversational, where)
     return out, conversational
@@ -221,17 +231,18 @@ def _check_row(row: dict, fmt: str, where: str) -> tuple[dict, bool]:
 def _present(row: dict, column: str, where: str):
     value = row.get(column)
     if value is None:
-        raise DataError(f"{where}: '{column}' is missing. Every row needs "
-                        f"'{column}'; fill it in or remove the row.")
+        raise DataError(Message("{where}: '{column}' is missing. Every row needs '{column}'; "
+                                "fill it in or remove the row.", where=where, column=column))
     return value
 
 
 def _check_messages(messages: list, column: str, where: str) -> None:
     if not messages:
-        raise DataError(f"{where}: '{column}' is an empty list of messages.")
+        raise DataError(Message("{where}: '{column}' is an empty list of messages.",
+                                where=where, column=column))
     check_messages(messages, column, where)
     if not any(m["content"].strip() for m in messages):
-        raise DataError(f"{where}: '{column}' is empty.")
+        raise DataError(Message("{where}: '{column}' is empty.", where=where, column=column))
 
 
 def _lowered(value):
@@ -245,8 +256,9 @@ def _label(value, where: str) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in LABELS:
         return LABELS[value.strip().lower()]
-    raise DataError(f"{where}: 'label' must be true or false (it is {value!r}): true for a "
-                    "good answer, false for a bad one.")
+    raise DataError(Message("{where}: 'label' must be true or false (it is {value}): true "
+                            "for a good answer, false for a bad one.", where=where,
+                            value=repr(value)))
 
 
 def _same(chosen, rejected) -> bool:
@@ -268,10 +280,11 @@ def _check_shared_prompt(chosen, rejected, conversational: bool, where: str) -> 
     else:
         good = bool(chosen[:shared].strip())
     if not good:
-        raise DataError(
-            f"{where}: 'chosen' and 'rejected' do not start with the same prompt. Without "
-            "a 'prompt' column, both must hold the same prompt (the same first messages, "
-            "up to the user's) followed by a different answer; or add a 'prompt' column.")
+        raise DataError(Message(
+            "{where}: 'chosen' and 'rejected' do not start with the same prompt. Without a "
+            "'prompt' column, both must hold the same prompt (the same first messages, up to "
+            "the user's) followed by a different answer; or add a 'prompt' column.",
+            where=where))
 
 
 # ---- the file as a whole -------------------------------------------------------------
@@ -289,19 +302,21 @@ def _wrong_data(stage, fmt: str | None, rows: Sequence[dict],
     """The message for data that `stage`'s trainer (a Stage) cannot take."""
     name, listed = stage.title, ", ".join(columns) or "none"
     if fmt == "unpaired preference":  # DPO or ORPO given KTO's data
-        return (f"{name} needs prompt/chosen/rejected columns; this file has "
-                "prompt/completion/label (unpaired preference, for KTO): choose KTO, or "
-                "pair each prompt's good and bad answers as chosen and rejected.")
-    need = f"{stage.columns} columns"
+        return Message("{name} needs prompt/chosen/rejected columns; this file has "
+                       "prompt/completion/label (unpaired preference, for KTO): choose KTO, "
+                       "or pair each prompt's good and bad answers as chosen and rejected.",
+                       name=name)
+    need = Message(f"{stage.columns} columns")  # "prompt/chosen/rejected columns": its entry
     sft = formats.row_format(rows[0], "text") if isinstance(rows[0], dict) else None
     if sft is not None:
-        description = formats.DESCRIPTIONS[sft]
-        todo = ("add a label, true or false, to each prompt and completion" if stage.unpaired
-                else "add a chosen and a rejected answer to each prompt")
-        return (f"{name} needs {need}; this file has {listed} ({description}), "
-                f"which is data for SFT: use it for SFT, or {todo}.")
-    return (f"{name} needs {need}; this file has {listed}. Rename its columns, "
-            "or choose another file.")
+        description = Message(formats.DESCRIPTIONS[sft])
+        todo = Message("add a label, true or false, to each prompt and completion"
+                       if stage.unpaired else "add a chosen and a rejected answer to each prompt")
+        return Message("{name} needs {what}; this file has {columns} ({description}), which "
+                       "is data for SFT: use it for SFT, or {action}.", name=name, what=need,
+                       columns=listed, description=description, action=todo)
+    return Message("{name} needs {what}; this file has {columns}. Rename its columns, or "
+                   "choose another file.", name=name, what=need, columns=listed)
 
 
 ANSWERS = ("chosen", "rejected", "completion")  # the answers of a preference row

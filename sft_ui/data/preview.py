@@ -19,6 +19,7 @@ from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.sized import own_data, sized
 from sft_ui.data.tokens import load_training_data, tokenize_rows
+from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import hook, stage_of
 
@@ -128,28 +129,29 @@ def preference_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
     data = preference.load_preference(cfg.dataset_name, cfg, cfg.stage,
                                       cfg.dataset_train_split, tokenizer)
     if data.conversational and not getattr(tokenizer, "chat_template", None):
-        raise DataError(f"The model has no chat template, so conversational {data.format} "
-                        "rows cannot be rendered. Use an instruct model, or rows of "
-                        "plain text.")
+        raise DataError(Message("The model has no chat template, so conversational {format} "
+                                "rows cannot be rendered. Use an instruct model, or rows of "
+                                "plain text.", format=Message(data.format)))
     rows, notes = data.rows, [formats.chat_note(cfg.model_name_or_path)] if data.as_chat else []
     notes += data.source.notes + language_notes(cfg.model_name_or_path, data.source.rows)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
-        notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
+        notes.append(Message("Training on the first {count} of {total} rows.",
+                             count=cfg.max_train_samples, total=len(rows)))
         rows = rows[:cfg.max_train_samples]
     train_rows = len(rows)
     if stage_of(cfg).unpaired and data.format != "unpaired preference":
         train_rows *= 2
-        notes.append(f"{stage_of(cfg).title} unpairs each pair: the chosen answer becomes a "
-                     "good example and the rejected one a bad example, so there are twice as "
-                     "many rows.")
+        notes.append(Message("{stage} unpairs each pair: the chosen answer becomes a good "
+                             "example and the rejected one a bad example, so there are twice "
+                             "as many rows.", stage=stage_of(cfg).title))
     shown = [rendered(row, tokenizer) for row in rows[:STATS_ROWS]]
     lengths = [max(_lengths(s, tokenizer)) for s in shown]
     cut = cfg.max_length
     if stage_of(cfg).sft_term and cfg.loss_type == "auto":
         found = likelihood.before_start(cfg, rows, tokenizer)
-        notes.append(found.sentence() if found else "Loss type auto: the run checks at its "
-                     "start whether the model writes the chosen answers yet (this model is "
-                     "too large to load for the preview).")
+        notes.append(found.sentence() if found else Message(
+            "Loss type auto: the run checks at its start whether the model writes the chosen "
+            "answers yet (this model is too large to load for the preview)."))
         rate = stage_of(cfg).sft_term_rate(cfg.use_peft, cfg.learning_rate)
         if found and found.unlikely and rate != cfg.learning_rate:
             notes.append(likelihood.rate_sentence(stage_of(cfg).title, cfg.learning_rate, rate))

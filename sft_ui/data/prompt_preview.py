@@ -10,6 +10,7 @@ from sft_ui.data import prompts
 from sft_ui.data.formats import chat_note
 from sft_ui.data.language import language_notes
 from sft_ui.data.preview import STATS_ROWS, jsonable, token_length
+from sft_ui.i18n.message import Message
 
 
 def prompt_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
@@ -21,7 +22,8 @@ def prompt_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
     notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
     notes += data.source.notes + language_notes(cfg.model_name_or_path, data.source.rows)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
-        notes.append(f"Training on the first {cfg.max_train_samples} of {len(rows)} rows.")
+        notes.append(Message("Training on the first {count} of {total} rows.",
+                             count=cfg.max_train_samples, total=len(rows)))
         rows = rows[:cfg.max_train_samples]
     shown = [prompt_seen(row["prompt"], tokenizer) for row in rows[:STATS_ROWS]]
     lengths = [token_length(tokenizer, text) for text in shown]

@@ -34,6 +34,7 @@ from sft_ui.data.grpo_demo import grpo_demo_rows, held_out_problems
 from sft_ui.data.load import read_source, resolve_format
 from sft_ui.data.preference import row_number
 from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
+from sft_ui.i18n.message import Message
 from sft_ui.stages.grpo import GRPO_DEMO
 
 PROMPT_END = "user"  # the model answers the user's turn
@@ -61,9 +62,9 @@ def read_prompt_source(name: str, cfg: RunConfig, split: str = "train") -> Sourc
     if name.strip() == GRPO_DEMO:
         if split.strip() in ("", "train"):
             rows = grpo_demo_rows(cfg.seed)
-            return Source("GRPO demo set", rows, list(rows[0]))
+            return Source(Message("GRPO demo set"), rows, list(rows[0]))
         rows = held_out_problems(cfg.seed)
-        return Source("GRPO demo set (held-out problems)", rows, list(rows[0]))
+        return Source(Message("GRPO demo set (held-out problems)"), rows, list(rows[0]))
     return read_source(name, cfg, split)
 
 
@@ -73,7 +74,7 @@ def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_nu
     and every column of `columns` (missing ones as None), the others unchanged. DataError
     names the first row that cannot be used and what to do."""
     if not len(rows):
-        raise DataError("The dataset has no rows.")
+        raise DataError(Message("The dataset has no rows."))
     columns = list(columns) if columns is not None else columns_present(rows)
     if "prompt" not in columns:
         raise DataError(_no_prompt(columns))
@@ -83,10 +84,10 @@ def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_nu
         if first_form is None:
             first_form = conversational
         elif conversational != first_form:
-            raise DataError(
-                f"Mixed forms: {where(0)} is {form_name(first_form)} but {where(i)} is "
-                f"{form_name(conversational)}. Keep one form per file: every prompt text, or "
-                "every prompt a list of messages.")
+            raise DataError(Message(
+                "Mixed forms: {where} is {form} but {where2} is {form2}. Keep one form per "
+                "file: every prompt text, or every prompt a list of messages.", where=where(0),
+                form=form_name(first_form), where2=where(i), form2=form_name(conversational)))
         checked = {c: row.get(c) for c in columns}
         checked.update((k, v) for k, v in row.items() if k not in checked)
         checked["prompt"] = prompt
@@ -120,10 +121,11 @@ def check_prompt_dataset(cfg: RunConfig) -> str:
         load_prompts(name, cfg, cfg.dataset_train_split)
         return "prompt-only"
     if not models.hub_reachable():
-        raise DataError(f"'{name}' is not a local file or folder, and the Hugging Face Hub "
-                        "cannot be reached to load it as a dataset id: this machine is "
-                        f"offline. Use '{GRPO_DEMO}', or upload a .jsonl/.csv/.parquet file "
-                        "of prompts.")
+        raise DataError(Message("'{name}' is not a local file or folder, and the Hugging Face "
+                                "Hub cannot be reached to load it as a dataset id: this "
+                                "machine is offline. Use '{GRPO_DEMO}', or upload a "
+                                ".jsonl/.csv/.parquet file of prompts.", name=name,
+                                GRPO_DEMO=GRPO_DEMO))
     return "hub"
 
 
@@ -165,38 +167,42 @@ def sized_answers(cfg: RunConfig, tokenizer) -> tuple[dict, list[str]]:
     if not found or within(found[0], default) == default:
         return {}, []
     (length, most), share = (within(found[0], default), found[1]), f"{PERCENTILE:.0%}"
-    return {"max_completion_length": length}, [
-        f"Max completion length {length} tokens: {share} of the answers in the column "
-        f"'{cfg.reward_column}' are at most {most} tokens long, and {default}, the default, "
-        "would cut the model's answers before their end."]
+    return {"max_completion_length": length}, [Message(
+        "Max completion length {length} tokens: {share} of the answers in the column "
+        "'{reward_column}' are at most {most} tokens long, and {default}, the default, would "
+        "cut the model's answers before their end.", length=length, share=share,
+        reward_column=cfg.reward_column, most=most, default=default)]
 
 
 # ---- one row -----------------------------------------------------------------------
 def _check_prompt(value, where: str) -> tuple[str | list[dict], bool]:
     """The prompt in TRL's shape, and whether it is conversational."""
     if value is None:
-        raise DataError(f"{where}: 'prompt' is missing. Every row needs a 'prompt'; fill it "
-                        "in or remove the row.")
+        raise DataError(Message("{where}: 'prompt' is missing. Every row needs a 'prompt'; "
+                                "fill it in or remove the row.", where=where))
     if isinstance(value, str):
         if not value.strip():
-            raise DataError(f"{where}: 'prompt' is empty. Write the question the model "
-                            "should answer, or remove the row.")
+            raise DataError(Message("{where}: 'prompt' is empty. Write the question the model "
+                                    "should answer, or remove the row.", where=where))
         return value, False
     if not isinstance(value, list):
-        raise DataError(f"{where}: 'prompt' is a {type(value).__name__}; it must be text or "
-                        "a list of messages.")
+        raise DataError(Message("{where}: '{column}' is a {type}; it must be text or a list "
+                                "of messages.", where=where, column="prompt",
+                                type=type(value).__name__))
     if not value:
-        raise DataError(f"{where}: 'prompt' is an empty list of messages. Add the user's "
-                        "message, or remove the row.")
+        raise DataError(Message("{where}: 'prompt' is an empty list of messages. Add the "
+                                "user's message, or remove the row.", where=where))
     check_messages(value, "prompt", where)
     prompt = [{"role": str(m["role"]).lower(), "content": m["content"]} for m in value]
     if prompt[-1]["role"] != PROMPT_END:
-        raise DataError(f"{where}: the last message of 'prompt' is from "
-                        f"{prompt[-1]['role']}; a prompt must end with the user's message "
-                        "(the model writes the answer). Remove the answer from the prompt; "
-                        "keep it in another column, e.g. 'answer', for a reward to compare.")
+        raise DataError(Message("{where}: the last message of 'prompt' is from {role}; a "
+                                "prompt must end with the user's message (the model writes "
+                                "the answer). Remove the answer from the prompt; keep it in "
+                                "another column, e.g. 'answer', for a reward to compare.",
+                                where=where, role=prompt[-1]["role"]))
     if not prompt[-1]["content"].strip():
-        raise DataError(f"{where}: the user's message at the end of 'prompt' is empty.")
+        raise DataError(Message("{where}: the user's message at the end of 'prompt' is empty.",
+                                where=where))
     return prompt, True
 
 
@@ -206,11 +212,18 @@ def _no_prompt(columns: Sequence[str]) -> str:
     present = set(columns)
     kind = next((d for needed, d in KINDS if needed <= present), None)
     listed = ", ".join(columns) or "none"
-    has = f"{listed} ({kind})" if kind else listed
-    return (f"GRPO reads prompts only, and the model writes the answers: the data needs a "
-            f"'prompt' column (text, or messages ending with the user's turn); this file has "
-            f"{has}. Put each question in a 'prompt' column; answers may stay in another "
-            f"column, e.g. 'answer', for a reward to compare. Or use '{GRPO_DEMO}'.")
+    if kind:
+        return Message("GRPO reads prompts only, and the model writes the answers: the data "
+                       "needs a 'prompt' column (text, or messages ending with the user's "
+                       "turn); this file has {columns} ({kind}). Put each question in a "
+                       "'prompt' column; answers may stay in another column, e.g. 'answer', "
+                       "for a reward to compare. Or use '{GRPO_DEMO}'.", columns=listed,
+                       kind=Message(kind), GRPO_DEMO=GRPO_DEMO)
+    return Message("GRPO reads prompts only, and the model writes the answers: the data needs "
+                   "a 'prompt' column (text, or messages ending with the user's turn); this "
+                   "file has {has}. Put each question in a 'prompt' column; answers may stay "
+                   "in another column, e.g. 'answer', for a reward to compare. Or use "
+                   "'{GRPO_DEMO}'.", has=listed, GRPO_DEMO=GRPO_DEMO)
 
 
 # ---- prompts from a finished SFT run's data ---------------------------------------------
@@ -232,9 +245,10 @@ def prompts_from(cfg: RunConfig, folder: Path) -> tuple[str, str] | None:
     path = Path(folder) / "grpo-prompts.jsonl"
     path.write_text("".join(json.dumps({"prompt": q, "answer": a}, ensure_ascii=False) + "\n"
                             for q, a in pairs), encoding="utf-8")
-    return str(path), (f"Dataset: the {len(pairs)} questions of `{source.label}` as prompts "
-                       f"(`{path}`), their answers in the 'answer' column, which exact_match "
-                       "reads; write a reward for what a good answer is.")
+    return str(path), Message("Dataset: the {count} questions of `{label}` as prompts "
+                              "(`{path}`), their answers in the 'answer' column, which "
+                              "exact_match reads; write a reward for what a good answer is.",
+                              count=len(pairs), label=source.label, path=str(path))
 
 
 def _question_and_answer(row: dict, fmt: str) -> tuple | None:

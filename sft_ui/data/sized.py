@@ -31,6 +31,7 @@ from typing import Sequence
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig
 from sft_ui.data.load import eval_source, hold_out, load_data, training_rows
 from sft_ui.data.preference import load_preference
+from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import PREFERENCE, demos, hook, stage_of
 
@@ -124,18 +125,19 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
         if asked:
             changes["sample_prompts"] = asked
         if unseen:
-            reasons.append(f"Sample prompts: the questions of the first {count} eval rows, "
-                           "which the run does not train on: the samples show how it answers "
-                           "questions it has not seen.")
+            reasons.append(Message("Sample prompts: the questions of the first {count} eval "
+                                   "rows, which the run does not train on: the samples show "
+                                   "how it answers questions it has not seen.", count=count))
         elif pairs:
-            reasons.append(f"Sample prompts: the last {count} questions of the data. The run "
-                           "trains on them too (it has no eval rows), so the samples show how "
-                           "it learns them, not how it answers new questions: set Held-out "
-                           "eval fraction (Eval data) to ask questions it does not train on.")
+            reasons.append(Message("Sample prompts: the last {count} questions of the data. "
+                                   "The run trains on them too (it has no eval rows), so the "
+                                   "samples show how it learns them, not how it answers new "
+                                   "questions: set Held-out eval fraction (Eval data) to ask "
+                                   "questions it does not train on.", count=count))
         else:
-            notes.append("Sample prompts: the demo's English questions, as the data holds "
-                         "no questions (plain text): write a few of your own in Sample "
-                         "prompts (Logging, checkpoints and samples).")
+            notes.append(Message("Sample prompts: the demo's English questions, as the data "
+                                 "holds no questions (plain text): write a few of your own in "
+                                 "Sample prompts (Logging, checkpoints and samples)."))
     default = defaults.sample_max_new_tokens
     if cfg.sample_max_new_tokens != default:
         return
@@ -144,9 +146,10 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
     if need and within(need, default) != default:
         length, share, most = within(need, default), f"{PERCENTILE:.0%}", typical(lengths)
         changes["sample_max_new_tokens"] = length
-        reasons.append(f"Sample length {length} tokens: {share} of the data's answers are "
-                       f"at most {most} tokens long, and {default}, the default, would cut "
-                       "them before their end.")
+        reasons.append(Message("Sample length {length} tokens: {share} of the data's answers "
+                               "are at most {most} tokens long, and {default}, the default, "
+                               "would cut them before their end.", length=length, share=share,
+                               most=most, default=default))
 
 
 def _rows(cfg: RunConfig, tokenizer) -> tuple[list, list]:

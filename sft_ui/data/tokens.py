@@ -11,6 +11,7 @@ from sft_ui.config import RunConfig
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, translate
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
+from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
 
 
@@ -19,8 +20,9 @@ def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
     chat = bool(getattr(tokenizer, "chat_template", None))
     data = load_data(cfg, chat=chat)
     if not chat and is_chat(data.train[0]):
-        raise DataError(f"The model has no chat template, so {data.format} data cannot be "
-                        "rendered. Use an instruct model, or text / prompt-completion data.")
+        raise DataError(Message("The model has no chat template, so {format} data cannot be "
+                                "rendered. Use an instruct model, or text / prompt-completion "
+                                "data.", format=data.format))
     return data
 
 
