@@ -35,7 +35,8 @@ class RunConfigMethods:
                 try:
                     kwargs[name] = coerce(known[name], value)
                 except ValueError as e:
-                    errors.append(str(e))
+                    errors.append(e.args[0] if e.args and isinstance(e.args[0], str)
+                                  else str(e))  # a Message stays one
         if errors:
             raise ConfigError(errors)
         return cls(**kwargs)

@@ -25,7 +25,7 @@ from gradio.context import Context, LocalContext
 from gradio.i18n import I18nData
 
 from sft_ui import i18n
-from sft_ui.i18n.message import as_json
+from sft_ui.i18n.message import as_json, from_json
 
 _TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
 _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page
@@ -218,7 +218,9 @@ def kept(value) -> list[dict]:
     """The English parts a notice's text keeps (none for a text written otherwise)."""
     if not isinstance(value, str) or "<!--sft-en:" not in value:
         return []
-    return [json.loads(unquote(m.group(2))) for m in _KEPT.finditer(value)]
+    parts = [json.loads(unquote(m.group(2))) for m in _KEPT.finditer(value)]
+    return [{**part, "text": from_json(part["text"]),  # a Message again (equal to its English)
+             "items": [from_json(m) for m in part.get("items", ())]} for part in parts]
 
 
 def redrawn(value):
