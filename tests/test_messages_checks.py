@@ -241,8 +241,6 @@ def test_each_preference_and_prompt_error_is_a_message_in_japanese_whole(tmp_pat
     assert not left, "\n".join(left)
 
 
-@pytest.mark.xfail(reason="messages.po has no entry '{columns} columns' (data/preference.py's "
-                          "_wrong_data)")
 def test_what_a_preference_stage_needs_is_japanese_whole(tmp_path):
     errors = _preference_and_prompt_errors(tmp_path)
     left = [why for case in NEEDS_AN_ENTRY for said in errors[case].messages

@@ -306,7 +306,7 @@ def _wrong_data(stage, fmt: str | None, rows: Sequence[dict],
                        "prompt/completion/label (unpaired preference, for KTO): choose KTO, "
                        "or pair each prompt's good and bad answers as chosen and rejected.",
                        name=name)
-    need = Message(f"{stage.columns} columns")  # "prompt/chosen/rejected columns": its entry
+    need = Message("{columns} columns", columns=stage.columns)
     sft = formats.row_format(rows[0], "text") if isinstance(rows[0], dict) else None
     if sft is not None:
         description = Message(formats.DESCRIPTIONS[sft])
