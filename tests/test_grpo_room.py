@@ -21,7 +21,8 @@ ROOM = {
     "data/grpo_demo.py", "data/prompt_preview.py", "rewards/__init__.py", "rewards/builtin.py",
     "rewards/check.py", "rewards/sandbox.py", "rewards/scores.py", "rewards/written.py",
     "train/grpo.py",
-    "train/grpo_signal.py", "train/grpo_try.py", "train/grpo_warmup.py",
+    "train/grpo_sample.py", "train/grpo_signal.py", "train/grpo_try.py",
+    "train/grpo_warmup.py",
     "plan/generation.py", "plan/grpo_notes.py", "share/grpo_script.py", "ui/rewards_panel.py",
 }
 GRPO_NAMES = re.compile(

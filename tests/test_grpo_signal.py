@@ -18,7 +18,8 @@ from sft_ui.runs import RunManager
 from sft_ui.train.engine import train
 from sft_ui.train.events import NullSink
 from sft_ui.train.grpo import prompt_rows, reward_functions
-from sft_ui.train.grpo_signal import NothingToLearn, Sampled, _nothing_message, needed_tokens, probe
+from sft_ui.train.grpo_sample import Sampled
+from sft_ui.train.grpo_signal import NothingToLearn, _nothing_message, needed_tokens, probe
 from tests.conftest import wait_for
 
 QUESTIONS = [f"What is {a} plus {b}? Reply as ANSWER: <number>." for a, b in

@@ -18,7 +18,7 @@ from sft_ui.train import grpo_warmup
 from sft_ui.train.engine import train
 from sft_ui.train.events import NullSink
 from sft_ui.train.grpo import reward_functions
-from sft_ui.train.grpo_signal import Sampled
+from sft_ui.train.grpo_sample import Sampled
 from tests.conftest import wait_for
 
 FORMS = [  # (pattern, an answer the model wrote, the form with the value it offers last)

@@ -2,18 +2,19 @@
 settings its quick path chooses from that (the GRPO family's `signal` hook, called where
 a run starts: runs/run.py's apply_budget).
 
-GRPO learns only from the prompts whose answers got different rewards. `sample` has the
-model write answers to a few prompts, sampled as training samples them, and scores them
-with the run's own rewards (Test rewards shows the same: grpo_try.py). From each
-prompt's rewards follows the share of groups of n answers that would differ
-(`Sampled.spread`); the quick path picks Answers per prompt, Temperature, Max completion
-length (what the rewarded answers need to keep their score), the accumulation that holds
-two groups and a LoRA learning rate, among the settings left at their defaults, each
-with its reason. Where the groups would rarely differ and a regex reward holds the form,
-it warms up first on the model's own answers put in that form (grpo_warmup.py); where
-every answer scored alike and no warm-up can be made, a quick-path run ends before
-training with what helps; another run says so in its log. Loads the model in the
-calling process (it is small beside the run's; a model over MAX_PARAMS is not tried).
+GRPO learns only from the prompts whose answers got different rewards. `sample`
+(grpo_sample.py) has the model write answers to a few prompts, sampled as training samples
+them, and scores them with the run's own rewards (Test rewards shows the same:
+grpo_try.py). From each prompt's rewards follows the share of groups of n answers that
+would differ (`Sampled.spread`); the quick path picks Answers per prompt, Temperature,
+Max completion length (what the rewarded answers need to keep their score), the
+accumulation that holds two groups and a LoRA learning rate, among the settings left at
+their defaults, each with its reason. Where the groups would rarely differ and a regex
+reward holds the form, it warms up first on the model's own answers put in that form
+(grpo_warmup.py); where every answer scored alike and no warm-up can be made, a
+quick-path run ends before training with what helps; another run says so in its log.
+Loads the model in the calling process (it is small beside the run's; a model over
+MAX_PARAMS is not tried).
 """
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ from sft_ui.config import RunConfig
 from sft_ui.config.grpo import whole_groups
 from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.data.load import training_rows
-from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
 from sft_ui.data.sized import within
 from sft_ui.errors import UserError
@@ -36,6 +36,7 @@ from sft_ui.rewards.check import as_completions, cut_warning, score_table
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.train import grpo_warmup
 from sft_ui.train.grpo import reward_functions, reward_weights
+from sft_ui.train.grpo_sample import Sampled, sample
 
 PROBE_ANSWERS = 8   # answers to each prompt tried before a run
 # (temperature, prompts): tried in order until the groups differ; the last round asks
@@ -54,86 +55,6 @@ MAX_PARAMS = 3e9  # larger models are not loaded a second time to probe
 
 class NothingToLearn(UserError):
     """Every answer of the probe scored alike: GRPO would learn nothing."""
-
-
-@dataclasses.dataclass
-class Sampled:
-    """The answers of one probe: `group` answers to each prompt, in prompt order, with
-    their scores (score_table's rows), tokens, prompts and data columns, and which were
-    cut at the length limit (still writing when they reached it)."""
-    temperature: float
-    group: int
-    table: list[dict]
-    ids: list[list[int]]
-    prompts: list
-    columns: dict[str, list]
-    cut: list[bool] = dataclasses.field(default_factory=list)
-
-    def totals(self) -> list[list[float]]:
-        """Each prompt's answers' total rewards (a skipped answer counts as 0)."""
-        values = [r["total"] if r["total"] is not None else 0.0 for r in self.table]
-        return [values[i:i + self.group] for i in range(0, len(values), self.group)]
-
-    def spread(self, n: int) -> float:
-        """The share of groups of `n` answers expected to hold two different rewards: for
-        each prompt, 1 less the chance that n answers drawn from its answers' rewards
-        are all one value; the mean over the prompts."""
-        shares = []
-        for totals in self.totals():
-            counts = {}
-            for t in totals:
-                counts[round(t, 6)] = counts.get(round(t, 6), 0) + 1
-            shares.append(1 - sum((c / len(totals)) ** n for c in counts.values()))
-        return sum(shares) / max(len(shares), 1)
-
-    def rewarded(self) -> list[int]:
-        """The answers that scored above the lowest of their prompt's answers."""
-        out = []
-        for p, totals in enumerate(self.totals()):
-            low = min(totals)
-            out += [p * self.group + i for i, t in enumerate(totals) if t > low + 1e-9]
-        return out
-
-    def alike(self) -> str:
-        """How the answers scored when they all scored alike: the one value, or a range."""
-        values = sorted({round(t, 3) for totals in self.totals() for t in totals})
-        return f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g} to {values[-1]:g}"
-
-
-def sample(model, tokenizer, cfg: RunConfig, data, functions, n: int, temperature: float,
-           max_new_tokens: int, rows: list[dict]) -> Sampled:
-    """`n` answers to each of `rows` (of `data`, load_prompts'), sampled as GRPOTrainer
-    samples (temperature, no top-k, top-p 1), scored by `functions`."""
-    import torch  # heavy: loaded on first use
-    model.eval()
-    side, tokenizer.padding_side = tokenizer.padding_side, "left"
-    try:
-        enc = tokenizer([prompt_seen(r["prompt"], tokenizer) for r in rows],
-                        return_tensors="pt", padding=True, add_special_tokens=False)
-        enc = enc.to(model.device)
-        torch.manual_seed(cfg.seed)
-        with torch.no_grad():
-            out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0,
-                                 top_p=1.0, max_new_tokens=max_new_tokens, use_cache=True,
-                                 num_return_sequences=n, pad_token_id=tokenizer.pad_token_id)
-    finally:
-        tokenizer.padding_side = side
-    written = out[:, enc["input_ids"].shape[1]:]
-    ids = [[t for t in seq.tolist() if t != tokenizer.pad_token_id] for seq in written]
-    ends = {tokenizer.pad_token_id, tokenizer.eos_token_id,
-            *_listed(model.generation_config.eos_token_id)}
-    cut = [int(seq[-1]) not in ends for seq in written]  # (an ended answer is padded after)
-    repeated = [r for r in rows for _ in range(n)]
-    columns = {k: [r.get(k) for r in repeated] for k in data.source.columns if k != "prompt"}
-    prompts_of = [r["prompt"] for r in repeated]
-    texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
-    table = score_table(functions, prompts_of, as_completions(texts, data.conversational), columns,
-                        weights=reward_weights(cfg, functions), completion_ids=ids)
-    return Sampled(temperature, n, table, ids, prompts_of, columns, cut)
-
-
-def _listed(value) -> list:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def needed_tokens(found: Sampled, tokenizer, cfg: RunConfig, data, functions) -> int | None:

@@ -1,7 +1,7 @@
 """Test rewards (the Rewards panel's button, and /plan's callers): the model as it is now
 writes answers to a few prompts, sampled as training samples them, and every reward
 function scores each one; with the share of groups whose rewards differ and what cuts
-them short. The sampling is grpo_signal.py's, the one the run's own probe uses.
+them short. The sampling is grpo_sample.py's, the one the run's own probe uses.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.rewards.check import cut_warning, no_spread
 from sft_ui.rewards.written import WrittenRewards
 from sft_ui.train.grpo import check_rewards, reward_functions
-from sft_ui.train.grpo_signal import sample
+from sft_ui.train.grpo_sample import sample
 
 HELD_OUT_PROMPTS = 8  # the prompts a sweep's trial answers to be judged (held_out_reward)
 

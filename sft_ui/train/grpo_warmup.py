@@ -43,7 +43,7 @@ def examples_possible(cfg) -> bool:
 
 
 def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) -> list[dict]:
-    """Examples of the form from `sampled` (grpo_signal.Sampled, one per round tried):
+    """Examples of the form from `sampled` (grpo_sample.Sampled, one per round tried):
     [{"prompt", "completion"}, ...], the prompts as the data has them. Empty where the
     rewards hold no `regex` form, or fewer than MIN_EXAMPLES prompts reach the best score."""
     if not examples_possible(cfg):
