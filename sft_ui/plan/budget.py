@@ -22,6 +22,7 @@ import math
 
 from sft_ui.config import RunConfig
 from sft_ui.config.registry import applies
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.plan.passes import sequences_per_example, step_cost
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
@@ -42,7 +43,7 @@ CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "question/answer", 
 @dataclasses.dataclass
 class Choice:
     config: RunConfig          # the settings the run trains with
-    reasons: list[str]         # one sentence per setting the budget chose
+    reasons: list[Message]     # one sentence per setting the budget chose
     needs_speed: bool = False  # no speed known for these settings: the plan has no steps
     fits_in_run: bool = False  # the run sets its length on its first steps (train/fit.py)
 
@@ -58,7 +59,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         return Choice(cfg, [])
     defaults, changes, reasons = RunConfig(), {}, []
 
-    def pick(name: str, value, why: str) -> None:
+    def pick(name: str, value, why: Message) -> None:
         if name not in keep and getattr(cfg, name) == getattr(defaults, name) and \
                 getattr(cfg, name) != value:
             changes[name] = value
@@ -68,21 +69,24 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     small = data is not None and data.rows <= SMALL_DATA_ROWS
     big = params is not None and params >= BIG_MODEL_PARAMS
     if small or big:
-        pick("use_peft", True, "LoRA: " + ("a model of a billion parameters or more trains "
-             "in far less memory" if big else f"{data.rows:,} rows are few: an adapter "
-             "learns the task with less memorising of them"))
+        pick("use_peft", True, Message("LoRA: a model of a billion parameters or more trains "
+                                       "in far less memory") if big else
+             Message("LoRA: {rows} rows are few: an adapter learns the task with less "
+                     "memorising of them", rows=f"{data.rows:,}"))
         if changes.get("use_peft", cfg.use_peft):
             rate = stage.default_learning_rate(True)
-            pick("learning_rate", rate, f"learning rate {rate:g}, as LoRA adapters want "
-                 f"for {stage.title}")
+            pick("learning_rate", rate, Message("learning rate {lr}, as LoRA adapters want "
+                                                "for {stage}", lr=f"{rate:g}",
+                                                stage=stage.title))
     elif data is not None:
         rate = stage.default_learning_rate(False)
-        pick("learning_rate", rate, f"learning rate {rate:g} for a full fine-tune "
-             f"({stage.title}) on {data.rows:,} rows")
+        pick("learning_rate", rate, Message("learning rate {lr} for a full fine-tune "
+                                            "({stage}) on {rows} rows", lr=f"{rate:g}",
+                                            stage=stage.title, rows=f"{data.rows:,}"))
     if data is not None and data.format in CHAT_FORMATS and \
             applies("completion_only_loss", cfg.stage):
-        pick("completion_only_loss", True, "loss on the answers only: the prompts are "
-             "given, the answers are what to learn")
+        pick("completion_only_loss", True, Message("loss on the answers only: the prompts "
+                                                   "are given, the answers are what to learn"))
     chosen = dataclasses.replace(cfg, **changes)
     hw = hw or detect()
     if speed is None:
@@ -109,7 +113,7 @@ def resolve(cfg: RunConfig, keep=()) -> Choice:
 
 
 def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
-            reasons: list[str], kept: bool = False) -> Choice:
+            reasons: list[Message], kept: bool = False) -> Choice:
     """Whole epochs, or the steps that fit the budget, at the measured speed (`kept`:
     the run's length is kept as it is, as a setting the person changed)."""
     defaults = RunConfig()
@@ -122,8 +126,8 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     if not tokens_per_second:
         if not in_run:
             return Choice(cfg, reasons, needs_speed=True)
-        reasons.append(f"the steps that fit {minutes} min, set on the run's first steps "
-                       "from their pace")
+        reasons.append(Message("the steps that fit {minutes} min, set on the run's first "
+                               "steps from their pace", minutes=minutes))
         return Choice(cfg, reasons, needs_speed=True, fits_in_run=True)
     tokens = cfg.effective_batch(hw.devices) * cfg.max_length
     if data is not None and data.lengths and not cfg.packing:
@@ -136,11 +140,14 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     steps = max(1, math.floor(seconds / seconds_per_step))
     if epoch and steps >= epoch:
         epochs = min(steps // epoch, MAX_EPOCHS)
-        reasons.append(f"whole epochs: {epochs} ({epochs * epoch:,} steps of about "
-                       f"{seconds_per_step:.1f} s): the data fits {minutes} min")
+        reasons.append(Message("whole epochs: {n} ({steps} steps of about {s} s): the data "
+                               "fits {minutes} min", n=epochs, steps=f"{epochs * epoch:,}",
+                               s=f"{seconds_per_step:.1f}", minutes=minutes))
         chosen = dataclasses.replace(cfg, train_by="epochs", num_train_epochs=float(epochs))
     else:
-        reasons.append(f"{steps:,} steps of about {seconds_per_step:.1f} s fit {minutes} min")
+        reasons.append(Message("{steps} steps of about {s} s fit {minutes} min",
+                               steps=f"{steps:,}", s=f"{seconds_per_step:.1f}",
+                               minutes=minutes))
         chosen = dataclasses.replace(cfg, max_steps=steps)
     # (the run may train more steps than estimated when its own pace allows, or fewer)
     return Choice(chosen, reasons, fits_in_run=in_run)

@@ -20,6 +20,7 @@ from sft_ui.data.language import source_notes
 from sft_ui.data.load import training_rows
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import load_prompts
+from sft_ui.i18n.message import Message
 from sft_ui.stages import stage_of
 from sft_ui.stages.grpo import REWARD
 
@@ -95,23 +96,28 @@ def with_vllm(cfg: RunConfig) -> bool:
     return writes_answers(cfg) and cfg.use_vllm
 
 
-def generation_notes(cfg: RunConfig, cache: int, size_text, prompt_tokens=None) -> list[str]:
+def generation_notes(cfg: RunConfig, cache: int, size_text,
+                     prompt_tokens=None) -> list[Message]:
     """The plan's sentences about the answers a GRPO step writes (none for other stages);
     `cache`: their KV cache, or vLLM's share of the GPU."""
     if not writes_answers(cfg):
         return []
     if with_vllm(cfg):
-        return [f"GRPO writes its answers with vLLM, in the training process: vLLM keeps "
-                f"{VLLM_SHARE:.0%} of the GPU's memory ({size_text(cache)}) for its own copy of "
-                "the weights and the answers' KV cache."]
+        return [Message("GRPO writes its answers with vLLM, in the training process: vLLM "
+                        "keeps {share} of the GPU's memory ({size}) for its own copy of the "
+                        "weights and the answers' KV cache.", share=f"{VLLM_SHARE:.0%}",
+                        size=size_text(cache))]
     batch, prompt = generation_batch(cfg), prompt_tokens or PROMPT_TOKENS
-    return [f"GRPO writes {batch} answers at once ({cfg.per_device_train_batch_size} a batch x "
-            f"{cfg.gradient_accumulation_steps} accumulation steps, {cfg.num_generations} per "
-            f"prompt), each of up to {prompt} prompt tokens and {cfg.max_completion_length} "
-            "new ones.",
-            "The prompts' length is the longest in the data." if prompt_tokens else
-            "The prompts' length is assumed: the data is not measured.",
-            f"Their KV cache takes up to {size_text(cache)}, held while they are written, "
-            "before the backward pass.",
-            "It then trains on them a batch at a time, with the logits of the answers' "
-            "tokens only; no reference model (beta 0, TRL's default)."]
+    return [Message("GRPO writes {batch} answers at once ({per} a batch x {accumulation} "
+                    "accumulation steps, {generations} per prompt), each of up to {prompt} "
+                    "prompt tokens and {completion} new ones.", batch=batch,
+                    per=cfg.per_device_train_batch_size,
+                    accumulation=cfg.gradient_accumulation_steps,
+                    generations=cfg.num_generations, prompt=prompt,
+                    completion=cfg.max_completion_length),
+            Message("The prompts' length is the longest in the data." if prompt_tokens else
+                    "The prompts' length is assumed: the data is not measured."),
+            Message("Their KV cache takes up to {size}, held while they are written, before "
+                    "the backward pass.", size=size_text(cache)),
+            Message("It then trains on them a batch at a time, with the logits of the "
+                    "answers' tokens only; no reference model (beta 0, TRL's default).")]

@@ -4,6 +4,7 @@ sizes the cache). Knows nothing of Gradio, runs or the data."""
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.plan.generation import generation_notes
 from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.memory import answers_cache, size_text
@@ -11,7 +12,7 @@ from sft_ui.plan.shape import ModelShape
 
 
 def answers_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
-                  prompt_tokens: int | None = None) -> list[str]:
+                  prompt_tokens: int | None = None) -> list[Message]:
     """The answers a GRPO step writes, and their cache."""
     return generation_notes(cfg, answers_cache(cfg, shape, hw, prompt_tokens), size_text,
                             prompt_tokens)

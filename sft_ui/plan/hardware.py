@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import psutil
 
+from sft_ui.i18n.message import Message
+
 
 @dataclass(frozen=True)
 class Hardware:
@@ -32,12 +34,13 @@ class Hardware:
     def has(self, module: str) -> bool:
         return module in self.packages if self.packages is not None else installed(module)
 
-    def describe(self) -> str:
+    def describe(self) -> Message:
         gib = self.memory_bytes / 2**30
         precision = "bf16 mixed precision" if self.bf16 else \
             "fp16 mixed precision (no bf16)" if self.device == "cuda" else \
             "fp32 (bf16 not native or not faster here)"
-        return f"{self.name}, {gib:.0f} GiB, {precision}"
+        return Message("{device}, {memory} GiB, {text}", device=self.name, memory=f"{gib:.0f}",
+                       text=Message(precision))
 
 
 CPU_BF16 = "SFT_UI_CPU_BF16"  # "1"/"0": bf16_pays's answer, as the app measured it
@@ -137,43 +140,47 @@ def _on(cfg, setting: str) -> bool:
     return value in ("adamw_8bit", "paged_adamw_8bit") if setting == "optim" else bool(value)
 
 
-def speedups(hw: Hardware | None = None) -> list[str]:
+def speedups(hw: Hardware | None = None) -> list[Message]:
     """Which of the optional speed-ups this machine can run, a sentence each."""
     hw = hw or detect()
     if hw.device != "cuda":
-        return ["QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine has none."]
-    return [f"{label}: ready ({package} is installed)." if installed(module) else
-            f"{label}: needs the {package} package (pip install {package}, then restart)."
+        return [Message("QLoRA (a 4-bit base) and Liger kernels need a CUDA GPU: this machine "
+                        "has none.")]
+    return [Message("{label}: ready ({package} is installed)." if installed(module) else
+                    "{label}: needs the {package} package (pip install {package}, then "
+                    "restart).", label=Message(label), package=package)
             for label, _, module, package in OPTIONAL[:2]]
 
 
-def unsupported(cfg, hw: Hardware | None = None, fixes: bool = True) -> list[str]:
+def unsupported(cfg, hw: Hardware | None = None, fixes: bool = True) -> list[Message]:
     """Why this machine cannot run cfg's precision and speed-up settings (empty: it can);
     `fixes`: with what to change in the settings (not where a way to train is weighed)."""
     hw = hw or detect()
     problems = []
     if cfg.fp16 and hw.device != "cuda":
-        problems.append("fp16 mixed precision needs a CUDA GPU, and this machine has none: "
-                        "set fp16 to auto.")
+        problems.append(Message("fp16 mixed precision needs a CUDA GPU, and this machine has "
+                                "none: set fp16 to auto."))
     if cfg.bf16 and hw.device == "cuda" and not hw.bf16:
-        problems.append(f"This GPU ({hw.name}) has no bf16: set bf16 to auto, which trains "
-                        "in fp16 here.")
+        problems.append(Message("This GPU ({name}) has no bf16: set bf16 to auto, which "
+                                "trains in fp16 here.", name=hw.name))
     processes, gpus = cfg.processes(hw.devices), hw.devices
     if hw.device == "cuda" and processes > hw.devices:
-        problems.append(f"Processes ({processes}) is more than the {gpus} GPU(s) of this "
-                        "machine: set it to auto or at most the number of GPUs.")
+        problems.append(Message("Processes ({processes}) is more than the {gpus} GPU(s) of "
+                                "this machine: set it to auto or at most the number of GPUs.",
+                                processes=processes, gpus=gpus))
     if cfg.distributed == "fsdp" and (hw.device != "cuda" or processes < 2):
-        problems.append("The fsdp strategy splits the model across GPUs: it needs a CUDA "
-                        "machine and at least 2 processes. Choose ddp here.")
+        problems.append(Message("The fsdp strategy splits the model across GPUs: it needs a "
+                                "CUDA machine and at least 2 processes. Choose ddp here."))
     for label, setting, module, package in OPTIONAL:
         on = _on(cfg, setting)
         if on and hw.device != "cuda":
-            problems.append(f"{label}: a CUDA GPU is needed, and this machine has none. "
-                            "Turn it off." if fixes else f"{label}: a CUDA GPU is needed, "
-                            "and this machine has none.")
+            problems.append(Message("{label}: a CUDA GPU is needed, and this machine has none. "
+                                    "Turn it off." if fixes else "{label}: a CUDA GPU is "
+                                    "needed, and this machine has none.", label=Message(label)))
         elif on and not hw.has(module):
-            problems.append(f"{label}: the {package} package is needed. pip install {package} "
-                            "(or requirements-gpu.txt), then restart.")
+            problems.append(Message("{label}: the {package} package is needed. pip install "
+                                    "{package} (or requirements-gpu.txt), then restart.",
+                                    label=Message(label), package=package))
     return problems
 
 

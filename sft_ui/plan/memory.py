@@ -13,6 +13,7 @@ from __future__ import annotations
 import psutil
 
 from sft_ui.config import RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError
 from sft_ui.plan.calibration import (
     CPU,
@@ -208,7 +209,7 @@ def no_grad_bytes(cfg: RunConfig, shape: ModelShape, value: int) -> int:
 
 
 def memory_notes(cfg: RunConfig, shape: ModelShape, hw: Hardware,
-                 prompt_tokens: int | None = None) -> list[str]:
+                 prompt_tokens: int | None = None) -> list[Message]:
     """What a run's memory holds besides an SFT run's, in sentences for the plan: its
     family's own ("plan_notes": a preference stage's sequences and reference model,
     GRPO's answers); nothing for sft."""
@@ -226,13 +227,13 @@ def available_memory(hw: Hardware) -> int:
     return psutil.virtual_memory().available + min(own, RUNTIME_BYTES)
 
 
-def fit_mark(total: int, available: int) -> str:
+def fit_mark(total: int, available: int) -> Message:
     share = total / max(available, 1)
-    return "fits" if share <= TIGHT else "tight" if share <= 1 else "will not fit"
+    return Message("fits" if share <= TIGHT else "tight" if share <= 1 else "will not fit")
 
 
 def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
-                   available: int | None = None) -> str | None:
+                   available: int | None = None) -> Message | None:
     """Why a run would exhaust this machine's memory, or None. On a CPU above GUARD of the
     available RAM (running out there kills the whole app); on a GPU only when the estimate
     is clearly above the free memory (CUDA_GUARD: its worst error measured was 6%), with
@@ -243,17 +244,19 @@ def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
     if hw.device == "cuda":
         if total <= CUDA_GUARD * available:
             return None
-        return (f"This run needs about {size_text(total)} of GPU memory at its peak, but "
-                f"{hw.name} has {size_text(available)} free: it would run out of memory. "
-                f"Try, in this order: {fixes_text(cfg, hw)}. Fit to this machine picks "
-                "what fits.")
+        return Message("This run needs about {total} of GPU memory at its peak, but {device} "
+                       "has {available} free: it would run out of memory. Try, in this order: "
+                       "{steps}. Fit to this machine picks what fits.", total=size_text(total),
+                       device=hw.name, available=size_text(available),
+                       steps=fixes_text(cfg, hw))
     if total <= GUARD * available:
         return None
-    return (f"This run needs about {size_text(total)} of memory at its peak, but this "
-            f"machine has {size_text(available)} available (a run may use {GUARD:.0%} of "
-            "it). Lower the batch size per device and raise accumulation (Fit to this "
-            f"machine does that), shorten {length_setting(cfg)}, or turn on activation "
-            "checkpointing or LoRA.")
+    return Message("This run needs about {total} of memory at its peak, but this machine has "
+                   "{available} available (a run may use {share} of it). Lower the batch size "
+                   "per device and raise accumulation (Fit to this machine does that), shorten "
+                   "{setting}, or turn on activation checkpointing or LoRA.",
+                   total=size_text(total), available=size_text(available),
+                   share=f"{GUARD:.0%}", setting=length_setting(cfg))
 
 
 def size_text(n: float) -> str:

@@ -11,6 +11,7 @@ import dataclasses
 import math
 
 from sft_ui.config import RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.plan.generation import length_setting
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.plan.memory import TIGHT, loads_in_fp32, peak_memory, size_text
@@ -29,14 +30,15 @@ GOOD_TOKENS = 2048
 @dataclasses.dataclass(frozen=True)
 class ModeFit:
     mode: str           # "full", "lora", "qlora"
-    label: str
+    label: Message
     fits: bool
     changes: dict       # the RunConfig fields that set this mode up (empty if it cannot)
     memory: int         # the peak estimate of that setup (or of the smallest tried)
-    reason: str
+    reason: Message
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+    def as_dict(self) -> dict:  # (not asdict: it would copy the Messages as plain str)
+        return {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+                "changes": dict(self.changes)}
 
 
 def _need(cfg: RunConfig, shape: ModelShape, hw: Hardware, **changes) -> int:
@@ -69,12 +71,15 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
     batch) fits so, else with it if that fits a larger batch; max_length halved only when
     nothing else fits."""
     _, label, switch = next(m for m in MODES if m[0] == mode)
+    label = Message(label)
     base = dataclasses.replace(cfg, **switch)
     if mode == "lora" and loads_in_fp32(base, hw):  # a CPU, or a GPU in fp32: no 16 bits
-        label = "LoRA (fp32 base)"
+        label = Message("LoRA (fp32 base)")
     problems = unsupported(base, hw, fixes=False)  # a way to train, not a setting to change
-    if problems:
-        return ModeFit(mode, label, False, {}, 0, " ".join(problems))
+    if problems:  # each a Message (several: a template that only spaces them)
+        return ModeFit(mode, label, False, {}, 0, problems[0] if len(problems) == 1 else
+                       Message(" ".join(f"{{problem{n}}}" for n in range(len(problems))),
+                               **{f"problem{n}": p for n, p in enumerate(problems)}))
     target = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
     room = TIGHT * available
     key = length_setting(cfg)  # max_length (GRPO: max_completion_length)
@@ -96,20 +101,24 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
                    "gradient_accumulation_steps": math.ceil(target / batch),
                    key: length, "activation_checkpointing": checkpointing}
         need = _need(cfg, shape, hw, **changes)
-        text = (f"batch {batch} x accumulation {changes['gradient_accumulation_steps']}, "
-                f"{key} {length}, activation checkpointing "
-                f"{'on' if checkpointing else 'off'}: about {size_text(need)} of "
-                f"{size_text(available)}")
-        if length < getattr(cfg, key):
-            text += f" ({key} shortened from {getattr(cfg, key)})"
+        text = Message("batch {batch} x accumulation {accum}, {setting} {length}, activation "
+                       "checkpointing on: about {size} of {available}" if checkpointing else
+                       "batch {batch} x accumulation {accum}, {setting} {length}, activation "
+                       "checkpointing off: about {size} of {available}", batch=batch,
+                       accum=changes["gradient_accumulation_steps"], setting=key,
+                       length=length, size=size_text(need), available=size_text(available))
+        if length < getattr(cfg, key):  # the two as one Message (a space between them)
+            text = Message("{fit} {shortened}", fit=text, shortened=Message(
+                "({setting} shortened from {old})", setting=key, old=getattr(cfg, key)))
         return ModeFit(mode, label, True, changes, need, text)
     low = stage_of(cfg).min_batch
     smallest = _need(base, shape, hw, **{key: _lengths(cfg)[-1]},
                      per_device_train_batch_size=low, activation_checkpointing=True)
     return ModeFit(mode, label, False, {}, smallest,
-                   f"even batch {low} at {key} {_lengths(cfg)[-1]} with activation "
-                   f"checkpointing needs about {size_text(smallest)} of "
-                   f"{size_text(available)}")
+                   Message("even batch {batch} at {setting} {length} with activation "
+                           "checkpointing needs about {size} of {available}", batch=low,
+                           setting=key, length=_lengths(cfg)[-1], size=size_text(smallest),
+                           available=size_text(available)))
 
 
 def fit_modes(cfg: RunConfig, shape: ModelShape, hw: Hardware, available: int) -> list[ModeFit]:

@@ -14,6 +14,7 @@ import math
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
+from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
 from sft_ui.plan.generation import length_setting, prompt_tokens, sequence_tokens, writes_answers
@@ -46,7 +47,8 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     unread = ""  # why the data could not be read, where it could not
     try:
         data = quick_data_sample(cfg)
-        note = "" if data else "The data is not measured (a Hub dataset, or over 64 MB)."
+        note = "" if data else Message("The data is not measured (a Hub dataset, or over 64 "
+                                       "MB).")
     except (ConfigError, DataError, ModelError) as e:
         data, note = None, f"The data could not be measured: {e}"
         unread = str(e) if isinstance(e, DataError) else ""
@@ -54,6 +56,7 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     available, where = None, ""
     if target.strip() or hw is None:
         hw, available, where = targets.resolve(target)
+        where = _where(target, hw, where)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
     return {**plan(choice.config, hw, data, available), "data_note": note, "data_error": unread,
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
@@ -90,9 +93,24 @@ def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
     available = available_memory(hw) if available is None else available
     fits = modes.fit_modes(cfg, model_shape(cfg.model_name_or_path), hw, available)
     best = modes.best(fits, cfg)
+    where = _where(target, hw, where)
     if best is None:
-        raise ConfigError([f"Nothing fits {where}: {f.label}: {f.reason}." for f in fits])
+        raise ConfigError([Message("Nothing fits {where}: {label}: {reason}.", where=where,
+                                   label=f.label, reason=f.reason) for f in fits])
+    # (no catalogue entry for "{label} on {where}: {reason}." yet: parsed back)
     return dataclasses.replace(cfg, **best.changes), f"{best.label} on {where}: {best.reason}."
+
+
+def _where(target: str, hw: Hardware, where: str) -> Message | str:
+    """Where a plan is for (targets.resolve's words) as a Message where they are words:
+    this machine and its description, or a GPU of a size typed in; a named card as it
+    is."""
+    found = targets.find(target)
+    if found is None:
+        return Message("this machine ({device})", device=hw.describe())
+    if found not in targets.TARGETS:  # a size typed in ("24 GB": its key is "24gb")
+        return Message("A CUDA GPU with {size} GB (bf16 assumed)", size=found.key[:-2])
+    return where
 
 
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,
@@ -172,12 +190,13 @@ def strategy(cfg: RunConfig, hw: Hardware, parts: dict, available: int,
     best = "ddp" if whole <= TIGHT * available else "fsdp"
     ddp, fsdp, room = size_text(whole), size_text(split), size_text(available)
     if best == "ddp":
-        reason = (f"ddp: each GPU holds the whole run, about {ddp} of {room}, and no "
-                  "weights travel between GPUs.")
+        reason = Message("ddp: each GPU holds the whole run, about {ddp} of {room}, and no "
+                         "weights travel between GPUs.", ddp=ddp, room=room)
     else:
-        reason = (f"fsdp: under ddp each GPU would need about {ddp} of {room}; fsdp splits "
-                  f"the weights, gradients and optimizer state across the {processes} GPUs, "
-                  f"about {fsdp} each.")
+        reason = Message("fsdp: under ddp each GPU would need about {ddp} of {room}; fsdp "
+                         "splits the weights, gradients and optimizer state across the "
+                         "{processes} GPUs, about {fsdp} each.", ddp=ddp, room=room,
+                         processes=processes, fsdp=fsdp)
     return {"choice": best, "reason": reason, "ddp_bytes": whole, "fsdp_bytes": round(split)}
 
 
@@ -188,7 +207,7 @@ def _check(cfg: RunConfig) -> None:
 
 
 def fit_to_machine(cfg: RunConfig, hw: Hardware | None = None,
-                   available: int | None = None) -> tuple[RunConfig, str]:
+                   available: int | None = None) -> tuple[RunConfig, Message]:
     """The largest batch per device (a power of two, or the current one) that fits, with
     accumulation raised to keep the effective batch; and what changed, in words."""
     _check(cfg)
@@ -208,23 +227,30 @@ def fit_to_machine(cfg: RunConfig, hw: Hardware | None = None,
     new = dataclasses.replace(cfg, per_device_train_batch_size=new_batch,
                               gradient_accumulation_steps=math.ceil(target / new_batch))
     needed = need(new_batch)
-    room = f"{size_text(needed)} of {size_text(available)} available"
+    room = Message("{needed} of {available} available", needed=size_text(needed),
+                   available=size_text(available))
     if needed > TIGHT * available:
-        return new, (f"Even batch {new_batch} needs about {room}: shorten "
-                     f"{length_setting(cfg)}, or turn on activation checkpointing or LoRA.")
+        return new, Message("Even batch {batch} needs about {room}: shorten {setting}, or "
+                            "turn on activation checkpointing or LoRA.", batch=new_batch,
+                            room=room, setting=length_setting(cfg))
     if new == cfg:
-        return new, f"Batch {batch} x accumulation {accum} is the largest that fits ({room})."
-    text = (f"Batch per device {batch} -> {new_batch}, accumulation {accum} -> "
-            f"{new.gradient_accumulation_steps}: about {room}.")
+        return new, Message("Batch {batch} x accumulation {accum} is the largest that fits "
+                            "({room}).", batch=batch, accum=accum, room=room)
+    text = Message("Batch per device {batch} -> {new_batch}, accumulation {accum} -> "
+                   "{new_accum}: about {room}.", batch=batch, new_batch=new_batch, accum=accum,
+                   new_accum=new.gradient_accumulation_steps, room=room)
     if new_batch * new.gradient_accumulation_steps == target:
-        return new, f"{text} The effective batch stays {target * hw.devices}."
-    return new, (f"{text} The effective batch becomes {new.effective_batch(hw.devices)} instead "
-                 f"of {target * hw.devices}, the nearest above that batch {new_batch} divides.")
+        return new, Message("{text} The effective batch stays {total}.", text=text,
+                            total=target * hw.devices)
+    return new, Message("{text} The effective batch becomes {new} instead of {old}, the "
+                        "nearest above that batch {batch} divides.", text=text,
+                        new=new.effective_batch(hw.devices), old=target * hw.devices,
+                        batch=new_batch)
 
 
-def duration_text(seconds: float) -> str:
+def duration_text(seconds: float) -> Message:
     if seconds < 90:
-        return f"about {max(round(seconds), 1)} s"
+        return Message("about {seconds} s", seconds=max(round(seconds), 1))
     if seconds < 90 * 60:
-        return f"about {round(seconds / 60)} min"
-    return f"about {seconds / 3600:.1f} h"
+        return Message("about {minutes} min", minutes=round(seconds / 60))
+    return Message("about {hours} h", hours=f"{seconds / 3600:.1f}")

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.generation import writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
@@ -69,9 +70,9 @@ def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     on random tokens; remember and return the tokens per second (the first step warms up)."""
     import torch  # heavy: loaded on first use
     if writes_answers(cfg):
-        raise ConfigError(["Measure speed times training steps on random tokens; a step of "
-                           "this stage is mostly the answers the model writes: a run of these "
-                           "settings measures it."])
+        raise ConfigError([Message("Measure speed times training steps on random tokens; a "
+                                   "step of this stage is mostly the answers the model "
+                                   "writes: a run of these settings measures it.")])
     hw = detect()
     problems = unsupported(cfg, hw) + [p for p in [memory_problem(cfg, hw)] if p]
     if problems:

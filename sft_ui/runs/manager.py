@@ -17,6 +17,7 @@ from sft_ui.backends import jobs
 from sft_ui.backends.worker import WarmWorker
 from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
 from sft_ui.plan.hardware import detect, release_memory
 from sft_ui.plan.memory import memory_problem
@@ -99,8 +100,8 @@ class RunManager:
         keeps showing the run it showed. Its id."""
         cfg = self.check(values, token=token, idle=False)
         if cfg.run_on != "hf_jobs":
-            raise RunError("Only a run on Hugging Face Jobs starts beside another: one run "
-                           "trains on this machine at a time.")
+            raise RunError(Message("Only a run on Hugging Face Jobs starts beside another: one "
+                                   "run trains on this machine at a time."))
         trainer = backends.trainer_for(cfg, token=token, hub=self.hub)
         with self._lock:
             run = create_run(self.root, cfg)
@@ -140,19 +141,23 @@ class RunManager:
             self._check_idle()
             run = self.get(run_id)
             if run.state not in ("stopped", "failed"):
-                raise RunError(f"Run {run.id} is {run.state}: only a stopped or failed run "
-                               "can be resumed.")
+                raise RunError(Message("Run {run_id} is {state}: only a stopped or failed run "
+                                       "can be resumed.", run_id=run.id,
+                                       state=Message(run.state)))
             if run.config.run_on == "hf_jobs":  # its checkpoints stayed in the job
-                raise RunError(f"Run {run.id} trained on Hugging Face Jobs: a job cannot be "
-                               "resumed (its checkpoints stay in the job). Start it again.")
+                raise RunError(Message("Run {run_id} trained on Hugging Face Jobs: a job cannot "
+                                       "be resumed (its checkpoints stay in the job). Start it "
+                                       "again.", run_id=run.id))
             discard_partial_checkpoints(run.dir)  # e.g. cut short when the app was killed
             checkpoint = latest_checkpoint(run.dir)
             if checkpoint is None:
-                raise RunError(f"Run {run.id} has no checkpoint to resume from: set "
-                               "'Save every N steps', or stop a run to write one.")
+                raise RunError(Message("Run {run_id} has no checkpoint to resume from: set 'Save "
+                                       "every N steps', or stop a run to write one.",
+                                       run_id=run.id))
             run.prepare_resume(int(checkpoint.name.split("-")[-1]))
             run.resumed += 1
-            run.set_state("queued", f"Resuming from {checkpoint.name}...")
+            run.set_state("queued", Message("Resuming from {checkpoint}...",
+                                            checkpoint=checkpoint.name))
             self._active = run
         self._launch(run, checkpoint)
         return run_id
@@ -161,12 +166,12 @@ class RunManager:
         if self.busy():
             raise RunError(self.busy())
 
-    def busy(self) -> str:
+    def busy(self) -> Message | str:
         """Why no run can start now (one is training), or ""."""
         active = self._active
         if active is not None and active.state in ACTIVE_STATES:
-            return (f"Run {active.id} is still training: stop it or wait until it ends before "
-                    "starting another.")
+            return Message("Run {run_id} is still training: stop it or wait until it ends "
+                           "before starting another.", run_id=active.id)
         return ""
 
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
@@ -179,27 +184,31 @@ class RunManager:
                 train = backends.trainer_for(run.config, self._worker)
             processes = run.config.processes(detect().devices)
             # (then the training process says what it does: Run.phase)
-            run.set_state("running", "Loading the model and the data..." if processes == 1
-                          else f"Training on {processes} processes...")
+            run.set_state("running", Message("Loading the model and the data...")
+                          if processes == 1 else
+                          Message("Training on {processes} processes...", processes=processes))
             model_dir = train(run.config, run.dir, run, resume_from=resume_from)
         except UserError as e:
-            outcome = ("failed", "", str(e))
+            outcome = ("failed", "", said(e))
         except Exception as e:  # keep the server alive and say what happened
             outcome = ("failed", "", self._failure(run, e))
         else:
             run.model_dir = str(model_dir or "")
             if run.stop_requested() and not model_dir:
-                outcome = ("stopped", f"Stopped at step {run.step}: the job was cancelled "
-                           "before it saved a model.")
+                outcome = ("stopped", Message("Stopped at step {step}: the job was cancelled "
+                                              "before it saved a model.", step=run.step))
             elif run.stop_requested():
-                outcome = ("stopped", f"Stopped at step {run.step}; the model so far is "
-                           f"saved in {model_dir}, with a checkpoint to resume from.")
+                outcome = ("stopped", Message("Stopped at step {step}; the model so far is "
+                                              "saved in {folder}, with a checkpoint to resume "
+                                              "from.", step=run.step, folder=str(model_dir)))
             elif run.deadline is not None and run.step < run.max_steps:
-                outcome = ("done", f"Stopped at the time budget after {run.step} of "
-                           f"{run.max_steps} steps; the model is saved in {model_dir}.")
+                outcome = ("done", Message("Stopped at the time budget after {step} of {steps} "
+                                           "steps; the model is saved in {folder}.",
+                                           step=run.step, steps=run.max_steps,
+                                           folder=str(model_dir)))
             else:
-                outcome = ("done", f"Finished {run.step} steps; the model is saved in "
-                           f"{model_dir}.")
+                outcome = ("done", Message("Finished {step} steps; the model is saved in "
+                                           "{folder}.", step=run.step, folder=str(model_dir)))
         # Before the state says the run ended (and the next may start), with the error and
         # its frames gone: the next run finds the GPU (or RAM) as this one found it.
         release_memory()
@@ -214,7 +223,7 @@ class RunManager:
                 traceback.print_exc()
 
     @staticmethod
-    def _failure(run: Run, e: Exception) -> str:
+    def _failure(run: Run, e: Exception) -> Message | str:
         """What a run that raised says; its error.log keeps the trace."""
         removed = discard_partial_checkpoints(run.dir)
         try:
@@ -226,13 +235,14 @@ class RunManager:
             return disk_full_message(run, removed)
         if is_out_of_memory(e):
             advice, run.suggestion = out_of_memory_advice(run.config)
-            return f"Out of memory at step {run.step}. {advice}"
+            return Message("Out of memory at step {step}. {advice}", step=run.step,
+                           advice=advice)
         return getattr(e, "described", "") or f"{type(e).__name__}: {e}"
 
     def get(self, run_id: str) -> Run:
         run_id = str(run_id or "").strip()
-        unknown = RunError(f"No run with id {shorten(run_id)}. Choose one from the list of "
-                           "runs.")
+        unknown = RunError(Message("No run with id {run_id}. Choose one from the list of runs.",
+                                   run_id=shorten(run_id)))
         if not RUN_ID.fullmatch(run_id):
             raise unknown
         with self._lock:
@@ -251,7 +261,7 @@ class RunManager:
         with self._lock:  # not while a delete removes the folder
             run = self.get(run_id)
             if not cleaned:
-                raise RunError("Type a name for the run (not only spaces).")
+                raise RunError(Message("Type a name for the run (not only spaces)."))
             run.rename(cleaned)
             return short_snapshot(run.snapshot(log=False))
 
@@ -260,15 +270,17 @@ class RunManager:
         with self._lock:
             run = self.get(run_id)
             if run.state in ACTIVE_STATES:
-                raise RunError(f"Run {run.id} is {run.state}: stop it before deleting it.")
+                raise RunError(Message("Run {run_id} is {state}: stop it before deleting it.",
+                                       run_id=run.id, state=Message(run.state)))
             folder = run.dir.resolve()
             if folder.parent != self.root.resolve():
-                raise RunError(f"Run {run.id} is not a folder inside {self.root}; "
-                               "it was not deleted.")
+                raise RunError(Message("Run {run_id} is not a folder inside {root}; it was not "
+                                       "deleted.", run_id=run.id, root=str(self.root)))
             try:
                 shutil.rmtree(folder)
             except OSError as e:
-                raise RunError(f"Could not delete {folder}: {e.strerror or e}.") from None
+                raise RunError(Message("Could not delete {folder}: {error}.", folder=str(folder),
+                                       error=str(e.strerror or e))) from None
             self._runs.pop(run.id, None)
             if self._active is run:
                 self._active = None
@@ -312,3 +324,17 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
+
+
+def said(error: Exception) -> Message | str:
+    """A person-facing error's message as it was made: its Message (or its Messages, one
+    after the other, as `ConfigError` joins them), kept as a value for the run's status;
+    else its English (str(error) of a Message is its English only)."""
+    messages = list(getattr(error, "messages", None) or error.args[:1])
+    if not messages or not all(isinstance(m, Message) for m in messages) or \
+            " ".join(messages) != str(error):
+        return str(error)
+    if len(messages) == 1:
+        return messages[0]
+    return Message(" ".join(f"{{problem{n}}}" for n in range(len(messages))),
+                   **{f"problem{n}": m for n, m in enumerate(messages)})

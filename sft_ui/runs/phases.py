@@ -5,6 +5,7 @@ them, and the status message of each phase. runs/run.py keeps one `Phases` per
 (re)start of a run. Knows nothing of the run's folder, the trainer or Gradio."""
 from __future__ import annotations
 
+from sft_ui.i18n.message import Message
 from sft_ui.plan.speed import round_steps
 
 
@@ -122,21 +123,25 @@ class Pace:
         return max(per_step * left - trained, per_step * (left - 1), 0.0)
 
 
-def phase_message(name: str, info: dict) -> str:
+def phase_message(name: str, info: dict) -> Message | str:
     """The status message of a run's phase (train/events.py PHASES); "" for one not
     known."""
     if name == "loading":
-        return "Loading the model and the data..."
+        return Message("Loading the model and the data...")
     if name == "samples":
         number, rounds = info.get("round", 1), info.get("rounds", 1)
         if info.get("step") == 0:
-            return f"Writing sample answers before training (round {number} of {rounds})..."
+            return Message("Writing sample answers before training (round {number} of "
+                           "{rounds})...", number=number, rounds=rounds)
         if number == rounds:
-            return f"Writing the final sample answers (round {number} of {rounds})..."
-        return f"Writing sample answers (round {number} of {rounds})..."
+            return Message("Writing the final sample answers (round {number} of {rounds})...",
+                           number=number, rounds=rounds)
+        return Message("Writing sample answers (round {number} of {rounds})...",
+                       number=number, rounds=rounds)
     if name == "training":
         processes = info.get("processes") or 1
-        return "Training..." if processes == 1 else f"Training on {processes} processes..."
+        return Message("Training...") if processes == 1 else \
+            Message("Training on {processes} processes...", processes=processes)
     if name == "saving":
-        return "Saving the model..."
+        return Message("Saving the model...")
     return ""

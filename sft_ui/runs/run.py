@@ -14,6 +14,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig
 from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message, as_json, from_json
 from sft_ui.plan import budget
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.runs.phases import Phases, phase_message
@@ -30,8 +31,18 @@ STATE_KEYS = ("name", "state", "step", "max_steps", "error", "message", "created
 STALL_RECORDS = 50
 
 
+# Of STATE_KEYS, those whose Messages state.json keeps as values too (beside their English,
+# which readers of the file read): a run read back says them in any language as it did.
+SAID_KEYS = ("message", "error", "budget")
+
+
 class RunError(UserError, RuntimeError):
-    """A request about runs that cannot be honoured; the message says why."""
+    """A request about runs that cannot be honoured; the message says why (`messages`:
+    it, as it was made: a Message stays one, where str(error) is its English)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 class Run:
@@ -80,8 +91,9 @@ class Run:
             self.fit_steps = False
             self.max_steps = steps
             self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
-            self.budget = self.budget[:-1] + [
-                f"{steps:,} steps fit {minutes} min at the pace of the run's first steps"]
+            self.budget = self.budget[:-1] + [Message(
+                "{steps} steps fit {minutes} min at the pace of the run's first steps",
+                steps=f"{steps:,}", minutes=minutes)]
         (self.dir / "config.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
 
     def phase(self, name: str, **info) -> None:
@@ -146,7 +158,7 @@ class Run:
             if self.state not in ACTIVE_STATES:
                 return
             self._stop.set()
-            self.state, self.message = "stopping", "Stopping after the current step..."
+            self.state, self.message = "stopping", Message("Stopping after the current step...")
         self._save_state()
 
     def set_state(self, state: str, message: str = "", error: str = "") -> None:
@@ -169,11 +181,11 @@ class Run:
         if choose:
             self._size_to_data()
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
-            self.set_state("running", "Choosing settings for the time budget...")
+            self.set_state("running", Message("Choosing settings for the time budget..."))
             choice = budget.resolve(self.config, self.keep)
             self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
         if signal:
-            self.set_state("running", "Trying the rewards on a few prompts...")
+            self.set_state("running", Message("Trying the rewards on a few prompts..."))
             with runlog.capture(self.dir) as log:
                 config, reasons = signal(person, self.config, log, self.dir)
             if reasons:
@@ -192,7 +204,7 @@ class Run:
         with them. Data that cannot be read here is left to the run, which reports it."""
         if not own_data(self.config):
             return
-        self.set_state("running", "Sizing the settings to the data...")
+        self.set_state("running", Message("Sizing the settings to the data..."))
         with runlog.capture(self.dir) as log:
             try:
                 found = sized(self.config)
@@ -264,7 +276,8 @@ class Run:
         tmp = self.dir / "state.json.tmp"
         with self._lock:  # read and write together: a rename cannot be overwritten by a stale copy
             data = {k: getattr(self, k) for k in STATE_KEYS}
-            tmp.write_text(json.dumps(data))
+            said = _said(data)
+            tmp.write_text(json.dumps({**data, "said": said} if said else data))
             tmp.replace(self.dir / "state.json")
 
     @classmethod
@@ -276,13 +289,43 @@ class Run:
         for key in STATE_KEYS:
             if key in state:
                 setattr(run, key, state[key])
+        for key, value in (state.get("said") or {}).items():  # its Messages, as values
+            again = _read_said(value)
+            if key in SAID_KEYS and again == getattr(run, key):
+                setattr(run, key, again)
         run.metrics = read_jsonl(folder / "metrics.jsonl")
         run.samples = read_jsonl(folder / "samples.jsonl")
         run.name = clean_name(run.name) or run.id
         if run.state in ACTIVE_STATES:
-            run.state, run.error = "failed", "The app stopped while this run was training."
+            run.state, run.error = "failed", Message("The app stopped while this run was "
+                                                     "training.")
             run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
         return run
+
+
+def _said(data: dict) -> dict:
+    """The Messages among a run's saved status (SAID_KEYS), as JSON holds them (their
+    template and values); a value JSON cannot hold leaves its key to the English alone."""
+    said = {}
+    for key in SAID_KEYS:
+        value = data[key]
+        if isinstance(value, Message) or (isinstance(value, list) and
+                                          any(isinstance(v, Message) for v in value)):
+            kept = [as_json(v) for v in value] if isinstance(value, list) else as_json(value)
+            try:
+                json.dumps(kept)
+            except (TypeError, ValueError):
+                continue
+            said[key] = kept
+    return said
+
+
+def _read_said(value):
+    """A saved status's Message (or list of them) back from _said's JSON."""
+    try:
+        return [from_json(v) for v in value] if isinstance(value, list) else from_json(value)
+    except (AssertionError, AttributeError, TypeError, ValueError):
+        return None  # (a file edited by hand: its English stays)
 
 
 def short_snapshot(snap: dict) -> dict:
@@ -297,7 +340,7 @@ def create_run(root: Path, cfg: RunConfig) -> Run:
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
     run = Run(run_id, folder, cfg)
-    run.set_state("queued", "Loading the model and the dataset...")
+    run.set_state("queued", Message("Loading the model and the dataset..."))
     return run
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.plan.planner import plan
 from sft_ui.runs.run import RunError
 
@@ -101,8 +102,9 @@ class RunQueue:
         except FileNotFoundError:
             return {"next": 1, "runs": []}
         except ValueError:
-            raise QueueError(f"The run queue ({self.path}) is not readable JSON: fix or "
-                             "delete the file; no run was started from it.") from None
+            raise QueueError(Message("The run queue ({path}) is not readable JSON: fix or "
+                                     "delete the file; no run was started from it.",
+                                     path=str(self.path))) from None
         return {"next": int(data.get("next", 1)),
                 "runs": [Queued(**r) for r in data.get("runs", [])]}
 
@@ -120,9 +122,9 @@ class RunQueue:
         settings its time budget leaves as they are (a sweep's trial)."""
         cfg = self.manager.check(values, idle=False)
         if cfg.run_on == "hf_jobs":
-            raise ConfigError(["A run on Hugging Face Jobs cannot wait in the queue: its "
-                               "token is kept in memory only while it starts. Start it "
-                               "when the run training now ends."])
+            raise ConfigError([Message("A run on Hugging Face Jobs cannot wait in the queue: "
+                                       "its token is kept in memory only while it starts. "
+                                       "Start it when the run training now ends.")])
         with self._locked():
             data = self._read()
             queued = Queued(f"q{data['next']}", changed(cfg), owner, keep=list(keep))
@@ -194,8 +196,9 @@ class RunQueue:
     def _mine(data: dict, queued_id: str, owner: str) -> Queued:
         run = next((r for r in data["runs"] if r.id == str(queued_id).strip()), None)
         if run is None or run.owner != owner or run.run_id:
-            raise QueueError(f"No queued run {str(queued_id)[:40]} of yours: it has started, "
-                             "or was removed. The queue beside the live view lists yours.")
+            raise QueueError(Message("No queued run {value} of yours: it has started, or was "
+                                     "removed. The queue beside the live view lists yours.",
+                                     value=str(queued_id)[:40]))
         return run
 
     # ---- starting them -----------------------------------------------------------
@@ -218,7 +221,7 @@ class RunQueue:
                 except (UserError, RunError) as e:
                     if self.manager.busy():  # someone pressed Start meanwhile: it waits on
                         break
-                    run.error, refused = str(e), True
+                    run.error, refused = str(e), True  # (the queue's file keeps English)
             done = [r for r in data["runs"] if r.run_id]
             for old in done[:max(0, len(done) - STARTED_KEPT)]:
                 data["runs"].remove(old)
