@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 
 OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
 LOCAL_OWNER = "local"  # the owner of everything where the studio is one person's
@@ -35,7 +36,18 @@ ALLOW_CODE = "SFT_UI_ALLOW_REWARD_CODE"  # environment: code written in the page
 
 
 class AccessError(UserError, PermissionError):
-    """An action this session may not take; the message says how to get access."""
+    """An action this session may not take; the message says how to get access
+    (`messages`: its Message, kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
+
+
+def _words(text: str) -> Message:
+    """English words given as a value (an action, a setting's label) as a Message of their
+    own, rendered in the reader's language inside the message that names them."""
+    return text if isinstance(text, Message) else Message(text)
 
 
 def parse_users(text: str) -> dict[str, str]:
@@ -100,26 +112,27 @@ class Access:
     def check_code(self, code: str) -> None:
         """Refuse code written in the page where the studio is not one person's own."""
         if code.strip() and not self.code_allowed:
-            raise AccessError(
+            raise AccessError(Message(
                 "A written reward function runs Python on this server, so it is refused on "
                 "a shared server or a Space: choose built-in reward functions, or run the "
                 "studio on your own machine (or start this server with "
-                f"--allow-reward-code, or {ALLOW_CODE}=1, if everyone who can sign in may "
-                "run code on it).")
+                "--allow-reward-code, or {ALLOW_CODE}=1, if everyone who can sign in may "
+                "run code on it).", ALLOW_CODE=ALLOW_CODE))
 
     def sign_in(self, who: Who, user: str, password: str) -> str:
         if self.mode != LOGIN:
-            raise AccessError("This server has no logins: " + (
+            raise AccessError(Message("This server has no logins: {reason}", reason=(
                 self._view_only_message() if self.mode == VIEW_ONLY
-                else "everything is open already."))
+                else Message("everything is open already."))))
         expected = self.users.get((user or "").strip())
         # compare_digest on equal-length digests: the time taken says nothing of the password
         if expected is None or not hmac.compare_digest(_digest(password or ""),
                                                        _digest(expected)):
-            raise AccessError("Wrong user name or password. Ask the person running this "
-                              "server for a login.")
+            raise AccessError(Message("Wrong user name or password. Ask the person running "
+                                      "this server for a login."))
         if not who.session:
-            raise AccessError("This request has no session to sign in; reload the page.")
+            raise AccessError(Message("This request has no session to sign in; reload the "
+                                      "page."))
         with self._lock:
             self._signed[who.session] = user.strip()
         return user.strip()
@@ -140,25 +153,27 @@ class Access:
         if self.mode == OPEN or self.user(who):
             return
         if self.mode == VIEW_ONLY:
-            raise AccessError(f"Cannot {action}: {self._view_only_message()}")
-        raise AccessError(f"Sign in to {action} (the Sign in panel at the top of the page, "
-                          "or /sign_in through the API). Looking at runs stays open.")
+            raise AccessError(Message("Cannot {action}: {reason}", action=_words(action),
+                                      reason=self._view_only_message()))
+        raise AccessError(Message("Sign in to {action} (the Sign in panel at the top of the "
+                                  "page, or /sign_in through the API). Looking at runs stays "
+                                  "open.", action=_words(action)))
 
-    def _view_only_message(self) -> str:
+    def _view_only_message(self) -> Message:
         link = (f"https://huggingface.co/spaces/{self.space_id}?duplicate=true"
-                if self.space_id else "the Space's menu, Duplicate this Space")
-        return ("this is a shared public Space, where anyone can watch but training, "
-                f"uploading, deleting and pushing are off. Duplicate it ({link}) to train "
-                "on your own copy, or add a SFT_UI_AUTH secret (user:password) to the "
-                "Space's settings and sign in.")
+                if self.space_id else Message("the Space's menu, Duplicate this Space"))
+        return Message("this is a shared public Space, where anyone can watch but training, "
+                       "uploading, deleting and pushing are off. Duplicate it ({link}) to "
+                       "train on your own copy, or add a SFT_UI_AUTH secret (user:password) "
+                       "to the Space's settings and sign in.", link=link)
 
     def banner(self) -> str:
         """A line for the top of the page ('' when the app is open)."""
         if self.mode == VIEW_ONLY:
-            return "**View only:** " + self._view_only_message()
+            return Message("**View only:** {reason}", reason=self._view_only_message())
         if self.mode == LOGIN:
-            return ("**Sign in to train, upload, delete or push.** Runs, charts, samples "
-                    "and chat are open to everyone.")
+            return Message("**Sign in to train, upload, delete or push.** Runs, charts, "
+                           "samples and chat are open to everyone.")
         return ""
 
     # Files on a shared server
@@ -191,10 +206,10 @@ class Access:
             if path.is_relative_to(uploads) or any(map(path.is_relative_to, self.shared_paths)) \
                     or (path.is_relative_to(root.resolve()) and not path.is_relative_to(others)):
                 continue
-            raise AccessError(
-                f"{label}: on a shared server files come from your own uploads "
-                "('Upload a dataset file'), the demo set or the Hub, not from paths on the "
-                "server. Upload the file, or give a Hub id.")
+            raise AccessError(Message(
+                "{label}: on a shared server files come from your own uploads ('Upload a "
+                "dataset file'), the demo set or the Hub, not from paths on the server. "
+                "Upload the file, or give a Hub id.", label=_words(label)))
 
     def check_config(self, root: Path, who: Who, values, code: tuple = ()) -> None:
         """check_paths over a run's settings (a dict of RunConfig fields or a RunConfig),

@@ -21,6 +21,7 @@ from sft_ui.config.registry import code_names
 from sft_ui.data import store_upload
 from sft_ui.data.preview import preview
 from sft_ui.evaluate.job import Evaluation, Evaluator
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import detect
 from sft_ui.plan.planner import fit_to_machine, fit_to_target, plan_with_data
 from sft_ui.plan.speed import calibrate
@@ -126,8 +127,8 @@ class Actions:
         choices included) and its run id, for the page or a next run."""
         found = self.sweep(who, sweep_id)
         if not found or not found["best"]:
-            raise RunError("This sweep has no scored trial yet: its ranked table fills as "
-                           "its trials end.")
+            raise RunError(Message("This sweep has no scored trial yet: its ranked table fills "
+                                   "as its trials end."))
         run = self.manager.get(found["best"]["run_id"])
         return run.config, run.id
 
@@ -179,8 +180,8 @@ class Actions:
         self._may(who, "measure the speed (it trains a few steps)")
         active = self.manager.active()
         if active is not None and active.state in ACTIVE_STATES:
-            raise RunError("A run is training: measure after it ends (both would share the "
-                           "machine, and the figure would be wrong).")
+            raise RunError(Message("A run is training: measure after it ends (both would share "
+                                   "the machine, and the figure would be wrong)."))
         return calibrate(RunConfig.from_dict(values))
 
     def test_rewards(self, who: Who, values: dict, prompts: int = 3) -> dict:
@@ -191,8 +192,8 @@ class Actions:
         cfg = RunConfig.from_dict(values or {})
         tried = hook(cfg, "try")
         if tried is None:
-            raise RunError(f"{stage_of(cfg).title} learns from no reward functions: Test "
-                           "rewards is for a stage that does.")
+            raise RunError(Message("{title} learns from no reward functions: Test rewards is "
+                                   "for a stage that does.", title=stage_of(cfg).title))
         return tried(cfg, prompts)
 
     def preview(self, who: Who, values: dict) -> dict:
@@ -270,9 +271,10 @@ class Actions:
             local = name in demos() or Path(name).expanduser().exists()
             if cfg and cfg.dataset_name.strip() == name and \
                     (local or split.strip() == cfg.dataset_train_split.strip()):
-                return (f"The test set is the data run {run.id} trained on ({name}): its "
-                        "scores will look better than on data it never saw. For a fair "
-                        "score, choose the run's eval split, or other data.")
+                return Message("The test set is the data run {run_id} trained on ({name}): "
+                               "its scores will look better than on data it never saw. For a "
+                               "fair score, choose the run's eval split, or other data.",
+                               run_id=run.id, name=name)
         return ""
 
     def stop_evaluation(self, who: Who) -> dict | None:

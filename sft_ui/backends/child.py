@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import CPU_BF16, detect
 from sft_ui.train.events import (
     APP_PID,
@@ -89,10 +90,13 @@ def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) ->
     # The main process's own error if it said one (a process that dies takes the others'
     # collective operations down with it), and how the processes ended.
     lines, status = "\n".join(tail) or "(no output)", child.returncode
-    killed = ("It was killed: the system ends a process this way when memory runs out."
-              if status == -signal.SIGKILL else "")
-    ended = f"A training process ended with exit status {status}. Its last lines:\n{lines}"
-    raise ProcessesFailed("\n".join(filter(None, [failed.get("message"), killed, ended])),
+    killed = (Message("It was killed: the system ends a process this way when memory runs "
+                      "out.") if status == -signal.SIGKILL else "")
+    ended = Message("A training process ended with exit status {status}. Its last lines:\n"
+                    "{lines}", status=status, lines=lines)
+    said = [part for part in (failed.get("message"), killed, ended) if part]
+    # (one part alone stays its Message; several, one a line, are English text)
+    raise ProcessesFailed(said[0] if len(said) == 1 else "\n".join(said),
                           failed.get("trace", ""))
 
 

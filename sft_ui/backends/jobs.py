@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.train.events import deliver, read_event
 
 IMAGE = "python:3.11"  # the job's container; the studio's pinned requirements go on top
@@ -35,7 +36,12 @@ TAIL_LINES = 30
 
 
 class JobError(UserError, RuntimeError):
-    """A job that cannot be submitted or that failed; the message says why."""
+    """A job that cannot be submitted or that failed; the message says why (`messages`:
+    its Message, kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 def known_flavors() -> list[str]:
@@ -64,33 +70,38 @@ def check(cfg: RunConfig, token: str, api=None) -> str:
     JobError); the account name when it can."""
     token = (token or "").strip()
     if not cfg.hub_model_id.strip():
-        raise JobError("Hugging Face Jobs pushes the trained model to a Hub repo: fill in "
-                       "'Hub repo for the model' (hub_model_id), e.g. your-name/my-model.")
+        raise JobError(Message("Hugging Face Jobs pushes the trained model to a Hub repo: "
+                               "fill in 'Hub repo for the model' (hub_model_id), e.g. "
+                               "your-name/my-model."))
     if not token:
-        raise JobError("Hugging Face Jobs needs a token with write access: paste it in "
-                       "'Hugging Face token' (it is used for this launch only, never saved).")
+        raise JobError(Message("Hugging Face Jobs needs a token with write access: paste it "
+                               "in 'Hugging Face token' (it is used for this launch only, "
+                               "never saved)."))
     model = cfg.model_name_or_path
     if Path(model).expanduser().exists() and model != DEFAULT_MODEL_ID:
-        raise JobError(f"The model {model} is a folder on this machine, which a job cannot "
-                       "see: push it to the Hub and use its repo id.")
+        raise JobError(Message("The model {model} is a folder on this machine, which a job "
+                               "cannot see: push it to the Hub and use its repo id.",
+                               model=model))
     if cfg.eval_dataset_name.strip() and Path(cfg.eval_dataset_name).expanduser().exists():
-        raise JobError("The eval dataset is a file on this machine: on Jobs use a Hub dataset "
-                       "or a held-out eval fraction.")
+        raise JobError(Message("The eval dataset is a file on this machine: on Jobs use a "
+                               "Hub dataset or a held-out eval fraction."))
     try:
         user = _api(api).whoami(token=token)["name"]
     except Exception as e:
         if _offline(e):
-            raise JobError("Hugging Face Jobs: this machine is offline (huggingface.co "
-                           "cannot be reached), so no job can be sent from here. Train "
-                           "on this machine, or start the app where it has internet.") from None
+            raise JobError(Message("Hugging Face Jobs: this machine is offline (huggingface.co "
+                                   "cannot be reached), so no job can be sent from here. "
+                                   "Train on this machine, or start the app where it has "
+                                   "internet.")) from None
         reason = _reason(e)
-        raise JobError(f"The Hub refused the token: {reason}. Paste a token with write "
-                       "access (huggingface.co/settings/tokens).") from None
+        raise JobError(Message("The Hub refused the token: {reason}. Paste a token with "
+                               "write access (huggingface.co/settings/tokens).",
+                               reason=reason)) from None
     offered, flavor = flavors(api), cfg.jobs_flavor
     if flavor not in offered:
         names = ", ".join(offered)
-        raise JobError(f"Jobs hardware {flavor!r} is not one Hugging Face Jobs offers: choose "
-                       f"one of {names}.")
+        raise JobError(Message("Jobs hardware {flavor} is not one Hugging Face Jobs offers: "
+                               "choose one of {names}.", flavor=repr(flavor), names=names))
     return user
 
 
@@ -148,7 +159,7 @@ def submit(cfg: RunConfig, token: str, api=None) -> str:
         raise
     except Exception as e:
         reason = _reason(e)
-        raise JobError(f"Could not start the job: {reason}.") from None
+        raise JobError(Message("Could not start the job: {reason}.", reason=reason)) from None
     return job.id
 
 
@@ -180,7 +191,8 @@ def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) ->
     if stage in ("CANCELED", "DELETED") and (cancelled or sink.stop_requested()):
         return None
     lines = "\n".join(tail) or "(no output)"
-    raise JobError(f"The job {job_id} ended with {stage}. Its last lines:\n{lines}")
+    raise JobError(Message("The job {job_id} ended with {stage}. Its last lines:\n{lines}",
+                           job_id=job_id, stage=stage, lines=lines))
 
 
 def _read_logs(api, job_id: str, token: str, sink, tail: deque) -> None:
@@ -196,11 +208,12 @@ def train_on_jobs(token: str, api=None):
     """A trainer for RunManager (cfg, run_dir, sink, resume_from) that trains on Jobs."""
     def train(cfg: RunConfig, run_dir: Path, sink, resume_from=None):
         if resume_from is not None:
-            raise JobError("A run on Hugging Face Jobs cannot be resumed: start it again.")
+            raise JobError(Message("A run on Hugging Face Jobs cannot be resumed: start it "
+                                   "again."))
         job_id = submit(cfg, token, api)
         if hasattr(sink, "set_state"):
             flavor = cfg.jobs_flavor
-            sink.set_state("running", f"Training on Hugging Face Jobs ({flavor}), "
-                           f"job {job_id}...")
+            sink.set_state("running", Message("Training on Hugging Face Jobs ({flavor}), job "
+                                              "{job_id}...", flavor=flavor, job_id=job_id))
         return follow(job_id, run_dir, sink, token, cfg.hub_model_id.strip(), api)
     return train

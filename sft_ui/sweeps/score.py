@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from sft_ui.evaluate.testset import RUN_EVAL
+from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 from sft_ui.stages import hook
 from sft_ui.sweeps.space import SweepSpec
@@ -64,5 +65,6 @@ class Scorer:
                     time.sleep(1)
         done = self.evaluator.wait(job)
         if done["error"]:
-            raise RunError(f"The evaluation of run {run.id} failed: {done['error']}")
+            raise RunError(Message("The evaluation of run {id} failed: {error}", id=run.id,
+                                   error=done["error"]))
         return (done["scores"] or [{}])[0].get(spec.score)

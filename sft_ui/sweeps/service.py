@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 from sft_ui.access import LOCAL_OWNER
+from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 from sft_ui.sweeps.space import SweepSpec
 from sft_ui.sweeps.sweep import FOLDER, Sweep, SweepError
@@ -25,8 +26,9 @@ class Sweeps:
         with self._lock:
             running = [s for s in self._live.values() if not s._done.is_set()]
             if running:
-                raise SweepError(f"Sweep {running[0].id} is running: stop it, or wait until "
-                                 "it ends, before starting another.")
+                raise SweepError(Message("Sweep {id} is running: stop it, or wait until it "
+                                         "ends, before starting another.",
+                                         id=running[0].id))
             sweep = Sweep(spec, owner, self.root)
             self._live[sweep.id] = sweep
         sweep.save()
@@ -44,8 +46,8 @@ class Sweeps:
             except (ValueError, KeyError, TypeError, OSError):
                 sweep = None
         if sweep is None or (owner is not None and sweep.owner != owner):
-            raise SweepError(f"No sweep {sweep_id[:40]} of yours: the sweep panel lists "
-                             "yours.")
+            raise SweepError(Message("No sweep {value} of yours: the sweep panel lists "
+                                     "yours.", value=sweep_id[:40]))
         return sweep
 
     def ids(self, owner: str | None = None) -> list[str]:
@@ -75,4 +77,4 @@ class Sweeps:
             sweep._stop.set()
         for sweep in list(self._live.values()):
             if not sweep._done.wait(60):
-                raise RunError(f"Sweep {sweep.id} did not stop within 60 s.")
+                raise RunError(Message("Sweep {id} did not stop within 60 s.", id=sweep.id))

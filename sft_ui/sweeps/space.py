@@ -17,6 +17,7 @@ import yaml
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.registry import applies
 from sft_ui.config.values import coerce
+from sft_ui.i18n.message import Message
 from sft_ui.stages import family_of
 
 # The settings a sweep may vary (their fields say `sweep`), in the page's order; each
@@ -90,33 +91,38 @@ class SweepSpec:
         stage = self.config().stage
         own_score = "judge" in family_of(self.config()).hooks  # (its runs' held-out score)
         if self.method not in METHODS:
-            problems.append(f"Search: '{self.method}' is not one of {', '.join(METHODS)}.")
+            problems.append(Message("Search: '{method}' is not one of {join}.",
+                                    method=self.method, join=", ".join(METHODS)))
         if not self.vary:
-            problems.append("Vary at least one setting: one a line, e.g. "
-                            "'learning_rate: 1e-4, 3e-4, 1e-3'.")
+            problems.append(Message("Vary at least one setting: one a line, e.g. "
+                                    "'learning_rate: 1e-4, 3e-4, 1e-3'."))
         for name in self.vary:
             if not applies(name, stage):
-                problems.append(f"{name} does not apply to a {stage} run: vary another "
-                                "setting, or choose its stage.")
+                problems.append(Message("{name} does not apply to a {stage} run: vary "
+                                        "another setting, or choose its stage.", name=name,
+                                        stage=stage))
         if not 0 < self.budget_minutes <= 24 * 60:
-            problems.append("The sweep's time budget must be more than 0 and at most 1440 "
-                            "minutes.")
+            problems.append(Message("The sweep's time budget must be more than 0 and at "
+                                    "most 1440 minutes."))
         if not 1 <= self.at_once <= MAX_AT_ONCE:
-            problems.append(f"Trials at once (on Hugging Face Jobs) must be from 1 to "
-                            f"{MAX_AT_ONCE}.")
+            problems.append(Message("Trials at once (on Hugging Face Jobs) must be from 1 "
+                                    "to {MAX_AT_ONCE}.", MAX_AT_ONCE=MAX_AT_ONCE))
         if not 0 <= self.trials <= MAX_TRIALS:
-            problems.append(f"Trials must be from 0 (as many as fit) to {MAX_TRIALS}.")
+            problems.append(Message("Trials must be from 0 (as many as fit) to "
+                                    "{MAX_TRIALS}.", MAX_TRIALS=MAX_TRIALS))
         if self.score not in SCORES:
-            problems.append(f"Score: '{self.score}' is not one of {', '.join(SCORES)}.")
+            problems.append(Message("Score: '{score}' is not one of {join}.",
+                                    score=self.score, join=", ".join(SCORES)))
         elif self.score == "reward" and not own_score:
-            problems.append(f"A {stage} run is not scored by rewards: choose eval_loss or an "
-                            "Evaluate score.")
+            problems.append(Message("A {stage} run is not scored by rewards: choose "
+                                    "eval_loss or an Evaluate score.", stage=stage))
         elif self.score == "eval_loss" and own_score:
-            problems.append(f"A {stage} run has no eval loss: score its trials by the "
-                            "rewards' mean on held-out prompts (reward).")
+            problems.append(Message("A {stage} run has no eval loss: score its trials by "
+                                    "the rewards' mean on held-out prompts (reward).",
+                                    stage=stage))
         elif self.score == "reward" and not self.eval_file.strip():
-            problems.append("The rewards' mean is taken on held-out prompts: give an eval "
-                            "file of prompts the run does not train on.")
+            problems.append(Message("The rewards' mean is taken on held-out prompts: give "
+                                    "an eval file of prompts the run does not train on."))
         return problems
 
     def grid(self) -> list[dict]:
@@ -136,8 +142,8 @@ class SweepSpec:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ConfigError([f"Unknown sweep setting(s): {', '.join(unknown)}. Known: "
-                               f"{', '.join(sorted(known))}."])
+            raise ConfigError([Message("Unknown sweep setting(s): {join}. Known: {join2}.",
+                                       join=", ".join(unknown), join2=", ".join(sorted(known)))])
         try:
             values = dict(values)
             for name, kind in (("budget_minutes", float), ("trials", int), ("seed", int),
@@ -145,8 +151,9 @@ class SweepSpec:
                 if name in values:
                     values[name] = kind(values[name])
             spec = cls(**values)
-        except (TypeError, ValueError) as e:
-            raise ConfigError([str(e)]) from None
+        except (TypeError, ValueError) as e:  # (a ConfigError of a varied setting's values:
+            # its Messages as they are)
+            raise ConfigError(e.messages if isinstance(e, ConfigError) else [str(e)]) from None
         problems = spec.check()
         if problems:
             raise ConfigError(problems)
@@ -159,7 +166,8 @@ class SweepSpec:
         with open(path, encoding="utf-8") as handle:
             values = yaml.safe_load(handle) or {}
         if not isinstance(values, dict):
-            raise ConfigError([f"{path} is not a mapping of sweep settings."])
+            raise ConfigError([Message("{path} is not a mapping of sweep settings.",
+                                       path=str(path))])
         if isinstance(values.get("base"), str):
             values["base"] = RunConfig.from_yaml(values["base"]).to_dict()
         return cls.from_dict(values)
@@ -176,8 +184,9 @@ def parse_vary(text: str) -> dict:
         name, colon, rest = line.partition(":")
         name, rest = name.strip(), rest.strip()
         if not colon or not rest:
-            problems.append(f"Line {number} ('{line[:40]}'): write 'setting: value, value' "
-                            "or 'setting: low .. high'.")
+            problems.append(Message("Line {number} ('{value}'): write 'setting: value, "
+                                    "value' or 'setting: low .. high'.", number=number,
+                                    value=line[:40]))
             continue
         if ".." in rest:
             low, _, high = rest.partition("..")
@@ -212,8 +221,8 @@ def _values(name: str, given):
     if isinstance(given, Range):
         return given
     if name not in VARIABLE:
-        raise ConfigError([f"A sweep cannot vary '{name}'. It varies: "
-                           f"{', '.join(VARIABLE)}."])
+        raise ConfigError([Message("A sweep cannot vary '{name}'. It varies: {join}.",
+                                   name=name, join=", ".join(VARIABLE))])
     f = next(f for f in dataclasses.fields(RunConfig) if f.name == name)
     try:
         if isinstance(given, dict):
@@ -222,12 +231,13 @@ def _values(name: str, given):
                 low, high = high, low
             log = bool(given.get("log", False))
             if log and low <= 0:
-                raise ValueError(f"{name}: a range spread by ratio (log) needs values above 0.")
+                raise ValueError(Message("{name}: a range spread by ratio (log) needs values "
+                                         "above 0.", name=name))
             return Range(low, high, log, isinstance(low, int) and not isinstance(low, bool))
         values = given if isinstance(given, (list, tuple)) else [given]
         values = list(dict.fromkeys(coerce(f, v) for v in values))
     except (TypeError, ValueError) as e:
         raise ConfigError([f"{name}: {e}"]) from None
     if not values:
-        raise ConfigError([f"{name}: give at least one value."])
+        raise ConfigError([Message("{name}: give at least one value.", name=name)])
     return values

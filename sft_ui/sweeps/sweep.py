@@ -22,12 +22,13 @@ from pathlib import Path
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
 from sft_ui.runs.run_queue import estimate
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
-from sft_ui.sweeps.trial import Trials, new_trial
+from sft_ui.sweeps.trial import Trials, new_trial, said
 
 FOLDER = "sweeps"
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
@@ -37,7 +38,12 @@ POLL_SECONDS = 0.5
 
 
 class SweepError(UserError):
-    """A sweep that cannot start, or is not there."""
+    """A sweep that cannot start, or is not there (`messages`: its Message, kept whole
+    for the page)."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.messages = [message] if message else []
 
 
 class Sweep:
@@ -105,7 +111,8 @@ class Sweep:
         sweep.state, sweep.error = data["state"], data.get("error", "")
         if sweep.state == "running":  # its app ended while it ran
             sweep.state = "interrupted"
-            sweep.error = "The app stopped while this sweep ran: its trials so far are kept."
+            sweep.error = Message("The app stopped while this sweep ran: its trials so far "
+                                  "are kept.")
         sweep.started, sweep.deadline = data["started"], data["deadline"]
         sweep.planned, sweep.estimate_seconds = data["planned"], data["estimate_seconds"]
         sweep.trial_estimate = None
@@ -179,7 +186,7 @@ class Sweep:
                 self.save()
             self.state = "stopped" if self.halted() else "done"
         except Exception as e:  # the page shows it; the server keeps running
-            self.state, self.error = "failed", str(e) if isinstance(e, UserError) else \
+            self.state, self.error = "failed", said(e) if isinstance(e, UserError) else \
                 f"{type(e).__name__}: {e}"
         finally:
             self.finished = time.time()

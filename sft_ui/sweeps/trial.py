@@ -10,9 +10,17 @@ from __future__ import annotations
 import time
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.sweeps.score import eval_losses, last_eval_loss
 
 ENDED = ("done", "stopped", "failed")
+
+
+def said(error: Exception) -> str:
+    """A person-facing error's message as it was made: its Message, kept whole for the
+    page (else its English)."""
+    made = error.args[0] if len(error.args) == 1 else None
+    return made if isinstance(made, Message) else str(error)
 
 
 def new_trial(number: int, params: dict) -> dict:
@@ -48,7 +56,7 @@ class Trials:
         try:
             start()
         except UserError as e:  # its settings refused: the next trial goes on
-            self._failed(trial, str(e))
+            self._failed(trial, said(e))
 
     def _failed(self, trial: dict, error: str) -> None:
         trial["state"], trial["error"] = "failed", error
@@ -92,7 +100,7 @@ class Trials:
         row = next((r for r in self.queue.rows(self.sweep.owner)
                     if r["id"] == trial["queued_id"]), None)
         if row is None or row["state"] == "not started":
-            self._failed(trial, (row or {}).get("error") or "It left the queue.")
+            self._failed(trial, (row or {}).get("error") or Message("It left the queue."))
             return False
         if self.sweep.halted() and not row.get("run_id"):
             self.queue.remove(trial["queued_id"], self.sweep.owner)
@@ -126,7 +134,7 @@ class Trials:
                 trial["state"] = run.state
                 self.search.tell(trial["score"], number=number)
         except UserError as e:  # its judging failed: the next trial goes on
-            trial["state"], trial["error"] = "failed", str(e)
+            trial["state"], trial["error"] = "failed", said(e)
             self.search.tell(None, number=number)
         finally:
             trial["seconds"] = time.time() - trial["started"]
