@@ -39,10 +39,6 @@ class AccessError(UserError, PermissionError):
     """An action this session may not take; the message says how to get access
     (`messages`: its Message, kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def _words(text: str) -> Message:
     """English words given as a value (an action, a setting's label) as a Message of their

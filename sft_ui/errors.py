@@ -10,4 +10,11 @@ from __future__ import annotations
 
 class UserError(Exception):
     """A request that cannot be honoured; the message (or `messages`, one line per
-    problem, where a kind has several) says why and what to do."""
+    problem, where a kind has several) says why and what to do. `messages` holds them as
+    they were made: a Message (i18n/message.py) stays one for the page, where
+    str(error) is its English."""
+
+    def __init__(self, message="", *args):
+        super().__init__(message, *args)
+        if "messages" not in self.__dict__:  # (a kind with several sets its own first)
+            self.messages = [message] if message else []

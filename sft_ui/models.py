@@ -31,10 +31,6 @@ class ModelError(UserError, RuntimeError):
     """A model that cannot be used; the message says what to do (`messages`: its Message,
     kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def cache_dir() -> Path:
     return Path(os.environ.get("SFT_UI_CACHE", Path.home() / ".cache" / "sft_ui"))

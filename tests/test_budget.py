@@ -72,7 +72,7 @@ def test_without_a_measured_speed_the_steps_wait_and_the_plan_says_so(monkeypatc
     two = budget.choose(RunConfig(time_budget_minutes=5, num_processes=2), CHAT,
                         params=135_000_000, hw=CPU)
     assert two.needs_speed and not two.fits_in_run
-    from sft_ui.ui.plan_panel import budget_markdown, plan_line, plan_markdown
+    from sft_ui.ui.plan_text import budget_markdown, plan_line, plan_markdown
     p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
     assert p["budget_needs_speed"] and p["budget_fits_in_run"] and p["budget"]
     assert "the run's first steps measure it (they train)" in budget_markdown(p)
@@ -315,7 +315,7 @@ def test_the_learning_rate_schedule_follows_the_length_the_run_set(kind):
 def test_the_plan_line_says_the_run_sets_its_steps():
     """With a budget that leaves the length to the run, the plan's steps are an estimate:
     the one line says so (the bar shows the steps the run sets)."""
-    from sft_ui.ui.plan_panel import plan_line
+    from sft_ui.ui.plan_text import plan_line
     p = planner.plan_with_data(RunConfig(time_budget_minutes=5))
     estimated = {**p, "budget_needs_speed": False, "budget_fits_in_run": True, "steps": 47}
     assert "about 47 steps (the run's first steps set them)" in plan_line(estimated)

@@ -69,7 +69,7 @@ from sft_ui.plan.planner import plan
 from sft_ui.runs import RunManager
 from sft_ui.share import recipe
 from sft_ui.ui import build_app
-from sft_ui.ui.plan_panel import plan_markdown
+from sft_ui.ui.plan_text import plan_markdown
 from sft_ui.ui.run_frames import reward_frame
 
 tiny, runs = json.loads(sys.argv[1]), sys.argv[2]

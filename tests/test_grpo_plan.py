@@ -16,7 +16,7 @@ from sft_ui.plan.planner import plan, plan_with_data
 from sft_ui.plan.sample import DataSample
 from sft_ui.plan.shape import model_shape
 from sft_ui.train.engine import train
-from sft_ui.ui.plan_panel import plan_markdown
+from sft_ui.ui.plan_text import plan_markdown
 from tests.test_grpo import Recorder, _cfg
 
 CPU = Hardware("cpu", "CPU", 1, False, 24 << 30, 2)

@@ -151,19 +151,19 @@ def test_the_pages_plan_is_made_of_messages_in_japanese():
     """The plan panel's text in a Japanese request: the sentences it composes (the
     budget's heading, the run, peak memory, time, padding) and the one-line plan, with
     nested values (the fit, durations) in Japanese too."""
-    from sft_ui.ui import lang, plan_panel
+    from sft_ui.ui import lang, plan_text
     p = planner.plan_with_data(_config("sft", {"time_budget_minutes": 5}), CPU)
     p = {**p, "seconds_per_step": 1.5, "tokens_per_second": 800.0, "seconds_total": 90.0,
          "round_seconds": 12.0, "sample_rounds": 3, "steps": 60, "budget_needs_speed": False,
          "device_name": "NVIDIA L4"}
-    said = [plan_panel._time_line(p), plan_panel._padding_line(p),
-            plan_panel._tokens_line(p),
-            plan_panel.run_time(100.0, {"eta_seconds": 50.0, "elapsed_seconds": 30.0}),
-            plan_panel.run_time(100.0, {"eta_seconds": None})]
+    said = [plan_text._time_line(p), plan_text._padding_line(p),
+            plan_text._tokens_line(p),
+            plan_text.run_time(100.0, {"eta_seconds": 50.0, "elapsed_seconds": 30.0}),
+            plan_text.run_time(100.0, {"eta_seconds": None})]
     left = _left([s for s in said if s], "page")
-    line = _in_japanese(lambda: plan_panel.plan_line(p))
+    line = _in_japanese(lambda: plan_text.plan_line(p))
     left += [f"plan line: {line!r}"] if english_left(line) else []
-    text = _in_japanese(lambda: lang.say(plan_panel.plan_markdown(p)))  # as plan_texts
+    text = _in_japanese(lambda: lang.say(plan_text.plan_markdown(p)))  # as plan_texts
     left += [f"plan: {w}" for w in english_left(text.split("| part |")[0])]
     assert not left, "\n".join(left)
 

@@ -108,7 +108,7 @@ def test_the_grpo_data_preview_comes_out_in_japanese():
 
 def test_a_plan_of_data_it_cannot_read_says_so_not_fits(tmp_path):
     from sft_ui.plan.planner import plan_with_data
-    from sft_ui.ui.plan_panel import plan_line
+    from sft_ui.ui.plan_text import plan_line
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"text": "fine"}\n{"text": oops}\n')
     p = plan_with_data(RunConfig(dataset_name=str(bad)))

@@ -274,7 +274,7 @@ def test_an_evaluations_answer_length_follows_its_test_set(tokenizer):
 # ---- the plan and the preview say it ----------------------------------------------------
 def test_the_plan_and_the_preview_say_what_the_data_sizes(support_csv, tiny_model_dir):
     from sft_ui.ui.data_panel import sized_markdown  # (gradio: the page's module)
-    from sft_ui.ui.plan_panel import plan_markdown
+    from sft_ui.ui.plan_text import plan_markdown
     cfg = _sft(tiny_model_dir, support_csv)
     p = planner.plan_with_data(cfg)
     assert p["sized"][0].startswith("Sample prompts: the last 3 questions")

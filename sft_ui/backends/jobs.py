@@ -39,10 +39,6 @@ class JobError(UserError, RuntimeError):
     """A job that cannot be submitted or that failed; the message says why (`messages`:
     its Message, kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def known_flavors() -> list[str]:
     """The hardware names of Hugging Face Jobs as this huggingface_hub knows them."""

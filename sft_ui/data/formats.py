@@ -51,10 +51,6 @@ class DataError(UserError, ValueError):
     """Data that cannot be used; the message names the file or row and what to do
     (`messages`: it, as it was made, a Message kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def row_format(row: dict, text_field: str) -> str | None:
     """The format a single row looks like (by its non-empty columns), or None."""

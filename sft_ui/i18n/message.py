@@ -11,6 +11,7 @@ a switch of language). Imports nothing of the studio.
 """
 from __future__ import annotations
 
+import json
 import string
 from typing import Callable
 
@@ -65,3 +66,30 @@ def from_json(value):
 def as_json(value):
     """A Message as JSON can hold it (any other value as it is)."""
     return value.as_json() if isinstance(value, Message) else value
+
+
+def saved_messages(data: dict, keys: tuple) -> dict:
+    """The Messages among `data`'s `keys` (a run's saved status), as JSON holds them
+    (their template and values), to keep beside their English (runs/run.py's state.json);
+    a value JSON cannot hold leaves its key to the English alone."""
+    said = {}
+    for key in keys:
+        value = data[key]
+        if isinstance(value, Message) or (isinstance(value, list) and
+                                          any(isinstance(v, Message) for v in value)):
+            kept = [as_json(v) for v in value] if isinstance(value, list) else as_json(value)
+            try:
+                json.dumps(kept)
+            except (TypeError, ValueError):
+                continue
+            said[key] = kept
+    return said
+
+
+def read_messages(value):
+    """A Message (or a list of them) back from saved_messages' JSON; None for a value
+    that is not one (a file edited by hand: its English stays)."""
+    try:
+        return [from_json(v) for v in value] if isinstance(value, list) else from_json(value)
+    except (AssertionError, AttributeError, TypeError, ValueError):
+        return None  # (a file edited by hand: its English stays)

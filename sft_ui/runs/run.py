@@ -14,7 +14,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig
 from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message, as_json, from_json
+from sft_ui.i18n.message import Message, read_messages, saved_messages
 from sft_ui.plan import budget
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.runs.phases import Phases, phase_message
@@ -39,10 +39,6 @@ SAID_KEYS = ("message", "error", "budget")
 class RunError(UserError, RuntimeError):
     """A request about runs that cannot be honoured; the message says why (`messages`:
     it, as it was made: a Message stays one, where str(error) is its English)."""
-
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
 
 
 class Run:
@@ -276,7 +272,7 @@ class Run:
         tmp = self.dir / "state.json.tmp"
         with self._lock:  # read and write together: a rename cannot be overwritten by a stale copy
             data = {k: getattr(self, k) for k in STATE_KEYS}
-            said = _said(data)
+            said = saved_messages(data, SAID_KEYS)
             tmp.write_text(json.dumps({**data, "said": said} if said else data))
             tmp.replace(self.dir / "state.json")
 
@@ -290,7 +286,7 @@ class Run:
             if key in state:
                 setattr(run, key, state[key])
         for key, value in (state.get("said") or {}).items():  # its Messages, as values
-            again = _read_said(value)
+            again = read_messages(value)
             if key in SAID_KEYS and again == getattr(run, key):
                 setattr(run, key, again)
         run.metrics = read_jsonl(folder / "metrics.jsonl")
@@ -301,31 +297,6 @@ class Run:
                                                      "training.")
             run.finished = (folder / "state.json").stat().st_mtime  # its last sign of life
         return run
-
-
-def _said(data: dict) -> dict:
-    """The Messages among a run's saved status (SAID_KEYS), as JSON holds them (their
-    template and values); a value JSON cannot hold leaves its key to the English alone."""
-    said = {}
-    for key in SAID_KEYS:
-        value = data[key]
-        if isinstance(value, Message) or (isinstance(value, list) and
-                                          any(isinstance(v, Message) for v in value)):
-            kept = [as_json(v) for v in value] if isinstance(value, list) else as_json(value)
-            try:
-                json.dumps(kept)
-            except (TypeError, ValueError):
-                continue
-            said[key] = kept
-    return said
-
-
-def _read_said(value):
-    """A saved status's Message (or list of them) back from _said's JSON."""
-    try:
-        return [from_json(v) for v in value] if isinstance(value, list) else from_json(value)
-    except (AssertionError, AttributeError, TypeError, ValueError):
-        return None  # (a file edited by hand: its English stays)
 
 
 def short_snapshot(snap: dict) -> dict:

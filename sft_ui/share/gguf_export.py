@@ -37,10 +37,6 @@ class GgufError(UserError, RuntimeError):
     """A GGUF export that cannot happen; the message says what to do (`messages`: its
     Message, kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def converter_dir() -> Path:
     """The folder the converter is installed in (SFT_UI_GGUF_CONVERTER overrides)."""

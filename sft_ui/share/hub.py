@@ -26,10 +26,6 @@ class HubError(UserError, RuntimeError):
     """A push that cannot happen; the message says what to do (`messages`: its Message,
     kept whole for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 def _client(token: str, api):
     if api is not None:

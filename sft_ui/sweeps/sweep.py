@@ -41,10 +41,6 @@ class SweepError(UserError):
     """A sweep that cannot start, or is not there (`messages`: its Message, kept whole
     for the page)."""
 
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.messages = [message] if message else []
-
 
 class Sweep:
     def __init__(self, spec: SweepSpec, owner: str, root: Path):

@@ -15,7 +15,7 @@ from gradio.context import Context
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.runs import ACTIVE_STATES, RunError
-from sft_ui.ui import live_view, plan_panel, queue_panel, stage_view
+from sft_ui.ui import live_view, plan_text, queue_panel, stage_view
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
 from sft_ui.ui.widgets import edits, values_to_dict
@@ -166,7 +166,7 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
         snap, now = run.snapshot(), time.monotonic()
         status, progress = live_view.status_markdown(snap), live_view.progress_html(snap)
         shown_status, shown_progress, shown_every, shown_line = last_seen or (None,) * 4
-        line = say(plan_panel.plan_line(plan, snap if snap["state"] in ACTIVE_STATES
+        line = say(plan_text.plan_line(plan, snap if snap["state"] in ACTIVE_STATES
                                         else None)) if plan else shown_line
         shown_key, shown_state = last_drawn or (None, None)
         fire = bool(live_view.sent_parts(snap, shown_key, now)) or \
