@@ -9,8 +9,10 @@ still shows readable English, and tests/test_i18n.py finds every message in the 
 Adding or rewording a message is one edit in the code plus one entry, the same English as
 msgid, in each language's messages.po (`make messages` adds it untranslated; the test
 fails, naming it, until it is translated). Entries marked fuzzy or left empty are not used.
-`translate` turns a finished English message into another language: the whole text,
-else each line, else each sentence is looked up, exactly or against the templates,
+`translate` renders a Message (message.py: its template and values, made where it is
+said) from its template's entry, its nested Messages alike, parsing nothing. Text that is
+not yet a Message is looked up as a finished English message: the whole text,
+else each line, else each sentence, exactly or against the templates,
 whose placeholders carry the values across. Where several templates fit, the one that
 translates the most of the text wins (so "The data could not be measured: {error}" is
 read as a heading and a nested message, not as a file name "The data could ...: x.csv"
