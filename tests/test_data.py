@@ -298,7 +298,7 @@ def test_a_shift_jis_csv_is_read_with_a_note(tmp_path, tiny_cfg, tiny_model_dir)
     the preview, the run's data and the plan say how it was read; with SmolLM2 they say
     too that the model does not know Japanese."""
     from sft_ui.plan import planner
-    from sft_ui.ui.plan_panel import plan_markdown
+    from sft_ui.ui.plan_text import plan_markdown
     text = "質問,回答\n" + "".join(f"{q},{a}\n" for q, a in JAPANESE_QA)
     utf8, sjis = tmp_path / "utf8.csv", tmp_path / "support.csv"
     utf8.write_text(text, encoding="utf-8")

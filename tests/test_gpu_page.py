@@ -80,7 +80,7 @@ def test_a_typed_folder_is_still_the_model(browser, live_app, tiny_model_dir):
     expect(box).to_have_value(tiny_model_dir)
     # The plan is the tiny model's, read from the folder's config.json.
     from sft_ui.plan.shape import model_shape
-    from sft_ui.ui.plan_panel import _count
+    from sft_ui.ui.plan_text import _count
     size = _count(model_shape(tiny_model_dir).params())
     open_panels(page)
     expect(page.locator("#plan")).to_contain_text(f"of {size} parameters trained")

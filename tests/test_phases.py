@@ -203,7 +203,7 @@ def test_the_plan_line_shows_the_runs_own_time_while_it_trains(tmp_path, monkeyp
     11 minutes), and the plan's alone again once the run ended. Through the page's own
     tick, as the browser calls it."""
     from sft_ui.ui import build_app
-    from sft_ui.ui.plan_panel import plan_line
+    from sft_ui.ui.plan_text import plan_line
     manager = RunManager(tmp_path / "runs")
     app = build_app(manager)
     tick = next(f for f in app.fns.values() if f.api_name == "ui_tick")

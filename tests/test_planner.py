@@ -130,7 +130,7 @@ def test_the_plan_counts_the_rounds_of_sample_answers(small_model, tmp_path, mon
     speed.remember_round(cfg, 6.0)  # a run's round of 48 tokens took 6 s
     p = planner.plan(dataclasses.replace(cfg, sample_max_new_tokens=96), CPU, available=GIB)
     assert p["round_seconds"] == 12.0 and p["seconds_total"] == 30 * 1.0 + 3 * 12.0
-    from sft_ui.ui.plan_panel import plan_markdown
+    from sft_ui.ui.plan_text import plan_markdown
     assert "30 steps with 3 rounds of sample answers (about 12 s each" in plan_markdown(p)
 
 
@@ -319,7 +319,7 @@ def test_the_plans_words_agree_with_each_other_on_a_cpu():
     to turn off a setting that is off, and the speed line names no GPU; the plan line's
     time says "about" once."""
     from sft_ui.plan import kernels
-    from sft_ui.ui.plan_panel import plan_line
+    from sft_ui.ui.plan_text import plan_line
     from sft_ui.ui.target_plan import modes_markdown
     p = planner.plan_with_data(RunConfig())
     if p["device"] != "cpu":

@@ -66,7 +66,8 @@ def detect() -> Hardware:
                         torch.cuda.is_bf16_supported(), props.total_memory, os.cpu_count() or 1)
     flags = _cpu_flags()
     native_bf16 = bool(flags & {"avx512_bf16", "amx_bf16"}) and bf16_pays()
-    return Hardware("cpu", f"CPU ({os.cpu_count()} threads)", 1, native_bf16,
+    return Hardware("cpu", Message("CPU ({threads} threads)", threads=os.cpu_count()), 1,
+                    native_bf16,
                     psutil.virtual_memory().total, os.cpu_count() or 1)
 
 

@@ -104,7 +104,7 @@ def plan_markdown(p: dict) -> str:
     lines.append(say(_padding_line(p) or p.get("data_note", "")))
     lines += [say(note) for note in p.get("data_notes") or []]  # how the data was read
     if p.get("modes"):
-        lines.append(say(target_plan.modes_markdown(p)))
+        lines.append(target_plan.modes_markdown(p))  # (said there, part by part)
     return "\n\n".join(line for line in lines if line)
 
 

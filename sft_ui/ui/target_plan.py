@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import gradio as gr
 
+from sft_ui.i18n.message import Message
 from sft_ui.plan import targets
 from sft_ui.plan.memory import size_text
-from sft_ui.ui.lang import T, relabel
+from sft_ui.ui.lang import T, relabel, say
 
 KERNEL_LABELS = {"precision": "precision", "optim": "optimizer",
                  "use_liger_kernel": "Liger kernels", "padding_free": "padding-free batching"}
@@ -36,26 +37,30 @@ def _mark(fits: bool) -> str:
 
 def modes_markdown(p: dict) -> str:
     """Full fine-tuning, LoRA and QLoRA on the plan's target: which fit, how, the speed
-    and the kernels."""
-    lines = [f"**Full fine-tuning, LoRA or QLoRA on {p['target']}** (GPU memory or RAM "
-             f"{size_text(p['target_memory'])}; a setup fits under 80% of it):",
-             "\n".join(["| way to train | fits? | setup | peak memory |", "|---|---|---|---:|",
-                        *(f"| {m['label']} | **{_mark(m['fits'])}** | {m['reason']} | "
-                          f"{size_text(m['memory']) if m['memory'] else '-'} |"
-                          for m in p["modes"])])]
+    and the kernels; in the page's language, each sentence and cell said on its own (the
+    target, a mode's label and reason: Messages or words of the catalogue)."""
+    rows = [f"| {say(m['label'])} | **{say(_mark(m['fits']))}** | {say(m['reason'])} | "
+            f"{size_text(m['memory']) if m['memory'] else '-'} |" for m in p["modes"]]
+    lines = [say(Message("**Full fine-tuning, LoRA or QLoRA on {where}** (GPU memory or RAM "
+                         "{size}; a setup fits under 80% of it):", where=p["target"],
+                         size=size_text(p["target_memory"]))),
+             "\n".join([say("| way to train | fits? | setup | peak memory |"), "|---|---|---|---:|",
+                        *rows])]
     best = next((m for m in p["modes"] if m["mode"] == p["best"]), None)
     if best:
-        lines.append(f"**Fit applies {best['label']}:** {best['reason']}.")
+        lines.append(say(Message("**Fit applies {label}:** {reason}.", label=best["label"],
+                                 reason=best["reason"])))
     else:
-        lines.append("**Nothing fits there:** shorten max_length, or choose a smaller "
-                     "model or a larger GPU.")
+        lines.append(say("**Nothing fits there:** shorten max_length, or choose a smaller "
+                         "model or a larger GPU."))
     speed = p["best_tokens_per_second"]
-    lines.append(f"**Expected speed there:** {speed:,.0f} tokens/s (measured)." if speed else
-                 "**Expected speed there:** not measured for this model and setup on "
-                 f"{p['target']} yet.")
-    lines.append("**Precision and kernels there:**")
-    lines.append("\n".join(f"- {KERNEL_LABELS[name]}: **{_value(c['value'])}**: {c['reason']}"
-                           for name, c in p["kernels"].items()))
+    lines.append(say(Message("**Expected speed there:** {speed} tokens/s (measured).",
+                             speed=f"{speed:,.0f}") if speed else
+                     Message("**Expected speed there:** not measured for this model and setup "
+                             "on {where} yet.", where=p["target"])))
+    lines.append(say("**Precision and kernels there:**"))
+    lines.append("\n".join(f"- {say(KERNEL_LABELS[name])}: **{say(_value(c['value']))}**: "
+                           f"{say(c['reason'])}" for name, c in p["kernels"].items()))
     return "\n\n".join(lines)
 
 
