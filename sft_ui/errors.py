@@ -3,9 +3,12 @@ wrong, what to do) and is shown as it is in the page or the API, never as a trac
 
 Each room raises its own kind (ConfigError, DataError, ModelError, RunError, HubError,
 AccessError), all `UserError`s; anything else that escapes is a bug, reported with its
-type. Knows nothing of the rooms.
+type. `said(error)` is what a run or a sweep keeps of one as its error: the Message(s)
+it was made with, else its English. Knows nothing of the rooms.
 """
 from __future__ import annotations
+
+from sft_ui.i18n.message import Message
 
 
 class UserError(Exception):
@@ -18,3 +21,17 @@ class UserError(Exception):
         super().__init__(message, *args)
         if "messages" not in self.__dict__:  # (a kind with several sets its own first)
             self.messages = [message] if message else []
+
+
+def said(error: Exception) -> Message | str:
+    """A person-facing error's message as it was made: its Message (or its Messages, one
+    after the other, as `ConfigError` joins them), kept as a value for the run's status;
+    else its English (str(error) of a Message is its English only)."""
+    messages = list(getattr(error, "messages", None) or error.args[:1])
+    if not messages or not all(isinstance(m, Message) for m in messages) or \
+            " ".join(messages) != str(error):
+        return str(error)
+    if len(messages) == 1:
+        return messages[0]
+    return Message(" ".join(f"{{problem{n}}}" for n in range(len(messages))),
+                   **{f"problem{n}": m for n, m in enumerate(messages)})

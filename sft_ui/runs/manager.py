@@ -16,7 +16,7 @@ from sft_ui import backends
 from sft_ui.backends import jobs
 from sft_ui.backends.worker import WarmWorker
 from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
-from sft_ui.errors import UserError
+from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
 from sft_ui.plan.hardware import detect, release_memory
@@ -324,17 +324,3 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
-
-
-def said(error: Exception) -> Message | str:
-    """A person-facing error's message as it was made: its Message (or its Messages, one
-    after the other, as `ConfigError` joins them), kept as a value for the run's status;
-    else its English (str(error) of a Message is its English only)."""
-    messages = list(getattr(error, "messages", None) or error.args[:1])
-    if not messages or not all(isinstance(m, Message) for m in messages) or \
-            " ".join(messages) != str(error):
-        return str(error)
-    if len(messages) == 1:
-        return messages[0]
-    return Message(" ".join(f"{{problem{n}}}" for n in range(len(messages))),
-                   **{f"problem{n}": m for n, m in enumerate(messages)})

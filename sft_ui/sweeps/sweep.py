@@ -21,14 +21,14 @@ from pathlib import Path
 
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import RunConfig
-from sft_ui.errors import UserError
+from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
 from sft_ui.runs.run_queue import estimate
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
-from sft_ui.sweeps.trial import Trials, new_trial, said
+from sft_ui.sweeps.trial import Trials, new_trial
 
 FOLDER = "sweeps"
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone

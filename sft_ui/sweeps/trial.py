@@ -9,18 +9,11 @@ from __future__ import annotations
 
 import time
 
-from sft_ui.errors import UserError
+from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.sweeps.score import eval_losses, last_eval_loss
 
 ENDED = ("done", "stopped", "failed")
-
-
-def said(error: Exception) -> str:
-    """A person-facing error's message as it was made: its Message, kept whole for the
-    page (else its English)."""
-    made = error.args[0] if len(error.args) == 1 else None
-    return made if isinstance(made, Message) else str(error)
 
 
 def new_trial(number: int, params: dict) -> dict:
