@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message
+from sft_ui.i18n.message import Message, as_message
 
 OPEN, LOGIN, VIEW_ONLY = "open", "login", "view-only"
 LOCAL_OWNER = "local"  # the owner of everything where the studio is one person's
@@ -38,12 +38,6 @@ ALLOW_CODE = "SFT_UI_ALLOW_REWARD_CODE"  # environment: code written in the page
 class AccessError(UserError, PermissionError):
     """An action this session may not take; the message says how to get access
     (`messages`: its Message, kept whole for the page)."""
-
-
-def _words(text: str) -> Message:
-    """English words given as a value (an action, a setting's label) as a Message of their
-    own, rendered in the reader's language inside the message that names them."""
-    return text if isinstance(text, Message) else Message(text)
 
 
 def parse_users(text: str) -> dict[str, str]:
@@ -149,11 +143,11 @@ class Access:
         if self.mode == OPEN or self.user(who):
             return
         if self.mode == VIEW_ONLY:
-            raise AccessError(Message("Cannot {action}: {reason}", action=_words(action),
+            raise AccessError(Message("Cannot {action}: {reason}", action=as_message(action),
                                       reason=self._view_only_message()))
         raise AccessError(Message("Sign in to {action} (the Sign in panel at the top of the "
                                   "page, or /sign_in through the API). Looking at runs stays "
-                                  "open.", action=_words(action)))
+                                  "open.", action=as_message(action)))
 
     def _view_only_message(self) -> Message:
         link = (f"https://huggingface.co/spaces/{self.space_id}?duplicate=true"
@@ -205,7 +199,7 @@ class Access:
             raise AccessError(Message(
                 "{label}: on a shared server files come from your own uploads ('Upload a "
                 "dataset file'), the demo set or the Hub, not from paths on the server. "
-                "Upload the file, or give a Hub id.", label=_words(label)))
+                "Upload the file, or give a Hub id.", label=as_message(label)))
 
     def check_config(self, root: Path, who: Who, values, code: tuple = ()) -> None:
         """check_paths over a run's settings (a dict of RunConfig fields or a RunConfig),

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sft_ui.i18n.message import Message, from_json
+from sft_ui.i18n.message import Message, from_json, joined_sentences
 
 LANGUAGES = {"en": "English", "ja": "日本語"}  # a new language: its line here, and its .po
 DEFAULT = "en"
@@ -57,7 +57,6 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _LABELLED = re.compile(r"^(.+) \((\w+)\)$")  # "Batch size per device (per_device_...)"
 _BOLD = re.compile(r"\*\*(.+)\*\*", re.S)  # a heading in bold, known without the stars
 _NUMBERED = re.compile(r"^(\d+\. )(.+)$", re.S)  # "2. shorten max_length (...)"
-_FULL_STOPS = ("。", "）", "」", "！", "？")
 
 
 @dataclass(frozen=True)
@@ -240,11 +239,9 @@ def _sentences(text: str, lang: str, with_count: bool = False):
     out, count = [], 0
     for sentence in _SENTENCE.split(text):
         found = _best(sentence, lang)
-        piece = sentence if found is None else found[0]
+        out.append(sentence if found is None else found[0])
         count += 0 if found is None else found[1]
-        gap = "" if not out or out[-1].endswith(_FULL_STOPS) else " "
-        out.append(gap + piece)
-    return ("".join(out), count) if with_count else "".join(out)
+    return (joined_sentences(out), count) if with_count else joined_sentences(out)
 
 
 def _lines(text: str, lang: str) -> tuple[str, int]:

@@ -51,6 +51,26 @@ class Message(str):
                          for name, value in self.args.items()}}
 
 
+def as_message(text: str) -> Message:
+    """English words given as a value (an action, a label, a fit) as a Message of their
+    own, rendered in the reader's language inside the message that holds them (a Message
+    as it is)."""
+    return text if isinstance(text, Message) else Message(text)
+
+
+# Where a sentence of a language ends in a full stop of its own, the next one follows it
+# without a space ("。" in Japanese); else a space.
+FULL_STOPS = ("。", "）", "」", "！", "？")
+
+
+def joined_sentences(sentences) -> str:
+    """Sentences one after the other, as the language writes them (FULL_STOPS)."""
+    out = ""
+    for sentence in sentences:
+        out += ("" if not out or out.endswith(FULL_STOPS) else " ") + sentence
+    return out
+
+
 def _rebuilt(template: str, args: dict) -> Message:
     return Message(template, **args)
 

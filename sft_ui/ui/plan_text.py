@@ -5,7 +5,7 @@ sentence a Message, said in the page's language. The arithmetic is plan/planner.
 ui/plan_panel.py shows these texts in the page."""
 from __future__ import annotations
 
-from sft_ui.i18n.message import Message
+from sft_ui.i18n.message import Message, as_message, joined_sentences
 from sft_ui.plan.memory import size_text
 from sft_ui.plan.planner import duration_text
 from sft_ui.ui import target_plan
@@ -27,25 +27,13 @@ class _Joined(Message):
     rendered from its own."""
 
     def render(self, lookup) -> str:
-        out = ""
-        for part in self.args.values():
-            text = part.render(lookup) if isinstance(part, Message) else str(part)
-            out += ("" if not out or out.endswith(FULL_STOPS) else " ") + text
-        return out
-
-
-FULL_STOPS = ("。", "）", "」", "！", "？")  # (as i18n's translator joins sentences)
+        return joined_sentences(part.render(lookup) if isinstance(part, Message) else str(part)
+                                for part in self.args.values())
 
 
 def _joined(*parts: str) -> Message:
     return _Joined(" ".join(f"{{part{n}}}" for n in range(len(parts))),
                    **{f"part{n}": part for n, part in enumerate(parts)})
-
-
-def _message(text: str) -> Message:
-    """A short text of the plan (its fit) as a Message, also where the plan came through
-    JSON as its English."""
-    return text if isinstance(text, Message) else Message(text)
 
 
 def budget_markdown(p: dict) -> str:
@@ -91,7 +79,7 @@ def plan_markdown(p: dict) -> str:
         "about {total} of {available} available: **{fit}**", where=where,
         precision=p["precision"], trained=_count(p["trainable_params"]),
         params=_count(p["params"]), total=size_text(m["total"]),
-        available=size_text(p["available_bytes"]), fit=_message(p["fit"]))))
+        available=size_text(p["available_bytes"]), fit=as_message(p["fit"]))))
     lines += [say(note) for note in p.get("memory_notes") or []]
     rows = [f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
             f"{size_text(m[key])} |" for key, label in PARTS if key in m]
@@ -203,7 +191,7 @@ def plan_line(p: dict, run: dict | None = None) -> str:
     parts += [Message("effective batch {n}", n=p["effective_batch"]), steps,
               Message("peak memory about {size} of {available}: **{fit}**",
                       size=size_text(p["memory"]["total"]),
-                      available=size_text(p["available_bytes"]), fit=_message(p["fit"]))]
+                      available=size_text(p["available_bytes"]), fit=as_message(p["fit"]))]
     if run is not None:
         parts.append(run_time(p.get("seconds_total"), run))
     elif p["seconds_total"]:
