@@ -109,10 +109,10 @@ def describe() -> list[dict]:
     """Every setting for the API: name, type, default, label, help, panel, bounds (with
     min_exclusive: the value must be above min), choices, where it goes in TRL and the
     stages it applies to."""
-    defaults = RunConfig()
+    defaults, titles = RunConfig(), panel_titles()
     return [{"name": f.name, "type": _type_name(f), "default": getattr(defaults, f.name),
              "label": f.metadata["label"], "help": f.metadata["help"],
-             "panel": panel_titles()[f.metadata["group"]], "advanced": f.metadata["advanced"],
+             "panel": titles[f.metadata["group"]], "advanced": f.metadata["advanced"],
              "min": f.metadata["min"], "min_exclusive": f.metadata["min_exclusive"],
              "max": f.metadata["max"], "choices": choices(f), "trl": f.metadata["trl"],
              "stages": [s for s in stage_list() if applies_field(f, s)]}
