@@ -7,14 +7,13 @@ tests/test_i18n.py checks with (its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply)
   in the template: Poedit, Weblate and Crowdin list it as untranslated;
 - each entry's references (#:) name anew the modules whose text it translates whole;
 - translations, comments and flags are kept, and no entry is removed: one that no message
-  uses whole may translate a part of others (a nested value, a line, a sentence).
+  of the scan names may still be said (a word given as a value: a state, a column's name).
 The template, sft_ui/locale/messages.pot, holds every English text of the catalogues with
 msgstr empty: a new language starts from a copy of it (docs/languages.md).
 Needs the test tools (pytest: the scan lives in tests/test_i18n.py).
 """
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from sft_ui import i18n  # noqa: E402
 TEMPLATE = i18n.LOCALE / "messages.pot"
 PROJECT = "SFT Studio"
 WIDTH = 79  # as msgmerge and Poedit wrap
-PSEUDO = "qps"  # (a stand-in language, see uncovered)
 
 
 def scan():
@@ -54,50 +52,23 @@ def write(book: Catalog, path: Path) -> None:
         write_po(f, book, width=WIDTH, include_lineno=False)
 
 
-def _key(text: str) -> str:
-    return i18n.PLACEHOLDER.sub("{}", text.strip())
-
-
 def references(messages, ids) -> dict[str, set[str]]:
     """For each English text of `ids` (the messages' texts, context none), the modules
-    of the messages it translates whole: the same text, the same but for the names of
-    its values, else the most specific template that the message fits."""
-    exact = {i.strip(): i for i in ids}
-    keyed = {_key(i): i for i in ids}
-    templates = i18n.compiled({i: i for i in ids if i18n.PLACEHOLDER.search(i)}).templates
+    of the messages whose template it is."""
+    ids = {i.strip(): i for i in ids}
     found: dict[str, set[str]] = {}
     for m in messages:
-        entry = exact.get(m.key.strip()) or keyed.get(_key(m.key))
-        if entry is None:
-            sample = m.sample.strip()
-            entry = next((t.translation for t in templates
-                          if t.literal in sample and t.pattern.fullmatch(sample)), None)
+        entry = ids.get(m.key.strip())
         if entry is not None:
             found.setdefault(entry, set()).add(f"sft_ui/{m.module}")
     return found
 
 
-def _pseudo(text: str) -> str:
-    """A stand-in translation of an English text: its letters in full width, its
-    {placeholders} kept."""
-    parts = i18n.PLACEHOLDER.split(text)
-    return "".join("{" + part + "}" if n % 2 else
-                   re.sub("[A-Za-z]", lambda c: chr(ord(c.group()) + 0xFEE0), part)
-                   for n, part in enumerate(parts))
-
-
 def uncovered(messages, ids) -> list:
-    """The messages that no English text of `ids` translates, whole or in parts (as the
-    translator reads them): what a language translating every entry would leave English."""
-    from tests.test_i18n import english_left
-    book = i18n.compiled({i: _pseudo(i) for i in ids})
-    real = i18n.catalogue
-    i18n.catalogue = lambda lang: book if lang == PSEUDO else real(lang)
-    try:
-        return [m for m in messages if english_left(
-            i18n._phrase(m.sample, PSEUDO) or i18n._lines(m.sample, PSEUDO)[0])]
-    finally:
-        i18n.catalogue = real
+    """The messages that no English text of `ids` is the template of: what a language
+    translating every entry would leave English."""
+    ids = {i.strip() for i in ids}
+    return [m for m in messages if m.key.strip() not in ids]
 
 
 def languages() -> list[str]:

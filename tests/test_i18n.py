@@ -98,26 +98,27 @@ def test_language_tags_and_accept_language():
     assert i18n.accepted_language("") == i18n.accepted_language(None) == "en"
 
 
-def test_translate_fills_templates_and_keeps_what_it_does_not_know():
+def test_translate_renders_messages_and_parses_no_english_back():
+    from sft_ui.i18n.message import Message as Said
+    from sft_ui.i18n.message import as_message
     assert i18n.translate("Start", "en") == "Start"
     assert i18n.translate("Start", "ja") == "開始"
-    text = i18n.translate("Run r1 is done: stop it before deleting it.", "ja")
-    assert text == "実行 r1 は完了です。削除する前に停止してください。"
-    # Lines of Markdown one by one, list marks kept; an unknown line stays English.
-    text = i18n.translate("**Cannot start:**\n\n- No run with id x.\n- Something new.", "ja")
-    assert text == "**開始できません:**\n\n- ID が x の実行はありません。\n- Something new."
-    # A message inside a message, a list of them, and a field's label are translated too.
-    text = i18n.translate("Out of memory at step 3. Try, in this order: 1. turn on activation "
-                          "checkpointing (less memory, some more time); 2. shorten max_length "
-                          "(64 -> 32 tokens). Apply suggestion fills in the first.", "ja")
-    assert "ステップ 3 でメモリが足りなくなりました" in text and "2. max_length を短く" in text
-    assert not re.search(r"[a-z]{4,} [a-z]{4,}", text), text
-    # A value ends within its sentence unless it is a message of its own ({text}).
-    text = i18n.translate("Batch per device 8 -> 2, accumulation 1 -> 4: about 3 GiB of 9 GiB "
-                          "available. The effective batch stays 8.", "ja")
-    assert text.endswith("（使えるのは 9 GiB）。実効バッチサイズは 8 のままです。"), text
-    text = i18n.translate("Max steps (max_steps) must be at least 1 (got 0).", "ja")
-    assert text.startswith("最大ステップ数 (max_steps) は 1 以上")
+    assert i18n.translate("  Start\n", "ja") == "  開始\n"  # the space around it kept
+    said = Said("Run {run_id} is {state}: stop it before deleting it.", run_id="r1",
+                state=as_message("done"))
+    assert i18n.translate(said, "ja") == "実行 r1 は完了です。削除する前に停止してください。"
+    assert i18n.translate(said, "en") == said == "Run r1 is done: stop it before deleting it."
+    # A value that is a Message of its own is rendered too; any other value is kept.
+    oom = Said("Out of memory at step {step}. {advice}", step=3,
+               advice=Said("No run with id {run_id}.", run_id="x"))
+    assert i18n.translate(oom, "ja") == \
+        "ステップ 3 でメモリが足りなくなりました。ID が x の実行はありません。"
+    # Finished English is never read back into a template: it stays English.
+    assert i18n.translate(str(said), "ja") == str(said)
+    assert i18n.translate("**Cannot start:**\n\n- No run with id x.", "ja") == \
+        "**Cannot start:**\n\n- No run with id x."
+    assert i18n.has_entry("Start", "ja") and i18n.has_entry(said, "ja")
+    assert not i18n.has_entry(str(said), "ja")
 
 
 def test_every_entry_keeps_the_placeholders_of_its_english():
@@ -126,21 +127,7 @@ def test_every_entry_keeps_the_placeholders_of_its_english():
         assert not english_left(japanese), (english, english_left(japanese))
 
 
-def test_the_reading_that_translates_most_wins():
-    """A value that is not a message (a file name, a number) holds neither a heading nor a
-    line break: the template that translates the most of a text is the one read."""
-    # Not the file name "The data could not be measured: empty.jsonl" of "{file} is empty".
-    text = i18n.translate("The data could not be measured: empty.jsonl is empty: it has no "
-                          "rows to train on.", "ja")
-    assert text == "データを測れませんでした: empty.jsonl は空です。学習に使える行がありません。"
-    # A heading and its list as one text: not the file name "**Cannot preview:**\n\n- x".
-    text = i18n.translate("**Cannot preview:**\n\n- x.csv is empty: it has no rows to train "
-                          "on.", "ja")
-    assert text == "**プレビューできません:**\n\n- x.csv は空です。学習に使える行がありません。"
-    # A path in code marks is a value whatever it holds ("J. Smith" ends no sentence there).
-    assert i18n.translate("Exported to `C:\\Users\\J. Smith\\runs\\r1\\export\\adapter`.",
-                          "ja").endswith("` にエクスポートしました。")
-    # Durations are figures, written in each language's own form.
+def test_durations_are_written_in_each_languages_form():
     assert i18n.formatted("{minutes}m {seconds}s", "ja", minutes=1, seconds="05") == "1分05秒"
     assert i18n.formatted("{hours}h {minutes}m", "en", hours=2, minutes="03") == "2h 03m"
 
@@ -393,14 +380,48 @@ def english_left(text: str) -> list[str]:
 
 
 def test_every_message_in_the_code_has_japanese():
-    """Each message the code can produce (values filled with X) comes out in Japanese."""
-    missing = []
-    for message in _messages():
-        japanese = i18n.translate(message.sample, "ja")
-        if english_left(japanese) or (not JAPANESE.search(japanese) and
-                                      english_left(message.sample)):
-            missing.append(message)
+    """Each message the code can produce has its entry: its template, exactly, as msgid."""
+    missing = [m for m in _messages() if VALUE not in m.template and
+               not i18n.has_entry(m.key, "ja")]
     assert not missing, what_to_add(missing)
+
+
+def test_no_message_is_made_as_finished_english():
+    """A message with values is a Message (sft_ui/i18n/message.py): its template and its
+    values, rendered in the reader's language. Words put together with values (an f-string,
+    +, .format) reach the page as finished English, which nothing reads back."""
+    made = [f"sft_ui/{m.module}:{m.line}: {m.key!r}" for m in _messages() if VALUE in m.template]
+    assert not made, ("make these Messages, Message(template, name=value), the template "
+                      f"exactly the msgid of their entry: {made}")
+
+
+def _plain_words(call: ast.Call) -> list[str]:
+    """A Message call's values that are words written in the code (a literal, or a choice
+    of literals) and have an entry of their own: given plain, they would stay English. A
+    value the template quotes ('{column}', `{name}`) is a name, kept as it is."""
+    template = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) \
+        else ""
+    out = []
+    for keyword in call.keywords:
+        value = keyword.value
+        if re.search(f"['`]{{{keyword.arg}}}['`]", template):
+            continue
+        texts = [value] if isinstance(value, ast.Constant) else [value.body, value.orelse] \
+            if isinstance(value, ast.IfExp) else []
+        out += [t.value for t in texts if isinstance(t, ast.Constant) and
+                isinstance(t.value, str) and i18n.has_entry(t.value, "ja")]
+    return out
+
+
+def test_words_given_to_a_message_are_messages_too():
+    """A value of a Message that is words with an entry of their own ("done", a heading) is
+    passed as a Message (as_message), so that it is said in the reader's language."""
+    plain = []
+    for module in _modules():
+        for node in ast.walk(ast.parse((ROOT / module).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Message":
+                plain += [f"sft_ui/{module}:{node.lineno}: {w!r}" for w in _plain_words(node)]
+    assert not plain, f"wrap these values in as_message(...): {plain}"
 
 
 def test_the_lists_name_modules_and_texts_that_exist():
@@ -437,7 +458,7 @@ def test_real_errors_come_out_in_japanese(tmp_path):
                    {"dataset_name": str(tmp_path / "data.xlsx")}):
         with pytest.raises(DataError) as e:
             load_data(RunConfig.from_dict(values))
-        problems.append(str(e.value))
+        problems += e.value.messages
     assert len(problems) > 15
     for problem in problems:
         japanese = i18n.translate(problem, "ja")
@@ -505,9 +526,10 @@ class FakeRequest:
 def test_a_request_is_answered_in_its_language():
     from gradio.context import LocalContext
 
+    from sft_ui.i18n.message import Message as Said
     from sft_ui.ui import lang
-    error = ConfigError(["No run with id x.", "Model is empty: enter a Hub id or a local "
-                         "folder."])
+    error = ConfigError([Said("No run with id {run_id}.", run_id="x"),
+                         Said("Model is empty: enter a Hub id or a local folder.")])
     assert lang.messages(error) == error.messages  # outside a request: English
     for request, japanese in ((FakeRequest(accept="ja-JP,ja;q=0.9"), True),
                               (FakeRequest(accept="en-US"), False), (FakeRequest(), False)):

@@ -1,8 +1,8 @@
 """No English left in the Japanese page, and messages that go when their cause goes (the
 parts that need no browser; tests/test_browser_languages.py drives the page): a notice
 keeps the English it was made from and is drawn again in the page's new language; run
-labels, the model list's gated note, the GRPO data preview, a plan's time line and
-Gradio's own words in Japanese; a plan of data it cannot read says so instead of "fits";
+labels, the model list's gated note, the GRPO data preview and Gradio's own words in
+Japanese; a plan of data it cannot read says so instead of "fits";
 Start's checks asked again without starting."""
 import re
 from pathlib import Path
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from gradio.context import LocalContext
 
-from sft_ui import i18n
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.i18n.message import Message as Said
+from sft_ui.i18n.message import as_message
 from tests.test_i18n import JAPANESE, FakeRequest, _in_japanese, english_left
 
 
@@ -23,21 +24,11 @@ def _in(lang: str, fn):
         LocalContext.request.reset(token)
 
 
-def test_a_sentence_after_a_nested_value_is_not_read_into_it():
-    """The plan's time line with its total after it: the device's name ("CPU (2
-    threads)") and the speed were left English, read as the count of "{count} steps:
-    {duration}." ("...(2 threads)). 2" as the count)."""
-    line = ("**Time:** about 7 s per step (144 tokens/s measured on CPU (2 threads)). "
-            "2 steps: about 14 s.")
-    japanese = i18n.translate(line, "ja")
-    assert not english_left(japanese), japanese
-    assert "CPU（2 スレッド）" in japanese and "2 ステップで約 14 秒" in japanese
-
-
 def test_a_notice_keeps_its_english_and_is_drawn_again_in_another_language():
     from sft_ui.ui import lang
-    error = ConfigError(["Model is empty: enter a Hub id or a local folder.",
-                         "Run x is done: stop it before deleting it."])
+    error = ConfigError([Said("Model is empty: enter a Hub id or a local folder."),
+                         Said("Run {run_id} is {state}: stop it before deleting it.",
+                              run_id="x", state=as_message("done"))])
     shown = _in_japanese(lambda: lang.problems("Cannot start:", error) + "\n\n" +
                          lang.note("No run is training."))
     assert shown.startswith("**開始できません:**\n\n- ") and "学習中の実行はありません" in shown
@@ -47,7 +38,8 @@ def test_a_notice_keeps_its_english_and_is_drawn_again_in_another_language():
         "No run is training." in english and not JAPANESE.search(english)
     assert _in_japanese(lambda: lang.redrawn(english)) == shown  # and back, the same
     # One line, escaped for HTML: a name typed stays escaped in every language.
-    named = ConfigError(["Run <b> is done: stop it before deleting it."])
+    named = ConfigError([Said("Run {run_id} is {state}: stop it before deleting it.",
+                              run_id="<b>", state=as_message("done"))])
     line = _in("en", lambda: lang.problem("Cannot delete:", named, escape=True))
     assert line.startswith("**Cannot delete:** Run &lt;b&gt; is done")
     assert _in_japanese(lambda: lang.redrawn(line)).startswith("**削除できません:** 実行 &lt;b&gt;")

@@ -186,3 +186,20 @@ def test_the_command_line_queue_survives_a_sigkill_mid_run(tmp_path, tiny_cfg):
     assert manager.resume(first.name) == first.name  # a checkpoint was there
     manager.stop(first.name)
     _ended(manager, first.name)
+
+
+def test_why_a_queued_run_could_not_start_is_kept_as_a_message(tmp_path, monkeypatch):
+    """The queue's file keeps a refusal as its template and values, so that the list says
+    it in the reader's language after a restart too."""
+    from sft_ui import i18n
+    from sft_ui.i18n.message import Message
+    manager = RunManager(tmp_path / "runs", trainer=Gate())
+    refusal = Message("No run with id {run_id}.", run_id="x")
+
+    def refused(*args, **kwargs):
+        raise ConfigError([refusal])
+    monkeypatch.setattr(manager, "start", refused)
+    RunQueue(manager).add({"learning_rate": 1e-4})
+    row = RunQueue(manager).rows()[0]  # read again from its file
+    assert row["state"] == "not started" and row["error"] == refusal
+    assert i18n.translate(row["error"], "ja") == "ID が x の実行はありません。"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message
+from sft_ui.errors import UserError, said
+from sft_ui.i18n.message import Message, as_json, from_json
 from sft_ui.plan.planner import plan
 from sft_ui.runs.run import RunError
 
@@ -43,7 +43,7 @@ class Queued:
     config: dict
     owner: str = LOCAL_OWNER
     added: float = field(default_factory=time.time)
-    error: str = ""
+    error: str | dict = ""  # its English, or a Message as JSON holds it (as_json)
     run_id: str = ""
     keep: list = field(default_factory=list)  # settings a time budget leaves (Run.keep)
 
@@ -55,6 +55,17 @@ class Queued:
         cfg = RunConfig.from_dict(self.config)
         return {**asdict(self), "changed": changed(cfg), "stage": cfg.stage,
                 "seconds": estimate(cfg) if self.waiting else None}
+
+
+def _kept(error: Exception) -> str | dict:
+    """What the queue's file keeps of why a run could not start: its Message as JSON holds
+    it (said in the reader's language when listed), else its English."""
+    kept = as_json(said(error))
+    try:
+        json.dumps(kept)
+    except (TypeError, ValueError):
+        return str(error)
+    return kept
 
 
 def estimate(cfg: RunConfig) -> float | None:
@@ -149,7 +160,7 @@ class RunQueue:
                 continue
             row = {**r.row(), "place": places.get(r.id), "state": "waiting"}
             if r.error:
-                row["state"] = "not started"
+                row["state"], row["error"] = "not started", from_json(r.error)
             elif r.run_id:
                 try:
                     run = self.manager.get(r.run_id)
@@ -221,7 +232,7 @@ class RunQueue:
                 except (UserError, RunError) as e:
                     if self.manager.busy():  # someone pressed Start meanwhile: it waits on
                         break
-                    run.error, refused = str(e), True  # (the queue's file keeps English)
+                    run.error, refused = _kept(e), True
             done = [r for r in data["runs"] if r.run_id]
             for old in done[:max(0, len(done) - STARTED_KEPT)]:
                 data["runs"].remove(old)

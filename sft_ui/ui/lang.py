@@ -25,7 +25,7 @@ from gradio.context import Context, LocalContext
 from gradio.i18n import I18nData
 
 from sft_ui import i18n
-from sft_ui.i18n.message import as_json, from_json
+from sft_ui.i18n.message import Message, as_json, as_message, from_json
 
 _TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
 _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page
@@ -203,15 +203,20 @@ def note(text: str, items=(), escape: bool = False) -> str:
                   "escape": escape})
 
 
+def _bold(heading: str) -> Message:
+    """A notice's heading in bold, its words said in the reader's language."""
+    return Message("**{heading}**", heading=as_message(heading))
+
+
 def problems(heading: str, error: Exception) -> str:
     """A bold heading and the error's messages as a Markdown list, translated (a notice)."""
-    return _note({"text": f"**{heading}**", "items": _english(error), "listed": True})
+    return _note({"text": _bold(heading), "items": _english(error), "listed": True})
 
 
 def problem(heading: str, error: Exception, escape: bool = False) -> str:
     """A bold heading and the error's messages on one line, translated (and escaped
     for HTML where the error may quote a name the person typed; a notice)."""
-    return _note({"text": f"**{heading}**", "items": _english(error), "escape": escape})
+    return _note({"text": _bold(heading), "items": _english(error), "escape": escape})
 
 
 def kept(value) -> list[dict]:
