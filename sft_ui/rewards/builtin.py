@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.rewards import RewardError, scores
 from sft_ui.rewards.scores import Reward
 
@@ -40,10 +41,12 @@ def _whole_number(options: dict, key: str, default: int | None, what: str) -> in
         if not number.is_integer():
             raise ValueError
     except (TypeError, ValueError):
-        raise RewardError(f"{key} must be a whole number of {what} (e.g. 200), not "
-                          f"{value!r}.") from None
+        raise RewardError(Message("{key} must be a whole number of {what} (e.g. 200), not "
+                                  "{value}.", key=key, what=as_message(what),
+                                  value=repr(value))) from None
     if number <= 0:
-        raise RewardError(f"{key} must be more than 0 {what}; it is {int(number)}.")
+        raise RewardError(Message("{key} must be more than 0 {what}; it is {number}.",
+                                  key=key, what=as_message(what), number=int(number)))
     return int(number)
 
 
@@ -57,9 +60,10 @@ def _make_regex(options: dict) -> Reward:
     try:
         re.compile(str(pattern))
     except re.error as e:
-        raise RewardError(f"The pattern {pattern!r} is not a valid regular expression ({e}): "
-                          f"fix it, or escape special characters such as ( [ . * with \\."
-                          ) from None
+        raise RewardError(Message(
+            "The pattern {pattern} is not a valid regular expression ({e}): fix it, or escape "
+            "special characters such as ( [ . * with \\.", pattern=repr(pattern), e=str(e))
+        ) from None
     return Reward("regex", scores.regex, pattern=str(pattern))
 
 
@@ -67,8 +71,9 @@ def _make_words(name: str, key: str, score: Callable) -> Callable[[dict], Reward
     def make(options: dict) -> Reward:
         words = _items(options, key)
         if not words:
-            raise RewardError(f"The reward {name} needs words: write them in {key}, "
-                              f"separated by commas (e.g. because, therefore).")
+            raise RewardError(Message("The reward {name} needs words: write them in {key}, "
+                                      "separated by commas (e.g. because, therefore).",
+                                      name=name, key=key))
         return Reward(name, score, words=words)
     return make
 
@@ -164,12 +169,13 @@ def make_reward(name: str, options: dict | None = None) -> Callable:
     """The reward function of the built-in `name` under the page's options."""
     builtin = BUILTINS.get(name)
     if builtin is None:
-        raise RewardError(f"There is no built-in reward {name!r}. The built-in rewards are: "
-                          f"{', '.join(available())}.")
+        raise RewardError(Message("There is no built-in reward {name}. The built-in rewards "
+                                  "are: {join}.", name=repr(name), join=", ".join(available())))
     if name not in available():
-        raise RewardError(f"The reward {name} needs the Python package {builtin.needs}, which "
-                          f"is not installed: install it (pip install {builtin.install}) and "
-                          f"restart the app, or choose another reward.")
+        raise RewardError(Message(
+            "The reward {name} needs the Python package {needs}, which is not installed: "
+            "install it (pip install {install}) and restart the app, or choose another reward.",
+            name=name, needs=builtin.needs, install=builtin.install))
     return builtin.make(dict(options or {}))
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from sft_ui.errors import said
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.rewards import RewardError
 from sft_ui.rewards.builtin import BUILTINS, available, make_reward
 from sft_ui.rewards.scores import text_of
@@ -60,19 +62,22 @@ def score_table(functions: Sequence[Callable], prompts: Sequence, completions: S
     called once, as TRL calls it, with `columns` one value per completion."""
     n = len(completions)
     if len(prompts) != n:
-        raise RewardError(f"{len(prompts)} prompts for {n} completions: give each completion "
-                          f"its prompt (repeat a prompt for each of its answers).")
+        raise RewardError(Message("{prompts} prompts for {n} completions: give each completion "
+                                  "its prompt (repeat a prompt for each of its answers).",
+                                  prompts=len(prompts), n=n))
     weights = [1.0] * len(functions) if weights is None else [float(w) for w in weights]
     if len(weights) != len(functions):
-        raise RewardError(f"{len(weights)} weights for {len(functions)} rewards: give one "
-                          f"weight per reward, in their order.")
+        raise RewardError(Message("{weights} weights for {functions} rewards: give one weight "
+                                  "per reward, in their order.", weights=len(weights),
+                                  functions=len(functions)))
     labels, scores = _labels(functions), []
     for fn, label in zip(functions, labels):
         got = list(fn(prompts=list(prompts), completions=list(completions),
                       completion_ids=completion_ids, **columns))
         if len(got) != n:
-            raise RewardError(f"The reward {label} gave {len(got)} scores for {n} completions: "
-                              f"it must give one per completion.")
+            raise RewardError(Message("The reward {label} gave {got} scores for {n} "
+                                      "completions: it must give one per completion.",
+                                      label=label, got=len(got), n=n))
         scores.append(got)
     rows = []
     for i in range(n):
@@ -84,7 +89,8 @@ def score_table(functions: Sequence[Callable], prompts: Sequence, completions: S
     return rows
 
 
-def no_spread(rows: list[dict], group_size: int, cut: list[bool] | None = None) -> list[str]:
+def no_spread(rows: list[dict], group_size: int,
+              cut: list[bool] | None = None) -> list[Message]:
     """A warning for each group of `group_size` consecutive rows (one prompt's answers)
     whose totals are all equal: GRPO learns from the differences within a group. `cut`
     (one per row: the answer reached Max completion length before it ended): a group
@@ -100,23 +106,25 @@ def no_spread(rows: list[dict], group_size: int, cut: list[bool] | None = None) 
         totals = [r["total"] for r in group if r["total"] is not None]
         cuts = sum((cut or [])[start:start + group_size])
         if not totals:
-            warnings.append(f"Prompt {prompt}: every reward skipped all {len(group)} answers "
-                            f"(None), so nothing is learned from it. Check that its columns "
-                            f"hold what the rewards read.")
+            warnings.append(Message(
+                "Prompt {prompt}: every reward skipped all {group} answers (None), so nothing "
+                "is learned from it. Check that its columns hold what the rewards read.",
+                prompt=prompt, group=len(group)))
         elif max(totals) - min(totals) > 1e-9:
             continue
         elif cuts >= MOSTLY_CUT * len(group):
-            warnings.append(f"Prompt {prompt}: all {len(group)} answers scored "
-                            f"{totals[0]:g}, and {cuts} of them were cut at Max completion "
-                            f"length before they ended: a reward for how an answer ends (a "
-                            f"sign-off, a closing tag, a final answer) cannot be earned by a "
-                            f"cut answer. Raise Max completion length.")
+            warnings.append(Message(
+                "Prompt {prompt}: all {group} answers scored {value}, and {cuts} of them were "
+                "cut at Max completion length before they ended: a reward for how an answer "
+                "ends (a sign-off, a closing tag, a final answer) cannot be earned by a cut "
+                "answer. Raise Max completion length.",
+                prompt=prompt, group=len(group), value=f"{totals[0]:g}", cuts=cuts))
         else:
-            warnings.append(f"Prompt {prompt}: all {len(group)} answers scored "
-                            f"{totals[0]:g}, so there is no learning signal from it. Raise "
-                            f"the number of generations or the temperature, or change the "
-                            f"reward or the task so that some answers score better than "
-                            f"others.")
+            warnings.append(Message(
+                "Prompt {prompt}: all {group} answers scored {value}, so there is no learning "
+                "signal from it. Raise the number of generations or the temperature, or change "
+                "the reward or the task so that some answers score better than others.",
+                prompt=prompt, group=len(group), value=f"{totals[0]:g}"))
     return warnings
 
 
@@ -125,7 +133,7 @@ def no_spread(rows: list[dict], group_size: int, cut: list[bool] | None = None) 
 MOSTLY_CUT = 0.5
 
 
-def cut_warning(cut: list[bool], limit: int, need: int | None = None) -> str | None:
+def cut_warning(cut: list[bool], limit: int, need: int | None = None) -> Message | None:
     """What to say when most answers (`cut`: one per answer) reached Max completion
     length (`limit` tokens) before they ended, with the fix (`need`: the tokens the
     data's answers need, where known); None otherwise."""
@@ -133,15 +141,16 @@ def cut_warning(cut: list[bool], limit: int, need: int | None = None) -> str | N
         return None
     share = f"{sum(cut) / len(cut):.0%}"
     if need and need > limit:
-        return (f"{share} of the answers were cut at Max completion length ({limit} tokens) "
-                f"before they ended, so a reward for how an answer ends (a sign-off, a "
-                f"closing tag, a final answer) cannot be earned: raise it to {need} tokens, "
-                f"what the data's answers need. More answers or a higher temperature would "
-                f"not help.")
-    return (f"{share} of the answers were cut at Max completion length ({limit} tokens) "
-            f"before they ended, so a reward for how an answer ends (a sign-off, a closing "
-            f"tag, a final answer) cannot be earned: raise it. More answers or a higher "
-            f"temperature would not help.")
+        return Message("{share} of the answers were cut at Max completion length ({limit} "
+                       "tokens) before they ended, so a reward for how an answer ends (a "
+                       "sign-off, a closing tag, a final answer) cannot be earned: raise it "
+                       "to {need} tokens, what the data's answers need. More answers or a "
+                       "higher temperature would not help.", share=share, limit=limit,
+                       need=need)
+    return Message("{share} of the answers were cut at Max completion length ({limit} tokens) "
+                   "before they ended, so a reward for how an answer ends (a sign-off, a "
+                   "closing tag, a final answer) cannot be earned: raise it. More answers or a "
+                   "higher temperature would not help.", share=share, limit=limit)
 
 
 # A run learns nothing when, over its last STALL_STEPS logged steps (all of them when
@@ -175,7 +184,7 @@ def _learnt(records: list[dict]) -> bool:
     return recent > first + 1e-6 and recent >= top - 0.05 * abs(top)
 
 
-def stalled(records: list[dict]) -> str | None:
+def stalled(records: list[dict]) -> Message | None:
     """A GRPO run that learns nothing, from its logged metric records (oldest first):
     over its last logged training steps, (almost) every answer was cut at Max completion
     length, or most prompts' answers all got the same reward (unless their reward rose to
@@ -184,76 +193,93 @@ def stalled(records: list[dict]) -> str | None:
     cut, count = _recent_mean(records, CLIPPED)
     if cut >= STALL_SHARE:
         share = f"{100 * cut:.0f}%"
-        return (f"Answers cut at the length limit: over the last {count} logged steps, "
-                f"{share} of the answers reached Max completion length before "
-                f"they ended, so a reward for how an answer ends (a sign-off, a closing "
-                f"tag, a final answer) cannot be earned. Raise Max completion length (Test "
-                f"rewards shows how long the answers are), or ask for shorter answers in "
-                f"the prompts.")
+        return Message("Answers cut at the length limit: over the last {count} logged steps, "
+                       "{share} of the answers reached Max completion length before they "
+                       "ended, so a reward for how an answer ends (a sign-off, a closing tag, "
+                       "a final answer) cannot be earned. Raise Max completion length (Test "
+                       "rewards shows how long the answers are), or ask for shorter answers "
+                       "in the prompts.", count=count, share=share)
     mean, count = _recent_mean(records, NO_SPREAD)
     if mean < STALL_SHARE or _learnt(records):
         return None
     share = f"{100 * mean:.0f}%"
-    return (f"Nothing learnt: over the last {count} logged steps, {share} of the "
-            f"prompts got the same reward for all their answers (no spread), and GRPO "
-            f"learns only from the differences between a prompt's answers. Raise Answers "
-            f"per prompt or Temperature, give partial credit in the reward (or make the "
-            f"task harder, if every answer already scores the most), or give a few "
-            f"examples of the form the reward wants in Warm-up examples.")
+    return Message("Nothing learnt: over the last {count} logged steps, {share} of the "
+                   "prompts got the same reward for all their answers (no spread), and GRPO "
+                   "learns only from the differences between a prompt's answers. Raise "
+                   "Answers per prompt or Temperature, give partial credit in the reward (or "
+                   "make the task harder, if every answer already scores the most), or give "
+                   "a few examples of the form the reward wants in Warm-up examples.",
+                   count=count, share=share)
 
 
-def _generations(num_generations: int, generation_batch: int) -> list[str]:
+def _generations(num_generations: int, generation_batch: int) -> list[Message]:
     if num_generations < 2:
-        return [f"Generations is {num_generations}: GRPO compares several answers to each "
-                f"prompt, so it must be at least 2 (4 to 16 is usual)."]
+        return [Message("Generations is {num_generations}: GRPO compares several answers to "
+                        "each prompt, so it must be at least 2 (4 to 16 is usual).",
+                        num_generations=num_generations)]
     if generation_batch < 1 or generation_batch % num_generations:
         lower = generation_batch // num_generations * num_generations
-        sizes = " or ".join(str(s) for s in (lower, lower + num_generations) if s > 0)
+        sizes = [str(s) for s in (lower, lower + num_generations) if s > 0]
         fits = [g for g in range(2, min(generation_batch, 64) + 1) if generation_batch % g == 0]
-        also = f", or Generations to one of {', '.join(map(str, fits))}" if fits else ""
-        return [f"The generation batch ({generation_batch} answers a step) must be a "
-                f"multiple of Generations ({num_generations}), so that each prompt gets all "
-                f"its answers in one batch: set it to {sizes}{also}."]
+        also = Message(", or Generations to one of {join}",
+                       join=", ".join(map(str, fits))) if fits else ""
+        return [Message("The generation batch ({generation_batch} answers a step) must be a "
+                        "multiple of Generations ({num_generations}), so that each prompt gets "
+                        "all its answers in one batch: set it to {sizes}{also}.",
+                        generation_batch=generation_batch, num_generations=num_generations,
+                        sizes=Message("{lower} or {upper}", lower=sizes[0], upper=sizes[1])
+                        if len(sizes) == 2 else "".join(sizes), also=also)]
     return []
 
 
 def _lengths(max_prompt_tokens: int | None, max_completion_length: int,
-             max_length: int | None) -> list[str]:
+             max_length: int | None) -> list[Message]:
     if max_completion_length < 1:
-        return [f"Max completion length is {max_completion_length}: give the answers at "
-                f"least 1 token (64 to 1024 is usual)."]
+        return [Message("Max completion length is {max_completion_length}: give the answers "
+                        "at least 1 token (64 to 1024 is usual).",
+                        max_completion_length=max_completion_length)]
     if max_length is None:
         return []
     if max_prompt_tokens is None:
         if max_completion_length >= max_length:
-            return [f"Max completion length ({max_completion_length} tokens) leaves no room "
-                    f"for the prompt within Max length ({max_length}): lower it, or raise "
-                    f"Max length."]
+            return [Message("Max completion length ({max_completion_length} tokens) leaves no "
+                            "room for the prompt within Max length ({max_length}): lower it, "
+                            "or raise Max length.", max_completion_length=max_completion_length,
+                            max_length=max_length)]
         return []
     total = max_prompt_tokens + max_completion_length
     if total > max_length:
         room = max_length - max_prompt_tokens
-        fix = (f"lower Max completion length to {room}, " if room > 0 else "")
-        return [f"The longest prompt ({max_prompt_tokens} tokens) plus an answer "
-                f"({max_completion_length} tokens) is {total} tokens, more than Max length "
-                f"({max_length}): {fix}shorten the prompts, or raise Max length."]
+        sizes = dict(max_prompt_tokens=max_prompt_tokens, total=total,
+                     max_completion_length=max_completion_length, max_length=max_length)
+        if room > 0:  # (the whole message: its piece "lower ... to {room}, " said in place)
+            return [Message("The longest prompt ({max_prompt_tokens} tokens) plus an answer "
+                            "({max_completion_length} tokens) is {total} tokens, more than Max "
+                            "length ({max_length}): lower Max completion length to {room}, "
+                            "shorten the prompts, or raise Max length.", room=room, **sizes)]
+        return [Message("The longest prompt ({max_prompt_tokens} tokens) plus an answer "
+                        "({max_completion_length} tokens) is {total} tokens, more than Max "
+                        "length ({max_length}): {fix}shorten the prompts, or raise Max length.",
+                        fix="", **sizes)]
     return []
 
 
-def _missing(name: str, needed: Sequence[str], columns: Sequence[str]) -> list[str]:
+def _missing(name: str, needed: Sequence[str], columns: Sequence[str]) -> list[Message]:
     missing = [c for c in needed if c not in columns]
     if not missing:
         return []
     which = ", ".join(f"'{c}'" for c in missing)
-    return [f"The reward {name} needs the column{'s' if len(missing) > 1 else ''} {which}, "
-            f"which the data does not have (it has: {', '.join(columns) or 'no columns'}). "
-            f"Choose a column it has, or add the column to the data."]
+    return [Message(("The reward {name} needs the columns {which}, " if len(missing) > 1 else
+                     "The reward {name} needs the column {which}, ") +
+                    "which the data does not have (it has: {value}). Choose a column it has, "
+                    "or add the column to the data.", name=name, which=which,
+                    value=", ".join(columns) or as_message("no columns"))]
 
 
 def preflight(reward_names: list[str], options: dict, columns: list[str],
               num_generations: int, generation_batch: int, max_prompt_tokens: int | None,
               max_completion_length: int, max_length: int | None,
-              written: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+              written: dict[str, tuple[str, ...]] | None = None) -> list[Message | str]:
     """What would stop a GRPO run, one message each; empty when all is fine. `written`:
     the functions of the person's code and the columns each needs (function_columns)."""
     problems = _generations(num_generations, generation_batch)
@@ -267,23 +293,26 @@ def preflight(reward_names: list[str], options: dict, columns: list[str],
                         "your reward code.")
     for name, times in Counter(reward_names).items():
         if times > 1:
-            problems.append(f"The reward {name} is chosen {times} times: keep it once (to "
-                            f"count it more, give it a higher weight).")
+            problems.append(Message("The reward {name} is chosen {times} times: keep it once "
+                                    "(to count it more, give it a higher weight).",
+                                    name=name, times=times))
     for name in dict.fromkeys(reward_names):
         if name in written:
             if name in BUILTINS:
-                problems.append(f"Your function {name} has the name of a built-in reward: "
-                                f"rename it.")
+                problems.append(Message("Your function {name} has the name of a built-in "
+                                        "reward: rename it.", name=name))
             problems += _missing(name, written[name], columns)
         elif name in BUILTINS:
             try:
                 make_reward(name, options)
             except RewardError as e:
-                problems.append(str(e))
+                problems.append(said(e))
                 continue
             problems += _missing(name, BUILTINS[name].columns_for(options), columns)
         else:
-            code = f"; your code defines: {', '.join(written)}" if written else ""
-            problems.append(f"There is no reward {name!r}. The built-in rewards are: "
-                            f"{', '.join(available())}{code}.")
+            code = Message("; your code defines: {join}",
+                           join=", ".join(written)) if written else ""
+            problems.append(Message("There is no reward {name}. The built-in rewards are: "
+                                    "{join}{code}.", name=repr(name),
+                                    join=", ".join(available()), code=code))
     return problems

@@ -5,8 +5,9 @@ names of its functions; the code is run once and the reply is `{"names": [...]}`
 each request `{"call": name, "kwargs": {...}}` is answered `{"result": [...]}` (a score
 that is no number: `{"bad": type, "repr": ...}`; no list at all: `{"not_list": ...}`).
 What goes wrong is answered `{"error": {"type", "message", "line", "source"}}`, the line
-being that of the person's code. The protocol owns stdout: the code's print() (and stdin)
-go elsewhere. The worker ends at the end of stdin, or when its parent is gone.
+being that of the person's code (a message of the worker's own goes as a Message's
+as_json). The protocol owns stdout: the code's print() (and stdin) go elsewhere. The
+worker ends at the end of stdin, or when its parent is gone.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import threading
 import time
 import traceback
 
+from sft_ui.i18n.message import Message
 from sft_ui.rewards.scores import text_of
 
 FILENAME = "<reward code>"  # the code's name in tracebacks, by which its lines are found
@@ -101,8 +103,9 @@ def _load(request: dict) -> dict:
 def _call(namespace: dict, request: dict) -> dict:
     fn = namespace.get(request["call"])
     if not callable(fn):
+        said = Message("the code defines no function {call}", call=repr(request["call"]))
         return {"error": {"type": "NameError", "line": None, "source": None,
-                          "message": f"the code defines no function {request['call']!r}"}}
+                          "message": said.as_json()}}
     result = fn(**_arguments(fn, request["kwargs"]))
     if inspect.iscoroutine(result):  # an async def
         result = asyncio.run(result)

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable
 
+from sft_ui.i18n.message import Message
 from sft_ui.rewards import RewardError
 
 # Keyword arguments TRL adds to a reward call that are not columns of the data.
@@ -56,13 +57,15 @@ class Reward:
 def _column(row: dict, column: str, n: int, reward: str) -> list:
     if column not in row:
         have = ", ".join(sorted(k for k in row if k not in TRL_EXTRAS)) or "none"
-        raise RewardError(f"The reward {reward} reads the column '{column}', which the data "
-                          f"does not have (its other columns: {have}). Choose one of them, or "
-                          f"add the column to the data.")
+        raise RewardError(Message(
+            "The reward {reward} reads the column '{column}', which the data does not have "
+            "(its other columns: {have}). Choose one of them, or add the column to the data.",
+            reward=reward, column=column, have=have))
     values = list(row[column])
     if len(values) != n:
-        raise RewardError(f"The column '{column}' has {len(values)} values for {n} "
-                          f"completions: give one value per completion.")
+        raise RewardError(Message("The column '{column}' has {values} values for {n} "
+                                  "completions: give one value per completion.",
+                                  column=column, values=len(values), n=n))
     return values
 
 

@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
+from sft_ui.i18n.message import Message, from_json
 from sft_ui.rewards import RewardError
 from sft_ui.rewards.sandbox import FILENAME
 from sft_ui.rewards.scores import TRL_EXTRAS, text_of
@@ -42,8 +43,9 @@ def _parse(code: str) -> ast.Module:
         return ast.parse(code, FILENAME)
     except SyntaxError as e:
         where = f" (`{e.text.strip()}`)" if e.text and e.text.strip() else ""
-        raise RewardError(f"The reward code has a syntax error at line {e.lineno}: "
-                          f"{e.msg}{where}. Fix it and test the rewards again.") from None
+        raise RewardError(Message("The reward code has a syntax error at line {lineno}: "
+                                  "{msg}{where}. Fix it and test the rewards again.",
+                                  lineno=e.lineno, msg=e.msg, where=where)) from None
 
 
 def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -51,11 +53,12 @@ def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
              and not node.name.startswith("_")]
     if not found:
-        raise RewardError("The reward code defines no reward function. Define one at the "
-                          f"top level, for example:\n\n{EXAMPLE}\n\nIt gets the completions "
-                          "(texts, or message lists: text_of(c) gives the text), the prompts "
-                          "and every column of the data by name, and returns one number per "
-                          "completion (None to skip one). Names starting with _ are helpers.")
+        raise RewardError(Message(
+            "The reward code defines no reward function. Define one at the top level, for "
+            "example:\n\n{EXAMPLE}\n\nIt gets the completions (texts, or message lists: "
+            "text_of(c) gives the text), the prompts and every column of the data by name, and "
+            "returns one number per completion (None to skip one). Names starting with _ are "
+            "helpers.", EXAMPLE=EXAMPLE))
     return list({node.name: node for node in found}.values())
 
 
@@ -166,42 +169,56 @@ def _checked(name: str, reply: dict, completions: list) -> list[float | None]:
     """The scores of a reply, or a RewardError saying which one is wrong and why."""
     if "not_list" in reply:
         got = reply["not_list"]
-        raise RewardError(f"The reward {name} returned {got['repr']} ({got['type']}), not a "
-                          f"list: return a list with one number per completion (None to skip "
-                          f"one), e.g. [1.0 if ... else 0.0 for c in completions].")
+        raise RewardError(Message(
+            "The reward {name} returned {repr} ({type}), not a list: return a list with one "
+            "number per completion (None to skip one), e.g. [1.0 if ... else 0.0 for c in "
+            "completions].", name=name, repr=got["repr"], type=got["type"]))
     scores, n = reply["result"], len(completions)
     if len(scores) != n:
-        where = (f"completion {len(scores)} ({_preview(completions, len(scores))}) got none"
-                 if len(scores) < n else f"there are only {n}")
-        raise RewardError(f"The reward {name} returned {len(scores)} scores for {n} "
-                          f"completions ({where}): return exactly one number per completion, "
-                          f"in their order (None to skip one).")
+        where = (Message("completion {scores} ({preview}) got none", scores=len(scores),
+                         preview=_preview(completions, len(scores)))
+                 if len(scores) < n else Message("there are only {n}", n=n))
+        raise RewardError(Message(
+            "The reward {name} returned {scores} scores for {n} completions ({where}): return "
+            "exactly one number per completion, in their order (None to skip one).",
+            name=name, scores=len(scores), n=n, where=where))
     out = []
     for i, score in enumerate(scores):
         if isinstance(score, dict):
-            raise RewardError(f"The reward {name} gave completion {i} ({_preview(completions, i)}"
-                              f") the score {score['repr']} ({score['bad']}), not a number: "
-                              f"return an int or float per completion, or None to skip it.")
+            raise RewardError(Message(
+                "The reward {name} gave completion {i} ({preview}) the score {repr} ({bad}), "
+                "not a number: return an int or float per completion, or None to skip it.",
+                name=name, i=i, preview=_preview(completions, i), repr=score["repr"],
+                bad=score["bad"]))
         if score is not None:
             try:
                 score = float(score)
             except OverflowError:
                 score = math.inf
             if not math.isfinite(score):
-                raise RewardError(f"The reward {name} gave completion {i} "
-                                  f"({_preview(completions, i)}) the score {score}: a score "
-                                  f"must be a finite number; return None to skip a completion "
-                                  f"that cannot be scored.")
+                raise RewardError(Message(
+                    "The reward {name} gave completion {i} ({preview}) the score {score}: a "
+                    "score must be a finite number; return None to skip a completion that "
+                    "cannot be scored.", name=name, i=i, preview=_preview(completions, i),
+                    score=f"{score}"))
         out.append(score)
     return out
 
 
 def _failed(name: str | None, error: dict) -> RewardError:
-    where = f" at line {error['line']}" if error.get("line") else ""
+    """What the worker reports of an exception (its message a Message where the worker
+    made it one: sandbox.py) as a RewardError."""
+    where = Message(" at line {line}", line=error["line"]) if error.get("line") else ""
     source = f" (`{error['source']}`)" if error.get("source") else ""
-    what = f"The reward {name} raised" if name else "The reward code failed when loaded with"
-    return RewardError(f"{what} {error['type']}: {error['message']}{where}{source}. Fix the "
-                       f"code and test the rewards again.")
+    values = dict(type=error["type"], message=from_json(error["message"]), where=where,
+                  source=source)
+    if name:
+        return RewardError(Message("The reward {name} raised {type}: {message}{where}{source}. "
+                                   "Fix the code and test the rewards again.", name=name,
+                                   **values))
+    return RewardError(Message("The reward code failed when loaded with {type}: "
+                               "{message}{where}{source}. Fix the code and test the rewards "
+                               "again.", **values))
 
 
 class WrittenReward:
@@ -255,14 +272,15 @@ class WrittenRewards:
         except _Gone as gone:
             self._discard(kill=True)
             if gone.args[0] == "slow":
-                raise RewardError(f"The reward {name} took more than {timeout:g} s for {n} "
-                                  f"completions, so it was stopped. Make it faster (no "
-                                  f"endless loop, no slow calls per completion), or raise "
-                                  f"its time limit.") from None
-            raise RewardError(f"The reward code's process ended while {name} ran (exit "
-                              f"status {worker.process.returncode}): the code may exit the "
-                              f"process or use too much memory. Fix it and test the "
-                              f"rewards again.") from None
+                raise RewardError(Message(
+                    "The reward {name} took more than {timeout} s for {n} completions, so it "
+                    "was stopped. Make it faster (no endless loop, no slow calls per "
+                    "completion), or raise its time limit.", name=name, timeout=f"{timeout:g}",
+                    n=n)) from None
+            raise RewardError(Message(
+                "The reward code's process ended while {name} ran (exit status {returncode}): "
+                "the code may exit the process or use too much memory. Fix it and test the "
+                "rewards again.", name=name, returncode=worker.process.returncode)) from None
 
     def _start(self) -> _Worker:
         self._worker = worker = _Worker()
@@ -271,18 +289,23 @@ class WrittenRewards:
                                self.timeout_s + LOAD_S)
         except _Gone as gone:
             self._discard(kill=True)
-            slow = f"took more than {self.timeout_s + LOAD_S:g} s to load"
-            raise RewardError(f"The reward code {slow if gone.args[0] else 'could not start'}"
-                              f": it runs once when loaded, so keep slow work inside the "
-                              f"functions.") from None
+            if not gone.args[0]:
+                raise RewardError(Message("The reward code could not start: it runs once when "
+                                          "loaded, so keep slow work inside the functions."
+                                          )) from None
+            slow = Message("took more than {value} s to load",
+                           value=f"{self.timeout_s + LOAD_S:g}")
+            raise RewardError(Message("The reward code {slow}: it runs once when loaded, so keep "
+                                      "slow work inside the functions.", slow=slow)) from None
         if "error" in reply:
             self._discard()
             raise _failed(None, reply["error"])
         missing = [n for n in self.names if n not in reply["names"]]
         if missing:
             self._discard()
-            raise RewardError(f"After the code ran, {', '.join(missing)} is no function: "
-                              f"give each reward function a name of its own.")
+            raise RewardError(Message("After the code ran, {join} is no function: give each "
+                                      "reward function a name of its own.",
+                                      join=", ".join(missing)))
         return worker
 
     def _discard(self, kill: bool = False) -> None:
