@@ -23,7 +23,7 @@ import functools
 import re
 from pathlib import Path
 
-from sft_ui.i18n.message import Message, from_json
+from sft_ui.i18n.message import Message, from_json, spaced
 
 LANGUAGES = {"en": "English", "ja": "日本語"}  # a new language: its line here, and its .po
 DEFAULT = "en"
@@ -69,7 +69,7 @@ def catalogue_file(lang: str) -> Path:
 @functools.lru_cache(maxsize=None)
 def _read(lang: str) -> tuple[dict, dict]:
     """(messages, forms of figures) of a language: English -> its own, for each entry
-    translated and not marked fuzzy."""
+    translated and not marked fuzzy, both without the space around them."""
     from babel.messages.pofile import read_po  # Babel read when a language is first asked
     with catalogue_file(lang).open("rb") as f:
         book = read_po(f, ignore_obsolete=True)
@@ -77,7 +77,8 @@ def _read(lang: str) -> tuple[dict, dict]:
     for message in book:
         if message.id and isinstance(message.id, str) and isinstance(message.string, str) \
                 and message.string and not message.fuzzy and message.context in tables:
-            tables[message.context][message.id] = message.string
+            # (keyed without the space around it: the text looked up keeps its own)
+            tables[message.context][message.id.strip()] = message.string.strip()
     return tables[None], tables[FORMAT]
 
 
@@ -96,11 +97,7 @@ def translate(text: str, lang: str | None) -> str:
         return str(text) if lang == DEFAULT else text.render(_read(lang)[0].get)
     if lang == DEFAULT or not text or not isinstance(text, str):
         return text
-    found = _read(lang)[0].get(text.strip())
-    if found is None:
-        return text
-    lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
-    return lead + found + tail
+    return spaced(text, _read(lang)[0].get(text.strip())) or text
 
 
 def has_entry(text: str, lang: str) -> bool:

@@ -37,7 +37,7 @@ class Message(str):
     def render(self, lookup: Callable[[str], str | None]) -> str:
         """The message in another language: `lookup(English template)` gives its
         translation (None: none, the English stays), nested Messages rendered alike."""
-        own = lookup(self.template.strip()) or self.template
+        own = spaced(self.template, lookup(self.template.strip())) or self.template
         values = {name: value.render(lookup) if isinstance(value, Message) else value
                   for name, value in self.args.items()}
         try:
@@ -49,6 +49,14 @@ class Message(str):
         return {"message": self.template,
                 "args": {name: value.as_json() if isinstance(value, Message) else value
                          for name, value in self.args.items()}}
+
+
+def spaced(text: str, found: str | None) -> str | None:
+    """A translation `found` for `text` looked up without the space around it, with that
+    space again (" ({setting} shortened)" stays a piece that follows another)."""
+    if found is None:
+        return None
+    return text[:len(text) - len(text.lstrip())] + found + text[len(text.rstrip()):]
 
 
 def as_message(text: str) -> Message:

@@ -212,6 +212,23 @@ def stalled(records: list[dict]) -> Message | None:
                    count=count, share=share)
 
 
+# The generation batch's fix, by (two sizes to choose from, a Generations that fits too).
+_BATCH = {
+    (True, True): "The generation batch ({generation_batch} answers a step) must be a multiple "
+                  "of Generations ({num_generations}), so that each prompt gets all its answers "
+                  "in one batch: set it to {lower} or {upper}, or Generations to one of {join}.",
+    (True, False): "The generation batch ({generation_batch} answers a step) must be a multiple "
+                   "of Generations ({num_generations}), so that each prompt gets all its "
+                   "answers in one batch: set it to {lower} or {upper}.",
+    (False, True): "The generation batch ({generation_batch} answers a step) must be a multiple "
+                   "of Generations ({num_generations}), so that each prompt gets all its "
+                   "answers in one batch: set it to {sizes}, or Generations to one of {join}.",
+    (False, False): "The generation batch ({generation_batch} answers a step) must be a "
+                    "multiple of Generations ({num_generations}), so that each prompt gets all "
+                    "its answers in one batch: set it to {sizes}.",
+}
+
+
 def _generations(num_generations: int, generation_batch: int) -> list[Message]:
     if num_generations < 2:
         return [Message("Generations is {num_generations}: GRPO compares several answers to "
@@ -221,14 +238,15 @@ def _generations(num_generations: int, generation_batch: int) -> list[Message]:
         lower = generation_batch // num_generations * num_generations
         sizes = [str(s) for s in (lower, lower + num_generations) if s > 0]
         fits = [g for g in range(2, min(generation_batch, 64) + 1) if generation_batch % g == 0]
-        also = Message(", or Generations to one of {join}",
-                       join=", ".join(map(str, fits))) if fits else ""
-        return [Message("The generation batch ({generation_batch} answers a step) must be a "
-                        "multiple of Generations ({num_generations}), so that each prompt gets "
-                        "all its answers in one batch: set it to {sizes}{also}.",
-                        generation_batch=generation_batch, num_generations=num_generations,
-                        sizes=Message("{lower} or {upper}", lower=sizes[0], upper=sizes[1])
-                        if len(sizes) == 2 else "".join(sizes), also=also)]
+        values = dict(generation_batch=generation_batch, num_generations=num_generations,
+                      join=", ".join(map(str, fits)))
+        if len(sizes) == 2:
+            values.update(lower=sizes[0], upper=sizes[1])
+        else:
+            values.update(sizes="".join(sizes))
+        return [Message(_BATCH[len(sizes) == 2, bool(fits)], **{
+            name: value for name, value in values.items() if "{" + name + "}" in
+            _BATCH[len(sizes) == 2, bool(fits)]})]
     return []
 
 

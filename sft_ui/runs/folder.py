@@ -9,6 +9,7 @@ import time
 import unicodedata
 from pathlib import Path
 
+from sft_ui.i18n.message import Message
 from sft_ui.train.events import MODEL_SUBDIR
 
 # A run id is a plain folder name: no separators, no leading dot, no control characters.
@@ -46,16 +47,18 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def display_name(run) -> str:
-    """How lists name a run, in no language: its name and when it started; a run never
-    renamed (its name is its id) by what it is instead: its stage, the model it started
-    from (an earlier run's model by that run's id) and its data."""
+def display_name(run) -> Message:
+    """How lists name a run: its name and when it started; a run never renamed (its name
+    is its id) by what it is instead: its stage, the model it started from (an earlier
+    run's model: "run <id>", said in the reader's language) and its data."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created))
     if run.name and run.name != run.id:
-        return f"{run.name} · {when}"
+        return Message("{name} · {when}", name=run.name, when=when)
     model = Path(run.config.model_name_or_path.rstrip("/\\"))
+    name = model.name
     if model.name == MODEL_SUBDIR and RUN_ID.fullmatch(model.parent.name) and \
             (model.parent / "state.json").exists():
-        model = Path(f"run {model.parent.name}")  # not "model"
+        name = Message("run {run_id}", run_id=model.parent.name)  # not "model"
     data = Path(run.config.dataset_name.rstrip("/\\")).name
-    return f"{run.config.stage.upper()} · {model.name} · {data} · {when}"
+    return Message("{stage} · {model} · {data} · {when}", stage=run.config.stage.upper(),
+                   model=name, data=data, when=when)

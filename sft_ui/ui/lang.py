@@ -152,15 +152,10 @@ def compact_duration(seconds) -> str:
     return i18n.formatted("{seconds}s", lang, seconds=s)
 
 
-# A run that started from an earlier run's model: lists name that model "run <id>"
-# (runs/folder.py's display_name: "GRPO · run <id> · demo-grpo · 2026-11-27 14:54").
-_RUN_IN_LABEL = re.compile(r"(?<=· )run (?=\S+ ·)")
-
-
 def run_label(label: str) -> str:
-    """A list's text naming a run (display_name, alone or inside a longer label) in the
-    page's language."""
-    return _RUN_IN_LABEL.sub(lambda _: say("run") + " ", say(label))
+    """A list's text naming a run (runs/folder.py's display_name, a Message: "GRPO · run
+    <id> · demo-grpo · 2026-11-27 14:54") in the page's language."""
+    return say(label)
 
 
 def _english(error: Exception) -> list[str]:
