@@ -28,8 +28,9 @@ from pathlib import Path
 from sft_ui.access import ALLOW_CODE, Access, parse_users
 from sft_ui.chat import ChatService
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.errors import UserError
+from sft_ui.errors import UserError, said
 from sft_ui.evaluate.job import Evaluator
+from sft_ui.i18n.message import Message
 from sft_ui.models import prepare_default_model
 from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
 from sft_ui.runs.run_queue import RunQueue
@@ -178,7 +179,7 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
     except BaseException as e:  # every ending is written down before leaving
         if run:
             message = "Interrupted." if isinstance(e, KeyboardInterrupt) else \
-                str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
+                said(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
             if not isinstance(e, (UserError, KeyboardInterrupt)):
                 (run.dir / "error.log").write_text(traceback.format_exc())
             run.set_state("failed", "", message)
@@ -186,7 +187,8 @@ def train_from_file(config: str | Path, root: str | Path | None = None,
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     if run:
         run.model_dir = str(out)
-        run.set_state("done", f"Finished {run.step} steps; the model is saved in {out}.")
+        run.set_state("done", Message("Finished {step} steps; the model is saved in {folder}.",
+                                      step=run.step, folder=str(out)))
         print(f"Done: {run.step} steps, model in {out}", flush=True)
         if run.stalled:  # its latest steps learnt nothing (its family's rule)
             print(f"Warning: {run.stalled}", flush=True)
@@ -243,11 +245,11 @@ def sweep_file(path: str, root: str | Path | None = None) -> int:
         return 2
     print(f"Sweep {sweep.id}: {spec.method}, {spec.budget_minutes:g} min, judged by "
           f"{spec.score}", flush=True)
-    said = set()
+    shown = set()
     while not sweeps.wait(sweep, 1.0):
         for trial in sweep.trials:
-            if trial["seconds"] is not None and trial["number"] not in said:
-                said.add(trial["number"])
+            if trial["seconds"] is not None and trial["number"] not in shown:
+                shown.add(trial["number"])
                 print(f"  trial {trial['number']} {trial['params']}: {trial['state']}, "
                       f"score {trial['score']}", flush=True)
     found = sweep.snapshot()

@@ -14,6 +14,7 @@ import yaml
 
 from sft_ui.config.checks import problems
 from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
+from sft_ui.i18n.message import Message, as_message
 
 
 class RunConfigMethods:
@@ -24,8 +25,9 @@ class RunConfigMethods:
     def from_dict(cls, values: dict | None) -> Self:
         """Build from loose input (API, UI, YAML). Raises ConfigError with every problem."""
         if values is not None and not isinstance(values, dict):
-            raise ConfigError([f"Settings must be a mapping of setting names to values, like "
-                               f'{{"max_steps": 10}} (got {kind_of(values)}).'])
+            raise ConfigError([Message('Settings must be a mapping of setting names to values, '
+                                       'like {{"max_steps": 10}} (got {kind}).',
+                                       kind=as_message(kind_of(values)))])
         values = dict(values or {})
         known = {f.name: f for f in dataclasses.fields(cls)}
         errors = [_unknown(k, known) for k in values if k not in known]
@@ -47,11 +49,12 @@ class RunConfigMethods:
         try:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         except (yaml.YAMLError, UnicodeDecodeError) as e:
-            raise ConfigError([f"{Path(path).name} is not valid YAML: "
-                               f"{str(e).splitlines()[0]}"]) from None
+            raise ConfigError([Message("{file} is not valid YAML: {error}",
+                                       file=Path(path).name,
+                                       error=str(e).splitlines()[0])]) from None
         if not isinstance(data, dict):
-            raise ConfigError([f"{Path(path).name} must hold a mapping of settings "
-                               "(name: value lines)."])
+            raise ConfigError([Message("{file} must hold a mapping of settings (name: value "
+                                       "lines).", file=Path(path).name)])
         return cls.from_dict(from_trl(data))
 
     def to_dict(self) -> dict:
@@ -74,11 +77,12 @@ class RunConfigMethods:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps * devices
 
 
-def _unknown(name: str, known) -> str:
+def _unknown(name: str, known) -> Message:
     """The message for a setting that does not exist: the nearest names, not all of them
     (there are over a hundred; /settings lists them)."""
     near = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
     if near:
-        return (f"Unknown setting '{name}'. Did you mean {' or '.join(near)}? The API's "
-                "/settings lists every setting.")
-    return f"Unknown setting '{name}'. The API's /settings lists every setting."
+        return Message("Unknown setting '{name}'. Did you mean {names}? The API's /settings "
+                       "lists every setting.", name=name, names=" or ".join(near))
+    return Message("Unknown setting '{name}'. The API's /settings lists every setting.",
+                   name=name)

@@ -55,6 +55,8 @@ class Source:
             return Message("{file} line {n}", file=self.label, n=n)
         if self.unit == "row":
             return Message("{file} row {n}", file=self.label, n=n)
+        if self.unit == "chunk":  # (a .txt file cut into chunks)
+            return Message("{file} chunk {n}", file=self.label, n=n)
         return f"{self.label} {self.unit} {n}"
 
 
@@ -155,11 +157,14 @@ def _read_jsonl(label: str, text: str) -> Source:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise DataError(f"{label}: line {n} is not valid JSON ({e.msg}, column {e.colno}). "
-                            'Each line must be one JSON object, like {"text": "..."}.') from None
+            raise DataError(Message('{file}: line {line} is not valid JSON ({reason}, column '
+                                    '{column}). Each line must be one JSON object, like '
+                                    '{{"text": "..."}}.', file=label, line=n, reason=e.msg,
+                                    column=e.colno)) from None
         if not isinstance(obj, dict):
-            raise DataError(f"{label}: line {n} is a JSON {type(obj).__name__}, not an object. "
-                            'Each line must be one JSON object, like {"text": "..."}.')
+            raise DataError(Message('{file}: line {line} is a JSON {kind}, not an object. Each '
+                                    'line must be one JSON object, like {{"text": "..."}}.',
+                                    file=label, line=n, kind=type(obj).__name__))
         rows.append(obj)
         numbers.append(n)
     return Source(label, rows, _columns(rows), "line", numbers)
@@ -183,8 +188,8 @@ def _read_json(label: str, text: str) -> Source:
         elif len(lists) == 1:
             data = next(iter(lists.values()))  # {"data": [...]} records
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise DataError(f"{label}: expected an array of objects ([{{...}}, {{...}}]) or "
-                        "an object of equally long column lists.")
+        raise DataError(Message("{file}: expected an array of objects ([{{...}}, {{...}}]) or "
+                                "an object of equally long column lists.", file=label))
     if not data:
         raise DataError(Message("{file} is empty: the array has no rows.", file=label))
     return Source(label, data, _columns(data))

@@ -211,12 +211,14 @@ def render_template(template: str, row: dict, where: str) -> str:
     try:
         names = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
     except ValueError as e:
-        raise DataError(f"The template is not valid ({e}). Write columns as {{name}} "
-                          "and literal braces as {{ and }}.") from None
+        raise DataError(Message("The template is not valid ({error}). Write columns as "
+                                "{{name}} and literal braces as {{{{ and }}}}.",
+                                error=str(e))) from None
     missing = [n for n in names if n not in row]
     if missing:
-        raise DataError(f"The template uses {{{missing[0]}}} but the data has no such "
-                          f"column. Columns: {', '.join(row)}.")
+        raise DataError(Message("The template uses {{{name}}} but the data has no such "
+                                "column. Columns: {columns}.", name=missing[0],
+                                columns=", ".join(row)))
     if any(not n or not n.isidentifier() for n in names):
         raise DataError("The template may only name columns, like {question}; "
                           "positional {} and expressions are not allowed.")
@@ -240,8 +242,9 @@ def _need_text(row: dict, column: str, where: str, allow_empty: bool = False) ->
 def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
                  where: str, allow_empty: bool = False) -> None:
     if not isinstance(turns, list) or (not turns and not allow_empty):
-        raise DataError(f"{where}: '{column}' must be a non-empty list of "
-                          f"{{'{role_key}': ..., '{text_key}': ...}} entries.")
+        raise DataError(Message("{where}: '{column}' must be a non-empty list of "
+                                "{{'{role}': ..., '{content}': ...}} entries.", where=where,
+                                column=column, role=role_key, content=text_key))
     for n, turn in enumerate(turns, 1):
         if not isinstance(turn, dict):
             raise DataError(Message("{where}: entry {n} of '{column}' is not an object with "

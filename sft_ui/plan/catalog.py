@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from sft_ui.i18n.message import Message
+
 CONFIGS_DIR = Path(__file__).parent / "model_configs"
 
 
@@ -30,10 +32,11 @@ class CatalogModel:
             f"{self.params / 1e6:.0f}M"
 
     def label(self) -> str:
-        """What the picker shows: id, size, licence, and gated where it is."""
+        """What the picker shows: id, size, licence, and gated where it is (a Message, its
+        note said in the page's language by ui/lang.py's relabel)."""
         listed = f"{self.id} · {self.size_text()} · {self.licence}"
-        return f"{listed} · gated: accept its licence on the Hub and sign in" if self.gated \
-            else listed
+        return Message("{listed} · gated: accept its licence on the Hub and sign in",
+                       listed=listed) if self.gated else listed
 
 
 MODELS = (

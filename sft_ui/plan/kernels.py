@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import Hardware, precision
 from sft_ui.stages import stage_of
 
@@ -29,10 +30,10 @@ def _precision(cfg, hw: Hardware) -> Choice:
     if cfg.bf16 is not None or cfg.fp16 is not None:
         return Choice(value, "set in the settings")
     if value == "bf16":
-        return Choice(value, f"{hw.name} computes bf16 natively")
+        return Choice(value, Message("{device} computes bf16 natively", device=hw.name))
     if value == "fp16":
-        return Choice(value, f"{hw.name} has no bf16: fp16 mixed precision, with loss "
-                             "scaling against underflow")
+        return Choice(value, Message("{device} has no bf16: fp16 mixed precision, with loss "
+                                     "scaling against underflow", device=hw.name))
     return Choice(value, "bf16 is not faster than fp32 on this CPU (emulated without "
                          "avx512_bf16 it is 10-125x slower; measured without AMX, 0.6x)")
 

@@ -14,6 +14,7 @@ import math
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
+from sft_ui.errors import said
 from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
@@ -50,13 +51,12 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
         note = "" if data else Message("The data is not measured (a Hub dataset, or over 64 "
                                        "MB).")
     except (ConfigError, DataError, ModelError) as e:
-        data, note = None, f"The data could not be measured: {e}"
-        unread = str(e) if isinstance(e, DataError) else ""
+        data, note = None, Message("The data could not be measured: {error}", error=said(e))
+        unread = said(e) if isinstance(e, DataError) else ""
     _check(cfg)
     available, where = None, ""
     if target.strip() or hw is None:
         hw, available, where = targets.resolve(target)
-        where = _where(target, hw, where)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
     return {**plan(choice.config, hw, data, available), "data_note": note, "data_error": unread,
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
@@ -84,7 +84,7 @@ def plan_modes(cfg: RunConfig, hw: Hardware, available: int | None = None,
                         for name, c in kernels.choose(chosen, hw).items()}}
 
 
-def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
+def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, Message]:
     """Fit for a target GPU (or this machine's GPU, target blank): the best of full
     fine-tuning, LoRA and QLoRA that fits there (modes.best), with its batch,
     accumulation, max_length and activation checkpointing."""
@@ -93,24 +93,11 @@ def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, str]:
     available = available_memory(hw) if available is None else available
     fits = modes.fit_modes(cfg, model_shape(cfg.model_name_or_path), hw, available)
     best = modes.best(fits, cfg)
-    where = _where(target, hw, where)
     if best is None:
         raise ConfigError([Message("Nothing fits {where}: {label}: {reason}.", where=where,
                                    label=f.label, reason=f.reason) for f in fits])
-    # (no catalogue entry for "{label} on {where}: {reason}." yet: parsed back)
-    return dataclasses.replace(cfg, **best.changes), f"{best.label} on {where}: {best.reason}."
-
-
-def _where(target: str, hw: Hardware, where: str) -> Message | str:
-    """Where a plan is for (targets.resolve's words) as a Message where they are words:
-    this machine and its description, or a GPU of a size typed in; a named card as it
-    is."""
-    found = targets.find(target)
-    if found is None:
-        return Message("this machine ({device})", device=hw.describe())
-    if found not in targets.TARGETS:  # a size typed in ("24 GB": its key is "24gb")
-        return Message("A CUDA GPU with {size} GB (bf16 assumed)", size=found.key[:-2])
-    return where
+    return dataclasses.replace(cfg, **best.changes), Message(
+        "{label} on {where}: {reason}.", label=best.label, where=where, reason=best.reason)
 
 
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,

@@ -10,6 +10,7 @@ import functools
 import json
 from pathlib import Path
 
+from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.plan import catalog
 
@@ -39,8 +40,8 @@ class ModelShape:
                 if c.get(name) is not None:
                     return int(c[name])
             if default is None:
-                raise ModelError(f"The model's config.json has no {names[0]}: its memory "
-                                 "cannot be estimated.")
+                raise ModelError(Message("The model's config.json has no {name}: its memory "
+                                         "cannot be estimated.", name=names[0]))
             return default
         hidden = pick("hidden_size", "n_embd", "d_model")
         heads = pick("num_attention_heads", "n_head")
@@ -93,8 +94,9 @@ def _shape_at(path: str) -> ModelShape:
         try:
             file = hf_hub_download(path, "config.json")
         except Exception as e:
-            raise ModelError(f"Could not read the config.json of {path} "
-                             f"({type(e).__name__}), so its memory cannot be estimated.") from None
+            raise ModelError(Message("Could not read the config.json of {path} ({error_type}), "
+                                     "so its memory cannot be estimated.", path=path,
+                                     error_type=type(e).__name__)) from None
     return ModelShape.from_config(json.loads(Path(file).read_text(encoding="utf-8")))
 
 

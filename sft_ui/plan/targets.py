@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import Hardware, detect
 
 THIS_MACHINE = "this machine"
@@ -64,11 +65,12 @@ def find(target: str | None) -> Target | None:
     size = re.fullmatch(r"(?:custom\s*:?\s*)?(\d+(?:\.\d+)?)\s*(?:gb|gib|g)?", text.lower())
     if size and 1 <= float(size.group(1)) <= 4096:
         gb = float(size.group(1))
-        return Target(f"{gb:g}gb", f"A CUDA GPU with {gb:g} GB (bf16 assumed)",
+        return Target(f"{gb:g}gb", Message("A CUDA GPU with {size} GB (bf16 assumed)",
+                                           size=f"{gb:g}"),
                       round(gb * 1024), True, f"GPU ({gb:g} GB)")
-    raise TargetError(f"Unknown GPU to plan for: '{text}'. Choose one of "
-                      f"{', '.join(t.key for t in TARGETS)}, a size such as '24 GB', or "
-                      "leave it blank for this machine.")
+    raise TargetError(Message("Unknown GPU to plan for: '{name}'. Choose one of {names}, a "
+                              "size such as '24 GB', or leave it blank for this machine.",
+                              name=text, names=", ".join(t.key for t in TARGETS)))
 
 
 def resolve(target: str | None) -> tuple[Hardware, int | None, str]:
@@ -76,6 +78,6 @@ def resolve(target: str | None) -> tuple[Hardware, int | None, str]:
     found = find(target)
     if found is None:
         hw = detect()
-        return hw, None, f"this machine ({hw.describe()})"
+        return hw, None, Message("this machine ({device})", device=hw.describe())
     hw = found.hardware()
     return hw, hw.memory_bytes, found.label

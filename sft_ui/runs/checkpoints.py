@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+from sft_ui.i18n.message import Message
 from sft_ui.runs.run import RunError
 
 
@@ -59,23 +60,28 @@ def is_disk_full(error: BaseException) -> bool:
     return False
 
 
-def disk_full_message(run, removed: list[str]) -> str:
+def disk_full_message(run, removed: list[str]) -> Message:
     """What a run that ran out of disk space says: where it stopped, what is intact."""
     last = latest_checkpoint(run.dir)
-    text = f"The disk is full (no space left on device): the run stopped at step {run.step}."
+    text = Message("The disk is full (no space left on device): the run stopped at step "
+                   "{step}.", step=run.step)
     if removed:
-        text += f" The unfinished {', '.join(removed)} was removed."
+        text = Message("{text} The unfinished {checkpoint} was removed.", text=text,
+                       checkpoint=", ".join(removed))
     if last is not None:
-        return text + (f" The last complete checkpoint, {last.name}, is intact: free some "
-                       "space, then Resume continues from it.")
-    return text + " No checkpoint had been saved yet: free some space and start the run again."
+        return Message("{text} The last complete checkpoint, {checkpoint}, is intact: free "
+                       "some space, then Resume continues from it.", text=text,
+                       checkpoint=last.name)
+    return Message("{text} No checkpoint had been saved yet: free some space and start the "
+                   "run again.", text=text)
 
 
 def checkpoint_folder(run, name: str) -> Path:
     """One named checkpoint of a run (a plain `checkpoint-N` name), or RunError."""
     path = run.dir / "checkpoints" / name
     if not name.startswith("checkpoint-") or "/" in name or "\\" in name or not path.is_dir():
-        raise RunError(f"Run {run.id} has no checkpoint '{name}'.")
+        raise RunError(Message("Run {run_id} has no checkpoint '{name}'.", run_id=run.id,
+                               name=name))
     return path
 
 

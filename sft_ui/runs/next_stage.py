@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.i18n.message import Message
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.runs.run import Run, RunError
 from sft_ui.stages import demos, following, get, hook, stage_of
 
@@ -58,16 +58,20 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     stage, after = stage_of(cfg), next_stage(cfg.stage, choice)
     offered = ", ".join(s.name for s in next_stages(cfg.stage))
     if after is None and choice and offered:
-        raise RunError(f"{choice} does not follow {stage.title}: choose one of {offered}.")
+        raise RunError(Message("{choice} does not follow {title}: choose one of {offered}.",
+                               choice=choice, title=stage.title, offered=offered))
     if after is None:
-        raise RunError(f"Run {run.id} trained {stage.title}, which has no next stage: "
-                       "continue a finished SFT run.")
+        raise RunError(Message("Run {run_id} trained {stage}, which has no next stage: "
+                               "continue a finished SFT run.", run_id=run.id,
+                               stage=stage.title))
     if run.state not in FINISHED:
-        raise RunError(f"Run {run.id} is {run.state}: continue it with {after.title} once it "
-                       "is done.")
+        raise RunError(Message("Run {run_id} is {state}: continue it with {stage} once it is "
+                               "done.", run_id=run.id, state=as_message(run.state),
+                               stage=after.title))
     model_dir = str(run.model_dir or "")
     if not model_dir or not Path(model_dir).exists():
-        raise RunError(f"Run {run.id} has no saved model to continue from.")
+        raise RunError(Message("Run {run_id} has no saved model to continue from.",
+                               run_id=run.id))
     rate = after.default_learning_rate(cfg.use_peft)
     reader = demos().get(cfg.dataset_name.strip())
     dataset = after.demo if reader is not None and reader.family == stage.family else ""

@@ -6,12 +6,14 @@ facts below, or its `family`: a kind of training, whose code each layer finds by
 names them by import path, so this bottom layer imports none of them). A stage of an
 existing family needs no edit outside its own module: `register` makes it a choice of
 the Stage setting, a `trl` config, a plan and a run; a new family brings its hooks in
-its own module. Imports nothing of the studio.
+its own module. Imports nothing of the studio but its Message (i18n/message.py).
 """
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+
+from sft_ui.i18n.message import Message
 
 # Two families' names, which settings and layers name; each family (these, and GRPO's
 # REWARD) is registered by its stages' module: stages/sft.py, preference.py, grpo.py.
@@ -203,7 +205,8 @@ def stage_of(cfg_or_name) -> Stage:
         else cfg_or_name.stage)
     stage = get(name)
     if stage is None:
-        raise KeyError(f"Unknown stage '{name}': choose one of {', '.join(_STAGES)}.")
+        raise KeyError(Message("Unknown stage '{name}': choose one of {join}.", name=name,
+                               join=", ".join(_STAGES)))
     return stage
 
 

@@ -17,6 +17,7 @@ import yaml
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.config.registry import applies
 from sft_ui.config.values import coerce
+from sft_ui.errors import said
 from sft_ui.i18n.message import Message
 from sft_ui.stages import family_of
 
@@ -230,14 +231,16 @@ def _values(name: str, given):
             if low > high:
                 low, high = high, low
             log = bool(given.get("log", False))
-            if log and low <= 0:
-                raise ValueError(Message("{name}: a range spread by ratio (log) needs values "
-                                         "above 0.", name=name))
+            if log and low <= 0:  # (its message names the setting: raised as it is)
+                raise ConfigError([Message("{name}: a range spread by ratio (log) needs "
+                                           "values above 0.", name=name)])
             return Range(low, high, log, isinstance(low, int) and not isinstance(low, bool))
         values = given if isinstance(given, (list, tuple)) else [given]
         values = list(dict.fromkeys(coerce(f, v) for v in values))
+    except ConfigError:
+        raise
     except (TypeError, ValueError) as e:
-        raise ConfigError([f"{name}: {e}"]) from None
+        raise ConfigError([Message("{name}: {error}", name=name, error=said(e))]) from None
     if not values:
         raise ConfigError([Message("{name}: give at least one value.", name=name)])
     return values
