@@ -7,6 +7,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from sft_ui import i18n
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.runs import Run, RunError, RunManager
 from tests.conftest import wait_for
@@ -99,6 +100,8 @@ def test_a_length_that_cuts_every_answer_away_says_so(tmp_path, tiny_cfg):
     assert "Nothing to train on: Max length (16 tokens) cuts every example's answer away" \
         in snap["error"] and "Raise Max length" in snap["error"], snap["error"]
     assert "num_samples" not in snap["error"]
+    said = i18n.translate(snap["error"], "ja")  # (a Message, said in the reader's language)
+    assert said.startswith("学習するものがありません: 最大長（16 トークン）"), said
 
 
 def test_runs_survive_a_restart(tmp_path, tiny_cfg):

@@ -10,6 +10,7 @@ import json
 
 from sft_ui import i18n
 from sft_ui.config import RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.rewards.check import stalled as grpo_stalled
 from sft_ui.runs import RunManager
 from sft_ui.runs.run import Run, create_run
@@ -187,7 +188,8 @@ def test_a_run_hearing_its_records_says_it_in_its_status_summary_and_once_in_its
     assert snap["stalled"] == message
     status = live_view.status_markdown(snap)
     assert f"**Warning:** {message}" in status
-    run.set_state("done", "Finished 6 steps; the model is saved in /tmp/m.")
+    run.set_state("done", Message("Finished {step} steps; the model is saved in {folder}.",
+                                  step=6, folder="/tmp/m"))
     row = run.summary()
     assert row["stalled"] == message
     assert runs_tab.table_frame([row]).iloc[0]["Status"] == "done · nothing learnt"

@@ -32,8 +32,9 @@ STALL_RECORDS = 50
 
 
 # Of STATE_KEYS, those whose Messages state.json keeps as values too (beside their English,
-# which readers of the file read): a run read back says them in any language as it did.
-SAID_KEYS = ("message", "error", "budget")
+# which readers of the file read): a run read back says them in any language as it did
+# (`stalled`: its family's rule's Message, train/stalled.py's or rewards/check.py's).
+SAID_KEYS = ("message", "error", "budget", "stalled")
 
 
 class RunError(UserError, RuntimeError):

@@ -19,6 +19,7 @@ from sft_ui.config import RunConfig
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS
 from sft_ui.data.tokens import load_training_data
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
@@ -96,11 +97,11 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
         model=trained, args=args, train_dataset=train_set, eval_dataset=eval_set,
         processing_class=tokenizer, peft_config=lora, callbacks=callbacks)
     if len(trainer.train_dataset) == 0:  # TRL drops the examples with no answer left
-        raise UserError(
-            f"Nothing to train on: Max length ({cfg.max_length} tokens) cuts every "
-            f"example's answer away (of {len(train_set)} rows, none keeps an answer token "
-            "within it), and the loss is counted on answers only. Raise Max length, or "
-            "turn Loss on answers only off.")
+        raise UserError(Message(
+            "Nothing to train on: Max length ({max_length} tokens) cuts every example's "
+            "answer away (of {train_set} rows, none keeps an answer token within it), and "
+            "the loss is counted on answers only. Raise Max length, or turn Loss on answers "
+            "only off.", max_length=cfg.max_length, train_set=len(train_set)))
     return trainer
 
 

@@ -8,7 +8,8 @@ length a time budget's first steps set, what it does now: its `phase`; it asks
   accelerate's processes, a Hugging Face Job). Its main process prints each record and
   its ending as a line `@sft_ui {...}` on stdout, among its other output; the follower
   reads those lines (a child's stdout, a job's logs) with `read_event` and feeds them to
-  the run with `deliver`, so a run trained elsewhere looks like one trained in the app;
+  the run with `deliver`, so a run trained elsewhere looks like one trained in the app
+  (a failure's Message crosses beside its English: said_as_json, read back by read_event);
 - TerminalSink: the command line's run, also printed for a person;
 - NullSink: the other processes of a multi-process run (only the main one reports).
 """
@@ -20,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Protocol
+
+from sft_ui.i18n.message import read_messages, saved_messages
 
 PREFIX = "@sft_ui "
 STOP_FILE = "stop-requested"  # in the run folder: the app asks the processes to stop
@@ -192,9 +195,18 @@ class TerminalSink:
         return False
 
 
+def said_as_json(message) -> dict:
+    """What a `failed` event carries of a person-facing error's Message beside its
+    English: {"said": its template and values} ({} for plain text, or values JSON cannot
+    hold), so that the app says it in the reader's language (read_event)."""
+    return saved_messages({"said": message}, ("said",))
+
+
 def read_event(line: str) -> dict | None:
     """The event a line of output carries (None: an ordinary line). A job's log lines may
-    carry a timestamp in front, so the marker is looked for anywhere in the line."""
+    carry a timestamp in front, so the marker is looked for anywhere in the line. A
+    failure's message is its Message again where the event kept one (said_as_json) and
+    it is the same English."""
     at = line.find(PREFIX)
     if at < 0:
         return None
@@ -202,7 +214,14 @@ def read_event(line: str) -> dict | None:
         event = json.loads(line[at + len(PREFIX):])
     except ValueError:
         return None
-    return event if isinstance(event, dict) else None
+    if not isinstance(event, dict):
+        return None
+    failed = event.get("failed")
+    if isinstance(failed, dict) and "said" in failed:
+        again = read_messages(failed.pop("said"))
+        if again is not None and again == failed.get("message"):
+            failed["message"] = again
+    return event
 
 
 def deliver(event: dict, run: RunSink) -> None:

@@ -19,6 +19,7 @@ from sft_ui.config.grpo_settings import WRITTEN_REWARD
 from sft_ui.data.formats import chat_note
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.prompts import check_prompt_dataset, load_prompts, prompt_text
+from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl_class
 from sft_ui.plan.loading import half_dtype
 from sft_ui.rewards.builtin import make_reward
@@ -99,10 +100,12 @@ def prompt_rows(cfg: RunConfig, tokenizer):
     eval_name, eval_split = eval_source(cfg)
     if eval_name:
         held = list(load_prompts(eval_name, cfg, eval_split, tokenizer).rows)
-        note = f"Eval: {len(held)} prompts from {eval_name}."
+        note = Message("Eval: {held} prompts from {eval_name}.", held=len(held),
+                       eval_name=eval_name)
     elif cfg.eval_fraction > 0:
         rows, held = hold_out(rows, cfg.eval_fraction, cfg.seed)
-        note = f"Eval: {len(held)} prompts held out (seed {cfg.seed})."
+        note = Message("Eval: {held} prompts held out (seed {seed}).", held=len(held),
+                       seed=cfg.seed)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         rows = rows[:cfg.max_train_samples]
     datasets.disable_progress_bars()

@@ -30,6 +30,7 @@ from sft_ui.data.load import training_rows
 from sft_ui.data.prompts import answers_need, load_prompts
 from sft_ui.data.sized import within
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.plan.shape import model_shape
 from sft_ui.rewards.check import as_completions, cut_warning, score_table
@@ -172,8 +173,9 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
                                           reward_weights(cfg, functions),
                                           until + (until - began))
     prompts = len(found.totals())
-    tried = (f"{prompts} prompts x {answers} answers at temperature "
-             f"{found.temperature:g}, up to {tokens} tokens")
+    tried = Message("{prompts} prompts x {answers} answers at temperature {temperature}, up "
+                    "to {tokens} tokens", prompts=prompts, answers=answers,
+                    temperature=f"{found.temperature:g}", tokens=tokens)
     cut = cut_warning(found.cut, tokens, need)
     warmed = _warm(cfg, person, found, examples, folder, free, tried, tokenizer, log) \
         if examples else None
@@ -200,28 +202,30 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
 
 
 def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | None,
-            free: set[str], tried: str, log, changes: dict | None = None,
+            free: set[str], tried: Message, log, changes: dict | None = None,
             reasons: list[str] | None = None) -> tuple[RunConfig, list[str]]:
     """The quick path's settings from a probe that found a spread (or a warm-up that
     gives one: `changes` and `reasons` already chosen), with their reasons."""
     changes, reasons = dict(changes or {}), list(reasons or [])
     if "temperature" in free and found.temperature != cfg.temperature:
         changes["temperature"] = found.temperature
-        reasons.append(f"temperature {found.temperature:g}: the answers' rewards differ "
-                       f"most there, of the temperatures tried ({tried})")
+        reasons.append(Message("temperature {temperature}: the answers' rewards differ most "
+                               "there, of the temperatures tried ({tried})",
+                               temperature=f"{found.temperature:g}", tried=tried))
     n = changes.get("num_generations", cfg.num_generations)
     if "num_generations" in free and "num_generations" not in changes:
         n = next((g for g in GENERATIONS if found.spread(g) >= WANTED_SPREAD),
                  GENERATIONS[-1])
         if n != cfg.num_generations:
             changes["num_generations"] = n
-        reasons.append(f"{n} answers per prompt: {found.spread(n):.0%} of groups of {n} "
-                       "would hold different rewards (GRPO learns from those)")
+        reasons.append(Message("{n} answers per prompt: {spread} of groups of {n} would hold "
+                               "different rewards (GRPO learns from those)", n=n,
+                               spread=f"{found.spread(n):.0%}"))
     if needed is not None and needed != cfg.max_completion_length:
         changes["max_completion_length"] = needed
-        reasons.append(f"answers of at most {needed} tokens: the rewarded answers keep "
-                       "their reward within that length, and shorter answers make more "
-                       "steps fit")
+        reasons.append(Message("answers of at most {needed} tokens: the rewarded answers keep "
+                               "their reward within that length, and shorter answers make "
+                               "more steps fit", needed=needed))
     if person.gradient_accumulation_steps == RunConfig().gradient_accumulation_steps:
         batch = cfg.per_device_train_batch_size
         accumulation = max(cfg.gradient_accumulation_steps, math.ceil(2 * n / batch))
@@ -229,8 +233,10 @@ def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | Non
             accumulation += 1
         if accumulation != cfg.gradient_accumulation_steps:
             changes["gradient_accumulation_steps"] = accumulation
-            reasons.append(f"gradient accumulation {accumulation}: two prompts' groups of "
-                           f"{n} answers a step ({batch * accumulation} answers)")
+            reasons.append(Message("gradient accumulation {accumulation}: two prompts' groups "
+                                   "of {n} answers a step ({total} answers)",
+                                   accumulation=accumulation, n=n,
+                                   total=batch * accumulation))
     else:  # the person's accumulation, raised only as far as whole groups need
         whole, note = whole_groups(dataclasses.replace(cfg, num_generations=n))
         if note:
@@ -239,15 +245,16 @@ def _choose(cfg: RunConfig, person: RunConfig, found: Sampled, needed: int | Non
     if cfg.use_peft and person.learning_rate == RunConfig().learning_rate and \
             cfg.learning_rate < QUICK_LORA_RATE:
         changes["learning_rate"] = QUICK_LORA_RATE
-        reasons.append(f"learning rate {QUICK_LORA_RATE:g}: a LoRA adapter that has minutes "
-                       "of GRPO steps needs a rate that moves it within them")
+        reasons.append(Message("learning rate {rate}: a LoRA adapter that has minutes of GRPO "
+                               "steps needs a rate that moves it within them",
+                               rate=f"{QUICK_LORA_RATE:g}"))
     for reason in reasons:
         log.info("Chosen for the rewards: %s", reason)
     return dataclasses.replace(cfg, **changes), reasons
 
 
 def _warm(cfg: RunConfig, person: RunConfig, found: Sampled, examples: list[dict], folder,
-          free: set[str], tried: str, tokenizer, log) -> tuple[RunConfig, list[str]] | None:
+          free: set[str], tried: Message, tokenizer, log) -> tuple[RunConfig, list[str]] | None:
     """The quick path where the answers rarely or never differ but the model's own answers,
     put in the rewards' form, give examples of it: a warm-up on them first (grpo_warmup),
     then GRPO at the settings that suit a model that writes the form. None where the
@@ -259,37 +266,42 @@ def _warm(cfg: RunConfig, person: RunConfig, found: Sampled, examples: list[dict
     path = grpo_warmup.write(examples, folder)
     changes = {"warmup_file": str(path)}
     most = GENERATIONS[-1]
-    reasons = [f"a warm-up of {grpo_warmup.steps_for(examples)} SFT steps on "
-               f"{len(examples)} examples of the form before GRPO: {found.spread(most):.0%} "
-               f"of groups of {most} answers would differ ({tried}), too few to learn "
-               "from; the examples are the model's own answers and the data's own values "
-               "put in the Pattern's form, the best your rewards scored"]
+    reasons = [Message("a warm-up of {steps_for} SFT steps on {examples} examples of the form "
+                       "before GRPO: {spread} of groups of {most} answers would differ "
+                       "({tried}), too few to learn from; the examples are the model's own "
+                       "answers and the data's own values put in the Pattern's form, the best "
+                       "your rewards scored", steps_for=grpo_warmup.steps_for(examples),
+                       examples=len(examples), spread=f"{found.spread(most):.0%}",
+                       most=most, tried=tried)]
     if "num_generations" in free:
         changes["num_generations"] = most
-        reasons.append(f"{most} answers per prompt: the most the quick path "
-                       "gives, as a warmed-up model's answers differ less")
+        reasons.append(Message("{most} answers per prompt: the most the quick path gives, as a "
+                               "warmed-up model's answers differ less", most=most))
     needed = _ladder(longest + 1) if "max_completion_length" in free else None
     return _choose(cfg, person, found, needed, free, tried, log, changes, reasons)
 
 
-def _nothing_message(found: Sampled, tried: str, rounds: int, advice: str | None) -> str:
+def _nothing_message(found: Sampled, tried: Message, rounds: int,
+                     advice: str | None) -> Message:
     """What to say when every answer of the probe scored alike, and what helps (`advice`:
     cut_warning's, where most answers were cut at the length limit)."""
-    where = f"{tried}; {rounds} rounds of answers tried" if rounds > 1 else tried
+    where = Message("{tried}; {rounds} rounds of answers tried", tried=tried, rounds=rounds) \
+        if rounds > 1 else tried
     if advice:
-        return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
-                f"reward, {found.alike()}. {advice}")
+        return Message("Nothing to learn: every answer the model wrote ({where}) got the same "
+                       "reward, {alike}. {advice}", where=where, alike=found.alike(),
+                       advice=advice)
     values = {round(t, 6) for totals in found.totals() for t in totals}
     if len(values) == 1 and values.pop() > 0:
-        return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
-                f"reward, {found.alike()}: it may already do what the rewards ask. GRPO "
-                "learns from answers that score differently: make the task harder, add a "
-                "reward that tells good answers from better ones, or use the model as it "
-                "is.")
-    return (f"Nothing to learn: every answer the model wrote ({where}) got the same "
-            f"reward, {found.alike()}: the rewards never told one answer from another, so "
-            "GRPO would learn nothing. What helps: a reward with partial credit (for "
-            "example 0.5 for part of the form), a few examples of the form in Warm-up "
-            "examples (a time budget writes them itself where a regex reward's Pattern "
-            "holds the form), or a prompt that asks for the form more plainly. Test "
-            "rewards shows the answers and their scores.")
+        return Message("Nothing to learn: every answer the model wrote ({where}) got the same "
+                       "reward, {alike}: it may already do what the rewards ask. GRPO learns "
+                       "from answers that score differently: make the task harder, add a "
+                       "reward that tells good answers from better ones, or use the model as "
+                       "it is.", where=where, alike=found.alike())
+    return Message("Nothing to learn: every answer the model wrote ({where}) got the same "
+                   "reward, {alike}: the rewards never told one answer from another, so GRPO "
+                   "would learn nothing. What helps: a reward with partial credit (for example "
+                   "0.5 for part of the form), a few examples of the form in Warm-up examples "
+                   "(a time budget writes them itself where a regex reward's Pattern holds the "
+                   "form), or a prompt that asks for the form more plainly. Test rewards shows "
+                   "the answers and their scores.", where=where, alike=found.alike())

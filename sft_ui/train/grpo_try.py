@@ -15,6 +15,7 @@ from sft_ui.data.formats import chat_note
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
 from sft_ui.data.sized import sized
+from sft_ui.i18n.message import Message
 from sft_ui.models import load_for_inference, resolve_model
 from sft_ui.rewards.check import cut_warning, no_spread
 from sft_ui.rewards.written import WrittenRewards
@@ -61,9 +62,10 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
                        cfg.max_completion_length, list(data.rows[:prompts]))
     notes = [chat_note(cfg.model_name_or_path)] if data.as_chat else []
     notes += fitted.reasons
-    notes.append(f"At these settings (temperature {cfg.temperature:g}), about "
-                 f"{found.spread(n):.0%} of groups of {n} answers would hold different "
-                 "rewards: GRPO learns from those only.")
+    notes.append(Message("At these settings (temperature {temperature}), about {spread} of "
+                         "groups of {n} answers would hold different rewards: GRPO learns "
+                         "from those only.", temperature=f"{cfg.temperature:g}",
+                         spread=f"{found.spread(n):.0%}", n=n))
     need = (answers_need(cfg, data.rows, tokenizer) or (None,))[0]
     cut = cut_warning(found.cut, cfg.max_completion_length, need)
     return {"names": [f.__name__ for f in functions], "rows": found.table,

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 from sft_ui.config import ConfigError
 from sft_ui.data.prompt_preview import prompt_seen
+from sft_ui.i18n.message import Message
 from sft_ui.rewards.check import as_completions, score_table
 from sft_ui.rewards.form import fill, values_in, writable
 
@@ -135,9 +136,10 @@ def read(path: str, as_chat: bool) -> list[dict]:
     try:
         lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
     except OSError as e:
-        raise ConfigError([f"Warm-up examples: {path} cannot be read ({e.strerror}). "
-                           "Give a JSON lines file of prompt and completion, or clear the "
-                           "setting."]) from None
+        raise ConfigError([Message(
+            "Warm-up examples: {path} cannot be read ({strerror}). Give a JSON lines file of "
+            "prompt and completion, or clear the setting.", path=path,
+            strerror=e.strerror)]) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -145,13 +147,14 @@ def read(path: str, as_chat: bool) -> list[dict]:
             row = json.loads(line)
             prompt, completion = row["prompt"], str(row["completion"])
         except (ValueError, KeyError, TypeError):
-            raise ConfigError([f"Warm-up examples: line {number} of {path} is not a JSON "
-                               "object with \"prompt\" and \"completion\"."]) from None
+            raise ConfigError([Message(
+                "Warm-up examples: line {number} of {path} is not a JSON object with "
+                "\"prompt\" and \"completion\".", number=number, path=path)]) from None
         if as_chat and isinstance(prompt, str):
             prompt = [{"role": "user", "content": prompt}]
         rows.append({"prompt": prompt, "completion": completion})
     if not rows:
-        raise ConfigError([f"Warm-up examples: {path} holds no examples."])
+        raise ConfigError([Message("Warm-up examples: {path} holds no examples.", path=path)])
     return rows
 
 

@@ -27,6 +27,8 @@ from sft_ui.data import likelihood
 from sft_ui.data.formats import DataError, chat_note
 from sft_ui.data.load import eval_source, hold_out
 from sft_ui.data.preference import interleaved_labels, load_preference, unpaired
+from sft_ui.errors import said
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.lazy import trl_class
 from sft_ui.models import ModelError, load_model_and_tokenizer, load_tokenizer, resolve_model
 from sft_ui.plan.loading import load_options
@@ -56,19 +58,21 @@ def preference_rows(cfg: RunConfig, tokenizer):
     data = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split,
                            tokenizer)
     if data.conversational and not getattr(tokenizer, "chat_template", None):
-        raise DataError(f"The model has no chat template, so conversational {data.format} "
-                        "rows cannot be rendered. Use an instruct model, or rows of "
-                        "plain text.")
+        raise DataError(Message("The model has no chat template, so conversational {format} "
+                                "rows cannot be rendered. Use an instruct model, or rows of "
+                                "plain text.", format=as_message(data.format)))
     rows, held, note = data.rows, None, ""
     eval_name, eval_split = eval_source(cfg)
     if eval_name:
         found = load_preference(eval_name, cfg, cfg.stage, eval_split, tokenizer)
         held = _as_read(cfg, found.format, found.rows)
-        note = f"Eval: {len(found.rows)} rows from {found.source.label}."
+        note = Message("Eval: {count} rows from {file}.", count=len(found.rows),
+                       file=found.source.label)
     elif cfg.eval_fraction > 0:
         rows, kept = hold_out(rows, cfg.eval_fraction, cfg.seed)
         held = _as_read(cfg, data.format, kept)
-        note = f"Eval: {len(kept)} rows held out (seed {cfg.seed})."
+        note = Message("Eval: {count} rows held out (seed {seed}).", count=len(kept),
+                       seed=cfg.seed)
     if cfg.max_train_samples and cfg.max_train_samples < len(rows):
         rows = rows[:cfg.max_train_samples]
     datasets.disable_progress_bars()
@@ -100,19 +104,21 @@ def check_reference(cfg: RunConfig) -> None:
         model_shape(named)
         ref = load_tokenizer(ref_path, cfg.trust_remote_code).get_vocab()
     except ModelError as e:
-        raise ConfigError([f"Reference model: {e}"]) from e
+        raise ConfigError([Message("Reference model: {error}", error=said(e))]) from e
     except (OSError, ValueError, KeyError) as e:
-        raise ConfigError([f"The reference model {named} does not load ({type(e).__name__}: "
-                           f"{e}): choose a model folder or Hub id that loads, or leave "
-                           "Reference model blank (the model training starts from)."]) from e
+        raise ConfigError([Message(
+            "The reference model {name} does not load ({kind}: {error}): choose a model folder "
+            "or Hub id that loads, or leave Reference model blank (the model training starts "
+            "from).", name=named, kind=type(e).__name__, error=str(e))]) from e
     policy = load_tokenizer(resolve_model(cfg.model_name_or_path),
                             cfg.trust_remote_code).get_vocab()
     if ref != policy:
-        raise ConfigError([f"The reference model {named} reads another vocabulary than the "
-                           f"trained model ({len(ref):,} and {len(policy):,} tokens): the "
-                           "reference must share its tokenizer. Choose a model of the same "
-                           "family (for example the SFT run's model), or leave Reference "
-                           "model blank (the model training starts from)."])
+        raise ConfigError([Message(
+            "The reference model {name} reads another vocabulary than the trained model ({n} "
+            "and {m} tokens): the reference must share its tokenizer. Choose a model of the "
+            "same family (for example the SFT run's model), or leave Reference model blank "
+            "(the model training starts from).", name=named, n=f"{len(ref):,}",
+            m=f"{len(policy):,}")])
 
 
 def label_weights(cfg: RunConfig, good: int, bad: int, log) -> tuple[float, float]:
@@ -130,20 +136,20 @@ def label_weights(cfg: RunConfig, good: int, bad: int, log) -> tuple[float, floa
     return desirable, undesirable
 
 
-def reference_description(cfg: RunConfig) -> str:
+def reference_description(cfg: RunConfig) -> Message:
     """What the reference model of a run of cfg is, in a phrase (the run's log and the
     model card say it)."""
     named = cfg.ref_model.strip()
     stage = stage_of(cfg)
     if not stage.reference:
-        return f"none ({stage.title} needs no reference model)"
+        return Message("none ({stage} needs no reference model)", stage=stage.title)
     if named:
-        return f"{named}, a second frozen copy"
+        return Message("{model}, a second frozen copy", model=named)
     if trains_on_adapter(cfg):  # as the plan says it (plan/passes.py)
-        return "a frozen copy of the finished run's LoRA adapter (no second model)"
+        return Message("a frozen copy of the finished run's LoRA adapter (no second model)")
     if cfg.use_peft:
-        return "the model with the new LoRA adapter switched off (no second copy)"
-    return "a frozen copy of the starting weights"
+        return Message("the model with the new LoRA adapter switched off (no second copy)")
+    return Message("a frozen copy of the starting weights")
 
 
 def policy_and_reference(cfg: RunConfig, model, log) -> tuple:

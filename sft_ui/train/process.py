@@ -12,16 +12,17 @@ import traceback
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.errors import UserError
+from sft_ui.errors import UserError, said
 from sft_ui.plan.oom import is_out_of_memory
 from sft_ui.train.engine import is_main_process, train
-from sft_ui.train.events import APP_PID, EventSink, NullSink
+from sft_ui.train.events import APP_PID, EventSink, NullSink, said_as_json
 
 
 def train_for_app(run_dir: str | Path, resume_from: str | None = None) -> int:
     """Train the run in `run_dir` for the app that launched this process and follows its
     events; return the process exit status. The ending is an event too: `done`, or
-    `failed` with the message (and the trace of an unexpected error)."""
+    `failed` with the message (a person-facing error's Message kept beside its English:
+    events.said_as_json; and the trace of an unexpected error)."""
     watch_app()
     run_dir = Path(run_dir)
     main = is_main_process()
@@ -33,7 +34,8 @@ def train_for_app(run_dir: str | Path, resume_from: str | None = None) -> int:
         if main:
             user = isinstance(e, UserError) and not is_out_of_memory(e)
             sink.emit(failed={"message": str(e) if user else f"{type(e).__name__}: {e}",
-                              "user": user, "trace": "" if user else traceback.format_exc()})
+                              "user": user, "trace": "" if user else traceback.format_exc(),
+                              **(said_as_json(said(e)) if user else {})})
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     if main:
         sink.emit(done=str(out))

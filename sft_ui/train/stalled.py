@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+from sft_ui.i18n.message import Message
+
 STALL_STEPS, FLAT_MARGIN, MOST_ACCURACY = 5, 0.01, 0.5
 MARGIN, ACCURACY = "rewards/margins", "rewards/accuracies"
 
@@ -26,7 +28,7 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def preference_stalled(records: list[dict]) -> str | None:
+def preference_stalled(records: list[dict]) -> Message | None:
     """The message of a preference run that learns nothing (the module's rule), with what
     to do; None while it learns, or before it has logged STALL_STEPS steps."""
     steps = [r for r in records if _number(r.get(MARGIN))][-STALL_STEPS:]
@@ -42,14 +44,16 @@ def preference_stalled(records: list[dict]) -> str | None:
     count, margin = len(steps), f"{margin:+.4f}"
     if not paired:
         above = sum(r[MARGIN] > 0 for r in steps)
-        return (f"Nothing learnt from the preferences: over the last {count} logged steps "
-                f"the margin between the good and the bad answers' rewards averaged "
-                f"{margin} and was above 0 on {above} of them, so the model does not "
-                f"favour the good answers yet. Raise the learning rate, check that the "
-                f"good and the bad answers really differ, or train more steps.")
-    accuracy = f"{accuracy:.2f}"
-    return (f"Nothing learnt from the preferences: over the last {count} logged steps the "
-            f"margin between the chosen and the rejected answers averaged {margin} and the "
-            f"reward accuracy {accuracy}, so the chosen answers are no more preferred than "
-            f"the rejected ones. Raise the learning rate, check that the chosen and the "
-            f"rejected answers really differ, or train more steps.")
+        return Message(
+            "Nothing learnt from the preferences: over the last {count} logged steps the "
+            "margin between the good and the bad answers' rewards averaged {margin} and was "
+            "above 0 on {above} of them, so the model does not favour the good answers yet. "
+            "Raise the learning rate, check that the good and the bad answers really "
+            "differ, or train more steps.", count=count, margin=margin, above=above)
+    return Message(
+        "Nothing learnt from the preferences: over the last {count} logged steps the margin "
+        "between the chosen and the rejected answers averaged {margin} and the reward "
+        "accuracy {accuracy}, so the chosen answers are no more preferred than the rejected "
+        "ones. Raise the learning rate, check that the chosen and the rejected answers "
+        "really differ, or train more steps.", count=count, margin=margin,
+        accuracy=f"{accuracy:.2f}")
