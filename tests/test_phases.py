@@ -12,6 +12,7 @@ from sft_ui import i18n
 from sft_ui.config import RunConfig
 from sft_ui.runs import Run, RunManager, create_run
 from sft_ui.runs import run as run_module
+from sft_ui.runs.phases import phase_message
 from sft_ui.train.events import EventSink, deliver, read_event
 from tests.conftest import wait_for
 from tests.test_i18n import english_left
@@ -142,9 +143,9 @@ def test_the_phases_travel_as_events_and_read_in_japanese(tmp_path, monkeypatch)
     clock.now += 2
     run.progress(2, 4)
     assert run.eta_seconds() == pytest.approx(2 * 2 + 2 * 6 + 5)  # rounds at 2 and 4
-    for message in seen + ["Writing sample answers (round 2 of 3)...",
-                           "Writing the final sample answers (round 3 of 3)...",
-                           "Saving the model..."]:
+    for message in seen + [phase_message("samples", {"step": 2, "round": 2, "rounds": 3}),
+                           phase_message("samples", {"step": 4, "round": 3, "rounds": 3}),
+                           phase_message("saving", {})]:
         japanese = i18n.translate(message, "ja")
         assert japanese != message and not english_left(japanese), japanese
 
