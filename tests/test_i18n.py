@@ -380,9 +380,10 @@ def english_left(text: str) -> list[str]:
 
 
 def test_every_message_in_the_code_has_japanese():
-    """Each message the code can produce has its entry: its template, exactly, as msgid."""
+    """Each message the code can produce has its entry: its template, exactly, as msgid
+    (a text of names and figures alone, such as a GPU's name, needs none)."""
     missing = [m for m in _messages() if VALUE not in m.template and
-               not i18n.has_entry(m.key, "ja")]
+               not i18n.has_entry(m.key, "ja") and english_left(m.sample)]
     assert not missing, what_to_add(missing)
 
 

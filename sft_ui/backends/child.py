@@ -89,7 +89,7 @@ def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) ->
         raise ProcessesFailed(failed["message"], failed.get("trace", ""))
     # The main process's own error if it said one (a process that dies takes the others'
     # collective operations down with it), and how the processes ended.
-    lines, status = "\n".join(tail) or "(no output)", child.returncode
+    lines, status = "\n".join(tail) or Message("(no output)"), child.returncode
     killed = (Message("It was killed: the system ends a process this way when memory runs "
                       "out.") if status == -signal.SIGKILL else "")
     ended = Message("A training process ended with exit status {status}. Its last lines:\n"

@@ -186,7 +186,7 @@ def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) ->
         return out
     if stage in ("CANCELED", "DELETED") and (cancelled or sink.stop_requested()):
         return None
-    lines = "\n".join(tail) or "(no output)"
+    lines = "\n".join(tail) or Message("(no output)")
     raise JobError(Message("The job {job_id} ended with {stage}. Its last lines:\n{lines}",
                            job_id=job_id, stage=stage, lines=lines))
 
