@@ -190,6 +190,7 @@ def test_an_english_test_set_keeps_its_figures():
 def test_the_page_says_how_the_text_was_cut(tmp_path):
     """The scores table marks length in words not valid for Japanese answers (English and
     Japanese pages), and the note under it names each score's tokenisation."""
+    from sft_ui import i18n
     from sft_ui.evaluate.store import headline
     from sft_ui.ui.evaluate_tab import scores_frame, tokens_markdown
     from tests.test_i18n import _in_japanese, english_left
@@ -206,6 +207,7 @@ def test_the_page_says_how_the_text_was_cut(tmp_path):
     assert "日本語" in page[1] and "文字単位" in page[1] and not english_left(page[1])
     result = {"models": [{"run_id": "r"}], "scores": [score(["x"], ["{}"])]}
     assert headline(result, "r") == "ROUGE-L --, exact 0% (1 rows)"  # ROUGE not valid
+    assert i18n.translate(headline(result, "r"), "ja") == "ROUGE-L --、完全一致 0%（1 行）"
 
 
 def test_a_question_answer_csv_is_a_test_set(tmp_path):

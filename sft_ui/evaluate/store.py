@@ -10,6 +10,8 @@ import json
 import time
 from pathlib import Path
 
+from sft_ui.i18n.message import Message
+
 EVALUATIONS = "evaluations"
 SIDES = ("a", "b")
 
@@ -69,11 +71,12 @@ def side_of(result: dict, run_id: str) -> int | None:
                  if m.get("run_id") == run_id), None)
 
 
-def headline(result: dict | None, run_id: str) -> str:
+def headline(result: dict | None, run_id: str) -> Message | str:
     """'ROUGE-L 53.2, exact 40% (20 rows)' for this run's model, or '--'."""
     side = side_of(result, run_id) if result else None
     if side is None:
         return "--"
     s = result["scores"][side]
     rouge = "--" if s["rougeL"] is None else f"{s['rougeL']:.1f}"  # not valid for the text
-    return f"ROUGE-L {rouge}, exact {s['exact_match']:.0f}% ({s['rows']} rows)"
+    return Message("ROUGE-L {rouge}, exact {exact}% ({rows} rows)", rouge=rouge,
+                   exact=f"{s['exact_match']:.0f}", rows=s["rows"])
