@@ -50,9 +50,14 @@ def test_a_notice_keeps_its_english_and_is_drawn_again_in_another_language():
 
 
 def test_continue_s_notice_follows_a_switch_of_language():
+    from sft_ui.config.grpo import whole_groups
     from sft_ui.ui import lang, stage_view
-    notes = ["Gradient accumulation: 2 (was 1): the answers written at once, Batch size per "
-             "device x Gradient accumulation (4), must be a multiple of Answers per prompt (4)."]
+    _, made = whole_groups(RunConfig(stage="grpo", per_device_train_batch_size=2,
+                                     gradient_accumulation_steps=1, num_generations=4))
+    notes = [made]  # the note as Continue makes it (a Message)
+    assert made == ("Gradient accumulation: 2 (was 1): the answers written at once, Batch size "
+                    "per device x Gradient accumulation (4), must be a multiple of Answers per "
+                    "prompt (4).")
     shown = _in_japanese(lambda: stage_view.follow_up_markdown("r1", "GRPO", notes))
     assert "勾配累積ステップ数: 2（元は 1）" in shown
     english = _in("en", lambda: lang.redrawn(shown))

@@ -395,8 +395,8 @@ def test_a_grpo_card_says_reinforcement_learning_from_rewards_not_preference_tun
     assert lines == ["This model is a full fine-tune of `HuggingFaceTB/SmolLM2-135M-Instruct`, "
                      "trained by reinforcement learning from rewards with GRPO (TRL's "
                      "GRPOTrainer) in SFT Studio on `demo-grpo` (3 steps)."], lines
-    japanese = _in_japanese(lambda: card_in_language("\n".join(card.about_lines(
-        SimpleNamespace(step=3), cfg, "a full fine-tune", "checkpoint-2"))))
+    japanese = _in_japanese(lambda: card_in_language(card.about_lines(
+        SimpleNamespace(step=3), cfg, "a full fine-tune", "checkpoint-2")))  # (its Messages)
     assert "GRPO（報酬による強化学習）の学習を行いました（3 ステップ、checkpoint-2）" in japanese
     assert "選好" not in japanese and "preference" not in " ".join(lines)
     dpo = card.about_lines(SimpleNamespace(step=3), RunConfig(stage="dpo"), "a full fine-tune",

@@ -2,13 +2,17 @@
 stage with its trainer and reference model), settings, the run's real losses (and a
 preference run's reward accuracy and margin), its loss curve as an image, its latest
 evaluation's scores, sample answers, and how to load it; and the card as a page shows it
-(`card_for_page`)."""
+(`card_for_page`). Its person-facing lines are Messages (sft_ui/i18n/message.py): the file
+is their English, and the page (ui/export_tab.py) renders the lines this process wrote
+(`written_lines`) in its own language."""
 from __future__ import annotations
 
 import base64
 import mimetypes
 import re
+import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import yaml
@@ -16,6 +20,7 @@ import yaml
 from sft_ui.config.registry import card_names
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import NAMES
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.runs import Run
 from sft_ui.runs.run import base_model_name
 from sft_ui.stages import PREFERENCE, SUPERVISED, family_of, stage_of
@@ -49,21 +54,32 @@ def tags(cfg) -> list[str]:
 def about_lines(run: Run, cfg, what: str, checkpoint: str) -> list[str]:
     """What the model is and how it was trained: the stage, its TRL trainer and, for a
     preference stage, its reference model; another family's stage by its family's kind of
-    training (GRPO: reinforcement learning from rewards, not preference tuning)."""
-    model, data, count = base_model_name(cfg), Path(cfg.dataset_name).name, run.step
-    stage, trainer = stage_of(cfg), stage_of(cfg).trainer[1]
+    training (GRPO: reinforcement learning from rewards, not preference tuning). Each a
+    Message (`what`: English words of their own, as `kind` and the reference)."""
+    stage = stage_of(cfg)
+    values = {"what": as_message(what), "model": base_model_name(cfg),
+              "trainer": stage.trainer[1], "data": Path(cfg.dataset_name).name,
+              "count": run.step, **({"checkpoint": checkpoint} if checkpoint else {})}
     if stage.family == SUPERVISED:
-        return [f"This model is {what} of `{model}`, trained with TRL's {trainer} in SFT "
-                f"Studio on `{data}` ({count} steps{', ' + checkpoint if checkpoint else ''})."]
+        return [Message("This model is {what} of `{model}`, trained with TRL's {trainer} in SFT "
+                        "Studio on `{data}` ({count} steps, {checkpoint})." if checkpoint else
+                        "This model is {what} of `{model}`, trained with TRL's {trainer} in SFT "
+                        "Studio on `{data}` ({count} steps).", **values)]
     if stage.family != PREFERENCE:
-        kind = family_of(stage).kind
-        return [f"This model is {what} of `{model}`, trained by {kind} with {stage.title} "
-                f"(TRL's {trainer}) in SFT Studio on `{data}` "
-                f"({count} steps{', ' + checkpoint if checkpoint else ''})."]
-    return [f"This model is {what} of `{model}`, preference-tuned with {stage.title} (TRL's "
-            f"{trainer}) in SFT Studio on `{data}` "
-            f"({count} steps{', ' + checkpoint if checkpoint else ''}).", "",
-            f"Reference model: {reference_description(cfg)}."]
+        return [Message("This model is {what} of `{model}`, trained by {kind} with {stage} (TRL's "
+                        "{trainer}) in SFT Studio on `{data}` ({count} steps, {checkpoint})."
+                        if checkpoint else
+                        "This model is {what} of `{model}`, trained by {kind} with {stage} (TRL's "
+                        "{trainer}) in SFT Studio on `{data}` ({count} steps).", **values,
+                        kind=as_message(family_of(stage).kind), stage=stage.title)]
+    return [Message("This model is {what} of `{model}`, preference-tuned with {stage} (TRL's "
+                    "{trainer}) in SFT Studio on `{data}` ({count} steps, {checkpoint})."
+                    if checkpoint else
+                    "This model is {what} of `{model}`, preference-tuned with {stage} (TRL's "
+                    "{trainer}) in SFT Studio on `{data}` ({count} steps).", **values,
+                    stage=stage.title), "",
+            Message("Reference model: {description}.",
+                    description=reference_description(cfg))]  # (a Message)
 
 
 def plot_loss(run: Run, path: Path) -> bool:
@@ -89,7 +105,41 @@ def plot_loss(run: Run, path: Path) -> bool:
     return True
 
 
+# The cards this process wrote (README.md -> its lines, Messages kept), for the page.
+_WRITTEN: OrderedDict[Path, list[str]] = OrderedDict()
+_WRITTEN_LOCK = threading.Lock()
+WRITTEN_KEPT = 100
+
+
 def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
+    """README.md in `out`: the card's lines joined, English; its lines are kept as they
+    were made (`written_lines`)."""
+    lines = card_lines(run, out, kind, checkpoint)
+    path = out / "README.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with _WRITTEN_LOCK:
+        _WRITTEN[path.resolve()] = lines
+        _WRITTEN.move_to_end(path.resolve())
+        while len(_WRITTEN) > WRITTEN_KEPT:
+            _WRITTEN.popitem(last=False)
+    return path
+
+
+def written_lines(path: Path) -> list[str]:
+    """The lines of a card's README.md, one line each: as this process made them (its
+    person-facing lines Messages) while the file is as it wrote it, else the file's."""
+    text = Path(path).read_text(encoding="utf-8")
+    with _WRITTEN_LOCK:
+        lines = _WRITTEN.get(Path(path).resolve())
+    if lines is None or "\n".join(lines) != text:
+        return text.split("\n")
+    return [part for line in lines for part in
+            ([line] if isinstance(line, Message) and "\n" not in line else line.split("\n"))]
+
+
+def card_lines(run: Run, out: Path, kind: str, checkpoint: str = "") -> list[str]:
+    """The card's lines (its loss curve written to `out`), some of several lines (the
+    front matter, a sample's answer); the person-facing ones Messages."""
     cfg = run.config
     figures = loss_figures(run)
     has_plot = plot_loss(run, out / "loss.png")
@@ -105,7 +155,7 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
         "---", yaml.safe_dump(front, sort_keys=False).strip(), "---", "",
         f"# {run.name if getattr(run, 'name', '') else run.id}", "",
         *about_lines(run, cfg, what, checkpoint), "",
-        "## Results", "",
+        _heading(Message("Results")), "",
         "| figure | value |", "|---|---|",
         f"| steps | {run.step} |",
     ]
@@ -113,18 +163,23 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     if has_plot:
         lines += ["", "![loss curve](loss.png)"]
     lines += evaluation_lines(run)
-    lines += ["", "## Settings", "", "| setting | value |", "|---|---|"]
+    lines += ["", _heading(Message("Settings")), "", "| setting | value |", "|---|---|"]
     lines += [f"| {k} | {getattr(cfg, k)} |" for k in card_names(cfg)]
     samples = [s for s in run.samples if s["step"] == max((x["step"] for x in run.samples),
                                                           default=-1)]
     if samples:
-        lines += ["", f"## Sample answers (step {samples[0]['step']})", ""]
+        lines += ["", _heading(Message("Sample answers (step {step})",
+                                       step=samples[0]["step"])), ""]
         for s in samples:
             lines += [f"**{s['prompt']}**", "", "> " + s["completion"].replace("\n", "\n> "), ""]
-    lines += ["", "## How to load it", "", "```python", *load_code(kind, cfg), "```", ""]
-    path = out / "README.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    lines += ["", _heading(Message("How to load it")), "", "```python", *load_code(kind, cfg),
+              "```", ""]
+    return lines
+
+
+def _heading(words: Message) -> Message:
+    """A section's heading ("## Results"), its words a Message of their own."""
+    return Message("## {heading}", heading=words)
 
 
 def evaluation_lines(run: Run) -> list[str]:
@@ -136,9 +191,9 @@ def evaluation_lines(run: Run) -> list[str]:
     models, scores = result["models"], result["scores"]
     order = [side] + [i for i in range(len(models)) if i != side]
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result["created"]))
-    lines = ["", "## Evaluation", "",
-             f"Latest evaluation: {result['rows_answered']} rows of {result['test_set']} "
-             f"({when}).", "",
+    lines = ["", _heading(Message("Evaluation")), "",
+             Message("Latest evaluation: {rows} rows of {test_set} ({when}).",
+                     rows=result["rows_answered"], test_set=result["test_set"], when=when), "",
              "| score | " + " | ".join(f"`{models[i]['ref']}`" for i in order) + " |",
              "|---" * (len(order) + 1) + "|"]
     for key, name in NAMES.items():
@@ -155,7 +210,8 @@ def load_code(kind: str, cfg) -> list[str]:
                 "from transformers import AutoTokenizer", "",
                 'model = AutoPeftModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
                 'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")',
-                f"# the base model ({base_model_name(cfg)}) is loaded with it"]
+                Message("# {comment}", comment=Message(
+                    "the base model ({model}) is loaded with it", model=base_model_name(cfg)))]
     return ["from transformers import AutoModelForCausalLM, AutoTokenizer", "",
             'model = AutoModelForCausalLM.from_pretrained("PATH_OR_REPO_ID")',
             'tokenizer = AutoTokenizer.from_pretrained("PATH_OR_REPO_ID")']

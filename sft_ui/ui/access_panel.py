@@ -6,6 +6,7 @@ import gradio as gr
 
 from sft_ui.access import LOGIN, AccessError, Who
 from sft_ui.actions import Actions
+from sft_ui.i18n.message import Message
 from sft_ui.ui.lang import T, keep, note, problem
 
 
@@ -36,7 +37,7 @@ def build(actions: Actions) -> None:
             signed = actions.sign_in(who(request), name, secret)
         except AccessError as e:
             return problem("Cannot sign in:", e), gr.skip()
-        return note(f"Signed in as **{signed}**."), ""
+        return note(Message("Signed in as **{user}**.", user=signed)), ""
 
     def on_sign_out(request: gr.Request):
         actions.sign_out(who(request))

@@ -10,6 +10,7 @@ from pathlib import Path
 import gradio as gr
 
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.i18n.message import Message
 from sft_ui.share import recipe
 from sft_ui.ui.lang import T, keep, note, problems
 from sft_ui.ui.widgets import config_to_values, values_to_dict
@@ -70,10 +71,11 @@ def wire(controls, names: list[str], inputs: list) -> None:
         except ConfigError as e:
             return [gr.skip()] * len(names) + [_problems(e, Path(path).name)]
         except Exception as e:  # not YAML at all
-            return [gr.skip()] * len(names) + [note(
-                f"**Cannot load {Path(path).name}:** it is not a YAML mapping ({e}).")]
+            return [gr.skip()] * len(names) + [note(Message(
+                "**Cannot load {file}:** it is not a YAML mapping ({error}).",
+                file=Path(path).name, error=str(e)))]
         found = cfg.validate()
-        loaded = note(f"Loaded {Path(path).name}.") + (
+        loaded = note(Message("Loaded {file}.", file=Path(path).name)) + (
             "\n\n" + problems("Check these before Start:", ConfigError(found)) if found else "")
         return config_to_values(cfg, names) + [loaded]
 
@@ -86,4 +88,9 @@ def wire(controls, names: list[str], inputs: list) -> None:
 
 
 def _problems(e: ConfigError, name: str = "") -> str:
-    return problems(f"Cannot use {name}:" if name else "Fix these settings first:", e)
+    """The settings' problems under a bold heading (problems' own, with the file's name
+    kept a value of its Message)."""
+    if not name:
+        return problems("Fix these settings first:", e)
+    heading = Message("**{heading}**", heading=Message("Cannot use {name}:", name=name))
+    return note(heading, getattr(e, "messages", None) or [str(e)])

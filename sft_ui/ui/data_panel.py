@@ -12,6 +12,7 @@ import gradio as gr
 from sft_ui.access import UPLOADS
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.stages import stage_of
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, kept, note, problem, problems, redrawn, say
@@ -53,6 +54,19 @@ def _short(text: str, most: int = 160) -> str:
     return text if len(text) <= most else text[:most - 1] + "\u2026"
 
 
+def _source(p: dict) -> str:
+    """Where the data came from, for HTML: a file's name escaped, the demo set's words a
+    Message (said in the reader's language)."""
+    return p["source"] if isinstance(p["source"], Message) else html.escape(p["source"])
+
+
+def _said(lines: list[str], notes) -> str:
+    """The summary's lines and the data's notes (said, then escaped for HTML), a paragraph
+    each, in the request's language."""
+    return "\n\n".join([*(say(line) for line in lines),
+                         *(html.escape(say(n)) for n in notes)])
+
+
 def summary_markdown(p: dict) -> str:
     if p.get("kind") == "preference":
         return preference_summary_markdown(p)
@@ -60,66 +74,87 @@ def summary_markdown(p: dict) -> str:
         return prompt_summary_markdown(p)
     s = p["stats"]
     lines = [
-        f"**Format: {p['format']}** ({p['format_description']}). Change it under *Data "
-        "format* if this is wrong.",
-        f"**Rows:** {p['rows']:,} to train on, {p['eval_rows']:,} for eval &middot; source "
-        f"{html.escape(p['source'])} &middot; columns: {html.escape(', '.join(p['columns']))}",
-        f"**Tokens per example:** min {s['min']}, median {s['median']:g}, max {s['max']}. "
-        f"**{s['over_max_length']:,}** of {s['measured_rows']:,} exceed max_length "
-        f"{s['max_length']} and will be truncated.",
-        f"**Tokens per epoch:** about {s['tokens_per_epoch']:,} "
-        f"({s['loss_tokens_per_epoch']:,} count in the loss). Max steps x effective batch "
-        f"covers **{s['epochs_in_max_steps']:g} epochs**.",
+        Message("**Format: {format}** ({description}). Change it under *Data format* if this "
+                "is wrong.", format=p["format"], description=as_message(p["format_description"])),
+        Message("**Rows:** {rows} to train on, {eval_rows} for eval &middot; source {where} "
+                "&middot; columns: {columns}", rows=f"{p['rows']:,}",
+                eval_rows=f"{p['eval_rows']:,}", where=_source(p),
+                columns=html.escape(", ".join(p["columns"]))),
+        Message("**Tokens per example:** min {low}, median {median}, max {high}. **{over}** of "
+                "{measured} exceed max_length {max_length} and will be truncated.",
+                low=s["min"], median=f"{s['median']:g}", high=s["max"],
+                over=f"{s['over_max_length']:,}", measured=f"{s['measured_rows']:,}",
+                max_length=s["max_length"]),
+        Message("**Tokens per epoch:** about {tokens} ({loss_tokens} count in the loss). Max "
+                "steps x effective batch covers **{epochs} epochs**.",
+                tokens=f"{s['tokens_per_epoch']:,}",
+                loss_tokens=f"{s['loss_tokens_per_epoch']:,}",
+                epochs=f"{s['epochs_in_max_steps']:g}"),
     ]
     if s["epochs_in_max_steps"] > 10:
         lines.append("That is many passes over few rows: the model may learn them by heart. "
                      "Add rows or lower max steps.")
     if s["measured_rows"] < p["rows"]:
-        lines.append(f"Token figures measured on the first {s['measured_rows']:,} rows.")
+        lines.append(Message("Token figures measured on the first {rows} rows.",
+                             rows=f"{s['measured_rows']:,}"))
     if s["without_loss_tokens"]:
-        lines.append(f"**{s['without_loss_tokens']:,} rows have no loss tokens left** after "
-                     "truncation and will be skipped: raise max_length.")
-    lines += [html.escape(n) for n in p["notes"]]
-    return "\n\n".join(say(line) for line in lines)
+        lines.append(Message("**{rows} rows have no loss tokens left** after truncation and "
+                             "will be skipped: raise max_length.",
+                             rows=f"{s['without_loss_tokens']:,}"))
+    return _said(lines, p["notes"])
 
 
 def preference_summary_markdown(p: dict) -> str:
     """The summary of preference data: format and form, rows, token lengths."""
     s = p["stats"]
     lines = [
-        f"**Format: {p['format']}** ({p['format_description']}), for {p['stage'].upper()}.",
+        Message("**Format: {format}** ({description}), for {stage}.", format=p["format"],
+                description=as_message(p["format_description"]), stage=p["stage"].upper()),
         "Conversational rows: the model's chat template renders each turn, as in training."
         if p["conversational"] else "Plain-text rows: each answer ends with the "
         "end-of-text token, as in training.",
-        f"**Rows:** {p['rows']:,} to train on &middot; source {html.escape(p['source'])} "
-        f"&middot; columns: {html.escape(', '.join(p['columns']))}",
-        f"**Tokens per example** (the prompt with its longer answer): min {s['min']}, "
-        f"median {s['median']:g}, max {s['max']}. **{s['over_max_length']:,}** of "
-        f"{s['measured_rows']:,} exceed max_length {s['max_length']} and will be truncated.",
-        f"Max steps x effective batch covers **{s['epochs_in_max_steps']:g} epochs**.",
+        Message("**Rows:** {rows} to train on &middot; source {where} &middot; columns: "
+                "{columns}", rows=f"{p['rows']:,}", where=_source(p),
+                columns=html.escape(", ".join(p["columns"]))),
+        Message("**Tokens per example** (the prompt with its longer answer): min {low}, "
+                "median {median}, max {high}. **{over}** of {measured} exceed max_length "
+                "{max_length} and will be truncated.", low=s["min"],
+                median=f"{s['median']:g}", high=s["max"], over=f"{s['over_max_length']:,}",
+                measured=f"{s['measured_rows']:,}", max_length=s["max_length"]),
+        Message("Max steps x effective batch covers **{epochs} epochs**.",
+                epochs=f"{s['epochs_in_max_steps']:g}"),
     ]
     if s["measured_rows"] < p["rows"]:
-        lines.append(f"Token figures measured on the first {s['measured_rows']:,} rows.")
-    lines += [html.escape(say(n)) for n in p["notes"]]  # (translated before escaping)
-    return "\n\n".join(say(line) for line in lines)
+        lines.append(Message("Token figures measured on the first {rows} rows.",
+                             rows=f"{s['measured_rows']:,}"))
+    return _said(lines, p["notes"])
 
 
 def prompt_summary_markdown(p: dict) -> str:
     """The summary of GRPO's prompts: rows, the columns the rewards read, prompt lengths."""
     s = p["stats"]
     others = [c for c in p["columns"] if c != "prompt"]
+    rows = {"rows": f"{p['rows']:,}", "where": _source(p)}
     lines = [
-        f"**Format: {p['format']}** ({p['format_description']}).",
-        f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
-        f"&middot; columns the rewards can read: {', '.join(f'`{c}`' for c in others)}" if others
-        else f"**Rows:** {p['rows']:,} prompts &middot; source {html.escape(p['source'])} "
-        "&middot; no other column for the rewards to read",
-        f"**Prompt tokens:** min {s['min']}, median {s['median']:g}, max {s['max']}; each "
-        f"answer up to {s['answer_tokens']} tokens. {s['prompts_per_step']} prompts "
-        f"a step: Max steps covers **{s['epochs_in_max_steps']:g} epochs**.",
+        Message("**Format: {format}** ({description}).", format=p["format"],
+                description=as_message(p["format_description"])),
+        Message("**Rows:** {rows} prompts &middot; source {where} &middot; columns the "
+                "rewards can read: {columns}", **rows,
+                columns=", ".join(f"`{c}`" for c in others)) if others
+        else Message("**Rows:** {rows} prompts &middot; source {where} &middot; no other "
+                     "column for the rewards to read", **rows),
+        Message("**Prompt tokens:** min {low}, median {median}, max {high}; each answer up to "
+                "{answer} tokens. {prompts} prompts a step: Max steps covers **{epochs} "
+                "epochs**.", low=s["min"], median=f"{s['median']:g}", high=s["max"],
+                answer=s["answer_tokens"], prompts=s["prompts_per_step"],
+                epochs=f"{s['epochs_in_max_steps']:g}"),
     ]
-    lines += [html.escape(say(n)) for n in p["notes"]]  # (translated before escaping)
-    return "\n\n".join(say(line) for line in lines)
+    return _said(lines, p["notes"])
+
+
+def _example(n: int) -> str:
+    """An example's heading in the request's language."""
+    return say(Message("Example {n}", n=n))
 
 
 def prompt_examples_html(p: dict) -> str:
@@ -128,7 +163,7 @@ def prompt_examples_html(p: dict) -> str:
     for n, ex in enumerate(p["examples"], 1):
         columns = "".join(f"<div><b>{html.escape(k)}</b>: {html.escape(v)}</div>"
                           for k, v in ex["columns"].items())
-        parts.append(f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+        parts.append(f"<div class='example' data-example='{n}'><b>{_example(n)}</b>"
                      f"<div><b>{say('Prompt')}</b><pre class='prompt'>"
                      f"{html.escape(ex['prompt'])}</pre></div>{columns}</div>")
     parts.append("</div>")
@@ -141,7 +176,7 @@ def preference_examples_html(p: dict) -> str:
     parts = [STYLE, "<div id='data-preview'>"]
     for n, ex in enumerate(p["examples"], 1):
         raw = html.escape(json.dumps(ex["raw"], ensure_ascii=False, indent=1))
-        parts.append(f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+        parts.append(f"<div class='example' data-example='{n}'><b>{_example(n)}</b>"
                      f"<details{' open' if n == 1 else ''}><summary>{say('Raw row')}"
                      f"</summary><pre class='raw'>{raw}</pre></details>")
         answers = [("prompt", say("Prompt"))]
@@ -170,7 +205,7 @@ def examples_html(p: dict) -> str:
     for n, ex in enumerate(p["examples"], 1):
         tokens = "".join(_token_span(t) for t in ex["tokens"])
         parts.append(
-            f"<div class='example' data-example='{n}'><b>{say(f'Example {n}')}</b>"
+            f"<div class='example' data-example='{n}'><b>{_example(n)}</b>"
             f"<details{' open' if n == 1 else ''}><summary>{say('Raw row')}</summary>"
             f"<pre class='raw'>"
             f"{html.escape(json.dumps(ex['raw'], ensure_ascii=False, indent=1))}</pre></details>"
@@ -219,7 +254,8 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
                     before)
         except UserError as e:
             return (before, problem("Cannot use this file:", e) + "\n\n" +
-                    note(f"The dataset is back to {before}."), "", False, before)
+                    note(Message("The dataset is back to {name}.", name=before)), "", False,
+                    before)
 
     def on_clear(before, stage):
         """The upload was removed: the dataset box goes back, the preview goes."""
@@ -231,7 +267,8 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
         except UserError as e:
             return problems("Cannot preview:", e), ""
         except Exception as e:  # keep the page usable, say what happened
-            return note(f"**Preview failed:** {type(e).__name__}: {e}"), ""
+            return note(Message("**Preview failed:** {error_type}: {error}",
+                                error_type=type(e).__name__, error=str(e))), ""
         sized = sized_markdown(p.get("sized") or {})  # beside the data it follows
         return summary_markdown(p) + (f"\n\n{sized}" if sized else ""), examples_html(p)
 

@@ -8,6 +8,7 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, note, problem
 
@@ -34,6 +35,7 @@ def wire(d: Deploy, actions: Actions, token: gr.Textbox, notice: gr.Markdown) ->
             url = actions.deploy(who(request), sid, tok)
         except UserError as e:
             return problem("Cannot deploy:", e)
-        return note(f"Studio deployed: [{url}]({url}) (it builds for a few minutes).")
+        return note(Message("Studio deployed: [{url}]({link}) (it builds for a few minutes).",
+                            url=url, link=url))
 
     d.deploy.click(on_deploy, [d.space, token], notice, api_name=False)

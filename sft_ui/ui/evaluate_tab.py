@@ -15,6 +15,7 @@ from sft_ui.data import SUFFIXES
 from sft_ui.errors import UserError
 from sft_ui.evaluate.metrics import NAMES, tokenisation_lines
 from sft_ui.evaluate.testset import RUN_EVAL
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.runs import display_name
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.chat_tab import choices, settings_widgets
@@ -58,10 +59,11 @@ def progress_html(snap: dict | None) -> str:
     if not snap:
         return "<div id='eval-bar'></div>"
     done, total = snap["rows_answered"], max(snap["rows_asked"], 1)
-    parts = [STATES[snap["state"]], f"Answered {done}/{total} rows",
-             f"elapsed {compact_duration(snap['elapsed_seconds'])}"]
+    parts = [STATES[snap["state"]], Message("Answered {done}/{total} rows", done=done,
+                                            total=total),
+             Message("elapsed {duration}", duration=compact_duration(snap["elapsed_seconds"]))]
     if snap["state"] == "answering":
-        parts.append(f"ETA {compact_duration(snap['eta_seconds'])}")
+        parts.append(Message("ETA {duration}", duration=compact_duration(snap["eta_seconds"])))
     return (f"<div id='eval-bar'><progress value='{done}' max='{total}' style='width:100%'>"
             f"</progress><div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
 
@@ -180,7 +182,7 @@ def _wire(actions: Actions, w: dict) -> None:
             return (gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(),
                     gr.skip(), gr.skip())
         warning = actions.training_data_warning([ref_a, ref_b], name, split)
-        warned = note(f"**Note:** {warning}") if warning else ""
+        warned = note(Message("**Note:** {note}", note=as_message(warning))) if warning else ""
         return (started.id, warned, progress_html(started.snapshot()), gr.Timer(active=True),
                 warned)
 

@@ -12,7 +12,8 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
-from sft_ui.share.card import card_for_page
+from sft_ui.i18n.message import Message
+from sft_ui.share.card import card_for_page, written_lines
 from sft_ui.share.export import zip_export
 from sft_ui.ui import deploy_panel, export_source, gguf_panel, hub_panel
 from sft_ui.ui.access_panel import who
@@ -20,24 +21,25 @@ from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
 
-def card_in_language(text: str) -> str:
-    """A model card's Markdown (sft_ui/share/card.py) with its headings, sentences, figure
-    names and table headers in the request's language. The run's name (the title),
-    setting names and values, the prompts and answers of the samples, and the code stay
-    as they are; only the code's comments are translated."""
+def card_in_language(lines: str | list[str]) -> str:
+    """A model card's Markdown (its text, or its lines as sft_ui/share/card.py's
+    `written_lines` gives them: the person-facing ones Messages) with its headings,
+    sentences, figure names and table headers in the request's language. The run's name
+    (the title), setting names and values, the prompts and answers of the samples, and the
+    code stay as they are; only the code's comments are translated."""
     out, code, section, title = [], False, "", True
-    for line in text.split("\n"):
+    for line in lines.split("\n") if isinstance(lines, str) else lines:
         if line.startswith("```"):
             code = not code
             out.append(line)
         elif code:
-            out.append(say(line) if line.startswith("# ") else line)
+            out.append(_heading(line) if line.startswith("# ") else line)
         elif line.startswith("# ") and title:  # the run's name
             title = False
             out.append(line)
         elif line.startswith("## "):
             section = line
-            out.append(say(line))
+            out.append(_heading(line))
         elif section.startswith("## Sample answers"):  # the prompts and the model's words
             out.append(line)
         elif line.startswith("|"):
@@ -46,6 +48,15 @@ def card_in_language(text: str) -> str:
         else:
             out.append(say(line) if line.strip() else line)
     return "\n".join(out)
+
+
+def _heading(line: str) -> str:
+    """A heading (or a code's comment) in the request's language: a Message as it was
+    made, else its words after the marks looked up."""
+    if isinstance(line, Message):
+        return say(line)
+    marks, _, words = line.partition(" ")
+    return f"{marks} {say(words)}"
 
 
 def _table_row(line: str, translate_first: bool) -> str:
@@ -65,8 +76,10 @@ def card_view(folder: str) -> str:
     """The card of an export folder as the page shows it: in the page's language, its
     images inlined."""
     out = Path(folder)
-    text = (out / "README.md").read_text(encoding="utf-8").split("---", 2)[-1]
-    return card_for_page(card_in_language(text), out)
+    lines = written_lines(out / "README.md")
+    if lines[:1] == ["---"] and "---" in lines[1:]:  # its front matter left out
+        lines = ["", *lines[lines.index("---", 1) + 1:]]
+    return card_for_page(card_in_language(lines), out)
 
 
 @dataclass
@@ -119,7 +132,8 @@ def wire_export(view: Export, actions: Actions, source: export_source.Source,
                                  merge)
         except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
-        return (str(out), note(f"Exported to `{out}`."), str(zip_export(out)),
+        return (str(out), note(Message("Exported to `{folder}`.", folder=str(out))),
+                str(zip_export(out)),
                 card_view(str(out)))
 
     view.export.click(on_export, [source.run, source.checkpoint, view.merged],

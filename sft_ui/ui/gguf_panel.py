@@ -8,6 +8,7 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.share.gguf_export import QUANTISATIONS
 from sft_ui.ui import export_source
 from sft_ui.ui.access_panel import who
@@ -43,8 +44,9 @@ def wire(g: Gguf, actions: Actions, source: export_source.Source, notice: gr.Mar
                                                   export_source.checkpoint_name(ckpt), q)
         except UserError as e:
             return problem("Cannot export GGUF:", e), gr.skip()
-        return (note(f"GGUF written to `{file}`. For Ollama: `ollama create my-model -f "
-                    f"{modelfile}`."), [str(file), str(modelfile)])
+        return (note(Message("GGUF written to `{file}`. For Ollama: `ollama create my-model "
+                             "-f {modelfile}`.", file=str(file), modelfile=str(modelfile))),
+                [str(file), str(modelfile)])
 
     g.export.click(on_gguf, [source.run, source.checkpoint, g.quantisation], [notice, g.files],
                    api_name=False)

@@ -9,6 +9,7 @@ import gradio as gr
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, keep, note, problem
 
@@ -54,14 +55,15 @@ def wire(h: Hub, actions: Actions, folder: gr.State) -> None:
             url = actions.push_export(who(request), path, repo_id, tok, is_private)
         except UserError as e:
             return problem("Cannot push:", e)
-        return note(f"Pushed: [{url}]({url})")
+        return note(Message("Pushed: [{url}]({link})", url=url, link=url))
 
     def on_publish(request: gr.Request, repo_id, sid, tok):
         try:
             url = actions.publish(who(request), repo_id, sid, tok)
         except UserError as e:
             return problem("Cannot publish:", e)
-        return note(f"Space created: [{url}]({url}) (it builds for a few minutes).")
+        return note(Message("Space created: [{url}]({link}) (it builds for a few minutes).",
+                            url=url, link=url))
 
     h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_name=False)
     h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_name=False)

@@ -18,6 +18,7 @@ import pandas as pd
 from gradio.context import Context
 
 from sft_ui import i18n
+from sft_ui.i18n.message import Message, as_message
 from sft_ui.ui.lang import T, after_switch, current_language, say
 from sft_ui.ui.run_frames import (
     ACCURACY_COLOURS,
@@ -305,17 +306,18 @@ def progress_html(snap: dict | None) -> str:
         return _no_run(say("No run yet."))
     step, total = snap["step"], max(snap["max_steps"], 1)
     pct = min(100.0, 100.0 * step / total)
-    parts = [f"Step {step}/{total} ({pct:.0f}%)",
-             f"elapsed {_duration(snap['elapsed_seconds'])}",
-             f"ETA {_duration(snap['eta_seconds'])}"]
+    parts = [Message("Step {step}/{total} ({percent}%)", step=step, total=total,
+                     percent=f"{pct:.0f}"),
+             Message("elapsed {duration}", duration=_duration(snap["elapsed_seconds"])),
+             Message("ETA {duration}", duration=_duration(snap["eta_seconds"]))]
     epoch, speed, memory = (_last(snap, k) for k in ("epoch", "tokens_per_second",
                                                       "memory_bytes"))
     if epoch is not None:
-        parts.append(f"epoch {epoch:.2f}")
+        parts.append(Message("epoch {epoch}", epoch=f"{epoch:.2f}"))
     if speed is not None:
-        parts.append(f"{speed:,.0f} tokens/s")
+        parts.append(Message("{speed} tokens/s", speed=f"{speed:,.0f}"))
     if memory is not None:
-        parts.append(f"memory {memory / 2**30:.2f} GiB")
+        parts.append(Message("memory {memory} GiB", memory=f"{memory / 2**30:.2f}"))
     return (f"<div id='run-progress'><progress value='{step}' max='{total}' "
             f"style='width:100%'></progress>"
             f"<div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
@@ -324,7 +326,8 @@ def progress_html(snap: dict | None) -> str:
 def status_markdown(snap: dict | None) -> str:
     if not snap:
         return say("Choose settings and click **Start**.")  # (not "ready": the data may not be)
-    head = say(f"**Run {snap['run_id']}: {snap['state']}.**")
+    head = say(Message("**Run {run_id}: {state}.**", run_id=snap["run_id"],
+                       state=as_message(snap["state"])))
     text = f"{head} {html.escape(say(snap['message']))}"
     if snap.get("stalled"):  # its latest steps learn nothing (runs/run.py)
         text += f"\n\n**{say('Warning:')}** {html.escape(say(snap['stalled']))}"

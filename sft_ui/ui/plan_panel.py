@@ -13,6 +13,7 @@ from sft_ui.actions import Actions
 from sft_ui.config import RunConfig
 from sft_ui.config.registry import fit_names, plan_inputs
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui import target_plan
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problems, say
@@ -62,7 +63,8 @@ def plan_texts(actions: Actions, who: Who, values: dict,
         text = problems("No plan for these settings:", e)
         return text, text, None
     except Exception as e:  # keep the page usable, say what happened
-        text = say(f"**No plan:** {type(e).__name__}: {e}")
+        text = say(Message("**No plan:** {error_type}: {error}", error_type=type(e).__name__,
+                           error=str(e)))
         return text, text, None
     return plan_markdown(p), plan_line(p), p  # (each said in the page's language already)
 
@@ -98,9 +100,11 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         except UserError as e:
             return gr.skip(), gr.skip(), gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
-            return gr.skip(), gr.skip(), gr.skip(), note(f"**Measuring failed:** "
-                                                         f"{type(e).__name__}: {e}")
-        return (*on_change(request, *values), note(f"Measured {speed:,.0f} tokens/s."))
+            return gr.skip(), gr.skip(), gr.skip(), note(Message(
+                "**Measuring failed:** {error_type}: {error}", error_type=type(e).__name__,
+                error=str(e)))
+        return (*on_change(request, *values),
+                note(Message("Measured {speed} tokens/s.", speed=f"{speed:,.0f}")))
 
     def on_apply():
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
@@ -111,7 +115,8 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         cfg = RunConfig.from_dict({**run.config.to_dict(), **run.suggestion})
         changes = ", ".join(f"{k} {v}" for k, v in run.suggestion.items())
         return (*config_to_values(cfg, names),
-                note(f"Filled in the settings of run {run.name} with {changes}. Press Start."))
+                note(Message("Filled in the settings of run {name} with {changes}. Press "
+                             "Start.", name=run.name, changes=changes)))
 
     # The settings the plan depends on (their `plan` metadata); typed boxes re-plan when
     # left, not on every key.

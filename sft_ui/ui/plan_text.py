@@ -81,10 +81,12 @@ def plan_markdown(p: dict) -> str:
         params=_count(p["params"]), total=size_text(m["total"]),
         available=size_text(p["available_bytes"]), fit=as_message(p["fit"]))))
     lines += [say(note) for note in p.get("memory_notes") or []]
-    rows = [f"| {RUNTIME.get(p['device'], label) if key == 'runtime' else label} | "
-            f"{size_text(m[key])} |" for key, label in PARTS if key in m]
-    lines.append(say("\n".join(["| part | size |", "|---|---:|", *rows,
-                                f"| **total** | **{size_text(m['total'])}** |"])))
+    rows = [Message("| {label} | {size} |", size=size_text(m[key]), label=as_message(
+        RUNTIME.get(p["device"], label) if key == "runtime" else label))
+        for key, label in PARTS if key in m]  # each row said on its own
+    lines.append("\n".join(say(row) for row in [
+        "| part | size |", "|---|---:|", *rows,
+        Message("| **total** | **{size}** |", size=size_text(m["total"]))]))
     if p.get("strategy"):
         lines.append(say(Message("**{processes} processes:** {reason}",
                                  processes=p["processes"], reason=p["strategy"]["reason"])))
@@ -176,7 +178,8 @@ def plan_line(p: dict, run: dict | None = None) -> str:
     run trains (`run`, its snapshot), its time is the plan's beside the run's own at its
     pace (run_time), not the plan's alone."""
     if p.get("data_error"):  # no figure holds for data it could not read: not "fits"
-        return say("**Plan:**") + " " + say(f"cannot read the data: {p['data_error']}")
+        return say("**Plan:**") + " " + say(Message("cannot read the data: {error}",
+                                                    error=p["data_error"]))
     parts = [Message("time budget {minutes} min", minutes=f"{p['budget_minutes']:g}")] \
         if p.get("budget_minutes") else []
     if p.get("for_target"):

@@ -11,6 +11,7 @@ import pandas as pd
 from sft_ui.actions import Actions
 from sft_ui.config import registry
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, keep, note, problem, say
 from sft_ui.ui.widgets import values_to_dict
@@ -44,8 +45,8 @@ def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
         frame = pd.DataFrame([{**{k: v for k, v in row.items()}} for row in found["rows"]])
         frame = frame.rename(columns={"prompt": say("prompt"), "completion": say("completion"),
                                       "total": say("total")})
-        scored = note(f"**{len(found['rows'])} answers scored** by "
-                      f"{', '.join(found['names'])}.",
+        scored = note(Message("**{rows} answers scored** by {join}.", rows=len(found["rows"]),
+                              join=", ".join(found["names"])),
                       items=[*found["notes"], *found["warnings"]] or [
                           "Every prompt's answers got different rewards: there is something "
                           "to learn from."], escape=True)

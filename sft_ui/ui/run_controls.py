@@ -14,6 +14,7 @@ from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.runs import ACTIVE_STATES, RunError
 from sft_ui.ui import live_view, plan_text, queue_panel, stage_view
 from sft_ui.ui.access_panel import who
@@ -102,8 +103,9 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
             return gr.skip(), problems("Cannot start:", e), gr.skip(), \
                 ("" if same else gr.skip())
         except Exception as e:  # keep the page usable, say what happened
-            return (gr.skip(), note(f"**Start failed:** {type(e).__name__}: {e}"), gr.skip(),
-                    gr.skip())
+            return (gr.skip(), note(Message("**Start failed:** {error_type}: {error}",
+                                            error_type=type(e).__name__, error=str(e))),
+                    gr.skip(), gr.skip())
         return new_id, "", gr.Timer(FIRST_TICKS, active=True), gr.skip()
 
     def recheck(request: gr.Request, notice, token, *values):

@@ -13,6 +13,7 @@ import pandas as pd
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.evaluate.store import headline, latest
+from sft_ui.i18n.message import Message
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problem, run_label, say
@@ -152,7 +153,8 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
             snap = actions.rename(who(request), run_id, name)
         except UserError as e:
             return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 3
-        text = note(f"Run {snap['run_id']} is now called **{html.escape(snap['name'])}**.")
+        text = note(Message("Run {run_id} is now called **{name}**.", run_id=snap["run_id"],
+                            name=html.escape(snap["name"])))
         return (text,) + refreshed(chosen, run_id)
 
     def on_delete(request: gr.Request, run_id):
@@ -162,8 +164,9 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
             snap = actions.ask_delete(who(request), run_id)
         except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True))
-        text = note(f"Delete run **{html.escape(snap['name'])}** ({snap['run_id']}) and its "
-                   f"folder `{snap['run_dir']}`? This cannot be undone.")
+        text = note(Message("Delete run **{name}** ({run_id}) and its folder `{folder}`? This "
+                            "cannot be undone.", name=html.escape(snap["name"]),
+                            run_id=snap["run_id"], folder=str(snap["run_dir"])))
         return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
 
     def on_confirm(request: gr.Request, run_id, chosen, current):
@@ -171,7 +174,8 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
             deleted = actions.delete(who(request), run_id)
         except UserError as e:
             return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 3
-        return hide_confirm(note(f"Deleted run {deleted}.")) + refreshed(chosen, current)
+        return hide_confirm(note(Message("Deleted run {run_id}.", run_id=deleted))) + \
+            refreshed(chosen, current)
 
     def replot(chosen):
         return curves_frame(manager, chosen)

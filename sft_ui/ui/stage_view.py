@@ -15,6 +15,7 @@ from gradio.context import Context
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.runs.next_stage import can_continue, next_stages
 from sft_ui.stages import demos, get, stage_of, stages
 from sft_ui.stages import names as stage_names
@@ -112,8 +113,8 @@ def continue_update(snap: dict | None) -> tuple:
 def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
     """What Continue filled in, in the request's language (a notice: it follows a switch
     of language)."""
-    return note(f"**Filled in a {title} run after run {run_id}.** Check the settings, then "
-                "press Start.", items=notes)
+    return note(Message("**Filled in a {title} run after run {run_id}.** Check the settings, "
+                        "then press Start.", title=title, run_id=run_id), items=notes)
 
 
 def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],

@@ -15,6 +15,7 @@ import gradio as gr
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig, load_preset, preset_names
 from sft_ui.config.registry import applies, panels
+from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import detect, speedups
 from sft_ui.ui import (
     code_panel,
@@ -41,7 +42,13 @@ REMOTE_CODE_WARNING = (
 
 def effective_batch_text(batch, accum, processes="auto") -> str:
     """The effective batch of the page's batch size, accumulation and processes (auto: one
-    per device of this machine), as RunConfig counts it, and what it means."""
+    per device of this machine), as RunConfig counts it, and what it means; in the
+    request's language."""
+    return say(effective_batch_message(batch, accum, processes))
+
+
+def effective_batch_message(batch, accum, processes="auto") -> Message:
+    """effective_batch_text's message, English (a Message: T or say renders it)."""
     try:
         cfg = RunConfig(per_device_train_batch_size=int(batch),
                         gradient_accumulation_steps=int(accum),
@@ -50,14 +57,15 @@ def effective_batch_text(batch, accum, processes="auto") -> str:
     except (TypeError, ValueError):
         cfg = None
     if cfg is None or min(cfg.per_device_train_batch_size, cfg.gradient_accumulation_steps) < 1:
-        return say("**Effective batch:** enter whole numbers of 1 or more for batch size and "
-                   "accumulation.")
+        return Message("**Effective batch:** enter whole numbers of 1 or more for batch size "
+                       "and accumulation.")
     devices = cfg.processes(detect().devices)
-    return say(f"**Effective batch: {cfg.effective_batch(devices)}** = "
-               f"{cfg.per_device_train_batch_size} (batch size per device) x "
-               f"{cfg.gradient_accumulation_steps} (gradient accumulation) x {devices} "
-               "(processes): the examples behind each update of the weights. Memory follows "
-               "the batch size per device; accumulation adds time, not memory.")
+    return Message("**Effective batch: {total}** = {batch} (batch size per device) x {accum} "
+                   "(gradient accumulation) x {devices} (processes): the examples behind each "
+                   "update of the weights. Memory follows the batch size per device; "
+                   "accumulation adds time, not memory.", total=cfg.effective_batch(devices),
+                   batch=cfg.per_device_train_batch_size,
+                   accum=cfg.gradient_accumulation_steps, devices=devices)
 
 
 @dataclass
@@ -124,7 +132,7 @@ def _rows(names: list[str]) -> list[list[str]]:
 def build_settings() -> Settings:
     """This machine, the preset, a panel per settings group (config/registry.py), each
     field's widget, and what belongs to a panel (data preview, plan, code)."""
-    gr.Markdown(T(f"**This machine:** {detect().describe()}"))
+    gr.Markdown(T(Message("**This machine:** {device}", device=detect().describe())))
     with gr.Group(elem_classes=["settings"]):
         preset = gr.Dropdown(preset_names(), value="default", label=T("Preset"),
                              info=T("Load a saved recipe into every panel."))
@@ -158,7 +166,7 @@ def _panel_extras(group: str) -> dict:
         return {"data": data_panel.build_controls()}
     if group == "batch":
         defaults = RunConfig()
-        effective = gr.Markdown(T(effective_batch_text(
+        effective = gr.Markdown(T(effective_batch_message(
             defaults.per_device_train_batch_size, defaults.gradient_accumulation_steps)),
             elem_id="effective-batch")
         return {"effective": effective, "plan": plan_panel.build()}
