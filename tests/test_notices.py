@@ -67,12 +67,18 @@ def test_continue_s_notice_follows_a_switch_of_language():
 
 def test_runs_are_listed_in_the_page_s_language():
     from sft_ui.ui import lang
-    label = "GRPO · run 20261127-145411-e50ce4 · demo-grpo · 2026-11-27 14:54 (final model)"
+    # (runs/folder.py's display_name of a GRPO run trained from run 20261127-...'s model)
+    named = Said("{stage} · {model} · {data} · {when}", stage="GRPO",
+                 model=Said("run {run_id}", run_id="20261127-145411-e50ce4"),
+                 data="demo-grpo", when="2026-11-27 14:54")
+    label = Said("{name} (final model)", name=named)
     japanese = _in_japanese(lambda: lang.run_label(label))
     assert japanese.startswith("GRPO · 実行 20261127-145411-e50ce4 · demo-grpo")
     assert not english_left(japanese), japanese
-    latest = _in_japanese(lambda: lang.run_label(
-        "Latest finished run: SFT · run r-1 · demo · 2026-11-27 14:54"))
+    sft = Said("{stage} · {model} · {data} · {when}", stage="SFT",
+               model=Said("run {run_id}", run_id="r-1"), data="demo", when="2026-11-27 14:54")
+    latest = _in_japanese(lambda: lang.run_label(Said("Latest finished run: {name}",
+                                                      name=sft)))
     assert "実行 r-1" in latest and not english_left(latest), latest
     assert lang.run_label(label) == label  # English outside a request
 

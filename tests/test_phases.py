@@ -15,7 +15,7 @@ from sft_ui.runs import run as run_module
 from sft_ui.runs.phases import phase_message
 from sft_ui.train.events import EventSink, deliver, read_event
 from tests.conftest import wait_for
-from tests.test_i18n import english_left
+from tests.test_i18n import _in_japanese, english_left
 
 
 class _Clock:
@@ -232,8 +232,9 @@ def test_the_plan_line_shows_the_runs_own_time_while_it_trains(tmp_path, monkeyp
     assert line.startswith(plain[:-len(" · about 3 min")])  # the rest of the plan as it was
     # The same line again: not sent again (the tick sends only what changed).
     assert not isinstance(tick.fn(run.id, outputs[2], None, PLAN)[-1], str)
+    # In Japanese, both figures read as Japanese.
+    japanese = _in_japanese(lambda: tick.fn(run.id, None, None, PLAN)[-1])
+    assert japanese.endswith("プランでは約 3 分、実行のペースでは全体で約 9 分（残り約 6 分）"), \
+        japanese
     run.set_state("done", "Finished 30 steps.")
     assert tick.fn(run.id, outputs[2], None, PLAN)[-1] == plain
-    # In Japanese, both figures read as Japanese.
-    japanese = i18n.translate(line.split(" · ")[-1], "ja")
-    assert japanese == "プランでは約 3 分、実行のペースでは全体で約 9 分（残り約 6 分）"

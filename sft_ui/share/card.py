@@ -3,16 +3,15 @@ stage with its trainer and reference model), settings, the run's real losses (an
 preference run's reward accuracy and margin), its loss curve as an image, its latest
 evaluation's scores, sample answers, and how to load it; and the card as a page shows it
 (`card_for_page`). Its person-facing lines are Messages (sft_ui/i18n/message.py): the file
-is their English, and the page (ui/export_tab.py) renders the lines this process wrote
-(`written_lines`) in its own language."""
+is their English, kept as made beside the export folder, and the page (ui/export_tab.py)
+renders them (`written_lines`) in its own language."""
 from __future__ import annotations
 
 import base64
+import json
 import mimetypes
 import re
-import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
 
 import yaml
@@ -20,7 +19,7 @@ import yaml
 from sft_ui.config.registry import card_names
 from sft_ui.evaluate import store
 from sft_ui.evaluate.metrics import NAMES
-from sft_ui.i18n.message import Message, as_message
+from sft_ui.i18n.message import Message, as_message, read_messages, saved_messages
 from sft_ui.runs import Run
 from sft_ui.runs.run import base_model_name
 from sft_ui.stages import PREFERENCE, SUPERVISED, family_of, stage_of
@@ -105,10 +104,10 @@ def plot_loss(run: Run, path: Path) -> bool:
     return True
 
 
-# The cards this process wrote (README.md -> its lines, Messages kept), for the page.
-_WRITTEN: OrderedDict[Path, list[str]] = OrderedDict()
-_WRITTEN_LOCK = threading.Lock()
-WRITTEN_KEPT = 100
+def _said(path: Path) -> Path:
+    """Where a card's lines are kept as made (their Messages' templates and values): beside
+    its export folder, not in it, so that neither the zip nor the Hub repo holds them."""
+    return path.parent.parent / f".{path.parent.name}.card.json"
 
 
 def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
@@ -117,21 +116,21 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     lines = card_lines(run, out, kind, checkpoint)
     path = out / "README.md"
     path.write_text("\n".join(lines), encoding="utf-8")
-    with _WRITTEN_LOCK:
-        _WRITTEN[path.resolve()] = lines
-        _WRITTEN.move_to_end(path.resolve())
-        while len(_WRITTEN) > WRITTEN_KEPT:
-            _WRITTEN.popitem(last=False)
+    kept = saved_messages({"lines": lines}, ("lines",)).get("lines")
+    if kept is not None:
+        _said(path).write_text(json.dumps(kept), encoding="utf-8")
     return path
 
 
 def written_lines(path: Path) -> list[str]:
-    """The lines of a card's README.md, one line each: as this process made them (its
-    person-facing lines Messages) while the file is as it wrote it, else the file's."""
+    """The lines of a card's README.md, one line each: as they were made (its
+    person-facing lines Messages) while the file is as it was written, else the file's."""
     text = Path(path).read_text(encoding="utf-8")
-    with _WRITTEN_LOCK:
-        lines = _WRITTEN.get(Path(path).resolve())
-    if lines is None or "\n".join(lines) != text:
+    try:
+        lines = read_messages(json.loads(_said(Path(path)).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        lines = None
+    if not isinstance(lines, list) or "\n".join(lines) != text:
         return text.split("\n")
     return [part for line in lines for part in
             ([line] if isinstance(line, Message) and "\n" not in line else line.split("\n"))]
