@@ -10,6 +10,7 @@ from sft_ui.actions import Actions
 from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui.lang import T, after_switch, keep, note, problem, run_label, say
 from sft_ui.ui.lists import Lists
 
@@ -52,8 +53,8 @@ def settings_widgets(penalty: float = REPETITION_PENALTY) -> list:
 def new_conversation(chat: ChatService, ref: str) -> tuple:
     """An empty chat box named after the model `ref` (the conversation before it was with
     another model), and no error."""
-    label = next((run_label(label) for label, value in chat.choices() if value == ref), ref)
-    return gr.update(value=[], label=say(f"Chat with {label}")), ""
+    label = next((label for label, value in chat.choices() if value == ref), ref)
+    return gr.update(value=[], label=say(Message("Chat with {model}", model=label))), ""
 
 
 def _error(e: Exception) -> str:
