@@ -91,9 +91,9 @@ def test_the_trained_run_beats_its_base_on_what_it_learned(trained):
     card = write_card(manager.get(run_id), out, "full").read_text()
     assert "## Evaluation" in card
     assert f"| ROUGE-L | {tuned['rougeL']:.1f} | {base['rougeL']:.1f} |" in card
-    from sft_ui.ui.export_tab import card_in_language
+    from sft_ui.ui.export_tab import card_view
     from tests.test_i18n import _in_japanese
-    page = _in_japanese(lambda: card_in_language(card))
+    page = _in_japanese(lambda: card_view(str(out)))
     assert "## 評価" in page and f"| 完全一致（%） | {tuned['exact_match']:.1f} |" in page
     row = next(r for r in history_rows(manager) if r["run_id"] == run_id)
     assert row["evaluation"].startswith(f"ROUGE-L {tuned['rougeL']:.1f}")

@@ -646,7 +646,7 @@ def test_the_model_card_in_the_page_is_japanese_and_the_file_english(tmp_path):
             lines.append(line)
     assert not english_left("\n".join(lines).replace(f"# {run.name}", "")), lines
     assert "**Start**" in kept and "> Stop" in kept  # a sample is not translated
-    assert _in_japanese(lambda: export_tab.card_in_language("# Start")) == "# Start"
+    assert _in_japanese(lambda: export_tab.card_in_language(["# Start"])) == "# Start"
 
 
 def test_the_data_preview_comes_out_in_japanese():

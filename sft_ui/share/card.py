@@ -155,15 +155,16 @@ def card_lines(run: Run, out: Path, kind: str, checkpoint: str = "") -> list[str
         f"# {run.name if getattr(run, 'name', '') else run.id}", "",
         *about_lines(run, cfg, what, checkpoint), "",
         _heading(Message("Results")), "",
-        "| figure | value |", "|---|---|",
-        f"| steps | {run.step} |",
+        _row(as_message("figure"), as_message("value")), "|---|---|",
+        _row(as_message("steps"), run.step),
     ]
-    lines += [f"| {k.replace('_', ' ')} | {v:.4f} |" for k, v in figures.items()]
+    lines += [_row(as_message(k.replace("_", " ")), f"{v:.4f}") for k, v in figures.items()]
     if has_plot:
-        lines += ["", "![loss curve](loss.png)"]
+        lines += ["", Message("![loss curve](loss.png)")]
     lines += evaluation_lines(run)
-    lines += ["", _heading(Message("Settings")), "", "| setting | value |", "|---|---|"]
-    lines += [f"| {k} | {getattr(cfg, k)} |" for k in card_names(cfg)]
+    lines += ["", _heading(Message("Settings")), "", _row(as_message("setting"),
+                                                          as_message("value")), "|---|---|"]
+    lines += [f"| {k} | {getattr(cfg, k)} |" for k in card_names(cfg)]  # (names, values)
     samples = [s for s in run.samples if s["step"] == max((x["step"] for x in run.samples),
                                                           default=-1)]
     if samples:
@@ -174,6 +175,11 @@ def card_lines(run: Run, out: Path, kind: str, checkpoint: str = "") -> list[str
     lines += ["", _heading(Message("How to load it")), "", "```python", *load_code(kind, cfg),
               "```", ""]
     return lines
+
+
+def _row(name, value) -> Message:
+    """A table row of two cells, each a Message where it is words ("| final loss | 1.2 |")."""
+    return Message("| {name} | {value} |", name=name, value=value)
 
 
 def _heading(words: Message) -> Message:
@@ -193,13 +199,13 @@ def evaluation_lines(run: Run) -> list[str]:
     lines = ["", _heading(Message("Evaluation")), "",
              Message("Latest evaluation: {rows} rows of {test_set} ({when}).",
                      rows=result["rows_answered"], test_set=result["test_set"], when=when), "",
-             "| score | " + " | ".join(f"`{models[i]['ref']}`" for i in order) + " |",
+             _row(as_message("score"), " | ".join(f"`{models[i]['ref']}`" for i in order)),
              "|---" * (len(order) + 1) + "|"]
     for key, name in NAMES.items():
         values = [scores[i][key] for i in order]
         if any(v is not None for v in values):
-            lines.append(f"| {name} | " + " | ".join(
-                "--" if v is None else f"{v:.1f}" for v in values) + " |")
+            lines.append(_row(as_message(name), " | ".join(
+                "--" if v is None else f"{v:.1f}" for v in values)))
     return lines
 
 

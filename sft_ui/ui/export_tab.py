@@ -21,55 +21,14 @@ from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
 
-def card_in_language(lines: str | list[str]) -> str:
-    """A model card's Markdown (its text, or its lines as sft_ui/share/card.py's
-    `written_lines` gives them: the person-facing ones Messages) with its headings,
-    sentences, figure names and table headers in the request's language. The run's name
-    (the title), setting names and values, the prompts and answers of the samples, and the
-    code stay as they are; only the code's comments are translated."""
-    out, code, section, title = [], False, "", True
-    for line in lines.split("\n") if isinstance(lines, str) else lines:
-        if line.startswith("```"):
-            code = not code
-            out.append(line)
-        elif code:
-            out.append(_heading(line) if line.startswith("# ") else line)
-        elif line.startswith("# ") and title:  # the run's name
-            title = False
-            out.append(line)
-        elif line.startswith("## "):
-            section = line
-            out.append(_heading(line))
-        elif section.startswith("## Sample answers"):  # the prompts and the model's words
-            out.append(line)
-        elif line.startswith("|"):
-            out.append(_table_row(line, translate_first=section in ("## Results",
-                                                                  "## Evaluation")))
-        else:
-            out.append(say(line) if line.strip() else line)
-    return "\n".join(out)
-
-
-def _heading(line: str) -> str:
-    """A heading (or a code's comment) in the request's language: a Message as it was
-    made, else its words after the marks looked up."""
-    if isinstance(line, Message):
-        return say(line)
-    marks, _, words = line.partition(" ")
-    return f"{marks} {say(words)}"
-
-
-def _table_row(line: str, translate_first: bool) -> str:
-    """A Markdown table row: a header row's cells and (in Results and Evaluation) the
-    figure's or score's name in the request's language; separators, setting names and
-    values as they are."""
-    cells = line.strip().strip("|").split("|")
-    if all(set(c.strip()) <= set("-:") for c in cells):
-        return line
-    header = line.strip() in ("| figure | value |", "| setting | value |")
-    cells = [f" {say(c.strip())} " if header or (translate_first and n == 0) else c
-             for n, c in enumerate(cells)]
-    return "|" + "|".join(cells) + "|"
+def card_in_language(lines: list[str]) -> str:
+    """A model card's Markdown in the request's language, from its lines as
+    sft_ui/share/card.py's `written_lines` gives them: its person-facing lines (headings,
+    sentences, figure names, table headers, the code's comment) are Messages and are
+    rendered; the rest (the run's name, setting names and values, the samples, the code)
+    stays as it is. Nothing is read back from the file's English: a card whose lines were
+    not kept (its file edited) shows as written."""
+    return "\n".join(say(line) if isinstance(line, Message) else line for line in lines)
 
 
 def card_view(folder: str) -> str:
