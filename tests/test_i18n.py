@@ -361,8 +361,8 @@ def what_to_add(missing: list[Message], lang: str = "ja") -> str:
     return (f"Add the Japanese of these texts to {catalogue_file(lang)} (`make messages` "
             "adds them there, msgstr empty, for Poedit or any .po editor): the English "
             "exactly as msgid, the Japanese as msgstr with the same {placeholders} (each a "
-            "value the code fills in; one named message, error, state, label, reason... holds "
-            "English that is translated too). A text that is not shown to a person goes into "
+            "value the code fills in; a value that is a Message is said in the same language)."
+            " A text that is not shown to a person goes into "
             "tests/test_i18n.py's NOT_SHOWN instead.\n\n" + po_entries(missing, lang) +
             "\nShown now (each value X):\n" + shown)
 
