@@ -144,6 +144,21 @@ def test_a_stop_as_the_run_ends_leaves_it_stopped(tmp_path, monkeypatch):
     wait_for(lambda: _finished(lambda r: manager.get(r).snapshot(), again))
 
 
+def test_a_stop_pressed_while_queued_is_not_undone_when_the_run_starts(tmp_path):
+    """Stop on a run that waits for its thread: when the thread then says "running" (and
+    each phase after), the run stays "stopping" until it ends."""
+    from sft_ui.config import RunConfig
+    from sft_ui.i18n.message import Message
+    from sft_ui.runs.run import create_run
+    run = create_run(tmp_path / "runs", RunConfig())
+    assert run.state == "queued"
+    run.request_stop()
+    run.set_state("running", Message("Loading the model and the data..."))
+    assert run.state == "stopping" and run.message == "Stopping after the current step..."
+    run.set_state("stopped", Message("Stopped at step {step}.", step=0))
+    assert run.state == "stopped"
+
+
 @pytest.fixture(scope="module")
 def client(live_app):
     c = Client(live_app[0], verbose=False)

@@ -159,8 +159,12 @@ class Run:
         self._save_state()
 
     def set_state(self, state: str, message: str = "", error: str = "") -> None:
+        """The run's state and what it says; a run asked to stop stays "stopping" until it
+        ends (a Stop pressed while it was queued is not undone when it starts running)."""
         assert state in STATES
         with self._lock:
+            if state == "running" and self._stop.is_set():
+                state, message = "stopping", Message("Stopping after the current step...")
             self.state, self.message, self.error = state, message, error
             if state not in ACTIVE_STATES:
                 self.finished = time.time()
