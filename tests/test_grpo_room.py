@@ -19,7 +19,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sft_ui"
 ROOM = {
     "stages/grpo.py", "config/grpo.py", "config/grpo_settings.py", "data/prompts.py",
     "data/grpo_demo.py", "data/prompt_preview.py", "rewards/__init__.py", "rewards/builtin.py",
-    "rewards/check.py", "rewards/sandbox.py", "rewards/scores.py", "rewards/written.py",
+    "rewards/check.py", "rewards/sandbox.py", "rewards/scores.py", "rewards/stalled.py",
+    "rewards/written.py",
     "train/grpo.py",
     "train/grpo_sample.py", "train/grpo_signal.py", "train/grpo_try.py",
     "train/grpo_warmup.py",

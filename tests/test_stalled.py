@@ -11,7 +11,7 @@ import json
 from sft_ui import i18n
 from sft_ui.config import RunConfig
 from sft_ui.i18n.message import Message
-from sft_ui.rewards.check import stalled as grpo_stalled
+from sft_ui.rewards.stalled import stalled as grpo_stalled
 from sft_ui.runs import RunManager
 from sft_ui.runs.run import Run, create_run
 from sft_ui.stages import hook
@@ -79,6 +79,25 @@ def test_grpo_whose_answers_all_earn_the_top_reward_has_learnt():
     for n, record in enumerate(r for r in fallen if "reward" in r):
         record["reward"] = 2.0 if n < 5 else 1.0
     assert grpo_stalled(fallen).startswith("Nothing learnt")
+
+
+def test_grpo_after_a_warm_up_that_taught_the_form_says_so_not_nothing_learnt():
+    """The warm-up taught the form: every answer earns the same reward from GRPO's first
+    step, at its top. The run says that, in Japanese too, instead of "Nothing learnt";
+    without a warm-up, or at a reward of 0 (the rewards never fire), it is "Nothing
+    learnt" as before."""
+    warmed = RunConfig(stage="grpo", warmup_file="warmup.jsonl")
+    flat = grpo_records([1.0] * 6)
+    message = grpo_stalled(flat, warmed)
+    assert message.startswith("Nothing more to learn after the warm-up: over the last 5 "
+                              "logged steps, 100% of the prompts"), message
+    japanese = i18n.translate(message, "ja")
+    assert japanese.startswith("ウォームアップの後は") and not english_left(japanese), japanese
+    assert grpo_stalled(flat, RunConfig(stage="grpo")).startswith("Nothing learnt")
+    never = grpo_records([1.0] * 6)
+    for record in never:
+        record["reward"] = 0.0
+    assert grpo_stalled(never, warmed).startswith("Nothing learnt")
 
 
 def cut_records(cut: list[float], shares: list[float] | None = None) -> list[dict]:

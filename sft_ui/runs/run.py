@@ -117,7 +117,7 @@ class Run:
         run): `stalled` holds its message while the rule holds, and the run's log says it
         the first time it does."""
         rule = hook(self.config, "stalled")
-        verdict = (rule(recent) or "") if rule else ""
+        verdict = (rule(recent, self.config) or "") if rule else ""
         with self._lock:
             changed, self.stalled = verdict != self.stalled, verdict
             first = bool(verdict) and not self._stall_said

@@ -25,7 +25,7 @@ register_family(Family(
         "plan_sample": "sft_ui.plan.generation:prompt_sample",
         "signal": "sft_ui.train.grpo_signal:probe",
         "follow_data": "sft_ui.data.prompts:prompts_from",
-        "stalled": "sft_ui.rewards.check:stalled",
+        "stalled": "sft_ui.rewards.stalled:stalled",
         "sized": "sft_ui.data.prompts:sized_answers",
         "judge": "sft_ui.train.grpo_try:held_out_reward",
         "settings": "sft_ui.config.grpo_settings:settings",

@@ -28,7 +28,7 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def preference_stalled(records: list[dict]) -> Message | None:
+def preference_stalled(records: list[dict], cfg=None) -> Message | None:
     """The message of a preference run that learns nothing (the module's rule), with what
     to do; None while it learns, or before it has logged STALL_STEPS steps."""
     steps = [r for r in records if _number(r.get(MARGIN))][-STALL_STEPS:]
