@@ -17,7 +17,7 @@ from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
 from sft_ui.ui.widgets import values_to_dict
 
-COLUMNS = ("Place", "Queued", "State", "Settings", "Time")
+COLUMNS = ("Position", "Queued", "State", "Settings", "Time")
 
 
 @dataclass
