@@ -187,7 +187,7 @@ def test_coercion_messages_name_the_setting_as_validate_does(values, message):
     with pytest.raises(ConfigError) as e:
         RunConfig.from_dict(values)
     assert e.value.messages == [message]
-    japanese = i18n.translate(message, "ja")
+    japanese = i18n.translate(e.value.messages[0], "ja")
     assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese)
     assert not re.search(r"Learning rate|Max steps|Use LoRA|Sample prompts|must", japanese)
 
