@@ -278,16 +278,25 @@ def _modules() -> list[str]:
     return [p for p in paths if not _among(p, NO_MESSAGES)]
 
 
+def _templates(tree) -> set:
+    """The templates of a module's Messages (a literal first argument of Message(...)):
+    messages whatever their words ("Sweep {id}: {state}, ...")."""
+    return {id(call.args[0]) for call in ast.walk(tree) if isinstance(call, ast.Call) and
+            getattr(call.func, "id", "") == "Message" and call.args and
+            isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)}
+
+
 def _engine_messages(module: str, tree) -> list[Message]:
     """Every string of a module outside the page that reads as words: its messages."""
     # A setting's label and help (config/setting.py's setting(...)) are SETTINGS.
     settings = {id(n) for call in ast.walk(tree) if isinstance(call, ast.Call) and
                 getattr(call.func, "id", "") == "setting" for n in ast.walk(call)}
+    templates = _templates(tree)
     out = []
     for node, text in _strings([tree], _not_code(tree)):
         words = re.sub(f"{VALUE}\\w*{VALUE}", "", text)
-        if re.search(r"[A-Za-z]{2,}[.:,]? [A-Za-z]", words) or re.fullmatch(
-                r"[A-Z][a-z]+\.\.\.", words.strip()):
+        if id(node) in templates or re.search(r"[A-Za-z]{2,}[.:,]? [A-Za-z]", words) or \
+                re.fullmatch(r"[A-Z][a-z]+\.\.\.", words.strip()):
             table = "SETTINGS" if id(node) in settings else "MESSAGES"
             out.append(Message(module, node.lineno, text, table))
     return out
@@ -295,13 +304,16 @@ def _engine_messages(module: str, tree) -> list[Message]:
 
 def _page_messages(module: str, tree) -> list[Message]:
     """The text a module of the page translates: what goes through T (PAGE), say or
-    problem(s) (MESSAGES), and the text of UI_FUNCTIONS (MESSAGES)."""
+    problem(s) (MESSAGES), the text of UI_FUNCTIONS and its Messages' templates
+    (MESSAGES)."""
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
              isinstance(n.func, ast.Name) and n.func.id in SAID and n.args]
+    templates = _templates(tree)
     groups = [([n.args[0] for n in calls if n.func.id == "T"], "PAGE"),
               ([n.args[0] for n in calls if n.func.id != "T"] +
                [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and
-                n.name in UI_FUNCTIONS], "MESSAGES")]
+                n.name in UI_FUNCTIONS] +
+               [n for n in ast.walk(tree) if id(n) in templates], "MESSAGES")]
     out = []
     for roots, table in groups:
         for node, text in _strings(roots, _not_code(tree)):
