@@ -72,15 +72,15 @@ def test_runs_are_listed_in_the_page_s_language():
                  model=Said("run {run_id}", run_id="20261127-145411-e50ce4"),
                  data="demo-grpo", when="2026-11-27 14:54")
     label = Said("{name} (final model)", name=named)
-    japanese = _in_japanese(lambda: lang.run_label(label))
+    japanese = _in_japanese(lambda: lang.say(label))
     assert japanese.startswith("GRPO · 実行 20261127-145411-e50ce4 · demo-grpo")
     assert not english_left(japanese), japanese
     sft = Said("{stage} · {model} · {data} · {when}", stage="SFT",
                model=Said("run {run_id}", run_id="r-1"), data="demo", when="2026-11-27 14:54")
-    latest = _in_japanese(lambda: lang.run_label(Said("Latest finished run: {name}",
+    latest = _in_japanese(lambda: lang.say(Said("Latest finished run: {name}",
                                                       name=sft)))
     assert "実行 r-1" in latest and not english_left(latest), latest
-    assert lang.run_label(label) == label  # English outside a request
+    assert lang.say(label) == label  # English outside a request
 
 
 def test_the_model_list_and_the_plan_target_have_japanese_labels():

@@ -11,7 +11,7 @@ from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
-from sft_ui.ui.lang import T, after_switch, keep, note, problem, run_label, say
+from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
 COMPARE_COLUMNS = ["prompt", "model A", "model B"]  # English; headers in the page's language
@@ -22,7 +22,7 @@ REPETITION_PENALTY = 1.15
 
 def choices(chat: ChatService) -> list[tuple[str, str]]:
     """(label, reference) pairs, the labels in the session's language."""
-    return [(run_label(label), ref) for label, ref in chat.choices()]
+    return [(say(label), ref) for label, ref in chat.choices()]
 
 
 def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=None):
@@ -117,7 +117,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
                 show_progress="hidden")
 
     def listed():
-        return gr.update(choices=choices(chat)), run_label(chat.latest_text())
+        return gr.update(choices=choices(chat)), say(chat.latest_text())
 
     refresh.click(listed, None, [model, latest], api_name=False)
     keep(error)  # what went wrong, in the page's new language

@@ -28,7 +28,6 @@ from sft_ui.ui.lang import (
     note,
     problem,
     redrawn,
-    run_label,
     say,
 )
 from sft_ui.ui.lists import Lists
@@ -50,7 +49,7 @@ def model_choices(actions: Actions, with_none: bool = False) -> list[tuple[str, 
 
 def eval_split_choices(actions: Actions) -> list[tuple[str, str]]:
     """(label, 'run:<id>') of the runs that held out eval rows or were given some."""
-    return [(run_label(display_name(r)), RUN_EVAL + r.id) for r in actions.manager.all_runs()
+    return [(say(display_name(r)), RUN_EVAL + r.id) for r in actions.manager.all_runs()
             if r.config.eval_fraction > 0 or r.config.eval_dataset_name.strip()
             or r.config.dataset_test_split.strip()]
 

@@ -10,7 +10,7 @@ from gradio.context import Context
 from sft_ui.errors import UserError
 from sft_ui.runs import RunManager, checkpoints, display_name
 from sft_ui.share.export import is_lora_run
-from sft_ui.ui.lang import T, after_switch, run_label, say
+from sft_ui.ui.lang import T, after_switch, say
 from sft_ui.ui.lists import Lists
 
 FINAL = "final model"
@@ -20,7 +20,7 @@ NO_RUN_CHOSEN = ("Choose a run first: the Run list holds every run with a final 
 
 def exportable_runs(manager: RunManager) -> list[tuple[str, str]]:
     """(label, run id) of every run with a final model or a checkpoint, newest first."""
-    return [(f"{run_label(display_name(r))} ({say(r.state)})", r.id) for r in manager.all_runs()
+    return [(f"{say(display_name(r))} ({say(r.state)})", r.id) for r in manager.all_runs()
             if r.model_dir or checkpoints(r.dir)]
 
 

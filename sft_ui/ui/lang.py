@@ -152,12 +152,6 @@ def compact_duration(seconds) -> str:
     return i18n.formatted("{seconds}s", lang, seconds=s)
 
 
-def run_label(label: str) -> str:
-    """A list's text naming a run (runs/folder.py's display_name, a Message: "GRPO · run
-    <id> · demo-grpo · 2026-11-27 14:54") in the page's language."""
-    return say(label)
-
-
 def _english(error: Exception) -> list[str]:
     return list(getattr(error, "messages", None) or [str(error)])
 

@@ -16,7 +16,7 @@ from sft_ui.evaluate.store import headline, latest
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunManager
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problem, run_label, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
 # English; the table's headers, states and durations are in the request's language.
@@ -46,7 +46,7 @@ def history_rows(manager: RunManager) -> list[dict]:
 
 def run_choices(rows: list[dict]) -> list[tuple[str, str]]:
     """(label, run id) pairs: the run's name (or model and data) and date."""
-    return [(run_label(r["label"]), r["run_id"]) for r in rows]
+    return [(say(r["label"]), r["run_id"]) for r in rows]
 
 
 def curves_frame(manager: RunManager, run_ids) -> pd.DataFrame:
