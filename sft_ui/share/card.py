@@ -104,7 +104,7 @@ def plot_loss(run: Run, path: Path) -> bool:
     return True
 
 
-def _said(path: Path) -> Path:
+def _lines_file(path: Path) -> Path:
     """Where a card's lines are kept as made (their Messages' templates and values): beside
     its export folder, not in it, so that neither the zip nor the Hub repo holds them."""
     return path.parent.parent / f".{path.parent.name}.card.json"
@@ -118,22 +118,21 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     path.write_text("\n".join(lines), encoding="utf-8")
     kept = saved_messages({"lines": lines}, ("lines",)).get("lines")
     if kept is not None:
-        _said(path).write_text(json.dumps(kept), encoding="utf-8")
+        _lines_file(path).write_text(json.dumps(kept), encoding="utf-8")
     return path
 
 
 def written_lines(path: Path) -> list[str]:
-    """The lines of a card's README.md, one line each: as they were made (its
-    person-facing lines Messages) while the file is as it was written, else the file's."""
+    """The lines of a card's README.md: as they were made (its person-facing lines
+    Messages; the front matter and a sample's answer one item of several lines) while the
+    file is as it was written, else the file's, one line each."""
     text = Path(path).read_text(encoding="utf-8")
     try:
-        lines = read_messages(json.loads(_said(Path(path)).read_text(encoding="utf-8")))
+        lines = read_messages(json.loads(_lines_file(Path(path)).read_text(encoding="utf-8")))
     except (OSError, ValueError):
         lines = None
-    if not isinstance(lines, list) or "\n".join(lines) != text:
-        return text.split("\n")
-    return [part for line in lines for part in
-            ([line] if isinstance(line, Message) and "\n" not in line else line.split("\n"))]
+    return lines if isinstance(lines, list) and "\n".join(lines) == text else \
+        text.split("\n")
 
 
 def card_lines(run: Run, out: Path, kind: str, checkpoint: str = "") -> list[str]:

@@ -88,9 +88,5 @@ def wire(controls, names: list[str], inputs: list) -> None:
 
 
 def _problems(e: ConfigError, name: str = "") -> str:
-    """The settings' problems under a bold heading (problems' own, with the file's name
-    kept a value of its Message)."""
-    if not name:
-        return problems("Fix these settings first:", e)
-    heading = Message("**{heading}**", heading=Message("Cannot use {name}:", name=name))
-    return note(heading, getattr(e, "messages", None) or [str(e)])
+    return problems(Message("Cannot use {name}:", name=name) if name else
+                    "Fix these settings first:", e)

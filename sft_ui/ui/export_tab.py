@@ -34,11 +34,8 @@ def card_in_language(lines: list[str]) -> str:
 def card_view(folder: str) -> str:
     """The card of an export folder as the page shows it: in the page's language, its
     images inlined."""
-    out = Path(folder)
-    lines = written_lines(out / "README.md")
-    if lines[:1] == ["---"] and "---" in lines[1:]:  # its front matter left out
-        lines = ["", *lines[lines.index("---", 1) + 1:]]
-    return card_for_page(card_in_language(lines), out)
+    out = Path(folder)  # (card_for_page leaves its front matter out)
+    return card_for_page(card_in_language(written_lines(out / "README.md")), out)
 
 
 @dataclass
