@@ -33,8 +33,9 @@ STALL_RECORDS = 50
 
 # Of STATE_KEYS, those whose Messages state.json keeps as values too (beside their English,
 # which readers of the file read): a run read back says them in any language as it did
-# (`stalled`: its family's rule's Message, train/stalled.py's or rewards/check.py's).
+# (`stalled`: its family's rule's Message, train/stalled.py's or rewards/stalled.py's).
 SAID_KEYS = ("message", "error", "budget", "stalled")
+STOPPING = Message("Stopping after the current step...")  # a run asked to stop, until it ends
 
 
 class RunError(UserError, RuntimeError):
@@ -155,7 +156,7 @@ class Run:
             if self.state not in ACTIVE_STATES:
                 return
             self._stop.set()
-            self.state, self.message = "stopping", Message("Stopping after the current step...")
+            self.state, self.message = "stopping", STOPPING
         self._save_state()
 
     def set_state(self, state: str, message: str = "", error: str = "") -> None:
@@ -164,7 +165,7 @@ class Run:
         assert state in STATES
         with self._lock:
             if state == "running" and self._stop.is_set():
-                state, message = "stopping", Message("Stopping after the current step...")
+                state, message = "stopping", STOPPING
             self.state, self.message, self.error = state, message, error
             if state not in ACTIVE_STATES:
                 self.finished = time.time()

@@ -21,7 +21,7 @@ from pathlib import Path
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError, said
-from sft_ui.i18n.message import Message, as_json, from_json
+from sft_ui.i18n.message import Message, from_json, saved_messages
 from sft_ui.plan.planner import plan
 from sft_ui.runs.run import RunError
 
@@ -60,12 +60,7 @@ class Queued:
 def _kept(error: Exception) -> str | dict:
     """What the queue's file keeps of why a run could not start: its Message as JSON holds
     it (said in the reader's language when listed), else its English."""
-    kept = as_json(said(error))
-    try:
-        json.dumps(kept)
-    except (TypeError, ValueError):
-        return str(error)
-    return kept
+    return saved_messages({"error": said(error)}, ("error",)).get("error") or str(error)
 
 
 def estimate(cfg: RunConfig) -> float | None:
