@@ -8,7 +8,7 @@ it was made with, else its English. Knows nothing of the rooms.
 """
 from __future__ import annotations
 
-from sft_ui.i18n.message import Message
+from sft_ui.i18n.message import Message, joined
 
 
 class UserError(Exception):
@@ -31,7 +31,4 @@ def said(error: Exception) -> Message | str:
     if not messages or not all(isinstance(m, Message) for m in messages) or \
             " ".join(messages) != str(error):
         return str(error)
-    if len(messages) == 1:
-        return messages[0]
-    return Message(" ".join(f"{{problem{n}}}" for n in range(len(messages))),
-                   **{f"problem{n}": m for n, m in enumerate(messages)})
+    return messages[0] if len(messages) == 1 else joined(messages)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message
+from sft_ui.i18n.message import Message, joined
 from sft_ui.plan.hardware import CPU_BF16, detect
 from sft_ui.train.events import (
     APP_PID,
@@ -95,8 +95,7 @@ def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) ->
     ended = Message("A training process ended with exit status {status}. Its last lines:\n"
                     "{lines}", status=status, lines=lines)
     said = [part for part in (failed.get("message"), killed, ended) if part]
-    # (one part alone stays its Message; several, one a line, are English text)
-    raise ProcessesFailed(said[0] if len(said) == 1 else "\n".join(said),
+    raise ProcessesFailed(said[0] if len(said) == 1 else joined(said, "\n"),
                           failed.get("trace", ""))
 
 

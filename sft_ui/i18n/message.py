@@ -66,6 +66,14 @@ def as_message(text: str) -> Message:
     return text if isinstance(text, Message) else Message(text)
 
 
+def joined(parts, separator: str = " ") -> Message:
+    """Messages (or text) one after the other, `separator` between them, as one Message:
+    each rendered from its own template (the template that places them needs no entry)."""
+    parts = list(parts)
+    return Message(separator.join(f"{{part{n}}}" for n in range(len(parts))),
+                   **{f"part{n}": part for n, part in enumerate(parts)})
+
+
 # Where a sentence of a language ends in a full stop of its own, the next one follows it
 # without a space ("。" in Japanese); else a space.
 FULL_STOPS = ("。", "）", "」", "！", "？")
