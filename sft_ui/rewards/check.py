@@ -179,15 +179,12 @@ def _generations(num_generations: int, generation_batch: int) -> list[Message]:
         lower = generation_batch // num_generations * num_generations
         sizes = [str(s) for s in (lower, lower + num_generations) if s > 0]
         fits = [g for g in range(2, min(generation_batch, 64) + 1) if generation_batch % g == 0]
+        template = _BATCH[len(sizes) == 2, bool(fits)]
         values = dict(generation_batch=generation_batch, num_generations=num_generations,
-                      join=", ".join(map(str, fits)))
-        if len(sizes) == 2:
-            values.update(lower=sizes[0], upper=sizes[1])
-        else:
-            values.update(sizes="".join(sizes))
-        return [Message(_BATCH[len(sizes) == 2, bool(fits)], **{
-            name: value for name, value in values.items() if "{" + name + "}" in
-            _BATCH[len(sizes) == 2, bool(fits)]})]
+                      join=", ".join(map(str, fits)), lower=sizes[0], upper=sizes[-1],
+                      sizes="".join(sizes))
+        return [Message(template, **{name: value for name, value in values.items()
+                                     if "{" + name + "}" in template})]
     return []
 
 
