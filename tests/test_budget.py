@@ -26,9 +26,11 @@ def test_small_chat_data_gets_lora_answers_only_and_whole_epochs():
     c = choice.config
     assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (True, 5e-4, True)
     # 400 rows / effective batch 8 = 50 steps an epoch of 8 x 60 tokens at 400 tokens/s
-    # (1.2 s): (300 s - 20 s) x 0.85 / 1.2 s = 198 steps, so 3 whole epochs (the most).
+    # (1.2 s): (300 s - 20 s) x 0.85 / 1.2 s = 198 steps, so 3 whole epochs.
     assert (c.train_by, c.num_train_epochs) == ("epochs", 3.0)
-    assert len(choice.reasons) == 4 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
+    assert len(choice.reasons) == 5 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
+    # 40 rows (a tenth) held out: their loss ends the run at its plateau (plan/plateau.py)
+    assert c.eval_fraction == 0.1 and choice.reasons[3].startswith("40 rows held out")
     assert not choice.needs_speed and cfg.use_peft is False  # cfg itself is unchanged
 
 
@@ -110,13 +112,14 @@ def test_a_budgeted_run_sets_its_length_on_its_first_steps(tmp_path, tiny_cfg, m
     assert run.state == "done", run.error
     took = run.finished - run.created
     print(f"\nbudget 24 s: the run took {took:.1f} s, {run.step} steps; chose {run.budget}")
-    # Bounded by steps, not seconds: the run trained at most the steps its first steps'
-    # pace fits in the budget (at most 3 epochs of 124 steps here), and held the
-    # deadline the app gave it; its settings, the page's sentence and its log say so.
-    fits = [r for r in run.budget if r.endswith("at the pace of the run's first steps")]
+    # Bounded by steps, not seconds: the run trained at most the steps its pace fits in
+    # the budget (at most JUDGED_EPOCHS epochs of about 112 steps here: it holds rows out),
+    # and held the deadline the app gave it; its settings, the page's sentence and its
+    # log say so.
+    fits = [r for r in run.budget if r.endswith("at the run's pace")]
     assert len(fits) == 1, run.budget
     chosen = run.config.max_steps
-    assert run.config.train_by == "steps" and 1 <= chosen <= 372
+    assert run.config.train_by == "steps" and 1 <= chosen <= budget.JUDGED_EPOCHS * 112
     assert fits[0].startswith(f"{chosen} steps fit 0.4 min") and 1 <= run.step <= chosen
     assert run.max_steps == chosen
     assert f"Time budget: {chosen} steps fit, at " in (run.dir / "train.log").read_text()
@@ -144,7 +147,7 @@ def test_a_length_set_to_the_longest_is_said_as_set(tmp_path):
         deliver(event, run)
     saved = RunConfig.from_yaml(tmp_path / "config.yaml")
     assert (saved.train_by, saved.max_steps) == ("steps", 372)
-    assert run.budget == ["372 steps fit 1 min at the pace of the run's first steps"]
+    assert run.budget == ["372 steps fit 1 min at the run's pace"]
     assert not run.fit_steps and run.max_steps == 372
 
 
@@ -159,7 +162,7 @@ def test_a_run_that_would_outlast_its_budget_is_stopped_in_time(tmp_path, tiny_c
     manager = RunManager(tmp_path / "runs")
     run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 0.25,
                             "sample_steps": 0, "use_peft": True, "learning_rate": 1e-4,
-                            **stage})
+                            "eval_strategy": "no", **stage})  # (no held-out plateau)
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
                    in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
@@ -186,8 +189,10 @@ def test_a_budgeted_preference_run_chooses_its_steps_and_rate(tmp_path, tiny_cfg
     run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
                    in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
-    assert run.budget[-1] == (f"{run.config.max_steps} steps fit 0.4 min at the pace of "
-                              "the run's first steps"), run.budget
+    # its length set on its pace; its held-out rows then said how it ended and what it kept
+    assert run.budget[-2] == f"{run.config.max_steps} steps fit 0.4 min at the run's pace", \
+        run.budget
+    assert run.budget[-1].endswith(f"of {run.step}, kept"), run.budget
     assert run.config.use_peft and run.config.learning_rate == 5e-5, run.budget
     assert run.deadline is not None and run.deadline <= run.created + 24 + 5
     assert not (tmp_path / "speed.json").exists()  # no steps spent measuring beforehand
@@ -227,7 +232,8 @@ def test_the_command_line_resolves_the_budget_as_the_app_does(tmp_path, tiny_cfg
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     path = tmp_path / "sft.yaml"
     path.write_text(RunConfig.from_dict({**tiny_cfg, "max_steps": 100_000, "sample_steps": 0,
-                                         "time_budget_minutes": 0.25}).to_yaml())
+                                         "time_budget_minutes": 0.25,
+                                         "eval_strategy": "no"}).to_yaml())
     assert train_from_file(path, tmp_path / "runs", events=True) == 0
     (folder,) = list((tmp_path / "runs").iterdir())
     state = json.loads((folder / "state.json").read_text())
@@ -324,3 +330,36 @@ def test_the_plan_line_says_the_run_sets_its_steps():
     from tests.test_i18n import _in_japanese
     assert "約 47 ステップ（実行の最初の数ステップで決定）" in \
         _in_japanese(lambda: plan_line(estimated))
+
+
+FACTS = [{"prompt": f"What is the capital of Zor{i}?", "completion": f"Vel{i}ka"}
+         for i in range(30)] * 2
+DATES = [{"prompt": f"Write as YYYY-MM-DD: May the {i}th, 2001",
+          "completion": f"2001-05-{i:02d}"} for i in range(1, 29)] * 2
+
+
+def test_facts_to_recall_get_a_wider_adapter_a_higher_rate_and_no_epoch_cap():
+    """A file whose answers are short and found nowhere in their prompts, most of them
+    different, is facts to recall: rank 32 at four times the LoRA rate, held-out rows
+    and as many epochs as fit (their plateau ends it); a form (an answer made from its
+    prompt) keeps the stage's rate."""
+    from sft_ui.data.answers import RECALL, read_answers
+    facts, dates = read_answers(FACTS), read_answers(DATES)
+    assert facts.kind == RECALL and dates.kind != RECALL
+    data = DataSample(lengths=(40,) * 60, rows=120, format="prompt/completion",
+                      answers=facts)
+    choice = budget.choose(RunConfig(time_budget_minutes=5), data, params=135_000_000,
+                           speed=_speed(400.0), hw=CPU)
+    c = choice.config
+    assert (c.lora_r, c.lora_alpha, c.learning_rate) == (32, 64, 2e-3)
+    assert c.eval_fraction == 0.1 and c.num_train_epochs > budget.MAX_EPOCHS
+    assert any(r.startswith("facts to recall") for r in choice.reasons)
+    form = DataSample(lengths=(40,) * 60, rows=120, format="prompt/completion",
+                      answers=read_answers(DATES))
+    c = budget.choose(RunConfig(time_budget_minutes=5), form, params=135_000_000,
+                      speed=_speed(400.0), hw=CPU).config
+    assert (c.lora_r, c.learning_rate) == (16, 5e-4)
+    # the person's own rate and rank win
+    c = budget.choose(RunConfig(time_budget_minutes=5, learning_rate=3e-4), data,
+                      params=135_000_000, speed=_speed(400.0), hw=CPU).config
+    assert c.learning_rate == 3e-4 and c.lora_r == 32

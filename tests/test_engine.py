@@ -277,7 +277,7 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
                                                               monkeypatch):
     """Greedy answers of the same base model are the same every run: the second run
     takes them from the cache instead of generating them at step 0."""
-    from sft_ui.train import callbacks
+    from sft_ui.train import callbacks, generation
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = callbacks.generate_batch
@@ -285,7 +285,8 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
     def counted(model, tokenizer, prompts, max_new_tokens, half=None):
         calls.append(model.training)
         return original(model, tokenizer, prompts, max_new_tokens, half)
-    monkeypatch.setattr(callbacks, "generate_batch", counted)
+    monkeypatch.setattr(callbacks, "generate_batch", counted)  # the rounds while training
+    monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
     manager = RunManager(tmp_path / "runs")
     cfg = {**tiny_cfg, "sample_steps": 1000}  # only the answers before and after training
     samples = []

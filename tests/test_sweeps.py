@@ -250,3 +250,41 @@ def test_each_person_sees_and_stops_only_their_own_sweeps(sweeps):
     with pytest.raises(SweepError, match="No sweep"):
         found.stop(sweep.id, "ben")
     assert [r["owner"] for r in found.queue.rows()] == ["ana"]  # its trial is ana's run
+
+
+def test_a_judged_score_and_a_small_budget_run_the_trials_that_fit(sweeps):
+    """The planning case of a sweep judged by an Evaluate score: its first plan reserves
+    the score's estimate (60 s) for judging each trial; once trials have been judged, their
+    own judging time counts, and no trial is planned that would leave the next one less
+    than its least share. Before, 5 were planned here and 1 ran, with the time left."""
+    from sft_ui.sweeps import sweep as module
+    found, manager, _ = sweeps(Losses(), scorer=lambda spec, run: 0.5)
+    spec = SweepSpec(vary={"learning_rate": [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]},
+                     budget_minutes=2, score="exact_match")
+    sweep = found.start(spec)
+    assert found.wait(sweep, HANG)
+    snap = sweep.snapshot()
+    # these trials take a moment, not their share: the whole grid runs in the 2 minutes
+    assert snap["state"] == "done" and len(snap["trials"]) == snap["planned"] == 5
+    assert all(t["judge_seconds"] is not None for t in snap["trials"])
+    shares = [manager.get(t["run_id"]).config.time_budget_minutes * 60
+              for t in snap["trials"][1:]]
+    assert all(s >= module.MIN_TRIAL_SECONDS for s in shares)
+
+
+def test_the_plan_leaves_each_planned_trial_its_least_share(monkeypatch):
+    """The issue's figures: a 15-minute sweep whose first trial took 76 s, judged by exact
+    match: the plan is the trials that fit at that pace, each share at least the least."""
+    from sft_ui.sweeps import sweep as module
+    monkeypatch.setattr(module, "estimate", lambda cfg: None)
+    ahead = module.Sweep(SweepSpec(vary={"learning_rate": {"low": 1e-4, "high": 3e-3,
+                                                           "log": True}},
+                                   method="optuna", budget_minutes=15,
+                                   score="exact_match"), "", ".")
+    ahead.deadline = module.time.time() + 824
+    trial = module.new_trial(1, {"learning_rate": 1e-3})
+    ahead.trials = [{**trial, "state": "done", "seconds": 76.0, "judge_seconds": 6.0}]
+    planned = ahead.plan_trials(None)
+    left = planned - 1
+    assert left >= 9
+    assert 824 / left - ahead.judge_seconds() >= module.MIN_TRIAL_SECONDS

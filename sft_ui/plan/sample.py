@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data import folder_files
+from sft_ui.data.answers import Answers, read_answers
 from sft_ui.data.formats import DataError
 from sft_ui.data.language import source_notes
 from sft_ui.data.load import training_rows
@@ -44,6 +45,7 @@ class DataSample:
     rows: int                 # training examples in all (a KTO run's pairs count twice)
     format: str = "text"      # the data format the rows were read in
     notes: tuple[str, ...] = ()  # how the data was read, its language (data/language.py)
+    answers: Answers = Answers()  # what its answers ask: facts to recall, or a form
 
 
 def data_sample(cfg: RunConfig) -> DataSample:
@@ -74,7 +76,8 @@ def _data_sample(key: tuple, mtime: float) -> DataSample:
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, data.train[:DATA_SAMPLE_ROWS])
     return DataSample(tuple(len(r["input_ids"]) for r in rows), len(data.train), data.format,
-                      source_notes(cfg.model_name_or_path, data.source, data.as_chat))
+                      source_notes(cfg.model_name_or_path, data.source, data.as_chat),
+                      read_answers(data.train[:DATA_SAMPLE_ROWS]))
 
 
 def quick_data_sample(cfg: RunConfig) -> DataSample | None:

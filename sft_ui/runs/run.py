@@ -16,6 +16,7 @@ from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message, read_messages, saved_messages
 from sft_ui.plan import budget
+from sft_ui.plan.plateau import ending_said
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.runs.phases import Phases, phase_message
 from sft_ui.stages import hook, stage_of
@@ -82,15 +83,16 @@ class Run:
         self._save_state()
 
     def fitted(self, steps: int) -> None:
-        """The run's first steps set its length (train/fit.py): its settings and the
-        budget's sentence say so (and a resume trains to the same step)."""
+        """The run's steps set its length (train/fit.py: after its first steps, then again
+        as their pace settles): its settings and the budget's sentence say so (and a
+        resume trains to the same step)."""
         minutes = f"{self.config.time_budget_minutes:g}"
         with self._lock:
             self.fit_steps = False
             self.max_steps = steps
             self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
             self.budget = self.budget[:-1] + [Message(
-                "{steps} steps fit {minutes} min at the pace of the run's first steps",
+                "{steps} steps fit {minutes} min at the run's pace", 
                 steps=f"{steps:,}", minutes=minutes)]
         (self.dir / "config.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
 
@@ -109,6 +111,8 @@ class Run:
         with self._lock:
             self.metrics.append(record)
             recent = self.metrics[-STALL_RECORDS:]
+            if "ended_by" in record:  # held-out rows judged it: the budget's last word
+                self.budget = list(self.budget) + [ending_said(record)]
         self._append("metrics.jsonl", record)
         self._judge(recent)
 

@@ -24,6 +24,7 @@ from sft_ui.config import RunConfig
 from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
+from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
@@ -140,15 +141,25 @@ class Sweep:
             self.trial_estimate = estimate(self.spec.config())  # (the queue's row says it)
         taken = [t["seconds"] for t in self.trials  # (a whole trial's time, not a pruned one's)
                  if t.get("seconds") and t["state"] == "done" and not t["pruned"]]
+        judging = self.judge_seconds()
         per = sum(taken) / len(taken) if taken else \
-            (self.trial_estimate or DEFAULT_TRIAL_SECONDS) + score_seconds(self.spec.score)
+            (self.trial_estimate or DEFAULT_TRIAL_SECONDS) + judging
         left = max(0.0, self.deadline - time.time())
-        fit = len(self.trials) + math.floor((left + 1) / max(per, 1.0)) * at_once
+        # as many as fit at that pace, but no more than leave each its least share
+        more = min(math.floor((left + 1) / max(per, 1.0)),
+                   math.floor(left / (MIN_TRIAL_SECONDS + judging)))
+        fit = len(self.trials) + max(0, more) * at_once
         planned = min(self.spec.trials or fit, size or MAX_TRIALS, MAX_TRIALS)
         if self.estimate_seconds is None:
             rounds = math.ceil(max(planned, 1) / at_once)
             self.estimate_seconds = min(rounds * per, self.spec.budget_minutes * 60)
         return planned
+
+    def judge_seconds(self) -> float:
+        """What judging a trial takes: the mean of the trials judged so far, before one
+        was the score's own estimate (score.py)."""
+        judged = [t["judge_seconds"] for t in self.trials if t.get("judge_seconds")]
+        return sum(judged) / len(judged) if judged else score_seconds(self.spec.score)
 
     def run(self, queue, manager, scorer, token: str = "") -> None:
         """The sweep's thread: trials asked of the search and run, one at a time through
@@ -166,9 +177,12 @@ class Sweep:
             while len(self.trials) < self.planned and not self.halted():
                 at_once = min(width, self.planned - len(self.trials))
                 rounds = math.ceil((self.planned - len(self.trials)) / at_once)
-                share = (self.deadline - time.time()) / rounds - score_seconds(self.spec.score)
-                if share < MIN_TRIAL_SECONDS:
-                    break
+                share = (self.deadline - time.time()) / rounds - self.judge_seconds()
+                if share < MIN_TRIAL_SECONDS:  # (the time since the plan: plan again)
+                    self.planned = max(len(self.trials), self.plan_trials(search.size(), width))
+                    if self.planned <= len(self.trials):
+                        break
+                    continue
                 batch = self._ask(search, base, share, at_once)
                 if not batch:
                     break
@@ -214,13 +228,17 @@ class Sweep:
     def _set_length(self, trial: dict, manager) -> None:
         """After the first trial that ran to its end, every trial trains as many steps
         as it did (the length its time budget chose), so that their scores compare runs
-        of one length; not where the person set the length or the sweep varies it."""
+        of one length; not where the person set the length or the sweep varies it, nor
+        where held-out rows ended the trial and chose its model (plan/plateau.py: each
+        trial then trains its share of the time to its own best)."""
         base, defaults = self.spec.config(), RunConfig()
         if self.length is not None or set(self.spec.vary) & LENGTH or \
                 trial["state"] != "done" or trial["pruned"] or not trial["run_id"] or \
                 (base.train_by, base.max_steps, base.num_train_epochs) != \
                 (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
             return
-        steps = manager.get(trial["run_id"]).step
-        if steps:
-            self.length = {"train_by": "steps", "max_steps": steps}
+        run = manager.get(trial["run_id"])
+        if ended_by(run.metrics):  # its held-out rows chose its end: each trial's own
+            return
+        if run.step:
+            self.length = {"train_by": "steps", "max_steps": run.step}

@@ -11,6 +11,7 @@ import time
 
 from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
+from sft_ui.plan.plateau import LENGTH, ended_by
 from sft_ui.sweeps.score import eval_losses, last_eval_loss
 
 ENDED = ("done", "stopped", "failed")
@@ -123,7 +124,9 @@ class Trials:
             else:
                 trial["state"] = "scoring"
                 self.sweep.save()
+                began = time.time()
                 trial["score"] = self.scorer(self.sweep.spec, run)
+                trial["judge_seconds"] = time.time() - began
                 trial["state"] = run.state
                 self.search.tell(trial["score"], number=number)
         except UserError as e:  # its judging failed: the next trial goes on
@@ -131,3 +134,17 @@ class Trials:
             self.search.tell(None, number=number)
         finally:
             trial["seconds"] = time.time() - trial["started"]
+            self._trained(trial)
+
+    def _trained(self, trial: dict) -> None:
+        """What the trial's run trained: its steps, its epochs and why it ended (the
+        held-out rows' plateau, the budget's end, its whole length, pruned or stopped)."""
+        try:
+            run = self.manager.get(trial["run_id"])
+        except UserError:
+            return
+        epochs = [m["epoch"] for m in run.metrics if "epoch" in m]
+        judged = ended_by(run.metrics)
+        trial["steps"], trial["epochs"] = run.step, round(max(epochs), 2) if epochs else None
+        trial["ended_by"] = "pruned" if trial["pruned"] else judged[0] if judged else \
+            run.state if run.state in ("stopped", "failed") else LENGTH

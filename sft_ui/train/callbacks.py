@@ -8,7 +8,6 @@ and no_grad, train mode restored.
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
@@ -21,7 +20,8 @@ from sft_ui.plan.hardware import memory_in_use
 from sft_ui.plan.speed import NEAR_END, round_steps
 from sft_ui.train.events import RunSink, announce
 from sft_ui.train.fit import FIT_AFTER, fit_schedule, steps_that_fit
-from sft_ui.train.generation import generate_batch
+from sft_ui.train.generation import answers_before_training, generate_batch, kept_answers
+from sft_ui.train.held_out import HeldOut
 
 SAVE_SECONDS = 5.0  # room kept at a time budget's end to save the model
 # Bytes a second a save of the trained model writes, at least (measured: SmolLM2-135M's
@@ -43,37 +43,6 @@ def sample_prompts(prompts: list[str]) -> list[str]:
     return [p for p in prompts if p.strip()]
 
 
-def kept_answers(cache: Path | None, prompts: list[str]) -> list[str] | None:
-    """The base model's answers to `prompts` kept in `cache` (answers_before_training),
-    or None."""
-    try:
-        saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
-    except (OSError, ValueError):
-        saved = None
-    if isinstance(saved, dict) and saved.get("prompts") == prompts:
-        return saved["answers"]
-    return None
-
-
-def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
-                            half: torch.dtype | None, cache: Path | None) -> list[str]:
-    """The base model's greedy answers to `prompts`: the same for every run of that
-    model, prompts, length and precision, so the copy an earlier run (or the warm training
-    process, ahead of the first) kept in `cache` is used instead of generating them again."""
-    saved = kept_answers(cache, prompts)
-    if saved is not None:
-        return saved
-    answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half)
-    if cache is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps({"prompts": prompts, "answers": answers}),
-                             encoding="utf-8")
-        except OSError:  # a cache only: a read-only disk costs a generation next time
-            pass
-    return answers
-
-
 class StudioCallback(TrainerCallback):
     """Progress, log records, stop requests and periodic sample generations."""
 
@@ -81,10 +50,15 @@ class StudioCallback(TrainerCallback):
                  max_new_tokens: int, log: logging.Logger | None = None,
                  base_answers: Path | None = None, half: torch.dtype | None = None,
                  deadline: float | None = None, fit: bool = False,
-                 expected_round: float | None = None):
+                 expected_round: float | None = None, judge: HeldOut | None = None):
         self.sink, self.tokenizer, self.half = sink, tokenizer, half
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
-        self.fit = fit and deadline is not None  # set the length on the first steps
+        self.fit = fit and deadline is not None  # set the length on its steps' pace
+        self.judge = judge  # the held-out rows' verdict on a time-budgeted run
+        self._paced: tuple[int, float, float] | None = None  # (step, time, sampled) counted from
+        self._longest = 0  # the most steps the run may train (its length before fitting)
+        self._timed_out = False  # the budget ended the run
+        self._eval_seconds = 0.0  # the latest evaluation's time
         self._step_ended: float | None = None  # when the latest step ended
         self.round_seconds: float | None = None  # the latest round of answers generated
         # A round's time before this run measures one: remembered from an earlier run
@@ -215,26 +189,50 @@ class StudioCallback(TrainerCallback):
                 self._training(state)
         now, last = time.time(), self._step_ended
         self._step_ended = now
-        if self.deadline is None or last is None:
+        if self.deadline is not None and last is not None:
+            pace = now - last - sampled  # this step's own time
+            if self.fit:
+                self._refit(args, state, control, lr_scheduler, pace, sampled, now)
+            self._out_of_time(args, state, control, pace, now)
+        if self.judge and (control.should_training_stop or
+                           state.global_step >= state.max_steps):
+            control.should_evaluate = True  # the model the run ends with is judged too
+
+    def _refit(self, args, state, control, scheduler, pace: float, sampled: float,
+               now: float) -> None:
+        """Set the run's length from its pace at FIT_AFTER steps, then again each time
+        the steps counted double (their mean pace, the first step's warm-up left out, sample
+        rounds and evaluations between steps in it), so the length follows the pace as it
+        settles."""
+        done = state.global_step - self._start_step
+        if self._paced is None:  # (the first step warms up: counted from its end)
+            self._paced = (state.global_step, now, 0.0)
             return
-        pace = now - last - sampled  # this step's own time
-        if self.fit and state.global_step - self._start_step == FIT_AFTER:
-            self._fit(args, state, control, lr_scheduler, pace, now)
-        self._out_of_time(args, state, control, pace, now)
+        step0, then, paused = self._paced
+        self._paced = (step0, then, paused + sampled)
+        counted = state.global_step - step0
+        if done == FIT_AFTER or (done > FIT_AFTER and counted & (counted - 1) == 0):
+            mean = (now - then - paused - sampled) / max(counted, 1)
+            self._fit(args, state, control, scheduler, mean if done > FIT_AFTER else pace, now)
 
     def _end_seconds(self, pace: float) -> float:
-        """What the run does after its last step: the final answers and the save."""
+        """What the run does after its last step: the final answers, the evaluation of a
+        run its held-out rows judge (as long as the latest), and the save."""
         rounds = self.round_seconds if self.round_seconds is not None else pace
-        return SAVE_SECONDS + (rounds if self._samples_on() else 0.0)
+        return SAVE_SECONDS + (rounds if self._samples_on() else 0.0) + \
+            (self._eval_seconds if self.judge else 0.0)
 
     def _fit(self, args, state, control, scheduler, pace: float, now: float) -> None:
         """Set the run's length from the pace of its steps so far (train/fit.py)."""
-        epoch = state.max_steps // max(int(state.num_train_epochs), 1) \
+        self._longest = self._longest or state.max_steps
+        epoch = self._longest // max(int(state.num_train_epochs), 1) \
             if args.max_steps <= 0 else None  # (training by epochs)
         rounds = self.round_seconds if self.round_seconds is not None else pace
         steps = steps_that_fit(state.global_step, pace,
                                self.deadline - now - self._end_seconds(pace),
-                               state.max_steps, epoch, rounds, self.sample_steps)
+                               self._longest, epoch, rounds, self.sample_steps)
+        if steps == state.max_steps and self._longest != steps:
+            return  # (the same length again: nothing to say)
         if scheduler is not None:
             fit_schedule(scheduler, args, steps)
         state.max_steps = steps
@@ -242,7 +240,7 @@ class StudioCallback(TrainerCallback):
             control.should_training_stop = True
         self.sink.fitted(steps)
         self.sink.progress(state.global_step, steps)
-        self.log.info("Time budget: %d steps fit, at %.1f s a step (this run's step %d)",
+        self.log.info("Time budget: %d steps fit, at %.2f s a step (this run's step %d)",
                       steps, pace, state.global_step)
 
     def _out_of_time(self, args, state, control, pace: float, now: float) -> None:
@@ -253,7 +251,7 @@ class StudioCallback(TrainerCallback):
         rounds = (self.round_seconds or pace) if due else 0.0
         if agree(now + 1.5 * pace + rounds + self._end_seconds(pace) > self.deadline,
                  args.device):
-            control.should_training_stop = True
+            control.should_training_stop = self._timed_out = True
             self.log.info("Time budget: step %d is the last that ends in time",
                           state.global_step)
 
@@ -273,9 +271,19 @@ class StudioCallback(TrainerCallback):
             f"{k} {_short(v)}" for k, v in record.items() if k not in ("step", "memory_bytes")))
         self._stop_here(state, control)
 
-    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+    def on_evaluate(self, args, state, control, metrics=None, model=None, **kwargs):
         self._paused += (metrics or {}).get("eval_runtime", 0.0)
-        self._stop_here(state, control)
+        self._eval_seconds = (metrics or {}).get("eval_runtime", self._eval_seconds)
+        if self._stop_here(state, control):
+            return
+        loss = (metrics or {}).get("eval_loss")
+        if self.judge and loss is not None and self.judge.heard(loss, state.global_step, model) \
+                and state.global_step < state.max_steps and not control.should_training_stop:
+            control.should_training_stop = True
+            best, at = self.judge.best
+            self.log.info("Held-out loss has stopped falling (no gain in %d evaluations): "
+                          "training ends at step %d; the best, %.4g, was at step %d",
+                          self.judge.patience, state.global_step, best, at)
 
     def on_save(self, args, state, control, **kwargs):
         self._saved_step = state.global_step
@@ -283,6 +291,12 @@ class StudioCallback(TrainerCallback):
         self._stop_here(state, control)
 
     def on_train_end(self, args, state, control, model=None, **kwargs):
+        if self.judge and self.judge.best and not self.sink.stop_requested():
+            step = state.global_step
+            if self.judge.restore(model, step):
+                self.log.info("Kept the model of step %d (held-out loss %.4g), not step %d's",
+                              self.judge.best[1], self.judge.best[0], step)
+            self.sink.add_metrics(self.judge.ending(step, self._timed_out))
         # the answers the saved model gives
         self._sample(state.global_step, model, state, last=True)
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS
+from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.tokens import load_training_data
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
@@ -28,13 +28,10 @@ from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
 from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
-from sft_ui.train.callbacks import (
-    StudioCallback,
-    agree,
-    answers_before_training,
-    sample_prompts,
-)
+from sft_ui.train.callbacks import StudioCallback, agree, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink, announce
+from sft_ui.train.generation import answers_before_training
+from sft_ui.train.held_out import HeldOut
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
 from sft_ui.train.preference import drop_reference_adapter
@@ -135,9 +132,14 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         checkpoints = run_dir / "checkpoints"
         trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
                                          log)
+        processes = int(os.environ.get("WORLD_SIZE", "1"))
+        if deadline and has_eval_data(cfg) and trainer.eval_dataset is not None and \
+                processes == 1:  # a time budget spent on what the held-out rows measure
+            callback.judge = HeldOut()
+            log.info("Held-out rows judge the run: it ends where their loss stops falling "
+                     "(or at the budget's end) and keeps the best model they saw")
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         args = trainer.args
-        processes = int(os.environ.get("WORLD_SIZE", "1"))
         log.info("Training (%s): effective batch %d on %d process%s, %s, %s%s", stage.title,
                  cfg.effective_batch(processes), processes, "es" if processes > 1 else "",
                  f"{cfg.max_steps} steps" if cfg.train_by == "steps"

@@ -1,9 +1,13 @@
 """Answers of a model to prompts: the prompt as the model sees it (its chat template) and
 greedy, batched, KV-cached generation, used for a run's samples and by Chat's
-compare-all; an answer cut at the limit never ends in half a character. Imports torch:
+compare-all; an answer cut at the limit never ends in half a character; the base model's
+answers before training, kept between runs. Imports torch:
 callers outside training import it when they generate.
 """
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import torch
 
@@ -47,3 +51,34 @@ def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int,
         tokenizer.padding_side = side
         if was_training:
             model.train()
+
+
+def kept_answers(cache: Path | None, prompts: list[str]) -> list[str] | None:
+    """The base model's answers to `prompts` kept in `cache` (answers_before_training),
+    or None."""
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8")) if cache else None
+    except (OSError, ValueError):
+        saved = None
+    if isinstance(saved, dict) and saved.get("prompts") == prompts:
+        return saved["answers"]
+    return None
+
+
+def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
+                            half: torch.dtype | None, cache: Path | None) -> list[str]:
+    """The base model's greedy answers to `prompts`: the same for every run of that
+    model, prompts, length and precision, so the copy an earlier run (or the warm training
+    process, ahead of the first) kept in `cache` is used instead of generating them again."""
+    saved = kept_answers(cache, prompts)
+    if saved is not None:
+        return saved
+    answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half)
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps({"prompts": prompts, "answers": answers}),
+                             encoding="utf-8")
+        except OSError:  # a cache only: a read-only disk costs a generation next time
+            pass
+    return answers

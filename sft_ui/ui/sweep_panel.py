@@ -14,12 +14,16 @@ from gradio.context import Context
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.sweeps import VARIABLE, parse_vary
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
 from sft_ui.ui.widgets import config_to_values, values_to_dict
 
-COLUMNS = ("Place", "Trial", "Settings", "Score", "Time", "State", "Run")
+COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
+# why a trial's training ended (sweeps/trial.py), said after its state
+ENDED = {"plateau": Message("held-out plateau"), "budget": Message("its time share ended"),
+         "length": Message("its whole length")}
 METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
 SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact match",
                 "rougeL": "ROUGE-L", "json_valid": "JSON valid",
@@ -105,16 +109,34 @@ def frame(found: dict | None) -> pd.DataFrame:
         state = say("pruned") if t["pruned"] else say(t["state"])
         if t.get("error"):
             state += f": {say(t['error'])}"
+        if t.get("ended_by") in ENDED and t["state"] == "done":
+            state += f", {say(ENDED[t['ended_by']])}"
         rows.append([place if scored else "--", t["number"],
                      ", ".join(f"{k}={_short(v)}" for k, v in t["params"].items()),
                      "--" if t["score"] is None else f"{t['score']:.4g}",
-                     compact_duration(t["seconds"]) if t.get("seconds") else "--",
+                     trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
                      state, t["run_id"] or "--"])
     return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
 
 
+def trained(trial: dict) -> str:
+    """A trial's steps and epochs ("140 (10 ep)"), or "--" before it has trained."""
+    if not trial.get("steps"):
+        return "--"
+    epochs = trial.get("epochs")
+    return say(Message("{steps} steps", steps=trial["steps"])) if not epochs else \
+        say(Message("{steps} steps, {epochs} epochs", steps=trial["steps"],
+                    epochs=f"{epochs:g}"))
+
+
 def suggestion(name: str, value) -> str:
-    """A line for the box: values around the page's own."""
+    """A line for the box: values around the page's own (a number the page sends as
+    text read as one)."""
+    if isinstance(value, str):
+        try:
+            value = int(value) if value.strip().lstrip("-").isdigit() else float(value)
+        except ValueError:
+            return f"{name}: "
     if name in ("lora_r", "lora_alpha"):
         return f"{name}: 8, 16, 32"
     if isinstance(value, bool) or value in (None, 0, 0.0):
@@ -164,11 +186,12 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
         against = against if against in varied else (varied[0] if varied else None)
         running = found["state"] == "running"
         done = len([t for t in found["trials"] if t["seconds"] is not None])
-        line = (f"Sweep {found['id']}: {found['state']}, {done} of {found['planned']} "
-                f"trials, {compact_duration(found['seconds'])} of "
-                f"{compact_duration(found['spec']['budget_minutes'] * 60)}.")
-        more = [f"Best: trial {found['best']['number']} (run {found['best']['run_id']})"
-                ] if found["best"] else []
+        line = Message("Sweep {id}: {state}, {done} of {planned} trials, {seconds} of "
+                       "{budget}.", id=found["id"], state=Message(found["state"]), done=done,
+                       planned=found["planned"], seconds=compact_duration(found["seconds"]),
+                       budget=compact_duration(found["spec"]["budget_minutes"] * 60))
+        more = [Message("Best: trial {number} (run {run})", number=found["best"]["number"],
+                        run=found["best"]["run_id"])] if found["best"] else []
         return (note(line, more + ([found["error"]] if found["error"] else [])),
                 frame(found),
                 curves_of(found), gr.Dropdown(choices=varied, value=against),
@@ -215,9 +238,9 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
             cfg, run_id = actions.best_of_sweep(who(request), sweep_id)
         except UserError as e:
             return (problems("No best trial yet:", e), *[gr.update()] * len(inputs))
-        said = (f"The page holds the best trial's settings (run {run_id}, with what its time "
-                f"budget chose). Its model is run {run_id} in Chat, Compare, Evaluate and "
-                "Export.")  # (the same id twice: {run} and {run2} in the catalogue)
+        said = Message("The page holds the best trial's settings (run {run}, with what its "
+                       "time budget chose). Its model is run {run2} in Chat, Compare, "
+                       "Evaluate and Export.", run=run_id, run2=run_id)
         return (note(said), *config_to_values(cfg, names))
 
     p.add_setting.change(on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],

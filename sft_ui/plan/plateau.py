@@ -1,0 +1,59 @@
+"""When a time-budgeted run's held-out rows say it has learnt what it can, and how its end
+is recorded and said: the policy train/held_out.py applies while the run trains (PATIENCE
+evaluations in a row without a gain, `is_gain`: the plateau), the run's last record
+(`ended_by` coded as a number, as every record's values are, and `kept_step`, the step
+whose model it saved), and the sentence that the run's budget ends with. Pure; knows
+nothing of torch or the trainer.
+"""
+from __future__ import annotations
+
+from sft_ui.i18n.message import Message
+
+PATIENCE = 3  # evaluations without a gain: the plateau
+MIN_GAIN = 0.01  # a held-out loss this much lower (relative) is a gain,
+MIN_ABS_GAIN = 1e-3  # and this much lower at least (a loss near 0 has nothing left)
+PLATEAU, BUDGET, LENGTH = "plateau", "budget", "length"  # why a judged run ended
+ENDINGS = (PLATEAU, BUDGET, LENGTH)  # coded 1, 2, 3 in the run's records
+
+
+def is_better(loss: float, best: float) -> bool:
+    """Whether a held-out loss is lower than the best so far (its model is kept)."""
+    return loss < best
+
+
+def is_gain(loss: float, best: float) -> bool:
+    """Whether a held-out loss is a gain over the best so far (worth training on for)."""
+    return loss < best - max(best * MIN_GAIN, MIN_ABS_GAIN)
+
+
+def ending_record(step: int, kept_step: int, loss: float | None, why: str) -> dict:
+    record = {"step": step, "kept_step": kept_step, "ended_by": ENDINGS.index(why) + 1}
+    if loss is not None:
+        record["eval_loss"] = loss  # (the saved model's held-out loss)
+    return record
+
+
+def ended_by(metrics: list[dict]) -> tuple[str, int | None] | None:
+    """(why a judged run ended, the step whose model it kept) from its records, or None
+    for a run no held-out rows judged."""
+    for record in reversed(metrics):
+        if "ended_by" in record:
+            code = int(record["ended_by"])
+            why = ENDINGS[code - 1] if 0 < code <= len(ENDINGS) else LENGTH
+            return why, record.get("kept_step")
+    return None
+
+
+ENDING_WORDS = {
+    PLATEAU: Message("held-out loss stopped falling"),
+    BUDGET: Message("the time budget ended training"),
+    LENGTH: Message("trained its whole length"),
+}
+
+
+def ending_said(record: dict) -> Message:
+    """The sentence a judged run's budget ends with: why it ended, and which model it
+    kept ("held-out loss stopped falling: best held-out loss at step 110 of 140, kept")."""
+    why, kept = ended_by([record])
+    return Message("{ending}: best held-out loss at step {kept} of {step}, kept",
+                   ending=ENDING_WORDS[why], kept=kept, step=record["step"])

@@ -1,0 +1,74 @@
+"""A time budget spent on what the held-out rows measure (plan/plateau.py,
+train/held_out.py): the plateau of their loss ends a run, the best model they saw is the
+one saved, and the run says why it ended and which model it kept."""
+
+import pytest
+import torch
+
+from sft_ui.plan import plateau
+from sft_ui.runs import RunManager
+from sft_ui.train.held_out import HeldOut
+from tests.conftest import HANG, wait_for
+
+
+def test_the_plateau_is_patience_evaluations_without_a_gain_and_the_best_is_put_back():
+    model = torch.nn.Linear(2, 2)
+    judge = HeldOut(patience=3)
+    weights = {}
+    for step, loss in [(10, 3.0), (20, 2.0), (30, 2.5), (40, 1.995), (50, 2.2)]:
+        with torch.no_grad():
+            model.weight.fill_(step)
+        weights[step] = model.weight.detach().clone()
+        plateaued = judge.heard(loss, step, model)
+        assert plateaued == (step == 50)  # 30, 40 (a gain under 1%) and 50: no gain
+    # the best loss is kept (step 40's 1.995), though it was no gain worth going on for
+    assert judge.best == (1.995, 40)
+    assert judge.restore(model, 50) and torch.equal(model.weight, weights[40])
+    assert not judge.restore(model, 40)  # the run ended on its best: nothing to put back
+    record = judge.ending(50, out_of_time=False)
+    assert record == {"step": 50, "kept_step": 40, "ended_by": 1, "eval_loss": 1.995}
+    assert plateau.ended_by([record]) == ("plateau", 40)
+    said = plateau.ending_said(record)
+    assert said == "held-out loss stopped falling: best held-out loss at step 40 of 50, kept"
+
+
+def test_a_loss_near_zero_has_no_gain_left():
+    assert plateau.is_gain(0.5, 0.6) and not plateau.is_gain(0.0009, 0.0015)
+
+
+def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, tiny_cfg,
+                                                                       monkeypatch):
+    """A real run with a time budget: its held-out rows (chosen by the budget) are
+    evaluated every 2 steps; no evaluation after the first is better here, so the third
+    after it is the plateau: the run ends at step 8 of many, and its saved adapter is
+    the one of step 2 (the checkpoint written there), not step 8's."""
+    from safetensors.torch import load_file
+    monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr(plateau, "is_gain", lambda loss, best: False)
+    monkeypatch.setattr(plateau, "is_better", lambda loss, best: False)
+    manager = RunManager(tmp_path / "runs")
+    run_id = manager.start({**tiny_cfg, "max_steps": 100_000, "time_budget_minutes": 2,
+                            "sample_steps": 0, "use_peft": True, "learning_rate": 5e-3,
+                            "eval_steps": 2, "save_strategy": "steps", "save_steps": 2})
+    run = wait_for(lambda: manager.get(run_id) if manager.get(run_id).state
+                   in ("done", "failed") else None, timeout=HANG)
+    assert run.state == "done", run.error
+    assert run.config.eval_fraction > 0  # the budget held rows out
+    assert run.step == 8, run.step
+    ending = [m for m in run.metrics if "ended_by" in m]
+    assert ending and plateau.ended_by(run.metrics) == ("plateau", 2)
+    assert run.budget[-1] == "held-out loss stopped falling: best held-out loss at step 2 " \
+        "of 8, kept"
+    log = (run.dir / "train.log").read_text()
+    assert "Held-out loss has stopped falling" in log and "Kept the model of step 2" in log
+    saved = load_file(run.dir / "model" / "adapter_model.safetensors")
+    at_2 = load_file(run.dir / "checkpoints" / "checkpoint-2" / "adapter_model.safetensors")
+    at_8 = load_file(run.dir / "checkpoints" / "checkpoint-8" / "adapter_model.safetensors")
+    assert saved.keys() == at_2.keys()
+    assert all(torch.equal(saved[k], at_2[k]) for k in saved)
+    assert any(not torch.equal(saved[k], at_8[k]) for k in saved)  # (it learnt after step 2)
+    # the saved model's held-out loss is the one its records end with
+    last = [m["eval_loss"] for m in run.metrics if "eval_loss" in m][-1]
+    first = next(m["eval_loss"] for m in run.metrics if "eval_loss" in m)
+    assert last == pytest.approx(first)
+    manager.close()
