@@ -122,6 +122,12 @@ class Actions:
         self._may(who, "stop a sweep")
         return self.sweeps.stop(sweep_id, self.access.owner(who)).snapshot()
 
+    def resume_sweep(self, who: Who, sweep_id: str, token: str = "") -> dict:
+        """Go on with a sweep of this caller's that a stop of the app interrupted, where it
+        was (sweeps/sweep.py `resume`)."""
+        self._may(who, "start a sweep")
+        return self.sweeps.resume(sweep_id, self.access.owner(who), token or "").snapshot()
+
     def best_of_sweep(self, who: Who, sweep_id: str = "") -> tuple[RunConfig, str]:
         """The settings the sweep's best trial trained with (its run's, the time budget's
         choices included) and its run id, for the page or a next run."""

@@ -257,8 +257,11 @@ def sweep_file(path: str, root: str | Path | None = None) -> int:
           f"({len(found['trials'])} trials). {found['error']}", flush=True)
     for place, trial in enumerate(found["trials"], 1):
         score = "--" if trial["score"] is None else f"{trial['score']:.4g}"
+        trained = f"{trial['steps']} steps, {trial.get('epochs') or 0:g} epochs, " \
+            f"{trial.get('ended_by', '')}" if trial.get("steps") else "--"
         print(f"  {place}. {score}  {trial['params']}  run {trial['run_id'] or '--'}  "
-              f"{trial['state']}" + (" (pruned)" if trial["pruned"] else ""), flush=True)
+              f"{trial['state']}" + (" (pruned)" if trial["pruned"] else "") +
+              f"  ({trained})", flush=True)
     manager.close()
     return 0 if found["best"] else 1
 

@@ -159,8 +159,8 @@ def test_optuna_prunes_a_trial_clearly_worse_than_the_others(sweeps):
     # a trial of 0.02 after two others: at its first step, far worse than theirs there
     found, manager, trainer = sweeps(Losses(hold=lambda rate, before: rate == 0.02 and
                                             before >= 2))
-    spec = SweepSpec(vary={"learning_rate": [3e-4, 5e-4, 0.02]}, method="optuna",
-                     trials=6, budget_minutes=30, seed=3)
+    spec = SweepSpec(vary={"learning_rate": [3e-4, 5e-4, 4e-4, 6e-4, 2e-4, 0.02]},
+                     method="optuna", trials=6, budget_minutes=30, seed=0)
     sweep = found.start(spec)
     assert found.wait(sweep, HANG)  # (a trial held and never pruned would hang here)
     trials = sweep.snapshot()["trials"]
@@ -288,3 +288,79 @@ def test_the_plan_leaves_each_planned_trial_its_least_share(monkeypatch):
     left = planned - 1
     assert left >= 9
     assert 824 / left - ahead.judge_seconds() >= module.MIN_TRIAL_SECONDS
+
+
+KILLED_APP = """
+import sys, threading, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from sft_ui.runs import RunManager
+from sft_ui.runs.run_queue import RunQueue
+from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+calls = []
+def trainer(cfg, run_dir, sink, resume_from=None):
+    calls.append(cfg.learning_rate)
+    for step in range(1, 4):
+        sink.progress(step, 3)
+        sink.add_metrics({{"step": step, "loss": 1.0, "eval_loss": 2.0 + cfg.learning_rate}})
+        while len(calls) == 2:  # the second trial trains until the app is killed
+            time.sleep(0.05)
+manager = RunManager(Path({runs!r}), trainer=trainer)
+sweeps = Sweeps(RunQueue(manager), manager, Scorer())
+sweeps.start(SweepSpec(vary={{"learning_rate": [3e-4, 1e-3, 3e-3, 1e-2]}}, method="optuna",
+                       trials=4, budget_minutes=30, seed=1))
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_sweep_cut_off_by_a_kill_is_resumed_where_it_was(tmp_path):
+    """kill -9 of the app mid-sweep (its second trial training), then a new app on the
+    same folder: the sweep and its cut-off trial read "interrupted" (not "running"); the
+    sweep resumes with the budget left then, its finished trial is not run again, the
+    cut-off one is asked again first (Optuna's study read back from its journal), and the
+    sweep ends with its planned trials."""
+    import json
+    import signal
+    runs = tmp_path / "runs"
+    app = subprocess.Popen([sys.executable, "-c", KILLED_APP.format(root=str(ROOT),
+                                                                    runs=str(runs))])
+    try:
+        def second_running():
+            files = list((runs / "sweeps").glob("sweep-*.json"))
+            data = json.loads(files[0].read_text()) if files else {"trials": []}
+            return len(data["trials"]) == 2 and data["trials"][1]["state"] == "running" \
+                and data
+        saved = wait_for(second_running, timeout=HANG)
+    finally:
+        app.send_signal(signal.SIGKILL)
+        app.wait()
+    first, cut = (t["params"]["learning_rate"] for t in saved["trials"])
+    trainer = Losses(steps=3)
+    manager = RunManager(runs, trainer=trainer)
+    found = Sweeps(RunQueue(manager), manager, Scorer())
+    try:
+        sweep = found.get(saved["id"])
+        snap = sweep.snapshot()
+        assert snap["state"] == "interrupted"
+        assert [t["state"] for t in snap["trials"]] == ["done", "interrupted"]
+        assert manager.get(snap["trials"][1]["run_id"]).state == "failed"  # the queue's word
+        sweep = found.resume(saved["id"])
+        assert found.wait(sweep, HANG)
+        snap = sweep.snapshot()
+        assert snap["state"] == "done", snap["error"]
+        assert trainer.order[0] == cut and first not in trainer.order  # none run twice
+        done = [t for t in snap["trials"] if t["state"] == "done"]
+        assert len(done) == 4 and len(snap["trials"]) == 5  # the cut-off row stays, said so
+        assert (runs / "sweeps" / f"{saved['id']}.optuna").exists()
+        import optuna
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+        study = optuna.load_study(study_name=saved["id"], storage=JournalStorage(
+            JournalFileBackend(str(runs / "sweeps" / f"{saved['id']}.optuna"))))
+        tried = {t.params["learning_rate"] for t in study.trials if t.state.name == "COMPLETE"}
+        assert len(tried) == 4 and [t.state.name for t in study.trials].count("FAIL") == 1
+    finally:
+        found.close()
+        wait_for(lambda: not manager.busy())
+        manager.close()

@@ -4,26 +4,38 @@ its median pruner stopping a trial whose eval score is clearly worse than the ot
 at the same step). One interface for the three: `ask(number)` the settings of trial
 `number` (None: the grid is done), `report()` its score so far, `should_prune()`, `tell()`
 its end; several trials may be asked before any is told (trials on Hugging Face Jobs).
+A search resumed after its app stopped asks again, first, the settings of the trials the
+stop cut off (`again`); Optuna's study is kept on disk in its journal file (`storage`),
+so the trials told before the stop still guide it and none is told twice.
 """
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from sft_ui.sweeps.space import Range, SweepSpec
 
 PRUNE_AFTER_TRIALS = 2  # the median pruner waits for this many finished trials
 PRUNE_AFTER_STEPS = 1
+REPEATS = 50  # settings Optuna may suggest again before one not tried is taken
 
 
 class Search:
     """Grid or random search: the settings to try, in order; no pruning."""
 
-    def __init__(self, spec: SweepSpec):
+    def __init__(self, spec: SweepSpec, storage: Path | None = None, tried=(), again=()):
         self.spec = spec
         self._rng = random.Random(spec.seed)
         self._grid = spec.grid() if spec.method == "grid" else None
         self._asked = 0
         self._tried: set = set()
+        self._again = [dict(p) for p in again]  # cut off by a stop of the app: first
+        for params in tried:  # (a resumed sweep: the trials it has run, not run again)
+            self._tried.add(tuple(sorted(params.items())))
+        if self._grid is not None:
+            self._grid = [p for p in self._grid if tuple(sorted(p.items())) not in
+                          self._tried] + self._again
+            self._again = []
 
     def size(self) -> int | None:
         """How many trials the search can give (None: no end)."""
@@ -34,6 +46,8 @@ class Search:
         return len(self.spec.grid())  # random over lists: each combination once
 
     def ask(self, number: int = 0) -> dict | None:
+        if self._again:
+            return self._again.pop(0)
         if self._grid is not None:
             if self._asked >= len(self._grid):
                 return None
@@ -62,34 +76,58 @@ class OptunaSearch(Search):
     """Optuna's TPE sampler asked for each trial's settings; its median pruner judges a
     trial's eval scores so far against the finished trials' at the same step."""
 
-    def __init__(self, spec: SweepSpec):
+    def __init__(self, spec: SweepSpec, storage: Path | None = None, tried=(), again=()):
         super().__init__(spec)
         import optuna  # loaded when a sweep uses it
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self._optuna = optuna
+        kept = JournalStorage(JournalFileBackend(str(storage))) if storage else None
         self.study = optuna.create_study(
+            storage=kept, study_name=storage.stem if storage else None, load_if_exists=True,
             direction="maximize" if spec.higher_is_better else "minimize",
             sampler=optuna.samplers.TPESampler(seed=spec.seed),
             pruner=optuna.pruners.MedianPruner(n_startup_trials=PRUNE_AFTER_TRIALS,
                                                n_warmup_steps=PRUNE_AFTER_STEPS))
         self._asked: dict = {}  # trial number: Optuna's trial, until told
+        state = optuna.trial.TrialState
+        for cut in self.study.get_trials(deepcopy=False, states=(state.RUNNING,)):
+            self.study.tell(cut.number, state=state.FAIL)  # (the stop cut it off)
+        for params in again:
+            self.study.enqueue_trial(params)
 
     def size(self) -> int | None:
         return super().size() if self.spec.method == "grid" else None
 
     def ask(self, number: int = 0) -> dict | None:
-        self._asked[number] = trial = self.study.ask()
-        params = {}
-        for name, values in self.spec.vary.items():
-            if isinstance(values, Range) and values.integer:
-                params[name] = trial.suggest_int(name, int(values.low), int(values.high),
-                                                 log=values.log)
-            elif isinstance(values, Range):
-                value = trial.suggest_float(name, values.low, values.high, log=values.log)
-                params[name] = float(f"{value:.3g}")
-            else:
-                params[name] = trial.suggest_categorical(name, list(values))
+        """The next settings to try; settings tried already are not tried again (Optuna
+        is told their score once more and asked again), and none is left once every
+        combination of lists has a score."""
+        state = self._optuna.trial.TrialState
+        scored = {_key(t.params): t.value for t in self.study.get_trials(
+            deepcopy=False, states=(state.COMPLETE,))}
+        finite = not any(isinstance(v, Range) for v in self.spec.vary.values())
+        for _ in range(REPEATS):
+            if finite and len(scored) >= len(self.spec.grid()):
+                return None
+            trial = self.study.ask()  # (an enqueued one: its settings)
+            params = {name: self._suggest(trial, name, values)
+                      for name, values in self.spec.vary.items()}
+            if _key(params) not in scored:
+                break
+            self.study.tell(trial, scored[_key(params)])
+        self._asked[number] = trial
         return params
+
+    @staticmethod
+    def _suggest(trial, name: str, values):
+        if isinstance(values, Range) and values.integer:
+            return trial.suggest_int(name, int(values.low), int(values.high), log=values.log)
+        if isinstance(values, Range):
+            value = trial.suggest_float(name, values.low, values.high, log=values.log)
+            return float(f"{value:.3g}")
+        return trial.suggest_categorical(name, list(values))
 
     def report(self, value: float, step: int, number: int = 0) -> None:
         if number in self._asked:
@@ -111,5 +149,13 @@ class OptunaSearch(Search):
             self.study.tell(trial, float(score))
 
 
-def search_for(spec: SweepSpec) -> Search:
-    return OptunaSearch(spec) if spec.method == "optuna" else Search(spec)
+def _key(params: dict) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+def search_for(spec: SweepSpec, storage: Path | None = None, tried=(), again=()) -> Search:
+    """The sweep's search; `storage`: where Optuna keeps its study (a journal file);
+    `tried`, the settings of the trials a resumed sweep ran; `again`, those to ask first."""
+    if spec.method == "optuna":
+        return OptunaSearch(spec, storage, tried, again)
+    return Search(spec, storage, tried, again)

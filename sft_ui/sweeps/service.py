@@ -1,5 +1,6 @@
 """The sweeps of a runs folder: the one running on this server (one at a time), those
-kept in sweeps/<id>.json, each seen and stopped by its owner only."""
+kept in sweeps/<id>.json, each seen, stopped and resumed by its owner only; those an
+app's stop interrupted are settled when the next app starts (Sweep.settle)."""
 from __future__ import annotations
 
 import threading
@@ -18,23 +19,55 @@ class Sweeps:
         self.root = Path(manager.root)
         self._live: dict[str, Sweep] = {}
         self._lock = threading.Lock()
+        self._settle()
+
+    def _settle(self) -> None:
+        """The sweeps an app stopped while they ran, made true (Sweep.settle): their
+        trials' rows and the queue agree before anything else reads them."""
+        for path in sorted((self.root / FOLDER).glob("sweep-*.json")):
+            try:
+                sweep = Sweep.load(path)
+                if sweep.cut:
+                    sweep.settle(self.queue)
+            except (ValueError, KeyError, TypeError, OSError):
+                continue
 
     def start(self, spec: SweepSpec, owner: str = LOCAL_OWNER, token: str = "") -> Sweep:
         """Check the sweep's settings as Start checks them and run it in a thread.
         `token`: for trials on Hugging Face Jobs, kept in memory only."""
         self.manager.check(spec.base, token=token, idle=False)
         with self._lock:
-            running = [s for s in self._live.values() if not s._done.is_set()]
-            if running:
-                raise SweepError(Message("Sweep {id} is running: stop it, or wait until it "
-                                         "ends, before starting another.",
-                                         id=running[0].id))
+            self._none_running()
             sweep = Sweep(spec, owner, self.root)
             self._live[sweep.id] = sweep
+        self._run(sweep, token)
+        return sweep
+
+    def resume(self, sweep_id: str, owner: str | None = None, token: str = "") -> Sweep:
+        """Go on with a sweep its app's stop interrupted, where it was (Sweep.resume)."""
+        with self._lock:
+            self._none_running()
+            sweep = self.get(sweep_id, owner)
+            if sweep.state != "interrupted":
+                raise SweepError(Message("Sweep {id} is {state}: only a sweep the app's stop "
+                                         "interrupted can be resumed.", id=sweep.id,
+                                         state=Message(sweep.state)))
+            self.manager.check(sweep.spec.base, token=token, idle=False)
+            sweep.resume()
+            self._live[sweep.id] = sweep
+        self._run(sweep, token)
+        return sweep
+
+    def _none_running(self) -> None:
+        running = [s for s in self._live.values() if not s._done.is_set()]
+        if running:
+            raise SweepError(Message("Sweep {id} is running: stop it, or wait until it "
+                                     "ends, before starting another.", id=running[0].id))
+
+    def _run(self, sweep: Sweep, token: str) -> None:
         sweep.save()
         threading.Thread(target=sweep.run, name=sweep.id, daemon=True,
                          args=(self.queue, self.manager, self.scorer, token)).start()
-        return sweep
 
     def get(self, sweep_id: str, owner: str | None = None) -> Sweep:
         sweep_id = str(sweep_id or "").strip()

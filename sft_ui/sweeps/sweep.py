@@ -6,7 +6,9 @@ budget holds for the whole sweep: the planner's estimate of a trial decides how 
 left, so the last one ends by the deadline with its model saved. The first trial to end
 sets the steps of the others (their scores then compare runs of one length). A sweep's
 state is kept in sweeps/<id>.json of the runs folder; one whose app ended while it ran is
-"interrupted".
+"interrupted" (its unfinished trials too: `settle`), and can be resumed (`resume`): the
+budget left then, the finished trials kept, the cut-off ones asked again, Optuna's study
+read back from its journal file beside the sweep's (sweeps/<id>.optuna).
 """
 from __future__ import annotations
 
@@ -38,6 +40,21 @@ HELD_OUT = 0.1  # the held-out fraction a sweep's trials keep when the page gave
 POLL_SECONDS = 0.5
 
 
+INTERRUPTED = Message("The app stopped while this sweep ran: its trials so far are kept.")
+TRIAL_INTERRUPTED = Message("The app stopped while this trial ran.")
+
+
+def _alive(pid) -> bool:
+    """Whether the process that saved a sweep still runs (another server on the folder)."""
+    if not pid or pid == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 class SweepError(UserError):
     """A sweep that cannot start, or is not there (`messages`: its Message, kept whole
     for the page)."""
@@ -58,6 +75,12 @@ class Sweep:
         self.length: dict | None = None  # the steps every trial trains (_set_length)
         self.finished: float | None = None
         self.trials: list[dict] = []
+        self.offline = 0.0  # seconds its app was down before the sweep was resumed
+        self.interrupted_at: float | None = None  # when its app stopped while it ran
+        self._again: list[dict] = []  # the settings of trials a stop cut off (resume)
+        self.cut = False  # read back as running by another app: its app stopped (settle)
+        self.paused = 0.0  # seconds its trials waited in the queue behind other runs
+        self._waiting_since: float | None = None
         self._stop = threading.Event()
         self._done = threading.Event()
         self._closed: threading.Event | None = None  # the manager's: the app is closing
@@ -86,14 +109,16 @@ class Sweep:
                 "spec": self.spec.to_dict(), "planned": self.planned,
                 "first_planned": self.first_planned, "length": self.length,
                 "estimate_seconds": self.estimate_seconds,
-                "seconds": ended - self.started, "deadline": self.deadline,
+                "seconds": ended - self.started - self.offline - self.paused,
+                "paused": self.paused, "deadline": self.deadline,
                 "trials": self.ranked(), "best": best,
                 "higher_is_better": self.spec.higher_is_better}
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {**self.snapshot(), "owner": self.owner, "started": self.started,
-                "finished": self.finished, "trials": self.trials}
+                "finished": self.finished, "trials": self.trials, "offline": self.offline,
+                "interrupted_at": self.interrupted_at, "pid": os.getpid()}
         partial = self.path.with_suffix(".partial")
         partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(partial, self.path)
@@ -106,10 +131,13 @@ class Sweep:
         sweep.spec = SweepSpec(**data["spec"])
         sweep.owner = data.get("owner", LOCAL_OWNER)
         sweep.state, sweep.error = data["state"], data.get("error", "")
-        if sweep.state == "running":  # its app ended while it ran
+        sweep.offline = data.get("offline", 0.0)
+        sweep.interrupted_at = data.get("interrupted_at")
+        sweep.paused, sweep._waiting_since = data.get("paused", 0.0), None
+        sweep._again, sweep.cut = [], sweep.state == "running" and not _alive(data.get("pid"))
+        if sweep.state == "running":  # its app ended while it ran (or runs it elsewhere)
             sweep.state = "interrupted"
-            sweep.error = Message("The app stopped while this sweep ran: its trials so far "
-                                  "are kept.")
+            sweep.error = INTERRUPTED
         sweep.started, sweep.deadline = data["started"], data["deadline"]
         sweep.planned, sweep.estimate_seconds = data["planned"], data["estimate_seconds"]
         sweep.trial_estimate = None
@@ -118,6 +146,40 @@ class Sweep:
         sweep._stop, sweep._done, sweep._closed = threading.Event(), threading.Event(), None
         sweep._done.set()
         return sweep
+
+    # ---- after its app stopped ---------------------------------------------------
+    def settle(self, queue) -> None:
+        """A sweep whose app stopped while it ran, read by the next: its unfinished trials
+        are "interrupted" (a queued one leaves the queue, which would otherwise start it
+        as a run of no sweep), and so is the sweep, until it is resumed."""
+        self.interrupted_at = self.interrupted_at or self.path.stat().st_mtime
+        for trial in self.trials:
+            if trial["seconds"] is not None:
+                continue
+            if trial["queued_id"] and not trial["run_id"]:
+                try:
+                    queue.remove(trial["queued_id"], self.owner)
+                except UserError:  # (it had left the queue)
+                    pass
+            trial["state"], trial["error"] = "interrupted", TRIAL_INTERRUPTED
+            trial["seconds"] = max(0.0, self.interrupted_at - trial["started"])
+        self.cut = False
+        self.save()
+
+    def resume(self) -> None:
+        """Go on after a stop of its app: the time it was down is not counted (the budget
+        left is what was left then), and the trials the stop cut off are asked again first;
+        the finished ones are kept and never run again."""
+        now = time.time()
+        down = max(0.0, now - (self.interrupted_at or now))
+        self.offline += down
+        self.deadline += down
+        cut = [t for t in self.trials if t["state"] == "interrupted" and not t.get("retried")]
+        self._again = [dict(t["params"]) for t in cut]
+        for trial in cut:
+            trial["retried"] = True
+        self.state, self.error, self.finished, self.interrupted_at = "running", "", None, None
+        self._stop, self._done = threading.Event(), threading.Event()
 
     # ---- running it ------------------------------------------------------------
     def base_config(self):
@@ -148,12 +210,27 @@ class Sweep:
         # as many as fit at that pace, but no more than leave each its least share
         more = min(math.floor((left + 1) / max(per, 1.0)),
                    math.floor(left / (MIN_TRIAL_SECONDS + judging)))
-        fit = len(self.trials) + max(0, more) * at_once
+        fit = self.counted() + max(0, more) * at_once
         planned = min(self.spec.trials or fit, size or MAX_TRIALS, MAX_TRIALS)
         if self.estimate_seconds is None:
             rounds = math.ceil(max(planned, 1) / at_once)
             self.estimate_seconds = min(rounds * per, self.spec.budget_minutes * 60)
         return planned
+
+    def waiting(self, queued: bool) -> None:
+        """A look at a trial that waits in the run queue (`queued`) or not: the time it
+        waits behind other runs is not the sweep's, so its deadline moves on by as much
+        (the page says the clock was paused). Its own share of time starts with its run."""
+        now = time.time()
+        if queued and self._waiting_since is not None:
+            self.paused += now - self._waiting_since
+            self.deadline += now - self._waiting_since
+        self._waiting_since = now if queued else None
+
+    def counted(self) -> int:
+        """The trials that count against the plan: all but those a stop of the app cut off
+        (asked again when the sweep is resumed)."""
+        return sum(1 for t in self.trials if t["state"] != "interrupted")
 
     def judge_seconds(self) -> float:
         """What judging a trial takes: the mean of the trials judged so far, before one
@@ -167,20 +244,22 @@ class Sweep:
         memory only), until the search has no more, or no more fit the time left."""
         self._closed = manager.closed
         try:
-            search = search_for(self.spec)
+            ran = [t["params"] for t in self.trials if t["state"] != "interrupted"]
+            search = search_for(self.spec, self.path.with_suffix(".optuna"), ran, self._again)
             trials = Trials(self, queue, manager, scorer, search, token)
             base = self.base_config()
             on_jobs = base.run_on == "hf_jobs"
             width = self.spec.at_once if on_jobs else 1
-            self.planned = self.first_planned = max(1, self.plan_trials(search.size(), width))
+            self.planned = max(1, self.plan_trials(search.size(), width))
+            self.first_planned = self.first_planned or self.planned
             self.save()
-            while len(self.trials) < self.planned and not self.halted():
-                at_once = min(width, self.planned - len(self.trials))
-                rounds = math.ceil((self.planned - len(self.trials)) / at_once)
+            while self.counted() < self.planned and not self.halted():
+                at_once = min(width, self.planned - self.counted())
+                rounds = math.ceil((self.planned - self.counted()) / at_once)
                 share = (self.deadline - time.time()) / rounds - self.judge_seconds()
                 if share < MIN_TRIAL_SECONDS:  # (the time since the plan: plan again)
-                    self.planned = max(len(self.trials), self.plan_trials(search.size(), width))
-                    if self.planned <= len(self.trials):
+                    self.planned = max(self.counted(), self.plan_trials(search.size(), width))
+                    if self.planned <= self.counted():
                         break
                     continue
                 batch = self._ask(search, base, share, at_once)
@@ -192,7 +271,7 @@ class Sweep:
                 trials.follow([trial for trial, _, _ in batch], POLL_SECONDS)
                 for trial, _, _ in batch:
                     self._set_length(trial, manager)
-                self.planned = max(len(self.trials), self.plan_trials(search.size(), width))
+                self.planned = max(self.counted(), self.plan_trials(search.size(), width))
                 self.save()
             self.state = "stopped" if self.halted() else "done"
         except Exception as e:  # the page shows it; the server keeps running

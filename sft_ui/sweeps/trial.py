@@ -71,9 +71,12 @@ class Trials:
                 self.judge(trial)
 
     def _looked_at(self, trial: dict) -> bool:
-        """One look at a trial; True once it has ended (or left the queue)."""
+        """One look at a trial; True once it has ended (or left the queue). While it
+        waits in the queue behind other runs, the sweep's clock is paused."""
         if not trial["run_id"] and not self._started(trial):
+            self.sweep.waiting(trial["state"] == "queued")
             return trial["state"] in ("failed", "removed")
+        self.sweep.waiting(False)
         run = self.manager.get(trial["run_id"])
         losses = eval_losses(run)
         number = trial["number"]

@@ -27,7 +27,7 @@ def _answer(fn, *args):
 
 # The endpoints, each an Api method of the same name.
 ENDPOINTS = ("sign_in", "start_run", "queue_run", "queue", "unqueue", "move_queued",
-             "start_sweep", "sweep", "stop_sweep",
+             "start_sweep", "sweep", "stop_sweep", "resume_sweep",
              "run_status", "stop_run", "resume_run", "preview_data",
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
              "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
@@ -110,6 +110,11 @@ class Api:
     def stop_sweep(self, request: gr.Request, sweep_id: str) -> dict:
         """Stop a sweep of yours: its running trial stops and saves, no other starts."""
         return _answer(self.actions.stop_sweep, who(request), sweep_id)
+
+    def resume_sweep(self, request: gr.Request, sweep_id: str, hf_token: str = "") -> dict:
+        """Go on with a sweep of yours that a stop of the app interrupted: the budget left
+        then, its finished trials kept, the cut-off ones tried again first."""
+        return _answer(self.actions.resume_sweep, who(request), sweep_id, hf_token)
 
     def run_status(self, run_id: str) -> dict:
         """State, step, max_steps, metrics, samples and error of a run."""

@@ -15,9 +15,18 @@ from sft_ui.actions import Actions
 from sft_ui.config import RunConfig
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
-from sft_ui.sweeps import VARIABLE, parse_vary
+from sft_ui.sweeps import VARIABLE, parse_vary, vary_text
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
+from sft_ui.ui.lang import (
+    T,
+    after_switch,
+    compact_duration,
+    keep,
+    note,
+    problem,
+    problems,
+    say,
+)
 from sft_ui.ui.widgets import config_to_values, values_to_dict
 
 COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
@@ -29,6 +38,7 @@ SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact 
                 "rougeL": "ROUGE-L", "json_valid": "JSON valid",
                 "reward": "Rewards' mean (held-out prompts)"}
 EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
+PAUSE_SAID = 5.0  # seconds of a sweep's clock paused behind other runs the page says
 
 
 @dataclass
@@ -40,8 +50,10 @@ class SweepPanel:
     trials: gr.Number
     score: gr.Dropdown
     eval_file: gr.Textbox
+    eval_upload: gr.UploadButton
     start: gr.Button
     stop: gr.Button
+    resume: gr.Button
     best: gr.Button
     notice: gr.Markdown
     table: gr.Dataframe
@@ -75,13 +87,17 @@ def build() -> SweepPanel:
                                minimum=1, elem_id="sweep-budget")
             trials = gr.Number(0, label=T("Trials (0: as many as fit)"), minimum=0,
                                precision=0, elem_id="sweep-trials")
-        eval_file = gr.Textbox(label=T("Eval file"), elem_id="sweep-eval-file",
-                               info=T("For an Evaluate score or the rewards' mean: a file "
-                                      "of held-out rows (blank: the rows each trial holds "
-                                      "out)."))
+        with gr.Row(equal_height=True):
+            eval_file = gr.Textbox(label=T("Eval file"), elem_id="sweep-eval-file", scale=4,
+                                   info=T("For an Evaluate score or the rewards' mean: a "
+                                          "file of held-out rows (blank: the rows each "
+                                          "trial holds out)."))
+            eval_upload = gr.UploadButton(T("Upload an eval file"), size="sm", scale=1,
+                                          elem_id="sweep-eval-upload")
         with gr.Row():
             start = gr.Button(T("Start sweep"), variant="primary", elem_id="sweep-start")
             stop = gr.Button(T("Stop sweep"), variant="stop", elem_id="sweep-stop")
+            resume = gr.Button(T("Resume sweep"), elem_id="sweep-resume", visible=False)
             best = gr.Button(T("Use the best"), elem_id="sweep-best")
         notice = gr.Markdown(elem_id="sweep-notice")
         table = gr.Dataframe(frame(None), interactive=False, wrap=True, show_label=False,
@@ -92,9 +108,9 @@ def build() -> SweepPanel:
         scores = gr.ScatterPlot(x="value", y="score", color="trial",
                                 label=T("Score against a varied setting"),
                                 elem_id="sweep-scores", height=220)
-    return SweepPanel(add_setting, vary, method, budget, trials, score, eval_file, start,
-                      stop, best, notice, table, curves, against, scores, gr.State(""),
-                      gr.Timer(2.0, active=False))
+    return SweepPanel(add_setting, vary, method, budget, trials, score, eval_file,
+                      eval_upload, start, stop, resume, best, notice, table, curves, against,
+                      scores, gr.State(""), gr.Timer(2.0, active=False))
 
 
 def _short(value) -> str:
@@ -151,7 +167,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     """The panel's buttons, its timer (ticks while a sweep of this page runs), a page
     opened and a language switch (the person's latest sweep shown). `token`: the page's
     Hugging Face token box, for trials on Hugging Face Jobs (several at once there)."""
-    shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer]
+    shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer, p.resume]
+    form = [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file]
 
     def curves_of(found: dict | None):
         """The trials' eval losses, one line a trial (its axes in the page's language)."""
@@ -181,7 +198,7 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     def shown(found: dict | None, against: str | None = None):
         if not found:
             return ("", frame(None), curves_of(None), gr.Dropdown(choices=[], value=None),
-                    scores_of(None, None), gr.Timer(active=False))
+                    scores_of(None, None), gr.Timer(active=False), gr.Button(visible=False))
         varied = list(found["spec"]["vary"])
         against = against if against in varied else (varied[0] if varied else None)
         running = found["state"] == "running"
@@ -192,10 +209,15 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                        budget=compact_duration(found["spec"]["budget_minutes"] * 60))
         more = [Message("Best: trial {number} (run {run})", number=found["best"]["number"],
                         run=found["best"]["run_id"])] if found["best"] else []
+        if found.get("paused", 0) >= PAUSE_SAID:
+            more.append(Message("The sweep's clock paused for {seconds} while other runs of "
+                                "the queue trained.",
+                                seconds=compact_duration(found["paused"])))
         return (note(line, more + ([found["error"]] if found["error"] else [])),
                 frame(found),
                 curves_of(found), gr.Dropdown(choices=varied, value=against),
-                scores_of(found, against), gr.Timer(active=running))
+                scores_of(found, against), gr.Timer(active=running),
+                gr.Button(visible=found["state"] == "interrupted"))
 
     def latest(request: gr.Request, sweep_id: str, against=None):
         try:
@@ -203,6 +225,35 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
         except UserError:
             found = actions.sweep(who(request), "")
         return (found["id"] if found else "", *shown(found, against))
+
+    def opened(request: gr.Request, sweep_id: str):
+        """The page opened (or came back after a restart): the person's latest sweep, and
+        its form as they filled it in."""
+        found_id, *rest = latest(request, sweep_id)
+        try:
+            spec = actions.sweep(who(request), found_id)["spec"] if found_id else None
+        except UserError:
+            spec = None
+        if not spec:
+            return (found_id, *rest, *[gr.update()] * len(form))
+        return (found_id, *rest, vary_text(spec["vary"]), spec["method"],
+                spec["budget_minutes"], spec.get("trials", 0), spec["score"],
+                spec.get("eval_file", ""))
+
+    def on_eval_upload(request: gr.Request, path):
+        """An uploaded eval file, kept in this person's upload folder: its path in the box
+        (a person on a Space cannot type a path of the server)."""
+        try:
+            return actions.upload(who(request), path), ""
+        except UserError as e:
+            return gr.update(), problem("Cannot use this file:", e)
+
+    def on_resume(request: gr.Request, sweep_id, hf_token):
+        try:
+            found = actions.resume_sweep(who(request), sweep_id, hf_token or "")
+        except UserError as e:
+            return (sweep_id, problems("Cannot resume the sweep:", e), *[gr.update()] * 6)
+        return (found["id"], *shown(found))
 
     def on_add(name, text, *values):
         if not name:
@@ -223,14 +274,14 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 "score": score, "eval_file": eval_file or ""}, hf_token or "")
         except UserError as e:
             return (gr.update(), problems("Cannot start the sweep:", e),
-                    *[gr.update()] * 5)
+                    *[gr.update()] * 6)
         return (found["id"], *shown(found))
 
     def on_stop(request: gr.Request, sweep_id):
         try:
             actions.stop_sweep(who(request), sweep_id)
         except UserError as e:
-            return (sweep_id, problems("Cannot stop the sweep:", e), *[gr.update()] * 5)
+            return (sweep_id, problems("Cannot stop the sweep:", e), *[gr.update()] * 6)
         return latest(request, sweep_id)
 
     def on_best(request: gr.Request, sweep_id):
@@ -248,6 +299,9 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     p.start.click(on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
                              token, *inputs], [p.sweep_id, *shown_out], api_name=False)
     p.stop.click(on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)
+    p.resume.click(on_resume, [p.sweep_id, token], [p.sweep_id, *shown_out], api_name=False)
+    p.eval_upload.upload(on_eval_upload, p.eval_upload, [p.eval_file, p.notice],
+                         api_name=False)
     p.best.click(on_best, p.sweep_id, [p.notice, *inputs], api_name=False,
                  show_progress_on=p.best)  # (not on each setting: see test_page)
     p.timer.tick(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out], api_name=False,
@@ -255,8 +309,9 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     p.against.input(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out],
                     api_name=False, show_progress="hidden")
     keep(p.notice)
-    Context.root_block.load(latest, [p.sweep_id], [p.sweep_id, *shown_out], api_name=False,
-                            show_progress="hidden")
+    Context.root_block.load(opened, [p.sweep_id], [p.sweep_id, *shown_out, *form],
+                            api_name=False, show_progress="hidden",
+                            show_progress_on=p.notice)  # (see test_page)
     after_switch(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out])
 
 
