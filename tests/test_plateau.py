@@ -59,6 +59,9 @@ def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, 
     assert ending and plateau.ended_by(run.metrics) == ("plateau", 2)
     assert run.budget[-1] == "held-out loss stopped falling: best held-out loss at step 2 " \
         "of 8, kept"
+    assert run.message.startswith("Stopped where the held-out loss stopped falling, after 8 "
+                                  "of "), run.message
+    assert "the model of step 2, the best on the held-out rows, is saved" in run.message
     log = (run.dir / "train.log").read_text()
     assert "Held-out loss has stopped falling" in log and "Kept the model of step 2" in log
     saved = load_file(run.dir / "model" / "adapter_model.safetensors")

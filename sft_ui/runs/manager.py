@@ -22,6 +22,7 @@ from sft_ui.lazy import trl
 from sft_ui.plan.hardware import detect, release_memory
 from sft_ui.plan.memory import memory_problem
 from sft_ui.plan.oom import is_out_of_memory, out_of_memory_advice
+from sft_ui.plan.plateau import PLATEAU, ended_by
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
 from sft_ui.runs.folder import RUN_ID, clean_name, display_name, runs_dir
@@ -201,6 +202,12 @@ class RunManager:
                 outcome = ("stopped", Message("Stopped at step {step}; the model so far is "
                                               "saved in {folder}, with a checkpoint to resume "
                                               "from.", step=run.step, folder=str(model_dir)))
+            elif (ended_by(run.metrics) or ("",))[0] == PLATEAU:
+                outcome = ("done", Message(
+                    "Stopped where the held-out loss stopped falling, after {step} of {steps} "
+                    "steps; the model of step {kept}, the best on the held-out rows, is saved "
+                    "in {folder}.", step=run.step, steps=run.max_steps,
+                    kept=ended_by(run.metrics)[1], folder=str(model_dir)))
             elif run.deadline is not None and run.step < run.max_steps:
                 outcome = ("done", Message("Stopped at the time budget after {step} of {steps} "
                                            "steps; the model is saved in {folder}.",

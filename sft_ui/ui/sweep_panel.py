@@ -13,6 +13,7 @@ from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config import RunConfig
+from sft_ui.config.registry import applies, field
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.sweeps import VARIABLE, parse_vary, vary_text
@@ -69,7 +70,7 @@ def build() -> SweepPanel:
                       elem_id="sweep-panel"):
         gr.Markdown(T("Each trial is a run in the queue, judged on held-out data, never on "
                       "its training loss; the time budget holds for the whole sweep."))
-        add_setting = gr.Dropdown([(name, name) for name in VARIABLE], value=None,
+        add_setting = gr.Dropdown(_offered("sft", T), value=None,
                                   label=T("Add a setting to vary"), elem_id="sweep-add")
         vary = gr.Textbox(label=T("Settings to vary"), lines=3, elem_id="sweep-vary",
                           placeholder=EXAMPLE,
@@ -111,6 +112,13 @@ def build() -> SweepPanel:
     return SweepPanel(add_setting, vary, method, budget, trials, score, eval_file,
                       eval_upload, start, stop, resume, best, notice, table, curves, against,
                       scores, gr.State(""), gr.Timer(2.0, active=False))
+
+
+def _offered(stage: str, said=say) -> list[tuple]:
+    """Add a setting's choices: the settings a sweep may vary that apply to the stage,
+    each by its label (`said`: T while the page is built, say in an answer)."""
+    return [(said(field(name).metadata["label"]), name) for name in VARIABLE
+            if applies(name, stage)]
 
 
 def _short(value) -> str:
@@ -296,6 +304,9 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
 
     p.add_setting.change(on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],
                          api_name=False, show_progress="hidden")
+    stage = inputs[names.index("stage")]
+    stage.change(lambda chosen: gr.Dropdown(choices=_offered(chosen), value=None), stage,
+                 p.add_setting, api_name=False, show_progress="hidden")
     p.start.click(on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
                              token, *inputs], [p.sweep_id, *shown_out], api_name=False)
     p.stop.click(on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)
