@@ -131,7 +131,7 @@ def test_every_action_checks_its_caller(tmp_path):
         "check_start": (anyone, {}), "queue_run": (anyone, {}),
         "unqueue": (anyone, "q1"), "move_queued": (anyone, "q1", 1),
         "edit_queued": (anyone, "q1", {}), "start_sweep": (anyone, {}),
-        "stop_sweep": (anyone, "sweep-1")}
+        "stop_sweep": (anyone, "sweep-1"), "resume_sweep": (anyone, "sweep-1")}
     for name, args in refused.items():
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)

@@ -364,3 +364,22 @@ def test_a_sweep_cut_off_by_a_kill_is_resumed_where_it_was(tmp_path):
         found.close()
         wait_for(lambda: not manager.busy())
         manager.close()
+
+
+def test_a_sweep_judged_by_exact_match_prunes_the_trials_whose_eval_loss_is_worse():
+    """The pruner reads eval losses (lower is better) while the study maximizes exact
+    match: a trial far worse in eval loss is pruned, one far better is not."""
+    spec = SweepSpec(vary={"learning_rate": [1e-4, 2e-4, 3e-4, 4e-4]}, method="optuna",
+                     score="exact_match", seed=0)
+    search = search_for(spec)
+    for number in (1, 2):
+        search.ask(number)
+        for step in (1, 2, 3):
+            search.report(2.0, step, number)
+        search.tell(50.0, number=number)
+    search.ask(3)
+    search.report(9.0, 2, 3)
+    assert search.should_prune(3)
+    search.ask(4)
+    search.report(0.5, 2, 4)
+    assert not search.should_prune(4)

@@ -130,8 +130,13 @@ class OptunaSearch(Search):
         return trial.suggest_categorical(name, list(values))
 
     def report(self, value: float, step: int, number: int = 0) -> None:
+        """A trial's eval loss at `step` (lower is better): told to a study that maximizes
+        its score (exact match...) as its negative, so the pruner stops the worse trials,
+        not the better."""
         if number in self._asked:
-            self._asked[number].report(float(value), int(step))
+            loss = float(value)
+            self._asked[number].report(-loss if self.spec.higher_is_better else loss,
+                                       int(step))
 
     def should_prune(self, number: int = 0) -> bool:
         return number in self._asked and self._asked[number].should_prune()

@@ -13,6 +13,7 @@ from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
+from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
 from sft_ui.ui.widgets import values_to_dict
@@ -81,8 +82,9 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
             return (problems("Cannot queue:", e), *shown(request))
         rows = {r["id"]: r for r in actions.queued(who(request))}
         place = rows.get(queued, {}).get("place")
-        said = (f"Queued as {queued}, place {place}." if place else
-                f"Queued as {queued}: it started at once, as no run was training.")
+        said = Message("Queued as {queued}, place {place}.", queued=queued, place=place) \
+            if place else Message("Queued as {queued}: it started at once, as no run was "
+                                  "training.", queued=queued)
         return (note(said), *shown(request, queued))
 
     add.click(on_add, inputs, [start_notice, *outputs], api_name=False,
