@@ -68,10 +68,10 @@ def test_a_small_sweep_ranks_its_trials_and_uses_the_best(page, live_app, tiny_m
     found = manager.root / "sweeps"
     sweep = sorted(found.glob("sweep-*.json"))[-1].read_text()
     assert '"score": null' not in sweep  # both trials were judged on held-out rows
-    expect(table).to_contain_text("learning_rate=0.01")
-    expect(table).to_contain_text("learning_rate=0.001")
+    expect(table).to_contain_text("learning_rate 0.01")
+    expect(table).to_contain_text("learning_rate 0.001")
     page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
-    ranked = re.findall(r"learning_rate=([\d.e-]+)", table.inner_text())
+    ranked = re.findall(r"learning_rate\s+([\d.e-]+)", table.inner_text())
     assert len(ranked) == 2  # the best first
     page.locator("#sweep-best").click()
     expect(notice).to_contain_text("The page holds the best trial's settings")

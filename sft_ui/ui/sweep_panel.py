@@ -16,7 +16,7 @@ from sft_ui.config import RunConfig
 from sft_ui.config.registry import applies, field
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
-from sft_ui.sweeps import VARIABLE, parse_vary, vary_text
+from sft_ui.sweeps import VARIABLE, SweepSpec, parse_vary, vary_text
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import (
     T,
@@ -39,6 +39,9 @@ SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact 
                 "rougeL": "ROUGE-L", "json_valid": "JSON valid",
                 "reward": "Rewards' mean (held-out prompts)"}
 EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
+# (the table fits the panel at 1366 px; a run by the end of its id, which the Runs tab
+# and the Best line say whole)
+WIDTHS = ["8%", "7%", "24%", "11%", "16%", "11%", "14%", "9%"]
 PAUSE_SAID = 5.0  # seconds of a sweep's clock paused behind other runs the page says
 
 
@@ -102,7 +105,7 @@ def build() -> SweepPanel:
             best = gr.Button(T("Use the best"), elem_id="sweep-best")
         notice = gr.Markdown(elem_id="sweep-notice")
         table = gr.Dataframe(frame(None), interactive=False, wrap=True, show_label=False,
-                             elem_id="sweep-table")
+                             elem_id="sweep-table", column_widths=WIDTHS)
         curves = gr.LinePlot(x="step", y="eval loss", color="trial", label=T("Eval loss by "
                              "trial"), elem_id="sweep-curves", height=220)
         against = gr.Dropdown([], label=T("Score against"), elem_id="sweep-against")
@@ -127,7 +130,7 @@ def _short(value) -> str:
 
 def frame(found: dict | None) -> pd.DataFrame:
     """The ranked table: best first; a pruned or failed trial last, with its reason."""
-    rows = []
+    rows, score = [], (found or {}).get("spec", {}).get("score", "eval_loss")
     for place, t in enumerate((found or {}).get("trials", []), 1):
         scored = t["score"] is not None and not t["pruned"]
         state = say("pruned") if t["pruned"] else say(t["state"])
@@ -135,11 +138,13 @@ def frame(found: dict | None) -> pd.DataFrame:
             state += f": {say(t['error'])}"
         if t.get("ended_by") in ENDED and t["state"] == "done":
             state += f", {say(ENDED[t['ended_by']])}"
+        # (a pruned trial's score is its last eval loss: shown where that is the score)
+        shown = t["score"] is not None and (scored or score == "eval_loss")
         rows.append([place if scored else "--", t["number"],
-                     ", ".join(f"{k}={_short(v)}" for k, v in t["params"].items()),
-                     "--" if t["score"] is None else f"{t['score']:.4g}",
+                     ", ".join(f"{k} {_short(v)}" for k, v in t["params"].items()),
+                     f"{t['score']:.4g}" if shown else "--",
                      trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
-                     state, t["run_id"] or "--"])
+                     state, t["run_id"].rsplit("-", 1)[-1] if t["run_id"] else "--"])
     return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
 
 
@@ -244,7 +249,7 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
             spec = None
         if not spec:
             return (found_id, *rest, *[gr.update()] * len(form))
-        return (found_id, *rest, vary_text(spec["vary"]), spec["method"],
+        return (found_id, *rest, vary_text(SweepSpec.from_dict(spec).vary), spec["method"],
                 spec["budget_minutes"], spec.get("trials", 0), spec["score"],
                 spec.get("eval_file", ""))
 
