@@ -383,3 +383,24 @@ def test_a_sweep_judged_by_exact_match_prunes_the_trials_whose_eval_loss_is_wors
     search.ask(4)
     search.report(0.5, 2, 4)
     assert not search.should_prune(4)
+
+
+def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
+    """On a file of facts to recall the quick path chooses rank 32 at 2e-3 (plan/budget.py):
+    a model-based sweep over the rate and the rank tries that first, so its best is never
+    a choice it did not try."""
+    import json
+    data = tmp_path / "facts.jsonl"
+    data.write_text("".join(json.dumps({"prompt": f"What is the capital of Zor{i}?",
+                                        "completion": f"Vel{i}ka"}) + "\n"
+                            for i in range(60)))
+    found, manager, trainer = sweeps(Losses(steps=2))
+    sweep = found.start(SweepSpec(base={"dataset_name": str(data)}, method="optuna",
+                                  trials=2, budget_minutes=30, seed=0,
+                                  vary={"learning_rate": {"low": 1e-4, "high": 3e-3,
+                                                          "log": True},
+                                        "lora_r": [8, 16, 32]}))
+    assert found.wait(sweep, HANG)
+    first = min(sweep.snapshot()["trials"], key=lambda t: t["number"])
+    assert first["params"] == {"learning_rate": 2e-3, "lora_r": 32}
+    assert trainer.order[0] == 2e-3

@@ -30,7 +30,7 @@ from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
-from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
+from sft_ui.sweeps.space import MAX_TRIALS, Range, SweepSpec
 from sft_ui.sweeps.trial import Trials, new_trial
 
 FOLDER = "sweeps"
@@ -245,9 +245,11 @@ class Sweep:
         self._closed = manager.closed
         try:
             ran = [t["params"] for t in self.trials if t["state"] != "interrupted"]
-            search = search_for(self.spec, self.path.with_suffix(".optuna"), ran, self._again)
-            trials = Trials(self, queue, manager, scorer, search, token)
             base = self.base_config()
+            first = [] if self.trials else self._quick_path_first(base)
+            search = search_for(self.spec, self.path.with_suffix(".optuna"), ran,
+                                self._again or first)
+            trials = Trials(self, queue, manager, scorer, search, token)
             on_jobs = base.run_on == "hf_jobs"
             width = self.spec.at_once if on_jobs else 1
             self.planned = max(1, self.plan_trials(search.size(), width))
@@ -283,6 +285,30 @@ class Sweep:
                 self.save()
             finally:
                 self._done.set()
+
+    def _quick_path_first(self, base) -> list[dict]:
+        """Optuna's first trial: the values the quick path would choose for the varied
+        settings (plan/budget.py: the learning rate and LoRA rank it reads from the data),
+        where the search's space holds them, so that the sweep's best is never one it
+        never tried; the others drawn by the search. None for a grid or random search."""
+        if self.spec.method != "optuna":
+            return []
+        from sft_ui.plan.budget import choose
+        from sft_ui.plan.sample import quick_data_sample
+        from sft_ui.plan.shape import model_shape
+        cfg = dataclasses.replace(base, time_budget_minutes=base.time_budget_minutes or 5.0)
+        try:
+            chosen = choose(cfg, quick_data_sample(cfg),
+                            model_shape(cfg.model_name_or_path).params()).config
+        except Exception:  # (data or model unread here: the trials will say why)
+            return []
+        params = {}
+        for name, values in self.spec.vary.items():
+            value = getattr(chosen, name, None)
+            if (isinstance(values, Range) and values.low <= value <= values.high) or \
+                    (isinstance(values, list) and value in values):
+                params[name] = value
+        return [params] if params else []
 
     def _ask(self, search, base, share: float, count: int) -> list[tuple]:
         """The next `count` trials (fewer where the search has no more): each the page's
