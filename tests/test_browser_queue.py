@@ -1,7 +1,8 @@
 """The run queue and a sweep in a real browser: while a run trains, Add to queue twice; the
 queue shows both in order with what differs; the second moved sooner starts first when the
-training run is stopped, then the other, each to its end. A small sweep of two trials is
-ranked on held-out rows, and Use the best puts its settings in the page."""
+training run is stopped, then the other, each to its end. A small sweep of two trials, its
+eval file uploaded in the page, is ranked on held-out rows, and Use the best puts its
+settings in the page."""
 import re
 
 from tests.conftest import HANG, HANG_MS, field, wait_for
@@ -59,6 +60,17 @@ def test_a_small_sweep_ranks_its_trials_and_uses_the_best(page, live_app, tiny_m
     page.get_by_text("Sweep: try several settings, keep the best").click()
     page.get_by_label("Settings to vary").fill("learning_rate: 0.001, 0.01")
     _set(page, "Time for the whole sweep (minutes)", 4)
+    # an eval file uploaded in the page (no one on a Space can type a server's path) is
+    # kept in the uploads folder, its path in the box; the sweep is then judged on it
+    held = tmp_path / "held-out.jsonl"
+    held.write_text("".join('{"prompt": "Say %d.", "completion": "%d"}\n' % (i, i)
+                            for i in range(6)))
+    with page.expect_file_chooser() as chooser:
+        page.locator("#sweep-eval-upload").click()
+    chooser.value.set_files(str(held))
+    box = page.get_by_label("Eval file", exact=True)
+    wait_for(lambda: box.input_value().endswith("held-out.jsonl"), timeout=HANG)
+    assert "uploads" in box.input_value() and box.input_value() != str(held)
     page.locator("#sweep-start").click()
     notice, table = page.locator("#sweep-notice"), page.locator("#sweep-table")
     expect(notice).to_contain_text(re.compile(r"Sweep sweep-\S+: done, 2 of 2 trials"),

@@ -310,7 +310,7 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
     import gc
 
     from sft_ui.backends import worker
-    from sft_ui.train import callbacks
+    from sft_ui.train import callbacks, generation
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = callbacks.generate_batch
@@ -318,7 +318,8 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
     def counted(model, tokenizer, prompts, max_new_tokens, half=None):
         calls.append(list(prompts))
         return original(model, tokenizer, prompts, max_new_tokens, half)
-    monkeypatch.setattr(callbacks, "generate_batch", counted)
+    monkeypatch.setattr(callbacks, "generate_batch", counted)  # the rounds while training
+    monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
     defaults = RunConfig()
     try:
         worker.warm_up(tiny_cfg["model_name_or_path"])

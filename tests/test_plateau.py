@@ -75,3 +75,18 @@ def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, 
     first = next(m["eval_loss"] for m in run.metrics if "eval_loss" in m)
     assert last == pytest.approx(first)
     manager.close()
+
+
+def test_exact_matches_count_before_the_loss_where_answers_are_short(monkeypatch):
+    """Facts learnt by heart: the held-out loss may rise while more answers come out
+    right; the model kept is the one with the most right, and only a step with no more
+    right and no lower loss counts towards the plateau."""
+    model = torch.nn.Linear(2, 2)
+    judge = HeldOut(patience=2, answers=[([1], "x", 2)], tokenizer=object())
+    matches = iter([0.2, 0.5, 0.5, 0.5, 0.4])
+    monkeypatch.setattr(judge, "matches", lambda m: next(matches))
+    assert not judge.heard(2.0, 10, model)
+    assert not judge.heard(2.5, 20, model) and judge.best == (2.5, 20)  # more right
+    assert not judge.heard(2.4, 30, model) and judge.best == (2.4, 30)  # as many, lower
+    assert not judge.heard(2.45, 40, model) and judge.since == 1
+    assert judge.heard(1.0, 50, model) and judge.best == (2.4, 30)  # lower loss, fewer right

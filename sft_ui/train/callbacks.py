@@ -277,8 +277,15 @@ class StudioCallback(TrainerCallback):
         if self._stop_here(state, control):
             return
         loss = (metrics or {}).get("eval_loss")
-        if self.judge and loss is not None and self.judge.heard(loss, state.global_step, model) \
-                and state.global_step < state.max_steps and not control.should_training_stop:
+        plateau = self.judge and loss is not None and \
+            self.judge.heard(loss, state.global_step, model)
+        if self.judge and self.judge.match is not None:
+            self.sink.add_metrics({"step": state.global_step,
+                                   "eval_exact_match": self.judge.match})
+            self.log.info("step %d: held-out exact match %.3g", state.global_step,
+                          self.judge.match)
+        if plateau and state.global_step < state.max_steps and \
+                not control.should_training_stop:
             control.should_training_stop = True
             best, at = self.judge.best
             self.log.info("Held-out loss has stopped falling (no gain in %d evaluations): "

@@ -25,13 +25,13 @@ from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
-from sft_ui.stages import PREFERENCE, hook, stage_of
+from sft_ui.stages import PREFERENCE, SUPERVISED, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, agree, sample_prompts
 from sft_ui.train.events import MODEL_SUBDIR, RunSink, announce
 from sft_ui.train.generation import answers_before_training
-from sft_ui.train.held_out import HeldOut
+from sft_ui.train.held_out import HeldOut, short_answers
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy
 from sft_ui.train.preference import drop_reference_adapter
@@ -130,14 +130,21 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   deadline=deadline, fit=getattr(sink, "fit_steps", False),
                                   expected_round=round_seconds(cfg))
         checkpoints = run_dir / "checkpoints"
+        processes = int(os.environ.get("WORLD_SIZE", "1"))
+        judged = bool(deadline) and has_eval_data(cfg) and processes == 1
+        # (read before the trainer is built: reading the data makes training arguments,
+        # which would reset the trainer's accelerator)
+        answers = short_answers(cfg, tokenizer) if judged and stage.family == SUPERVISED \
+            else []
         trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
                                          log)
-        processes = int(os.environ.get("WORLD_SIZE", "1"))
-        if deadline and has_eval_data(cfg) and trainer.eval_dataset is not None and \
-                processes == 1:  # a time budget spent on what the held-out rows measure
-            callback.judge = HeldOut()
-            log.info("Held-out rows judge the run: it ends where their loss stops falling "
-                     "(or at the budget's end) and keeps the best model they saw")
+        if judged and trainer.eval_dataset is not None:
+            # a time budget spent on what the held-out rows measure
+            callback.judge = HeldOut(answers=answers, tokenizer=tokenizer)
+            log.info("Held-out rows judge the run: it ends where their %s stops %s (or at "
+                     "the budget's end) and keeps the best model they saw",
+                     *(("exact match, then loss,", "improving") if answers
+                       else ("loss", "falling")))
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         args = trainer.args
         log.info("Training (%s): effective batch %d on %d process%s, %s, %s%s", stage.title,

@@ -1,5 +1,7 @@
 """A time-budgeted run judged by its held-out rows while it trains (the policy:
-plan/plateau.py): every evaluation's loss is heard; the trainable weights of the best one
+plan/plateau.py): every evaluation's loss is heard, and where the rows' answers are short
+(a fact, a label, a number: `short_answers`) the share the model gives exactly, which
+counts first (a held-out loss can rise while more answers come out right); the trainable weights of the best one
 so far are kept (in memory: a LoRA adapter's few megabytes, or every weight of a full
 fine-tune); once PATIENCE evaluations in a row bring no gain, the held-out
 loss has reached its plateau and the run stops; at its end the best model is put back
@@ -17,10 +19,38 @@ import torch
 from sft_ui.plan import plateau
 from sft_ui.plan.plateau import BUDGET, LENGTH, PATIENCE, PLATEAU, ending_record
 
+SHORT_ANSWER_TOKENS = 16  # held-out answers this short (median) are also matched exactly
+MATCHED_ROWS = 32  # of the held-out rows, those whose answers are matched
+
+
+def short_answers(cfg, tokenizer) -> list[tuple[list[int], str, int]]:
+    """(prompt's token ids, answer's text, tokens to generate) of the run's held-out rows
+    where their answers are short (a fact, a label, a number); [] where they are not, or
+    the rows carry no answer apart from their prompt (plain text)."""
+    from sft_ui.data.tokens import load_training_data, tokenize_rows
+    data = load_training_data(cfg, tokenizer)
+    rows = tokenize_rows(cfg, tokenizer, (data.eval or [])[:MATCHED_ROWS])
+    found = []
+    for row in rows:
+        labels = row.get("labels") or []
+        at = next((i for i, x in enumerate(labels) if x != -100), None)
+        if at is None or at == 0:
+            continue
+        answer = [x for x in labels[at:] if x != -100]
+        text = tokenizer.decode(answer, skip_special_tokens=True).strip()
+        found.append((row["input_ids"][:at], text, len(answer) + 2))
+    lengths = sorted(limit for _, _, limit in found)
+    if not found or lengths[len(lengths) // 2] - 2 > SHORT_ANSWER_TOKENS:
+        return []
+    return found
+
 
 class HeldOut:
-    def __init__(self, patience: int = PATIENCE):
+    def __init__(self, patience: int = PATIENCE, answers=(), tokenizer=None):
         self.patience = patience
+        self.answers, self.tokenizer = list(answers), tokenizer  # (short_answers)
+        self.match: float | None = None  # the latest evaluation's exact match
+        self._best_match: float | None = None
         self.best: tuple[float, int] | None = None  # (held-out loss, step)
         self.last_step: int | None = None  # the step of the latest evaluation
         self.since = 0  # evaluations since the latest gain
@@ -28,19 +58,45 @@ class HeldOut:
         self._kept: dict[str, torch.Tensor] = {}
 
     def heard(self, loss: float, step: int, model) -> bool:
-        """An evaluation's loss at `step`; True when it is the plateau (stop here)."""
+        """An evaluation's loss at `step` (and where the answers are short, the share of
+        held-out answers the model gives exactly, which counts first); True when it is
+        the plateau (stop here)."""
         self.last_step = step
-        if self.best is None or plateau.is_better(loss, self.best[0]):
-            gain = self.best is None or plateau.is_gain(loss, self.best[0])
-            self.best = (loss, step)
-            self._keep(model)
-            self.since = 0 if gain else self.since + 1
+        self.match = match = self.matches(model)
+        if self.best is None:
+            better = gain = True
+        elif match is not None and match != self._best_match:
+            better = gain = match > self._best_match
         else:
-            self.since += 1
+            better = plateau.is_better(loss, self.best[0])
+            gain = plateau.is_gain(loss, self.best[0])
+        if better:
+            self.best, self._best_match = (loss, step), match
+            self._keep(model)
+        self.since = 0 if gain else self.since + 1
         if self.since >= self.patience and self.plateau_at is None:
             self.plateau_at = step
             return True
         return False
+
+    def matches(self, model) -> float | None:
+        """The share of the held-out rows' short answers the model gives exactly (greedy),
+        or None where there are none to match."""
+        if not self.answers or model is None or self.tokenizer is None:
+            return None
+        training, right = model.training, 0
+        model.eval()
+        with torch.no_grad():
+            for prompt, answer, limit in self.answers:
+                ids = torch.tensor([prompt], device=model.device)
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                                     max_new_tokens=limit, do_sample=False, use_cache=True,
+                                     pad_token_id=self.tokenizer.pad_token_id)
+                said = self.tokenizer.decode(out[0, len(prompt):], skip_special_tokens=True)
+                right += said.strip() == answer
+        if training:
+            model.train()
+        return right / len(self.answers)
 
     def _keep(self, model) -> None:
         if model is None:
