@@ -5,13 +5,16 @@ defaults (a setting the person changed always wins): LoRA with a higher learning
 small data or a model of a billion parameters or more (it learns the task with less
 memorising of the training rows; measured on a 400-row chat file teaching JSON
 extraction: 17/20 held-out answers right against 14/20 for a full fine-tune), loss on
-the answers only for chat and prompt/completion data, and the length of the run: whole
-epochs (at most MAX_EPOCHS) when the budget holds one or more, else the steps that fit.
+the answers only for chat and prompt/completion data, a wider adapter at a higher rate
+for facts to recall (data/answers.py), held-out rows where the data has none (their
+plateau ends the run and chooses the model it saves: plan/plateau.py), and the length of
+the run: whole epochs (at most MAX_EPOCHS, or JUDGED_EPOCHS with held-out rows) when the
+budget holds one or more, else the steps that fit.
 The plan's steps come from the measured speed (speed.py's tokens/s for this model,
 device and precision). A run of one process whose length the budget chooses sets it on
 its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
-is what the budget spends), starting from at most MAX_EPOCHS epochs; a run of several
-processes without a known speed measures it first (`calibrate`). The engine also stops a
+is what the budget spends; set again as it settles), starting from its longest; a run of
+several processes without a known speed measures it first (`calibrate`). The engine also stops a
 run whose time is up (train/callbacks.py), so a budget holds whatever the estimate said.
 Knows nothing of the trainer or the UI.
 """
@@ -203,7 +206,8 @@ def _held_out(cfg: RunConfig, data, hw: Hardware) -> tuple[float, int, int] | No
 def most_epochs(cfg: RunConfig) -> int:
     """The most epochs a budget's run trains: JUDGED_EPOCHS where held-out rows say when
     to stop (train/held_out.py), else MAX_EPOCHS."""
-    return JUDGED_EPOCHS if has_eval_data(cfg) else MAX_EPOCHS
+    judged = has_eval_data(cfg) and cfg.eval_strategy != "no"
+    return JUDGED_EPOCHS if judged else MAX_EPOCHS
 
 
 def _epoch_steps(cfg: RunConfig, hw: Hardware, data) -> int | None:
