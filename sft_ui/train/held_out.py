@@ -1,12 +1,11 @@
 """A time-budgeted run judged by its held-out rows while it trains (the policy:
 plan/plateau.py): every evaluation's loss is heard, and where the rows' answers are short
 (a fact, a label, a number: `short_answers`) the share the model gives exactly, which
-counts first (a held-out loss can rise while more answers come out right); the trainable weights of the best one
-so far are kept (in memory: a LoRA adapter's few megabytes, or every weight of a full
-fine-tune); once PATIENCE evaluations in a row bring no gain, the held-out
-loss has reached its plateau and the run stops; at its end the best model is put back
-before it is saved, and the run's last record says which model was kept and why it
-ended (`ending`).
+counts first (a held-out loss can rise while more answers come out right). The trainable
+weights of the best one so far are kept (in memory: a LoRA adapter's few megabytes, or
+every weight of a full fine-tune); once PATIENCE evaluations in a row bring no gain, the
+run stops at the plateau; at its end the best model is put back before it is saved, and
+the run's last record says which model was kept and why it ended (`ending`).
 
 The callback (train/callbacks.py) asks for an evaluation at the run's last step, so the
 model the run ends with is judged too. Not after a Stop: the person asked for the model
