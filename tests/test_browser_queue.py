@@ -68,9 +68,10 @@ def test_a_small_sweep_ranks_its_trials_and_uses_the_best(page, live_app, tiny_m
     with page.expect_file_chooser() as chooser:
         page.locator("#sweep-eval-upload").click()
     chooser.value.set_files(str(held))
-    box = page.get_by_label("Eval file", exact=True)
+    box = page.locator("#sweep-eval-file").locator("input, textarea").first
     wait_for(lambda: box.input_value().endswith("held-out.jsonl"), timeout=HANG)
     assert "uploads" in box.input_value() and box.input_value() != str(held)
+    box.fill("")  # (judged by eval loss here: the file is not needed)
     page.locator("#sweep-start").click()
     notice, table = page.locator("#sweep-notice"), page.locator("#sweep-table")
     expect(notice).to_contain_text(re.compile(r"Sweep sweep-\S+: done, 2 of 2 trials"),

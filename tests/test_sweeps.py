@@ -404,3 +404,18 @@ def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
     first = min(sweep.snapshot()["trials"], key=lambda t: t["number"])
     assert first["params"] == {"learning_rate": 2e-3, "lora_r": 32}
     assert trainer.order[0] == 2e-3
+
+
+def test_a_trial_that_fits_its_least_share_is_planned_though_trials_took_longer(monkeypatch):
+    """200 s left where trials took 220 s each: a trial's time budget is its share, so one
+    more runs (in 200 s); with 40 s left, none."""
+    from sft_ui.sweeps import sweep as module
+    monkeypatch.setattr(module, "estimate", lambda cfg: None)
+    ahead = module.Sweep(SweepSpec(vary={"lora_r": [8, 16, 32]}, method="optuna",
+                                   budget_minutes=15), "", ".")
+    trial = module.new_trial(1, {"lora_r": 8})
+    ahead.trials = [{**trial, "state": "done", "seconds": 220.0}]
+    ahead.deadline = module.time.time() + 200
+    assert ahead.plan_trials(None) == 2
+    ahead.deadline = module.time.time() + 40
+    assert ahead.plan_trials(None) == 1

@@ -207,9 +207,10 @@ class Sweep:
         per = sum(taken) / len(taken) if taken else \
             (self.trial_estimate or DEFAULT_TRIAL_SECONDS) + judging
         left = max(0.0, self.deadline - time.time())
-        # as many as fit at that pace, but no more than leave each its least share
-        more = min(math.floor((left + 1) / max(per, 1.0)),
-                   math.floor(left / (MIN_TRIAL_SECONDS + judging)))
+        # as many as fit at that pace (one at least while its least share is left: its
+        # time budget makes it fit), but no more than leave each its least share
+        least = math.floor(left / (MIN_TRIAL_SECONDS + judging))
+        more = min(max(math.floor((left + 1) / max(per, 1.0)), min(least, 1)), least)
         fit = self.counted() + max(0, more) * at_once
         planned = min(self.spec.trials or fit, size or MAX_TRIALS, MAX_TRIALS)
         if self.estimate_seconds is None:
