@@ -29,7 +29,8 @@ def test_the_plateau_is_patience_evaluations_without_a_gain_and_the_best_is_put_
     assert record == {"step": 50, "kept_step": 40, "ended_by": 1, "eval_loss": 1.995}
     assert plateau.ended_by([record]) == ("plateau", 40)
     said = plateau.ending_said(record)
-    assert said == "held-out loss stopped falling: best held-out loss at step 40 of 50, kept"
+    assert said == ("held-out rows stopped improving: the model of step 40 of 50, best on "
+                    "the held-out rows, is kept")
 
 
 def test_a_loss_near_zero_has_no_gain_left():
@@ -57,13 +58,13 @@ def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, 
     assert run.step == 8, run.step
     ending = [m for m in run.metrics if "ended_by" in m]
     assert ending and plateau.ended_by(run.metrics) == ("plateau", 2)
-    assert run.budget[-1] == "held-out loss stopped falling: best held-out loss at step 2 " \
-        "of 8, kept"
-    assert run.message.startswith("Stopped where the held-out loss stopped falling, after 8 "
+    assert run.budget[-1] == "held-out rows stopped improving: the model of step 2 of 8, " \
+        "best on the held-out rows, is kept"
+    assert run.message.startswith("Stopped where the held-out rows stopped improving, after 8 "
                                   "of "), run.message
     assert "the model of step 2, the best on the held-out rows, is saved" in run.message
     log = (run.dir / "train.log").read_text()
-    assert "Held-out loss has stopped falling" in log and "Kept the model of step 2" in log
+    assert "Held-out rows show no more gain" in log and "Kept the model of step 2" in log
     saved = load_file(run.dir / "model" / "adapter_model.safetensors")
     at_2 = load_file(run.dir / "checkpoints" / "checkpoint-2" / "adapter_model.safetensors")
     at_8 = load_file(run.dir / "checkpoints" / "checkpoint-8" / "adapter_model.safetensors")

@@ -45,7 +45,7 @@ def ended_by(metrics: list[dict]) -> tuple[str, int | None] | None:
 
 
 ENDING_WORDS = {
-    PLATEAU: Message("held-out loss stopped falling"),
+    PLATEAU: Message("held-out rows stopped improving"),
     BUDGET: Message("the time budget ended training"),
     LENGTH: Message("trained its whole length"),
 }
@@ -53,7 +53,8 @@ ENDING_WORDS = {
 
 def ending_said(record: dict) -> Message:
     """The sentence a judged run's budget ends with: why it ended, and which model it
-    kept ("held-out loss stopped falling: best held-out loss at step 110 of 140, kept")."""
+    kept ("held-out rows stopped improving: the model of step 110 of 140, best on
+    the held-out rows, is kept")."""
     why, kept = ended_by([record])
-    return Message("{ending}: best held-out loss at step {kept} of {step}, kept",
-                   ending=ENDING_WORDS[why], kept=kept, step=record["step"])
+    return Message("{ending}: the model of step {kept} of {step}, best on the held-out "
+                   "rows, is kept", ending=ENDING_WORDS[why], kept=kept, step=record["step"])

@@ -204,7 +204,7 @@ class RunManager:
                                               "from.", step=run.step, folder=str(model_dir)))
             elif (ended_by(run.metrics) or ("",))[0] == PLATEAU:
                 outcome = ("done", Message(
-                    "Stopped where the held-out loss stopped falling, after {step} of {steps} "
+                    "Stopped where the held-out rows stopped improving, after {step} of {steps} "
                     "steps; the model of step {kept}, the best on the held-out rows, is saved "
                     "in {folder}.", step=run.step, steps=run.max_steps,
                     kept=ended_by(run.metrics)[1], folder=str(model_dir)))

@@ -288,8 +288,8 @@ class StudioCallback(TrainerCallback):
                 not control.should_training_stop:
             control.should_training_stop = True
             best, at = self.judge.best
-            self.log.info("Held-out loss has stopped falling (no gain in %d evaluations): "
-                          "training ends at step %d; the best, %.4g, was at step %d",
+            self.log.info("Held-out rows show no more gain (none in %d evaluations): "
+                          "training ends at step %d; the best, loss %.4g, was at step %d",
                           self.judge.patience, state.global_step, best, at)
 
     def on_save(self, args, state, control, **kwargs):
