@@ -91,3 +91,40 @@ def test_exact_matches_count_before_the_loss_where_answers_are_short(monkeypatch
     assert not judge.heard(2.4, 30, model) and judge.best == (2.4, 30)  # as many, lower
     assert not judge.heard(2.45, 40, model) and judge.since == 1
     assert judge.heard(1.0, 50, model) and judge.best == (2.4, 30)  # lower loss, fewer right
+
+
+def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny_cfg):
+    """A prompt/completion file of short answers: its held-out rows' prompts and answers
+    are read as the trainer tokenizes them, and the model's greedy answers to them are
+    matched (a random tiny model gets none right); a file of long answers has none."""
+    import json as _json
+
+    from sft_ui.config import RunConfig
+    from sft_ui.models import load_model_and_tokenizer
+    from sft_ui.train.held_out import short_answers
+    data = tmp_path / "facts.jsonl"
+    data.write_text("".join(_json.dumps({"prompt": f"Capital of Zor{i}?",
+                                         "completion": f"Vel{i}ka"}) + "\n"
+                            for i in range(40)))
+    cfg = RunConfig.from_dict({**tiny_cfg, "dataset_name": str(data), "eval_fraction": 0.2,
+                               "completion_only_loss": True})
+    model, tokenizer = load_model_and_tokenizer(tiny_cfg["model_name_or_path"])
+    found = short_answers(cfg, tokenizer)
+    assert len(found) == 8 and all(a.startswith("Vel") and a.endswith("ka")
+                                   for _, a, _ in found)
+    judge = HeldOut(answers=found, tokenizer=tokenizer)
+    assert judge.matches(model) == 0.0
+    # the model's own greedy answers, one prompt at a time, are matched in the left-padded
+    # batch too (prompts of different lengths)
+    own = []
+    for prompt, _, limit in found[:3] + [(found[0][0][3:], "", 4)]:
+        ids = torch.tensor([prompt])
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                             max_new_tokens=limit, do_sample=False,
+                             pad_token_id=tokenizer.pad_token_id)
+        own.append((prompt, tokenizer.decode(out[0, len(prompt):],
+                                             skip_special_tokens=True).strip(), limit))
+    judge.answers = own
+    assert judge.matches(model) == 1.0
+    long = RunConfig.from_dict({**tiny_cfg, "dataset_name": "demo", "eval_fraction": 0.2})
+    assert short_answers(long, tokenizer) == []

@@ -99,7 +99,9 @@ class HeldOut:
                                  use_cache=True, pad_token_id=pad)
         if training:
             model.train()
-        said = self.tokenizer.batch_decode(out[:, width:], skip_special_tokens=True)
+        said = self.tokenizer.batch_decode([row[width:width + limit] for row, (_, _, limit)
+                                            in zip(out, self.answers)],
+                                           skip_special_tokens=True)
         return sum(s.strip() == answer for s, (_, answer, _) in zip(said, self.answers)) / \
             len(self.answers)
 
