@@ -276,9 +276,12 @@ class StudioCallback(TrainerCallback):
         self._eval_seconds = (metrics or {}).get("eval_runtime", self._eval_seconds)
         if self._stop_here(state, control):
             return
-        loss = (metrics or {}).get("eval_loss")
+        loss, began = (metrics or {}).get("eval_loss"), time.time()
         plateau = self.judge and loss is not None and \
             self.judge.heard(loss, state.global_step, model)
+        judged = time.time() - began  # (its exact matches: answers generated)
+        self._paused += judged
+        self._eval_seconds += judged
         if self.judge and self.judge.match is not None:
             self.sink.add_metrics({"step": state.global_step,
                                    "eval_exact_match": self.judge.match})
