@@ -192,7 +192,8 @@ def test_a_budgeted_preference_run_chooses_its_steps_and_rate(tmp_path, tiny_cfg
     # its length set on its pace; its held-out rows then said how it ended and what it kept
     assert run.budget[-2] == f"{run.config.max_steps} steps fit 0.4 min at the run's pace", \
         run.budget
-    assert run.budget[-1].endswith(f"of {run.step}, kept"), run.budget
+    assert run.budget[-1].endswith(f"of {run.step}, best on the held-out rows, is kept"), \
+        run.budget
     assert run.config.use_peft and run.config.learning_rate == 5e-5, run.budget
     assert run.deadline is not None and run.deadline <= run.created + 24 + 5
     assert not (tmp_path / "speed.json").exists()  # no steps spent measuring beforehand
