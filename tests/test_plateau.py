@@ -128,3 +128,35 @@ def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny
     assert judge.matches(model) == 1.0
     long = RunConfig.from_dict({**tiny_cfg, "dataset_name": "demo", "eval_fraction": 0.2})
     assert short_answers(long, tokenizer) == []
+
+
+def test_a_length_set_again_longer_goes_on_after_a_slow_first_step(monkeypatch):
+    """A stall at step 2 (100 s a step) sets 3 steps; the trainer's own flow then ends the
+    run at step 3, but the pace of steps 2 and 3 together sets it again, longer: the run
+    goes on (it ended at 3 steps of a 5-minute budget before)."""
+    from types import SimpleNamespace
+
+    from sft_ui.train import callbacks
+    now = [1000.0]
+    monkeypatch.setattr(callbacks.time, "time", lambda: now[0])
+
+    class Sink:
+        deadline, fit_steps = 1000.0 + 300, True
+
+        def __getattr__(self, name):
+            return lambda *a, **k: False
+    cb = callbacks.StudioCallback(Sink(), None, [], 0, 8, deadline=1300.0, fit=True)
+    args = SimpleNamespace(max_steps=-1, get_warmup_steps=lambda n: 0, device="cpu")
+    state = SimpleNamespace(global_step=0, max_steps=780, num_train_epochs=30,
+                            is_world_process_zero=True)
+    control = SimpleNamespace(should_training_stop=False, should_evaluate=False,
+                              should_save=False)
+    cb.on_train_begin(args, state, control)
+    for step, seconds in ((1, 2.0), (2, 100.0), (3, 2.0)):
+        now[0] += seconds
+        state.global_step = step
+        control.should_training_stop = step >= state.max_steps  # the trainer's own flow
+        cb.on_step_end(args, state, control)
+        if step == 2:
+            assert state.max_steps == 3
+    assert state.max_steps > 3 and not control.should_training_stop

@@ -236,8 +236,9 @@ class StudioCallback(TrainerCallback):
         if scheduler is not None:
             fit_schedule(scheduler, args, steps)
         state.max_steps = steps
-        if steps <= state.global_step:
-            control.should_training_stop = True
+        # (the trainer's own flow ends a run that reached its length before this step's
+        # callbacks: a length set again, longer, goes on)
+        control.should_training_stop = steps <= state.global_step
         self.sink.fitted(steps)
         self.sink.progress(state.global_step, steps)
         self.log.info("Time budget: %d steps fit, at %.2f s a step (this run's step %d)",
