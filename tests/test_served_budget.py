@@ -45,7 +45,9 @@ def test_a_budgeted_run_from_a_page_of_the_served_app(browser, tmp_path, tiny_cf
             (page, folder, state):
         assert 1 <= state["step"] < 100_000  # the deadline ended it, not the length
         log = (folder / "train.log").read_text()
-        assert "Time budget: step" in log and "training ends by" in log
+        # (or the plateau of the rows the budget held out, whichever came first)
+        assert "training ends by" in log and ("Time budget: step" in log or
+                                              "Held-out rows show no more gain" in log)
         saved = RunConfig.from_yaml(folder / "config.yaml")
         assert state["budget"] and saved.use_peft  # chosen by the app, kept in the folder
         assert saved.max_steps == 100_000  # the person's length stays theirs
@@ -64,6 +66,7 @@ def test_the_served_app_sets_a_budgeted_length_on_the_first_steps(browser, tmp_p
         steps = RunConfig.from_yaml(folder / "config.yaml").max_steps
         assert f"Time budget: {steps} steps fit, at " in (folder / "train.log").read_text()
         assert state["max_steps"] == steps and 1 <= state["step"] <= steps
-        assert state["budget"][-1].startswith(f"{steps:,} steps fit 1 min")
+        fits = [r for r in state["budget"] if r.startswith(f"{steps:,} steps fit 1 min")]
+        assert fits, state["budget"]  # (then, last, how its held-out rows ended it)
         expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
         expect(page.locator("#run-progress")).to_contain_text(f"/{steps} ", timeout=HANG_MS)

@@ -294,6 +294,7 @@ class Sweep:
         never tried; the others drawn by the search. None for a grid or random search."""
         if self.spec.method != "optuna":
             return []
+        # (late: the planner reads data and a model's shape, only for an Optuna sweep)
         from sft_ui.plan.budget import choose
         from sft_ui.plan.sample import quick_data_sample
         from sft_ui.plan.shape import model_shape

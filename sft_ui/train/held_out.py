@@ -26,7 +26,10 @@ def short_answers(cfg, tokenizer) -> list[tuple[list[int], str, int]]:
     """(prompt's token ids, answer's text, tokens to generate) of the run's held-out rows
     where their answers are short (a fact, a label, a number); [] where they are not, or
     the rows carry no answer apart from their prompt (plain text)."""
-    from sft_ui.data.tokens import load_training_data, tokenize_rows
+    from sft_ui.data.tokens import (  # (late: the data layer, only for a judged run)
+        load_training_data,
+        tokenize_rows,
+    )
     data = load_training_data(cfg, tokenizer)
     rows = tokenize_rows(cfg, tokenizer, (data.eval or [])[:MATCHED_ROWS])
     found = []
