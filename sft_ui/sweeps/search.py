@@ -30,11 +30,9 @@ class Search:
         self._asked = 0
         self._tried: set = set()
         self._again = [dict(p) for p in again]  # cut off by a stop of the app: first
-        for params in tried:  # (a resumed sweep: the trials it has run, not run again)
-            self._tried.add(tuple(sorted(params.items())))
+        self._tried.update(_key(p) for p in tried)  # (a resumed sweep's: not run again)
         if self._grid is not None:
-            self._grid = [p for p in self._grid if tuple(sorted(p.items())) not in
-                          self._tried] + self._again
+            self._grid = [p for p in self._grid if _key(p) not in self._tried] + self._again
             self._again = []
 
     def size(self) -> int | None:
@@ -56,7 +54,7 @@ class Search:
         for _ in range(1000):  # random: a combination not tried yet where one is left
             params = {n: v.draw(self._rng) if isinstance(v, Range) else self._rng.choice(v)
                       for n, v in self.spec.vary.items()}
-            key = tuple(sorted(params.items()))
+            key = _key(params)
             if key not in self._tried:
                 self._tried.add(key)
                 return params

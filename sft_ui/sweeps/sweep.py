@@ -28,9 +28,10 @@ from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
 from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
+from sft_ui.sweeps.first import quick_path_first
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
-from sft_ui.sweeps.space import MAX_TRIALS, Range, SweepSpec
+from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
 from sft_ui.sweeps.trial import Trials, new_trial
 
 FOLDER = "sweeps"
@@ -247,7 +248,7 @@ class Sweep:
         try:
             ran = [t["params"] for t in self.trials if t["state"] != "interrupted"]
             base = self.base_config()
-            first = [] if self.trials else self._quick_path_first(base)
+            first = [] if self.trials else quick_path_first(self.spec, base)
             search = search_for(self.spec, self.path.with_suffix(".optuna"), ran,
                                 self._again or first)
             trials = Trials(self, queue, manager, scorer, search, token)
@@ -286,31 +287,6 @@ class Sweep:
                 self.save()
             finally:
                 self._done.set()
-
-    def _quick_path_first(self, base) -> list[dict]:
-        """Optuna's first trial: the values the quick path would choose for the varied
-        settings (plan/budget.py: the learning rate and LoRA rank it reads from the data),
-        where the search's space holds them, so that the sweep's best is never one it
-        never tried; the others drawn by the search. None for a grid or random search."""
-        if self.spec.method != "optuna":
-            return []
-        # (late: the planner reads data and a model's shape, only for an Optuna sweep)
-        from sft_ui.plan.budget import choose
-        from sft_ui.plan.sample import quick_data_sample
-        from sft_ui.plan.shape import model_shape
-        cfg = dataclasses.replace(base, time_budget_minutes=base.time_budget_minutes or 5.0)
-        try:
-            chosen = choose(cfg, quick_data_sample(cfg),
-                            model_shape(cfg.model_name_or_path).params()).config
-        except Exception:  # (data or model unread here: the trials will say why)
-            return []
-        params = {}
-        for name, values in self.spec.vary.items():
-            value = getattr(chosen, name, None)
-            if (isinstance(values, Range) and values.low <= value <= values.high) or \
-                    (isinstance(values, list) and value in values):
-                params[name] = value
-        return [params] if params else []
 
     def _ask(self, search, base, share: float, count: int) -> list[tuple]:
         """The next `count` trials (fewer where the search has no more): each the page's
