@@ -100,6 +100,7 @@ def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny
     import json as _json
 
     from sft_ui.config import RunConfig
+    from sft_ui.data.tokens import load_training_data
     from sft_ui.models import load_model_and_tokenizer
     from sft_ui.train.held_out import short_answers
     data = tmp_path / "facts.jsonl"
@@ -109,7 +110,7 @@ def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny
     cfg = RunConfig.from_dict({**tiny_cfg, "dataset_name": str(data), "eval_fraction": 0.2,
                                "completion_only_loss": True})
     model, tokenizer = load_model_and_tokenizer(tiny_cfg["model_name_or_path"])
-    found = short_answers(cfg, tokenizer)
+    found = short_answers(cfg, tokenizer, load_training_data(cfg, tokenizer).eval)
     assert len(found) == 8 and all(a.startswith("Vel") and a.endswith("ka")
                                    for _, a, _ in found)
     judge = HeldOut(answers=found, tokenizer=tokenizer)
@@ -127,7 +128,7 @@ def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny
     judge.answers = own
     assert judge.matches(model) == 1.0
     long = RunConfig.from_dict({**tiny_cfg, "dataset_name": "demo", "eval_fraction": 0.2})
-    assert short_answers(long, tokenizer) == []
+    assert short_answers(long, tokenizer, load_training_data(long, tokenizer).eval) == []
 
 
 def test_a_length_set_again_longer_goes_on_after_a_slow_first_step(monkeypatch):

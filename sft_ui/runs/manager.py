@@ -202,12 +202,12 @@ class RunManager:
                 outcome = ("stopped", Message("Stopped at step {step}; the model so far is "
                                               "saved in {folder}, with a checkpoint to resume "
                                               "from.", step=run.step, folder=str(model_dir)))
-            elif (ended_by(run.metrics) or ("",))[0] == PLATEAU:
+            elif (judged := ended_by(run.metrics)) and judged[0] == PLATEAU:
                 outcome = ("done", Message(
                     "Stopped where the held-out rows stopped improving, after {step} of {steps} "
                     "steps; the model of step {kept}, the best on the held-out rows, is saved "
-                    "in {folder}.", step=run.step, steps=run.max_steps,
-                    kept=ended_by(run.metrics)[1], folder=str(model_dir)))
+                    "in {folder}.", step=run.step, steps=run.max_steps, kept=judged[1],
+                    folder=str(model_dir)))
             elif run.deadline is not None and run.step < run.max_steps:
                 outcome = ("done", Message("Stopped at the time budget after {step} of {steps} "
                                            "steps; the model is saved in {folder}.",

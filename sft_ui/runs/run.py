@@ -92,7 +92,7 @@ class Run:
             self.max_steps = steps
             self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
             self.budget = self.budget[:-1] + [Message(
-                "{steps} steps fit {minutes} min at the run's pace", 
+                "{steps} steps fit {minutes} min at the run's pace",
                 steps=f"{steps:,}", minutes=minutes)]
         (self.dir / "config.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
 

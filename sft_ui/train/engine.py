@@ -25,7 +25,7 @@ from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
 from sft_ui.plan.hardware import detect, precision
 from sft_ui.plan.loading import half_dtype, load_options
 from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
-from sft_ui.stages import PREFERENCE, SUPERVISED, hook, stage_of
+from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback, agree, sample_prompts
@@ -87,6 +87,9 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
     log.info("Data: %s, %d training rows, %d eval rows, format %s. %s",
              data.source.label, len(data.train), len(data.eval or []), data.format,
              " ".join(data.notes))
+    # the held-out rows' short answers, matched where a time budget judges the run
+    # (train/held_out.py; read before the SFTConfig, which resets the accelerator state)
+    answers = short_answers(cfg, tokenizer, data.eval) if data.eval else []
     train_set, eval_set = data.datasets()
     args = sft_config(cfg, output_dir, eval_set is not None)
     trained, lora = policy(cfg, model, log)
@@ -99,6 +102,7 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
             "answer away (of {train_set} rows, none keeps an answer token within it), and "
             "the loss is counted on answers only. Raise Max length, or turn Loss on answers "
             "only off.", max_length=cfg.max_length, train_set=len(train_set)))
+    trainer.held_out_answers = answers
     return trainer
 
 
@@ -131,15 +135,13 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   expected_round=round_seconds(cfg))
         checkpoints = run_dir / "checkpoints"
         processes = int(os.environ.get("WORLD_SIZE", "1"))
-        judged = bool(deadline) and has_eval_data(cfg) and processes == 1
-        # (read before the trainer is built: reading the data makes training arguments,
-        # which would reset the trainer's accelerator)
-        answers = short_answers(cfg, tokenizer) if judged and stage.family == SUPERVISED \
-            else []
         trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
                                          log)
-        if judged and trainer.eval_dataset is not None:
-            # a time budget spent on what the held-out rows measure
+        if deadline and has_eval_data(cfg) and processes == 1 and \
+                trainer.eval_dataset is not None:
+            # a time budget spent on what the held-out rows measure (an SFT trainer's
+            # short answers too: sft_trainer)
+            answers = getattr(trainer, "held_out_answers", [])
             callback.judge = HeldOut(answers=answers, tokenizer=tokenizer)
             log.info("Held-out rows judge the run: it ends where their %s stops %s (or at "
                      "the budget's end) and keeps the best model they saw",

@@ -22,16 +22,13 @@ SHORT_ANSWER_TOKENS = 16  # held-out answers this short (median) are also matche
 MATCHED_ROWS = 24  # of the held-out rows, those whose answers are matched (one batch)
 
 
-def short_answers(cfg, tokenizer) -> list[tuple[list[int], str, int]]:
-    """(prompt's token ids, answer's text, tokens to generate) of the run's held-out rows
-    where their answers are short (a fact, a label, a number); [] where they are not, or
-    the rows carry no answer apart from their prompt (plain text)."""
-    from sft_ui.data.tokens import (  # (late: the data layer, only for a judged run)
-        load_training_data,
-        tokenize_rows,
-    )
-    data = load_training_data(cfg, tokenizer)
-    rows = tokenize_rows(cfg, tokenizer, (data.eval or [])[:MATCHED_ROWS])
+def short_answers(cfg, tokenizer, rows: list[dict]) -> list[tuple[list[int], str, int]]:
+    """(prompt's token ids, answer's text, tokens to generate) of the run's held-out `rows`
+    (as data/tokens.py reads them) where their answers are short (a fact, a label, a
+    number); [] where they are not, or the rows carry no answer apart from their prompt
+    (plain text)."""
+    from sft_ui.data.tokens import tokenize_rows  # (late: the data layer, for a judged run)
+    rows = tokenize_rows(cfg, tokenizer, rows[:MATCHED_ROWS])
     found = []
     for row in rows:
         labels = row.get("labels") or []
