@@ -149,7 +149,8 @@ def frame(found: dict | None) -> pd.DataFrame:
 
 
 def trained(trial: dict) -> str:
-    """A trial's steps and epochs ("140 (10 ep)"), or "--" before it has trained."""
+    """A trial's steps and epochs ("140 steps, 10 epochs"), or "--" before it has
+    trained."""
     if not trial.get("steps"):
         return "--"
     epochs = trial.get("epochs")
@@ -232,24 +233,26 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 scores_of(found, against), gr.Timer(active=running),
                 gr.Button(visible=found["state"] == "interrupted"))
 
-    def latest(request: gr.Request, sweep_id: str, against=None):
+    def found_of(request: gr.Request, sweep_id: str) -> dict | None:
+        """The sweep the page follows, else the person's latest (None: they have none)."""
         try:
-            found = actions.sweep(who(request), sweep_id)
+            return actions.sweep(who(request), sweep_id)
         except UserError:
-            found = actions.sweep(who(request), "")
+            return actions.sweep(who(request), "")
+
+    def latest(request: gr.Request, sweep_id: str, against=None):
+        found = found_of(request, sweep_id)
         return (found["id"] if found else "", *shown(found, against))
 
     def opened(request: gr.Request, sweep_id: str):
         """The page opened (or came back after a restart): the person's latest sweep, and
         its form as they filled it in."""
-        found_id, *rest = latest(request, sweep_id)
-        try:
-            spec = actions.sweep(who(request), found_id)["spec"] if found_id else None
-        except UserError:
-            spec = None
-        if not spec:
-            return (found_id, *rest, *[gr.update()] * len(form))
-        return (found_id, *rest, vary_text(SweepSpec.from_dict(spec).vary), spec["method"],
+        found = found_of(request, sweep_id)
+        said = (found["id"] if found else "", *shown(found))
+        if not found:
+            return (*said, *[gr.update()] * len(form))
+        spec = found["spec"]
+        return (*said, vary_text(SweepSpec.from_dict(spec).vary), spec["method"],
                 spec["budget_minutes"], spec.get("trials", 0), spec["score"],
                 spec.get("eval_file", ""))
 
@@ -265,7 +268,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
         try:
             found = actions.resume_sweep(who(request), sweep_id, hf_token or "")
         except UserError as e:
-            return (sweep_id, problems("Cannot resume the sweep:", e), *[gr.update()] * 6)
+            return (sweep_id, problems("Cannot resume the sweep:", e),
+                    *[gr.update()] * (len(shown_out) - 1))
         return (found["id"], *shown(found))
 
     def on_add(name, text, *values):
@@ -287,14 +291,15 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 "score": score, "eval_file": eval_file or ""}, hf_token or "")
         except UserError as e:
             return (gr.update(), problems("Cannot start the sweep:", e),
-                    *[gr.update()] * 6)
+                    *[gr.update()] * (len(shown_out) - 1))
         return (found["id"], *shown(found))
 
     def on_stop(request: gr.Request, sweep_id):
         try:
             actions.stop_sweep(who(request), sweep_id)
         except UserError as e:
-            return (sweep_id, problems("Cannot stop the sweep:", e), *[gr.update()] * 6)
+            return (sweep_id, problems("Cannot stop the sweep:", e),
+                    *[gr.update()] * (len(shown_out) - 1))
         return latest(request, sweep_id)
 
     def on_best(request: gr.Request, sweep_id):
