@@ -27,12 +27,12 @@ def test_queue_two_runs_while_one_trains(page, live_app, tiny_model_dir, tmp_pat
             re.compile(r"Queued as q\d+, place \d"))
     table = page.locator("#queue-table")
     expect(queue).to_be_visible()
-    expect(table).to_contain_text("learning_rate=0.0003")
-    expect(table).to_contain_text("max_steps=3")
+    expect(table).to_contain_text("Learning rate 0.0003")  # (settings by their labels)
+    expect(table).to_contain_text("Max steps 3")
 
     def places():  # where each queued run's row is in the table
         text = table.inner_text()
-        return text.find("learning_rate=0.0002"), text.find("learning_rate=0.0003")
+        return text.find("Learning rate 0.0002"), text.find("Learning rate 0.0003")
     assert 0 <= places()[0] < places()[1]
     page.locator("#queue-chosen input").click()
     page.get_by_role("option", name="q2").click()
@@ -81,10 +81,10 @@ def test_a_small_sweep_ranks_its_trials_and_uses_the_best(page, live_app, tiny_m
     found = manager.root / "sweeps"
     sweep = sorted(found.glob("sweep-*.json"))[-1].read_text()
     assert '"score": null' not in sweep  # both trials were judged on held-out rows
-    expect(table).to_contain_text("learning_rate 0.01")
-    expect(table).to_contain_text("learning_rate 0.001")
+    expect(table).to_contain_text("Learning rate 0.01")
+    expect(table).to_contain_text("Learning rate 0.001")
     page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
-    ranked = re.findall(r"learning_rate\s+([\d.e-]+)", table.inner_text())
+    ranked = re.findall(r"Learning rate\s+([\d.e-]+)", table.inner_text())
     assert len(ranked) == 2  # the best first
     page.locator("#sweep-best").click()
     expect(notice).to_contain_text("The page holds the best trial's settings")

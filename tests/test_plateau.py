@@ -33,6 +33,27 @@ def test_the_plateau_is_patience_evaluations_without_a_gain_and_the_best_is_put_
                     "the held-out rows, is kept")
 
 
+def test_after_a_plateau_the_rate_comes_down_to_zero_where_the_length_allows():
+    """A quarter of the steps so far (10 at least), unless the run's length ends sooner;
+    the schedule goes from the rate it had, whatever its rule, to 0 at the new end."""
+    from sft_ui.train.fit import cool_schedule
+    assert plateau.cool_steps(200, 1000) == 50 and plateau.cool_steps(8, 1000) == 10
+    assert plateau.cool_steps(200, 240) is None  # (its own schedule ends within them)
+    weight = torch.nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([weight], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5)  # constant
+    for _ in range(4):
+        optimizer.step()
+        scheduler.step()
+    cool_schedule(scheduler, 8)
+    rates = []
+    for _ in range(4):
+        optimizer.step()
+        scheduler.step()
+        rates.append(scheduler.get_last_lr()[0])
+    assert rates == pytest.approx([0.0375, 0.025, 0.0125, 0.0])
+
+
 def test_a_loss_near_zero_has_no_gain_left():
     assert plateau.is_gain(0.5, 0.6) and not plateau.is_gain(0.0009, 0.0015)
 
@@ -41,8 +62,9 @@ def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, 
                                                                        monkeypatch):
     """A real run with a time budget: its held-out rows (chosen by the budget) are
     evaluated every 2 steps; no evaluation after the first is better here, so the third
-    after it is the plateau: the run ends at step 8 of many, and its saved adapter is
-    the one of step 2 (the checkpoint written there), not step 8's."""
+    after it is the plateau (step 8 of many): the learning rate comes down to 0 over the
+    next 10 steps (plan/plateau.py's least), the run ends at step 18, and its saved
+    adapter is the one of step 2 (the checkpoint written there), not step 18's."""
     from safetensors.torch import load_file
     monkeypatch.setattr("sft_ui.plan.speed.speed_file", lambda: tmp_path / "speed.json")
     monkeypatch.setattr(plateau, "is_gain", lambda loss, best: False)
@@ -55,22 +77,30 @@ def test_a_budgeted_run_stops_at_its_plateau_and_saves_the_best_model(tmp_path, 
                    in ("done", "failed") else None, timeout=HANG)
     assert run.state == "done", run.error
     assert run.config.eval_fraction > 0  # the budget held rows out
-    assert run.step == 8, run.step
+    assert run.step == 18 and run.max_steps == 18, (run.step, run.max_steps)
     ending = [m for m in run.metrics if "ended_by" in m]
     assert ending and plateau.ended_by(run.metrics) == ("plateau", 2)
-    assert run.budget[-1] == "held-out rows stopped improving: the model of step 2 of 8, " \
-        "best on the held-out rows, is kept"
-    assert run.message.startswith("Stopped where the held-out rows stopped improving, after 8 "
-                                  "of "), run.message
-    assert "the model of step 2, the best on the held-out rows, is saved" in run.message
+    assert plateau.plateau_step(run.metrics) == 8
+    assert run.budget[-1] == "held-out rows stopped improving at step 8, and the learning " \
+        "rate came down to 0 over the 10 steps after it: the model of step 2 of 18, best on " \
+        "the held-out rows, is kept"
+    assert run.message.startswith("Stopped 10 steps after the held-out rows stopped improving "
+                                  "(step 8), the learning rate brought down to 0 over them; "
+                                  "the model of step 2, the best on the held-out rows, is "
+                                  "saved in "), run.message
+    rates = {m["step"]: m["learning_rate"] for m in run.metrics if "learning_rate" in m}
+    # from step 8's rate down to 0 at step 18, linearly (a record's rate: its step's)
+    assert [rates[s] / rates[9] for s in (10, 14, 18)] == pytest.approx([0.9, 0.5, 0.1],
+                                                                        rel=0.01)
     log = (run.dir / "train.log").read_text()
-    assert "Held-out rows show no more gain" in log and "Kept the model of step 2" in log
+    assert "Held-out rows show no more gain" in log and "comes down to 0 over 10 steps" in log
+    assert "Kept the model of step 2" in log
     saved = load_file(run.dir / "model" / "adapter_model.safetensors")
     at_2 = load_file(run.dir / "checkpoints" / "checkpoint-2" / "adapter_model.safetensors")
-    at_8 = load_file(run.dir / "checkpoints" / "checkpoint-8" / "adapter_model.safetensors")
+    at_18 = load_file(run.dir / "checkpoints" / "checkpoint-18" / "adapter_model.safetensors")
     assert saved.keys() == at_2.keys()
     assert all(torch.equal(saved[k], at_2[k]) for k in saved)
-    assert any(not torch.equal(saved[k], at_8[k]) for k in saved)  # (it learnt after step 2)
+    assert any(not torch.equal(saved[k], at_18[k]) for k in saved)  # (it learnt after step 2)
     # the saved model's held-out loss is the one its records end with
     last = [m["eval_loss"] for m in run.metrics if "eval_loss" in m][-1]
     first = next(m["eval_loss"] for m in run.metrics if "eval_loss" in m)

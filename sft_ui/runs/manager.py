@@ -22,7 +22,7 @@ from sft_ui.lazy import trl
 from sft_ui.plan.hardware import detect, release_memory
 from sft_ui.plan.memory import memory_problem
 from sft_ui.plan.oom import is_out_of_memory, out_of_memory_advice
-from sft_ui.plan.plateau import PLATEAU, ended_by
+from sft_ui.plan.plateau import PLATEAU, ended_by, plateau_step
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
 from sft_ui.runs.folder import RUN_ID, clean_name, display_name, runs_dir
@@ -202,7 +202,14 @@ class RunManager:
                 outcome = ("stopped", Message("Stopped at step {step}; the model so far is "
                                               "saved in {folder}, with a checkpoint to resume "
                                               "from.", step=run.step, folder=str(model_dir)))
-            elif (judged := ended_by(run.metrics)) and judged[0] == PLATEAU:
+            elif (judged := ended_by(run.metrics)) and judged[0] == PLATEAU and \
+                    (at := plateau_step(run.metrics)):
+                outcome = ("done", Message(
+                    "Stopped {cool} steps after the held-out rows stopped improving (step "
+                    "{at}), the learning rate brought down to 0 over them; the model of step "
+                    "{kept}, the best on the held-out rows, is saved in {folder}.",
+                    cool=run.step - at, at=at, kept=judged[1], folder=str(model_dir)))
+            elif judged and judged[0] == PLATEAU:
                 outcome = ("done", Message(
                     "Stopped where the held-out rows stopped improving, after {step} of {steps} "
                     "steps; the model of step {kept}, the best on the held-out rows, is saved "

@@ -17,9 +17,10 @@ import torch.distributed as dist
 from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
+from sft_ui.plan.plateau import cool_steps
 from sft_ui.plan.speed import NEAR_END, round_steps
 from sft_ui.train.events import RunSink, announce
-from sft_ui.train.fit import FIT_AFTER, fit_schedule, steps_that_fit
+from sft_ui.train.fit import FIT_AFTER, cool_schedule, fit_schedule, steps_that_fit
 from sft_ui.train.generation import answers_before_training, generate_batch, kept_answers
 from sft_ui.train.held_out import HeldOut
 
@@ -272,7 +273,8 @@ class StudioCallback(TrainerCallback):
             f"{k} {_short(v)}" for k, v in record.items() if k not in ("step", "memory_bytes")))
         self._stop_here(state, control)
 
-    def on_evaluate(self, args, state, control, metrics=None, model=None, **kwargs):
+    def on_evaluate(self, args, state, control, metrics=None, model=None, lr_scheduler=None,
+                    **kwargs):
         self._paused += (metrics or {}).get("eval_runtime", 0.0)
         self._eval_seconds = (metrics or {}).get("eval_runtime", self._eval_seconds)
         if self._stop_here(state, control):
@@ -290,11 +292,28 @@ class StudioCallback(TrainerCallback):
                           self.judge.match)
         if plateau and state.global_step < state.max_steps and \
                 not control.should_training_stop:
-            control.should_training_stop = True
-            best, at = self.judge.best
-            self.log.info("Held-out rows show no more gain (none in %d evaluations): "
-                          "training ends at step %d; the best, loss %.4g, was at step %d",
-                          self.judge.patience, state.global_step, best, at)
+            self._cool_down(state, lr_scheduler)
+
+    def _cool_down(self, state, scheduler) -> None:
+        """At the held-out rows' plateau: the rate comes down to 0 over the next steps
+        (plan/plateau.py's cool_steps), the run ends there, its length set no more; where
+        its length ends within them, it trains on to it."""
+        best, at = self.judge.best
+        cool = cool_steps(state.global_step, state.max_steps)
+        if cool is None or scheduler is None:
+            self.log.info("Held-out rows show no more gain (none in %d evaluations) at step "
+                          "%d; the best, loss %.4g, was at step %d; the rate comes down by "
+                          "the run's end, step %d", self.judge.patience, state.global_step,
+                          best, at, state.max_steps)
+            return
+        self.fit, end = False, state.global_step + cool
+        cool_schedule(scheduler, end)
+        state.max_steps = end
+        self.sink.progress(state.global_step, end)
+        self.log.info("Held-out rows show no more gain (none in %d evaluations) at step %d; "
+                      "the best, loss %.4g, was at step %d; the learning rate comes down to "
+                      "0 over %d steps, to step %d", self.judge.patience, state.global_step,
+                      best, at, cool, end)
 
     def on_save(self, args, state, control, **kwargs):
         self._saved_step = state.global_step

@@ -2,7 +2,9 @@
 what the rest of the budget buys. The run starts from its longest length (plan/budget.py:
 at most MAX_EPOCHS epochs); after FIT_AFTER steps, `steps_that_fit` says how many steps
 end in time (whole epochs where they keep most of them), and `fit_schedule` gives the learning
-rate schedule that length (its warmup and its decay end there). Pure arithmetic and the
+rate schedule that length (its warmup and its decay end there); `cool_schedule` brings the
+rate from where it is down to 0 at a new, earlier end (after a plateau of the held-out rows:
+plan/plateau.py). Pure arithmetic and the
 scheduler's own lambdas; the callback (train/callbacks.py) times the steps.
 """
 from __future__ import annotations
@@ -52,3 +54,15 @@ def fit_schedule(scheduler, args, steps: int) -> bool:
             group["lr"] = rate
         scheduler._last_lr = rates
     return changed
+
+
+def _cooled(step: int, start: int, end: int, factor: float) -> float:
+    return factor * max(0.0, (end - step) / max(end - start, 1))
+
+
+def cool_schedule(scheduler, end: int) -> None:
+    """Make `scheduler` (a LambdaLR) bring each group's rate from its value now down to 0,
+    linearly, at step `end`, whatever its rule was (a constant one too)."""
+    at = scheduler.last_epoch
+    scheduler.lr_lambdas = [functools.partial(_cooled, start=at, end=end, factor=rule(at))
+                            for rule in scheduler.lr_lambdas]

@@ -3,9 +3,10 @@ plan/plateau.py): every evaluation's loss is heard, and where the rows' answers 
 (a fact, a label, a number: `short_answers`) the share the model gives exactly, which
 counts first (a held-out loss can rise while more answers come out right). The trainable
 weights of the best one so far are kept (in memory: a LoRA adapter's few megabytes, or
-every weight of a full fine-tune); once PATIENCE evaluations in a row bring no gain, the
-run stops at the plateau; at its end the best model is put back before it is saved, and
-the run's last record says which model was kept and why it ended (`ending`).
+every weight of a full fine-tune); once PATIENCE evaluations in a row bring no gain (the
+plateau), the callback brings the learning rate down to 0 over a few more steps and the run
+stops there; at its end the best model is put back before it is saved, and the run's last
+record says which model was kept, where the plateau was and why it ended (`ending`).
 
 The callback (train/callbacks.py) asks for an evaluation at the run's last step, so the
 model the run ends with is judged too. Not after a Stop: the person asked for the model
@@ -59,7 +60,7 @@ class HeldOut:
     def heard(self, loss: float, step: int, model) -> bool:
         """An evaluation's loss at `step` (and where the answers are short, the share of
         held-out answers the model gives exactly, which counts first); True when it is
-        the plateau (stop here)."""
+        the plateau (the rate comes down from here)."""
         self.last_step = step
         self.match = match = self.matches(model)
         if self.best is None:
@@ -126,4 +127,4 @@ class HeldOut:
         saves (the best's), which step's model that is, and why training ended."""
         why = PLATEAU if self.plateau_at is not None else BUDGET if out_of_time else LENGTH
         best = self.best or (None, step)
-        return ending_record(step, best[1], best[0], why)
+        return ending_record(step, best[1], best[0], why, self.plateau_at)

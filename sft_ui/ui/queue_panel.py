@@ -16,7 +16,7 @@ from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
-from sft_ui.ui.widgets import values_to_dict
+from sft_ui.ui.widgets import settings_said, values_to_dict
 
 COLUMNS = ("Position", "Queued", "State", "Settings", "Time")
 
@@ -51,7 +51,7 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     """The table: place, id, state (the run's once started), settings, time."""
     out = []
     for r in rows:
-        text = ", ".join(f"{k}={v}" for k, v in r["changed"].items())
+        text = settings_said(r["changed"])
         state = say(r["state"]) + (f": {say(r['error'])}" if r.get("error") else "")
         if r.get("run_id"):
             state += f" · {r['run_id']}"

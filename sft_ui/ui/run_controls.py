@@ -235,7 +235,16 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
 
     stage_view.wire_continue((c.follow, c.follow_also), shown_run, run_id, s.names,
                              s.inputs, c.notice, actions)
-    Context.root_block.load(wake, None, timer, api_name=False, show_progress="hidden")
+    def opened(current):
+        """A page opened: the run of the moment, else the latest run there is (after a
+        restart of the server too), shown rather than "No run yet"."""
+        if manager.active() is not None or current:
+            return wake(), gr.skip()
+        runs = manager.all_runs()
+        return (gr.Timer(active=True), runs[0].id) if runs else (gr.skip(), gr.skip())
+
+    Context.root_block.load(opened, run_id, [timer, run_id], api_name=False,
+                            show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
     after_switch(lambda: gr.Timer(active=True), None, timer)
     if lists is not None:

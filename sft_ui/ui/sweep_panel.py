@@ -28,7 +28,7 @@ from sft_ui.ui.lang import (
     problems,
     say,
 )
-from sft_ui.ui.widgets import config_to_values, values_to_dict
+from sft_ui.ui.widgets import config_to_values, settings_said, values_to_dict
 
 COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
 # why a trial's training ended (sweeps/trial.py), said after its state
@@ -141,7 +141,7 @@ def frame(found: dict | None) -> pd.DataFrame:
         # (a pruned trial's score is its last eval loss: shown where that is the score)
         shown = t["score"] is not None and (scored or score == "eval_loss")
         rows.append([place if scored else "--", t["number"],
-                     ", ".join(f"{k} {_short(v)}" for k, v in t["params"].items()),
+                     settings_said(t["params"], _short),
                      f"{t['score']:.4g}" if shown else "--",
                      trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
                      state, t["run_id"].rsplit("-", 1)[-1] if t["run_id"] else "--"])

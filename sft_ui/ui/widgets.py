@@ -8,7 +8,7 @@ from sft_ui.backends.jobs import known_flavors
 from sft_ui.config import RunConfig, registry
 from sft_ui.config.values import choices
 from sft_ui.plan import catalog
-from sft_ui.ui.lang import T, relabel
+from sft_ui.ui.lang import T, relabel, say
 
 TRISTATE = ["auto", "on", "off"]  # Optional[bool] fields: auto is None
 MULTILINE = {"dataset_template"}  # text settings whose value may hold line breaks
@@ -46,7 +46,7 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
         relabel(listed, catalog.choices)  # (a gated model's note in the page's language)
         return listed
     if _tristate(name):
-        return gr.Dropdown(TRISTATE, **common)
+        return gr.Dropdown([(T(word), word) for word in TRISTATE], **common)
     if _optional_number(name):  # auto or a typed number
         return gr.Dropdown(["auto", "1", "2", "4", "8"], allow_custom_value=True, **common)
     if choices(f):  # a list field picks several
@@ -93,3 +93,12 @@ def values_to_dict(names: list[str], values) -> dict:
 
 def config_to_values(cfg: RunConfig, names: list[str]) -> list:
     return [widget_value(n, getattr(cfg, n)) for n in names]
+
+
+def settings_said(values: dict, short=str) -> str:
+    """Settings as a person reads them in a table: each by its label in the page's
+    language and its value ("Learning rate 0.001, Max steps 3"); `short` writes a value."""
+    known = {f.name for f in registry.fields()}
+    return ", ".join(f"{say(registry.field(name).metadata['label'])} {short(value)}"
+                     if name in known else f"{name} {short(value)}"
+                     for name, value in values.items())
