@@ -32,6 +32,7 @@ from sft_ui.runs import (
     display_name,
     latest_checkpoint,
 )
+from sft_ui.runs.folder import BEST_MARK
 
 LATEST, BASE = "latest", "base"
 
@@ -214,10 +215,13 @@ class ChatService:
 
     # ---- which model ---------------------------------------------------------
     def choices(self) -> list[tuple[str, str]]:
-        """(label, reference) of everything one can chat with, newest runs first."""
+        """(label, reference) of everything one can chat with, newest runs first, the best
+        trial of each sweep before them (its name ends with sweeps/trial.py's mark)."""
         out = [(Message("latest finished run"), LATEST),
                (Message("base: {model}", model=DEFAULT_MODEL_ID), BASE)]
-        for run in self.manager.all_runs():
+        runs = self.manager.all_runs()
+        best = [run for run in runs if run.name.endswith(BEST_MARK)]
+        for run in best + [run for run in runs if run not in best]:
             name = display_name(run)
             if run.model_dir and Path(run.model_dir).exists():
                 out.append((Message("{name} (final model)", name=name), run.id))

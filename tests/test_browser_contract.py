@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import HANG, HANG_MS, serve, set_field, wait_for
+from tests.conftest import HANG, HANG_MS, serve, wait_for
 from tests.test_browser import ARGS, CHROMIUM
 from tests.test_browser_languages import SHOWN, _code_words
 from tests.test_i18n import english_left
@@ -226,3 +226,110 @@ def test_before_any_run_every_list_option_and_button_holds(served, pages, lang):
                 panel.locator(f"#{button}").click()
         found += look(page, lang, served, f"after the lists of {TABS[lang][number]}")
     assert not found, "\n".join(found)
+
+
+def _set(page, name, value):
+    """A setting typed into its box (by its element id: the page is Japanese)."""
+    box = page.locator(f"#cfg-{name}").locator("input, textarea").first
+    box.fill(str(value))
+    box.press("Tab")
+
+
+def _runs(served) -> list[dict]:
+    return served.client.predict(api_name="/list_runs")
+
+
+def _sweep(served) -> dict:
+    files = sorted((served.runs / "sweeps").glob("sweep-*.json"))
+    return json.loads(files[-1].read_text()) if files else {}
+
+
+def test_a_run_a_queued_run_and_a_sweep_in_japanese(served, pages, tiny_model_dir):
+    """A run training with one queued, then a sweep of two trials done and its best used:
+    each tab in Japanese; the queue's notice gone once its run started; the trials' runs
+    named for the sweep, its best first in Chat's list."""
+    from playwright.sync_api import expect
+    page = pages["ja"]
+    _open(page, served.url, "ja")
+    _tab(page, "ja", 0)  # (its panels opened)
+    for name, value in (("model_name_or_path", tiny_model_dir), ("max_length", 64),
+                        ("sample_steps", 0), ("max_steps", 100000)):
+        _set(page, name, value)
+    settled(page)
+    page.get_by_role("button", name="開始", exact=True).click()
+    wait_for(lambda: any(r["state"] == "running" for r in _runs(served)), timeout=HANG)
+    _set(page, "max_steps", 3)
+    settled(page)
+    page.locator("#queue-add").click()
+    notice = page.locator("#start-notice")
+    expect(notice).to_contain_text("としてキューに入れました")
+    found = look(page, "ja", served, "a run training, one queued")
+    _tab(page, "ja", 0)
+    page.get_by_role("button", name="停止", exact=True).click()
+    wait_for(lambda: [r["state"] for r in _runs(served)] == ["done", "stopped"], timeout=HANG)
+    expect(notice).not_to_contain_text("キューに入れました")  # (its run has run since)
+    _tab(page, "ja", 0)
+    page.locator("#sweep-vary textarea").fill("learning_rate: 0.001, 0.01")
+    page.locator("#sweep-budget input").fill("4")
+    page.locator("#sweep-budget input").press("Tab")
+    settled(page)
+    page.locator("#sweep-start").click()
+    wait_for(lambda: _sweep(served).get("state") == "done", timeout=HANG)
+    expect(page.locator("#sweep-notice")).to_contain_text("完了")
+    page.locator("#sweep-best").click()
+    settled(page)
+    found += look(page, "ja", served, "a sweep done, its best used")
+    _tab(page, "ja", 0)
+    page.screenshot(path=str(served.folder / "sweep-done.png"), full_page=True)
+    best = _sweep(served)["best"]["run_id"]
+    names = {r["run_id"]: r["name"] for r in _runs(served)}
+    assert names[best].startswith("sweep-") and names[best].endswith("★"), names
+    _tab(page, "ja", 1)
+    box = page.locator("#chat-model input[role=combobox]")
+    box.click()
+    offered = page.locator("#chat-model [role=option]").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert "★" in offered[2], offered[:4]  # (after "latest finished run" and the base)
+    assert not found, "\n".join(found)
+
+
+def test_after_a_kill_mid_sweep_the_page_shows_what_is_on_disk(served, pages,
+                                                               tiny_model_dir):
+    """kill -9 of the server while a sweep's trial trains, and a new server on the same
+    folder: the page shows the latest run (not "No run yet"), the sweep interrupted with
+    its Resume, its form as the person filled it, no trial still "training"; in Japanese,
+    with no traceback."""
+    from playwright.sync_api import expect
+    page = pages["ja"]
+    _open(page, served.url, "ja")
+    _tab(page, "ja", 0)
+    _set(page, "model_name_or_path", tiny_model_dir)
+    _set(page, "max_length", 64)
+    _set(page, "max_steps", 100000)
+    vary = "learning_rate: 0.001, 0.002, 0.003"
+    page.locator("#sweep-vary textarea").fill(vary)
+    page.locator("#sweep-budget input").fill("6")
+    page.locator("#sweep-budget input").press("Tab")
+    settled(page)
+    page.locator("#sweep-start").click()
+    wait_for(lambda: any(t["state"] == "running" for t in _sweep(served).get("trials", [])),
+             timeout=HANG)
+    os.killpg(served.proc.pid, signal.SIGKILL)
+    served.proc.wait(timeout=30)
+    # Gradio's own notice of it, in the page's language (ui/lang.py's FIXED_WORDS)
+    expect(page.locator("[data-testid=toast-body]").first).to_contain_text(
+        "サーバーとの接続が切れました")
+    with serve(served.runs, served.log.path) as (_, client):
+        served.client = client
+        port = re.search(r":(\d+)/", client.src).group(1)
+        _open(page, f"http://127.0.0.1:{port}/", "ja")
+        _tab(page, "ja", 0)
+        expect(page.locator("#sweep-notice")).to_contain_text("中断")
+        expect(page.locator("#sweep-resume")).to_be_visible()
+        expect(page.locator("#sweep-vary textarea")).to_have_value(vary)
+        expect(page.locator("#sweep-table")).not_to_contain_text("学習中")
+        expect(page.locator("#live-column")).not_to_contain_text("まだ実行はありません")
+        found = look(page, "ja", served, "after a restart")
+        _tab(page, "ja", 0)
+        page.screenshot(path=str(served.folder / "after-restart.png"), full_page=True)
+        assert not found, "\n".join(found)

@@ -129,6 +129,10 @@ def test_a_sweep_ranks_its_trials_by_eval_loss_and_a_failed_one_does_not_stop_it
     # the first trial to end set the length of the rest: scores of runs of one length
     assert snap["length"] == {"train_by": "steps", "max_steps": 4}
     assert manager.get(snap["best"]["run_id"]).config.max_steps == 4
+    # each trial's run is named for the sweep and the trial, the best marked
+    short = sweep.id.rsplit("-", 1)[-1]
+    assert [manager.get(t["run_id"]).name for t in snap["trials"]] == \
+        [f"sweep-{short} #3 ★", f"sweep-{short} #1", f"sweep-{short} #2"]
     # kept on disk: another server (a restart) reads the same ranked table
     again = Sweeps(RunQueue(manager, listen=False), manager, Scorer()).get(sweep.id)
     assert [t["run_id"] for t in again.snapshot()["trials"]] == \

@@ -47,6 +47,9 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+BEST_MARK = " ★"  # ends the name of a sweep's best trial's run (sweeps/trial.py)
+
+
 def display_name(run) -> Message:
     """How lists name a run: its name and when it started; a run never renamed (its name
     is its id) by what it is instead: its stage, the model it started from (an earlier

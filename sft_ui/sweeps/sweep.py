@@ -32,7 +32,7 @@ from sft_ui.sweeps.first import quick_path_first
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
-from sft_ui.sweeps.trial import Trials, new_trial
+from sft_ui.sweeps.trial import Trials, names, new_trial
 
 FOLDER = "sweeps"
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
@@ -278,6 +278,7 @@ class Sweep:
                 self.planned = max(self.counted(), self.plan_trials(search.size(), width))
                 self.save()
             self.state = "stopped" if self.halted() else "done"
+            names(manager, self.id, self.trials, self.best())
         except Exception as e:  # the page shows it; the server keeps running
             self.state, self.error = "failed", said(e) if isinstance(e, UserError) else \
                 f"{type(e).__name__}: {e}"

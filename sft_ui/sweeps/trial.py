@@ -3,7 +3,9 @@ another on this machine), or started at once on Hugging Face Jobs beside the oth
 trials of its batch (no hardware of this machine is used; the queue cannot hold a run on
 Jobs, whose token is kept in memory only); followed while it trains (its eval losses
 reported to the search, which may prune it; a stopped sweep stops it); judged when it
-ends (score.py). A trial is a dict the sweep's file keeps.
+ends (score.py). A trial is a dict the sweep's file keeps. Its run is named for the
+sweep and the trial ("sweep-4403 #2", and " ★" on the best once the sweep ends: `names`),
+so that the Runs tab and the model lists say which is which.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.plan.plateau import LENGTH, ended_by
+from sft_ui.runs.folder import BEST_MARK
 from sft_ui.sweeps.score import eval_losses, last_eval_loss
 
 ENDED = ("done", "stopped", "failed")
@@ -21,6 +24,26 @@ def new_trial(number: int, params: dict) -> dict:
     return {"number": number, "params": params, "queued_id": "", "run_id": "",
             "state": "queued", "score": None, "pruned": False, "error": "",
             "seconds": None, "started": time.time()}
+
+
+def trial_name(sweep_id: str, number: int) -> str:
+    """A trial's run's name: the sweep's short id and the trial's number."""
+    return f"sweep-{sweep_id.rsplit('-', 1)[-1]} #{number}"
+
+
+def names(manager, sweep_id: str, trials: list[dict], best: dict | None) -> None:
+    """The trials' runs named again, the best marked (a run the person renamed keeps the
+    name given)."""
+    for trial in trials:
+        if not trial.get("run_id"):
+            continue
+        own = trial_name(sweep_id, trial["number"])
+        try:
+            run = manager.get(trial["run_id"])
+            if run.name in (run.id, own, own + BEST_MARK):
+                manager.rename(run.id, own + (BEST_MARK if trial is best else ""))
+        except UserError:  # (a run deleted since)
+            continue
 
 
 class Trials:
@@ -43,6 +66,7 @@ class Trials:
         """Start the trial's run on Hugging Face Jobs now, beside the others."""
         def start():
             trial["run_id"] = self.manager.start_beside(cfg, self.token, keep)
+            names(self.manager, self.sweep.id, [trial], None)
             trial["state"] = "running"
         self._guard(trial, start)
 
@@ -107,6 +131,7 @@ class Trials:
         trial["run_id"] = row.get("run_id") or ""
         if trial["run_id"]:
             trial["state"] = "running"
+            names(self.manager, self.sweep.id, [trial], None)
             self.sweep.save()
         return bool(trial["run_id"])
 

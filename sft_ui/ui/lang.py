@@ -113,8 +113,38 @@ def marked_texts() -> list[str]:
 # showed the key) and the queue's place; the Japanese from the catalogue. (Its counters,
 # "processing | 2.7/20.8s", are not translatable: ui/style.py hides them.)
 GRADIO_WORDS = {"common.complete": "Complete", "common.progress": "Progress",
-                "common.loading": "Loading",
+                "common.loading": "Loading", "common.error": "Error",
                 "status.queue_position": "In queue: {position} of {size}"}
+# Gradio's words that no key reaches (written into its code): each replaced in its notices
+# (toasts) where it shows, by its translation in the page's language (`fixed_words_script`).
+FIXED_WORDS = ("Connection to the server was lost. Attempting reconnection...",)
+
+
+def fixed_words_script() -> str:
+    """A script for the page's head: FIXED_WORDS in the language the selector shows."""
+    table = {name: {text: i18n.translate(text, code) for text in FIXED_WORDS}
+             for code, name in i18n.LANGUAGES.items() if code != i18n.DEFAULT}
+    return """<script>
+(() => {
+  const table = %s;
+  const swap = (node) => {
+    const words = table[(document.querySelector('#language input') || {}).value];
+    if (!words) return;
+    if (node.nodeType === Node.TEXT_NODE) node = node.parentNode || node;
+    const toast = '[data-testid=toast-body]';  // (only Gradio's notices: cheap)
+    if (!node.closest || !(node.closest(toast) || node.querySelector(toast))) return;
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const said = words[text.nodeValue.trim()];
+      if (said) text.nodeValue = said;
+    }
+  };
+  new MutationObserver((changes) => changes.forEach((c) => c.type === 'characterData'
+      ? c.target.parentNode && swap(c.target.parentNode) : c.addedNodes.forEach(swap)))
+    .observe(document.documentElement, {childList: true, subtree: true,
+                                        characterData: true});
+})();
+</script>""" % json.dumps(table, ensure_ascii=False)
 
 
 def _header(request) -> str:

@@ -5,6 +5,7 @@ or the planner's estimate); one chosen can move sooner or later, be removed, or 
 page's settings."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import gradio as gr
@@ -15,10 +16,11 @@ from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, compact_duration, keep, note, problems, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, kept, note, problems, say
 from sft_ui.ui.widgets import settings_said, values_to_dict
 
 COLUMNS = ("Position", "Queued", "State", "Settings", "Time")
+QUEUED = re.compile(r"Queued as (\S+), place \d+\.")  # Add to queue's notice, as kept
 
 
 @dataclass
@@ -110,4 +112,12 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
     keep(panel.notice)
     gr.on([Context.root_block.load, run_state.change], shown, panel.chosen,
           outputs, api_name=False, show_progress="hidden")
+
+    def still_true(request: gr.Request, said):
+        """Add to queue's notice goes once its run has left the queue (started)."""
+        found = [QUEUED.fullmatch(part["text"]) for part in kept(said)]
+        waiting = {r["id"] for r in actions.queued(who(request)) if r["state"] == "waiting"}
+        return "" if any(m and m.group(1) not in waiting for m in found) else gr.skip()
+    run_state.change(still_true, start_notice, start_notice, api_name=False,
+                     show_progress="hidden")
     after_switch(shown, panel.chosen, outputs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 from starlette.middleware import Middleware
 
-from sft_ui.ui.lang import translations
+from sft_ui.ui.lang import fixed_words_script, translations
 from sft_ui.ui.page_head import EarlyScript
 from sft_ui.ui.shared_reads import SharedReadSession
 from sft_ui.ui.style import CSS, HEAD
@@ -33,5 +33,6 @@ class Studio(gr.Blocks):
                 setattr(self._queue, name, seconds)
         return super().launch(*args, i18n=i18n or gr.I18n(**translations()),
                               css=CSS if css is None else css,
-                              head=HEAD if head is None else head, app_kwargs=app_kwargs,
+                              head=HEAD + fixed_words_script() if head is None else head,
+                              app_kwargs=app_kwargs,
                               **kwargs)
