@@ -250,13 +250,17 @@ def sweep_file(path: str, root: str | Path | None = None) -> int:
         for trial in sweep.trials:
             if trial["seconds"] is not None and trial["number"] not in shown:
                 shown.add(trial["number"])
-                print(f"  trial {trial['number']} {trial['params']}: {trial['state']}, "
-                      f"score {trial['score']}", flush=True)
+                print(f"  trial {trial['number']} {trial['params']}: {trial['state']}" +
+                      (" (pruned)" if trial["pruned"] else f", score {trial['score']}"),
+                      flush=True)
     found = sweep.snapshot()
     print(f"Sweep {sweep.id} {found['state']} in {found['seconds']:.0f} s "
           f"({len(found['trials'])} trials). {found['error']}", flush=True)
     for place, trial in enumerate(found["trials"], 1):
-        score = "--" if trial["score"] is None else f"{trial['score']:.4g}"
+        # (a pruned trial's score is its last eval loss: shown where that is the score)
+        shown_score = trial["score"] is not None and (not trial["pruned"] or
+                                                      spec.score == "eval_loss")
+        score = f"{trial['score']:.4g}" if shown_score else "--"
         trained = f"{trial['steps']} steps, {trial.get('epochs') or 0:g} epochs, " \
             f"{trial.get('ended_by', '')}" if trial.get("steps") else "--"
         print(f"  {place}. {score}  {trial['params']}  run {trial['run_id'] or '--'}  "

@@ -6,6 +6,7 @@ No Refresh needed (the buttons stay)."""
 from __future__ import annotations
 
 import gradio as gr
+from gradio.context import Context
 
 from sft_ui.runs import ACTIVE_STATES, RunManager, checkpoints
 
@@ -67,3 +68,7 @@ class Lists:
                    show_progress="hidden", show_progress_on=timer)
         changed.change(refresh, inputs, outputs, api_name=False, show_progress="hidden",
                        show_progress_on=timer)
+        # A page opened gets its lists at once, in its language (the page was built with
+        # English labels; the first look is seconds away).
+        Context.root_block.load(refresh, inputs, outputs, api_name=False,
+                                show_progress="hidden", show_progress_on=timer)

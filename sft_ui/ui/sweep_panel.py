@@ -28,7 +28,7 @@ from sft_ui.ui.lang import (
     problems,
     say,
 )
-from sft_ui.ui.widgets import config_to_values, settings_said, values_to_dict
+from sft_ui.ui.widgets import config_to_values, setting_label, settings_said, values_to_dict
 
 COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
 # why a trial's training ended (sweeps/trial.py), said after its state
@@ -41,7 +41,7 @@ SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact 
 EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
 # (the table fits the panel at 1366 px; a run by the end of its id, which the Runs tab
 # and the Best line say whole)
-WIDTHS = ["8%", "7%", "24%", "11%", "16%", "11%", "14%", "9%"]
+WIDTHS = ["8%", "8%", "20%", "13%", "16%", "10%", "15%", "10%"]
 PAUSE_SAID = 5.0  # seconds of a sweep's clock paused behind other runs the page says
 
 
@@ -100,7 +100,8 @@ def build() -> SweepPanel:
                                           elem_id="sweep-eval-upload")
         with gr.Row():
             start = gr.Button(T("Start sweep"), variant="primary", elem_id="sweep-start")
-            stop = gr.Button(T("Stop sweep"), variant="stop", elem_id="sweep-stop")
+            stop = gr.Button(T("Stop sweep"), variant="stop", elem_id="sweep-stop",
+                             interactive=False)
             resume = gr.Button(T("Resume sweep"), elem_id="sweep-resume", visible=False)
             best = gr.Button(T("Use the best"), elem_id="sweep-best")
         notice = gr.Markdown(elem_id="sweep-notice")
@@ -181,12 +182,15 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     """The panel's buttons, its timer (ticks while a sweep of this page runs), a page
     opened and a language switch (the person's latest sweep shown). `token`: the page's
     Hugging Face token box, for trials on Hugging Face Jobs (several at once there)."""
-    shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer, p.resume]
+    shown_out = [p.notice, p.table, p.curves, p.against, p.scores, p.timer, p.resume, p.stop]
     form = [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file]
 
     def curves_of(found: dict | None):
-        """The trials' eval losses, one line a trial (its axes in the page's language)."""
-        rows = []
+        """The trials' eval losses, one line a trial (its axes in the page's language);
+        their held-out exact match where that is the sweep's score and they have one."""
+        rows, score = [], (found or {}).get("spec", {}).get("score")
+        key, title = ("eval_exact_match", "Exact match") if score == "exact_match" else \
+            ("eval_loss", "Eval loss")
         for t in (found or {}).get("trials", []):
             if not t["run_id"]:
                 continue
@@ -194,10 +198,9 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 run = actions.manager.get(t["run_id"])
             except UserError:
                 continue
-            rows += [(m["step"], m["eval_loss"], f"{t['number']}")
-                     for m in run.metrics if "eval_loss" in m]
+            rows += [(m["step"], m[key], f"{t['number']}") for m in run.metrics if key in m]
         return gr.LinePlot(pd.DataFrame(rows, columns=["step", "eval loss", "trial"]),
-                           x_title=say("step"), y_title=say("Eval loss"),
+                           x_title=say("step"), y_title=say(title),
                            color_title=say("Trial"))
 
     def scores_of(found: dict | None, name: str | None):
@@ -206,13 +209,15 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 for t in (found or {}).get("trials", [])
                 if t["score"] is not None and name in t["params"]]
         return gr.ScatterPlot(pd.DataFrame(rows, columns=["value", "score", "trial"]),
-                              x_title=name or say("value"), y_title=say("Score"),
+                              x_title=setting_label(name) if name else say("value"),
+                              y_title=say("Score"),
                               color_title=say("Trial"))
 
     def shown(found: dict | None, against: str | None = None):
         if not found:
             return ("", frame(None), curves_of(None), gr.Dropdown(choices=[], value=None),
-                    scores_of(None, None), gr.Timer(active=False), gr.Button(visible=False))
+                    scores_of(None, None), gr.Timer(active=False), gr.Button(visible=False),
+                    gr.Button(interactive=False))
         varied = list(found["spec"]["vary"])
         against = against if against in varied else (varied[0] if varied else None)
         running = found["state"] == "running"
@@ -229,9 +234,11 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                                 seconds=compact_duration(found["paused"])))
         return (note(line, more + ([found["error"]] if found["error"] else [])),
                 frame(found),
-                curves_of(found), gr.Dropdown(choices=varied, value=against),
+                curves_of(found), gr.Dropdown(choices=[(setting_label(name), name) for name
+                                                        in varied], value=against),
                 scores_of(found, against), gr.Timer(active=running),
-                gr.Button(visible=found["state"] == "interrupted"))
+                gr.Button(visible=found["state"] == "interrupted"),
+                gr.Button(interactive=running))  # (Stop sweep: only while one runs)
 
     def found_of(request: gr.Request, sweep_id: str) -> dict | None:
         """The sweep the page follows, else the person's latest (None: they have none)."""

@@ -98,7 +98,10 @@ def config_to_values(cfg: RunConfig, names: list[str]) -> list:
 def settings_said(values: dict, short=str) -> str:
     """Settings as a person reads them in a table: each by its label in the page's
     language and its value ("Learning rate 0.001, Max steps 3"); `short` writes a value."""
+    return ", ".join(f"{setting_label(name)} {short(value)}" for name, value in values.items())
+
+
+def setting_label(name: str) -> str:
+    """A setting's label in the page's language (a name no setting has, as it is)."""
     known = {f.name for f in registry.fields()}
-    return ", ".join(f"{say(registry.field(name).metadata['label'])} {short(value)}"
-                     if name in known else f"{name} {short(value)}"
-                     for name, value in values.items())
+    return say(registry.field(name).metadata["label"]) if name in known else name
