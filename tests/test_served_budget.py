@@ -65,8 +65,13 @@ def test_the_served_app_sets_a_budgeted_length_on_the_first_steps(browser, tmp_p
     with _budgeted_run(browser, tmp_path, tiny_cfg, 1, {}) as (page, folder, state):
         steps = RunConfig.from_yaml(folder / "config.yaml").max_steps
         assert f"Time budget: {steps} steps fit, at " in (folder / "train.log").read_text()
-        assert state["max_steps"] == steps and 1 <= state["step"] <= steps
+        # (a run its held-out rows' plateau ended brought its rate down to 0 over a few
+        # more steps, and ended there: its length is theirs, and its last sentence says so)
+        length = state["max_steps"]
+        cooled = "came down to 0" in state["budget"][-1]
+        assert length == steps or (cooled and length < steps), (length, steps, state["budget"])
+        assert 1 <= state["step"] <= length
         fits = [r for r in state["budget"] if r.startswith(f"{steps:,} steps fit 1 min")]
         assert fits, state["budget"]  # (then, last, how its held-out rows ended it)
         expect(page.locator("#run-status")).to_contain_text("done", timeout=HANG_MS)
-        expect(page.locator("#run-progress")).to_contain_text(f"/{steps} ", timeout=HANG_MS)
+        expect(page.locator("#run-progress")).to_contain_text(f"/{length} ", timeout=HANG_MS)

@@ -61,7 +61,7 @@ def build_run_controls() -> RunControls:
                 start = gr.Button(T("Start"), variant="primary", min_width=80)
                 stop = gr.Button(T("Stop"), variant="stop", interactive=False, min_width=80)
                 resume = gr.Button(T("Resume"), interactive=False, min_width=80)
-                add = gr.Button(T("Add to queue"), min_width=120, elem_id="queue-add")
+                add = gr.Button(T("Add to queue"), min_width=80, elem_id="queue-add")
             progress = live_view.build_progress()
             notice = gr.Markdown(elem_id="start-notice")
         with gr.Row(elem_id="continue-row"):
