@@ -314,9 +314,11 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
             cfg, run_id = actions.best_of_sweep(who(request), sweep_id)
         except UserError as e:
             return (problems("No best trial yet:", e), *[gr.update()] * len(inputs))
+        name = actions.manager.get(run_id).name  # ("sweep-4fd9 #2 ★", as the lists say)
+        shown = run_id if name == run_id else f"{name} · {run_id}"
         said = Message("The page holds the best trial's settings (run {run}, with what its "
                        "time budget chose). Its model is run {run2} in Chat, Compare, "
-                       "Evaluate and Export.", run=run_id, run2=run_id)
+                       "Evaluate and Export.", run=shown, run2=shown)
         return (note(said), *config_to_values(cfg, names))
 
     p.add_setting.change(on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],
