@@ -48,8 +48,8 @@ class Log:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """The app as its own process on a runs folder of the module; `restart(kill=True)`
-    kills it (kill -9) and serves again on the same folder and log."""
+    """The app as its own process on a runs folder of the module, its log read as `log`
+    (the last test kills it and serves again on the same folder and log)."""
     folder = tmp_path_factory.mktemp("contract")
     runs, log = folder / "runs", folder / "app.log"
     with ExitStack() as stack:
@@ -60,12 +60,6 @@ def served(tmp_path_factory):
             app.proc, app.client = proc, client
             port = re.search(r":(\d+)/", client.src).group(1)
             app.url = f"http://127.0.0.1:{port}/"
-
-        def restart():
-            os.killpg(app.proc.pid, signal.SIGKILL)
-            app.proc.wait(timeout=30)
-            start()
-        app.restart = restart
         start()
         yield app
 
@@ -81,7 +75,7 @@ def pages(served):
             context = browser.new_context(locale=locale, viewport={"width": 1366, "height": 768})
             made[lang] = context.new_page()
             made[lang].events = Events(made[lang])
-            made[lang].set_default_timeout(int(os.environ.get("CONTRACT_MS", HANG_MS)))
+            made[lang].set_default_timeout(HANG_MS)
         yield made
         browser.close()
 
