@@ -115,9 +115,11 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
 
     def still_true(request: gr.Request, said):
         """Add to queue's notice goes once its run has left the queue (started)."""
-        found = [QUEUED.fullmatch(part["text"]) for part in kept(said)]
+        found = [m.group(1) for part in kept(said) if (m := QUEUED.fullmatch(part["text"]))]
+        if not found:
+            return gr.skip()
         waiting = {r["id"] for r in actions.queued(who(request)) if r["state"] == "waiting"}
-        return "" if any(m and m.group(1) not in waiting for m in found) else gr.skip()
+        return "" if any(queued not in waiting for queued in found) else gr.skip()
     run_state.change(still_true, start_notice, start_notice, api_name=False,
                      show_progress="hidden")
     after_switch(shown, panel.chosen, outputs)

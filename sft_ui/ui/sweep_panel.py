@@ -28,20 +28,14 @@ from sft_ui.ui.lang import (
     problems,
     say,
 )
-from sft_ui.ui.widgets import config_to_values, setting_label, settings_said, values_to_dict
+from sft_ui.ui.sweep_table import WIDTHS, frame
+from sft_ui.ui.widgets import config_to_values, setting_label, values_to_dict
 
-COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
-# why a trial's training ended (sweeps/trial.py), said after its state
-ENDED = {"plateau": Message("held-out plateau"), "budget": Message("its time share ended"),
-         "length": Message("its whole length")}
 METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
 SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact match",
                 "rougeL": "ROUGE-L", "json_valid": "JSON valid",
                 "reward": "Rewards' mean (held-out prompts)"}
 EXAMPLE = "learning_rate: 1e-4, 3e-4, 1e-3\nlora_r: 8, 16"
-# (the table fits the panel at 1366 px; a run by the end of its id, which the Runs tab
-# and the Best line say whole)
-WIDTHS = ["8%", "8%", "20%", "13%", "16%", "10%", "15%", "10%"]
 PAUSE_SAID = 5.0  # seconds of a sweep's clock paused behind other runs the page says
 
 
@@ -123,41 +117,6 @@ def _offered(stage: str, said=say) -> list[tuple]:
     each by its label (`said`: T while the page is built, say in an answer)."""
     return [(said(field(name).metadata["label"]), name) for name in VARIABLE
             if applies(name, stage)]
-
-
-def _short(value) -> str:
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
-
-
-def frame(found: dict | None) -> pd.DataFrame:
-    """The ranked table: best first; a pruned or failed trial last, with its reason."""
-    rows, score = [], (found or {}).get("spec", {}).get("score", "eval_loss")
-    for place, t in enumerate((found or {}).get("trials", []), 1):
-        scored = t["score"] is not None and not t["pruned"]
-        state = say("pruned") if t["pruned"] else say(t["state"])
-        if t.get("error"):
-            state += f": {say(t['error'])}"
-        if t.get("ended_by") in ENDED and t["state"] == "done":
-            state += f", {say(ENDED[t['ended_by']])}"
-        # (a pruned trial's score is its last eval loss: shown where that is the score)
-        shown = t["score"] is not None and (scored or score == "eval_loss")
-        rows.append([place if scored else "--", t["number"],
-                     settings_said(t["params"], _short),
-                     f"{t['score']:.4g}" if shown else "--",
-                     trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
-                     state, t["run_id"].rsplit("-", 1)[-1] if t["run_id"] else "--"])
-    return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
-
-
-def trained(trial: dict) -> str:
-    """A trial's steps and epochs ("140 steps, 10 epochs"), or "--" before it has
-    trained."""
-    if not trial.get("steps"):
-        return "--"
-    epochs = trial.get("epochs")
-    return say(Message("{steps} steps", steps=trial["steps"])) if not epochs else \
-        say(Message("{steps} steps, {epochs} epochs", steps=trial["steps"],
-                    epochs=f"{epochs:g}"))
 
 
 def suggestion(name: str, value) -> str:

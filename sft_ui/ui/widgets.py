@@ -103,5 +103,5 @@ def settings_said(values: dict, short=str) -> str:
 
 def setting_label(name: str) -> str:
     """A setting's label in the page's language (a name no setting has, as it is)."""
-    known = {f.name for f in registry.fields()}
-    return say(registry.field(name).metadata["label"]) if name in known else name
+    found = next((f for f in registry.fields() if f.name == name), None)
+    return say(found.metadata["label"]) if found is not None else name

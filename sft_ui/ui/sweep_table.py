@@ -1,0 +1,53 @@
+"""The sweep panel's ranked table (ui/sweep_panel.py): a row a trial, best first, in the
+page's language: its place, settings by their labels, score, what it trained, time, state
+and why it ended, and its run by the end of its id."""
+from __future__ import annotations
+
+import pandas as pd
+
+from sft_ui.i18n.message import Message
+from sft_ui.ui.lang import compact_duration, say
+from sft_ui.ui.widgets import settings_said
+
+COLUMNS = ("Place", "Trial", "Settings", "Score", "Trained", "Time", "State", "Run")
+# why a trial's training ended (sweeps/trial.py), said after its state
+ENDED = {"plateau": Message("held-out plateau"), "budget": Message("its time share ended"),
+         "length": Message("its whole length")}
+# (the table fits the panel at 1366 px; a run by the end of its id, which the Runs tab
+# and the Best line say whole)
+WIDTHS = ["8%", "8%", "20%", "13%", "16%", "10%", "15%", "10%"]
+
+
+def _short(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def frame(found: dict | None) -> pd.DataFrame:
+    """The ranked table: best first; a pruned or failed trial last, with its reason."""
+    rows, score = [], (found or {}).get("spec", {}).get("score", "eval_loss")
+    for place, t in enumerate((found or {}).get("trials", []), 1):
+        scored = t["score"] is not None and not t["pruned"]
+        state = say("pruned") if t["pruned"] else say(t["state"])
+        if t.get("error"):
+            state += f": {say(t['error'])}"
+        if t.get("ended_by") in ENDED and t["state"] == "done":
+            state += f", {say(ENDED[t['ended_by']])}"
+        # (a pruned trial's score is its last eval loss: shown where that is the score)
+        shown = t["score"] is not None and (scored or score == "eval_loss")
+        rows.append([place if scored else "--", t["number"],
+                     settings_said(t["params"], _short),
+                     f"{t['score']:.4g}" if shown else "--",
+                     trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
+                     state, t["run_id"].rsplit("-", 1)[-1] if t["run_id"] else "--"])
+    return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
+
+
+def trained(trial: dict) -> str:
+    """A trial's steps and epochs ("140 steps, 10 epochs"), or "--" before it has
+    trained."""
+    if not trial.get("steps"):
+        return "--"
+    epochs = trial.get("epochs")
+    return say(Message("{steps} steps", steps=trial["steps"])) if not epochs else \
+        say(Message("{steps} steps, {epochs} epochs", steps=trial["steps"],
+                    epochs=f"{epochs:g}"))
