@@ -242,6 +242,11 @@ class Actions:
         """Stream a reply (open to everyone, like looking at runs)."""
         return self.chat_service.stream(message, history, ref, settings or GenSettings())
 
+    def chat_notes(self, message: str, history=None, ref: str | None = None,
+                   settings: GenSettings | None = None) -> list:
+        """What the model's chat template changes in this conversation (ChatService.notes)."""
+        return self.chat_service.notes(message, history, ref, settings)
+
     def compare(self, message: str, ref_a: str, ref_b: str,
                 settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
         return self.chat_service.compare(message, ref_a, ref_b, settings or GenSettings())

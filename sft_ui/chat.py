@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from sft_ui.config import DEFAULT_MODEL_ID
+from sft_ui.data.chat_habits import fit, habits, stops_at_turn_end
 from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, load_for_inference, load_tokenizer, resolve_model
 from sft_ui.runs import (
@@ -97,9 +98,11 @@ def normalise_history(history) -> list[dict]:
 
 
 def render_prompt(tokenizer, messages: list[dict]) -> str:
-    """The model's chat template, or a plain transcript for models without one."""
+    """The model's chat template (the conversation fitted to its habits: chat_habits.fit),
+    or a plain transcript for models without one."""
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(messages, tokenize=False,
+        fitted, _ = fit(messages, habits(tokenizer))
+        return tokenizer.apply_chat_template(fitted, tokenize=False,
                                              add_generation_prompt=True)
     return "\n".join(m["content"] for m in messages) + "\n"
 
@@ -150,13 +153,18 @@ def _checked(message: str, settings: GenSettings | None) -> GenSettings:
     return settings
 
 
-def _prompt(tokenizer, history: list[dict], message: str, settings: GenSettings) -> str:
-    """The text the model sees: the conversation, the new message and the system prompt."""
+def _conversation(history: list[dict], message: str, settings: GenSettings) -> list[dict]:
+    """The conversation, the new message and the system prompt."""
     messages = history + [{"role": "user", "content": message}]
     if settings.system_prompt.strip():
         messages = [{"role": "system", "content": settings.system_prompt.strip()}] + \
             [m for m in messages if m["role"] != "system"]
-    return render_prompt(tokenizer, messages)
+    return messages
+
+
+def _prompt(tokenizer, history: list[dict], message: str, settings: GenSettings) -> str:
+    """The text the model sees for the conversation (render_prompt)."""
+    return render_prompt(tokenizer, _conversation(history, message, settings))
 
 
 def _generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
@@ -275,6 +283,7 @@ class ChatService:
                 return self._models[key]
             loaded = load_for_inference(key)
             loaded[0].eval()
+            stops_at_turn_end(*loaded)  # replies end at the template's end of turn
             self._models[key] = loaded
             while len(self._models) > self.max_loaded:
                 self._models.popitem(last=False)
@@ -293,6 +302,17 @@ class ChatService:
         text = _prompt(tokenizer, normalise_history(history), message, settings)
         for replies in _generate_streaming(model, tokenizer, [text], settings):
             yield replies[0]
+
+    def notes(self, message: str, history=None, ref: str | None = None,
+              settings: GenSettings | None = None) -> list:
+        """What the model's chat template changes in this conversation (chat_habits.fit:
+        a system prompt it has no role for, turns of one role in a row), as sentences."""
+        _, tokenizer = self.load(ref)
+        if not getattr(tokenizer, "chat_template", None):
+            return []
+        messages = _conversation(normalise_history(history), message or "",
+                                 settings or GenSettings())
+        return fit(messages, habits(tokenizer))[1]
 
     def compare(self, message: str, ref_a: str, ref_b: str,
                 settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:

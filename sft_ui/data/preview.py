@@ -14,6 +14,7 @@ import statistics
 
 from sft_ui.config import RunConfig
 from sft_ui.data import formats, likelihood, preference
+from sft_ui.data.chat_habits import fit_rows
 from sft_ui.data.formats import DataError
 from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
@@ -53,6 +54,7 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         shaped.append(norm)
         if len(shaped) == examples:
             break
+    shaped, _ = fit_rows(shaped, tokenizer)  # as the template takes them (its notes: data's)
     shown = tokenize_rows(cfg, tokenizer, shaped)
     measured = tokenize_rows(cfg, tokenizer, data.train[:STATS_ROWS])
     return {

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from sft_ui.config import RunConfig
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, translate
+from sft_ui.data.chat_habits import fit_rows
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
 from sft_ui.i18n.message import Message
@@ -23,6 +24,12 @@ def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
         raise DataError(Message("The model has no chat template, so {format} data cannot be "
                                 "rendered. Use an instruct model, or text / prompt-completion "
                                 "data.", format=data.format))
+    if chat:  # conversations as the template takes them (a system turn it refuses...)
+        data.train, notes = fit_rows(data.train, tokenizer)
+        if data.eval:
+            data.eval, more = fit_rows(data.eval, tokenizer)
+            notes = list(dict.fromkeys(notes + more))
+        data.notes = data.notes + notes
     return data
 
 

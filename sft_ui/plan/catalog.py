@@ -48,6 +48,10 @@ MODELS = (
     CatalogModel("Qwen/Qwen2.5-3B-Instruct", 3.09e9, "Qwen Research License (non-commercial)",
                  False),
     CatalogModel("Qwen/Qwen2.5-7B-Instruct", 7.61e9, "Apache-2.0", False),
+    CatalogModel("Qwen/Qwen3-0.6B", 0.596e9, "Apache-2.0", False),
+    CatalogModel("Qwen/Qwen3-1.7B", 1.72e9, "Apache-2.0", False),
+    CatalogModel("Qwen/Qwen3-4B", 4.02e9, "Apache-2.0", False),
+    CatalogModel("Qwen/Qwen3-8B", 8.19e9, "Apache-2.0", False),
     CatalogModel("meta-llama/Llama-3.2-1B-Instruct", 1.24e9, "Llama 3.2 Community License",
                  True),
     CatalogModel("meta-llama/Llama-3.2-3B-Instruct", 3.21e9, "Llama 3.2 Community License",
@@ -55,6 +59,9 @@ MODELS = (
     CatalogModel("meta-llama/Llama-3.1-8B-Instruct", 8.03e9, "Llama 3.1 Community License",
                  True),
     CatalogModel("google/gemma-2-2b-it", 2.61e9, "Gemma Terms of Use", True),
+    CatalogModel("google/gemma-3-270m-it", 268e6, "Gemma Terms of Use", True),
+    CatalogModel("google/gemma-3-1b-it", 1.0e9, "Gemma Terms of Use", True),
+    CatalogModel("microsoft/Phi-3-mini-4k-instruct", 3.82e9, "MIT", False),
     CatalogModel("mistralai/Mistral-7B-Instruct-v0.3", 7.25e9, "Apache-2.0", True),
 )
 

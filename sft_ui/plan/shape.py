@@ -16,6 +16,8 @@ from sft_ui.plan import catalog
 
 UNGATED = {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi",
            "codegen", "mpt"}  # model types whose MLP has two matrices, not three
+# Model types whose blocks fuse q, k and v into one linear layer, gate and up into another.
+FUSED = {"phi3"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +32,7 @@ class ModelShape:
     head_dim: int
     tied: bool
     gated: bool
+    fused: bool = False  # one linear for q, k and v, one for gate and up (Phi-3)
 
     @classmethod
     def from_config(cls, config: dict) -> "ModelShape":
@@ -49,12 +52,16 @@ class ModelShape:
                    pick("intermediate_size", "n_inner", "ffn_dim", default=4 * hidden),
                    pick("vocab_size"), heads, pick("num_key_value_heads", default=heads),
                    pick("head_dim", default=hidden // heads),
-                   bool(c.get("tie_word_embeddings", True)), c.get("model_type") not in UNGATED)
+                   bool(c.get("tie_word_embeddings", True)), c.get("model_type") not in UNGATED,
+                   c.get("model_type") in FUSED)
 
     def linears(self) -> dict[str, tuple[int, int]]:
         """(in, out) features of each linear layer in one block, by Llama's names."""
         h, q, kv, i = self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim, \
             self.intermediate
+        if self.fused:
+            return {"qkv_proj": (h, q + 2 * kv), "o_proj": (q, h),
+                    "gate_up_proj": (h, 2 * i), "down_proj": (i, h)}
         shapes = {"q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
                   "up_proj": (h, i), "down_proj": (i, h)}
         if self.gated:

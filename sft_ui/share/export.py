@@ -13,8 +13,9 @@ import shutil
 from pathlib import Path
 
 from sft_ui.config import DEFAULT_MODEL_ID, RunConfig
+from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.i18n.message import Message
-from sft_ui.models import resolve_model
+from sft_ui.models import ModelError, resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
 from sft_ui.runs.run import base_model_name
 from sft_ui.share.card import write_card
@@ -90,8 +91,27 @@ def _merge(source: Path, out: Path) -> None:
     from peft import AutoPeftModelForCausalLM
     from transformers import AutoTokenizer
     model = AutoPeftModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)
-    model.merge_and_unload().save_pretrained(str(out))
-    AutoTokenizer.from_pretrained(str(source)).save_pretrained(str(out))
+    tokenizer = AutoTokenizer.from_pretrained(str(source))
+    merged = model.merge_and_unload()
+    stops_at_turn_end(merged, tokenizer)  # its replies end at the template's end of turn
+    merged.save_pretrained(str(out))
+    tokenizer.save_pretrained(str(out))
+    _sentencepiece_file(source, out)
+
+
+def _sentencepiece_file(adapter: Path, out: Path) -> None:
+    """The base model's SentencePiece file (tokenizer.model) beside a merged model where
+    the tokenizer did not write one: llama.cpp's converter reads the vocabulary of some
+    architectures (Gemma 2) from it alone."""
+    if (out / "tokenizer.model").exists():
+        return
+    try:
+        config = json.loads((adapter / "adapter_config.json").read_text(encoding="utf-8"))
+        base = Path(resolve_model(config["base_model_name_or_path"]))
+    except (OSError, ValueError, KeyError, TypeError, ModelError):
+        return
+    if (base / "tokenizer.model").is_file():
+        shutil.copy2(base / "tokenizer.model", out / "tokenizer.model")
 
 
 def _portable_base(adapter_config: Path, cfg: RunConfig) -> None:

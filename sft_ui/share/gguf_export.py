@@ -88,10 +88,24 @@ def convert(script: Path, model: Path, target: Path, quantisation: str, name: st
                           cwd=str(script.parent))
     if done.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
+        reason = _reason(done.stderr)
+        if "tokenizer.model" in reason:
+            raise GgufError(Message(
+                "llama.cpp's converter reads this model's vocabulary from its SentencePiece "
+                "file (tokenizer.model), and the model's folder has none: its tokenizer was "
+                "saved in the fast format only. Use a base model whose folder has "
+                "tokenizer.model (the Hub's release of the model has it), or convert the "
+                "merged export (Export tab) with that file put beside it."))
+        if "pre-tokenizer was not recognized" in reason:
+            raise GgufError(Message(
+                "llama.cpp's converter does not know this model's tokenizer (it splits text "
+                "in a way not in the converter's list), so it cannot write a GGUF file that "
+                "reads text as the model does. Export the merged model instead (Export "
+                "tab), for the tools that load Hugging Face folders."))
         raise GgufError(Message("The GGUF conversion ({quantisation}) failed: {reason} The "
                                 "converter supports the architectures llama.cpp runs; a model "
                                 "it does not know cannot be exported as GGUF.",
-                                quantisation=quantisation, reason=_reason(done.stderr)))
+                                quantisation=quantisation, reason=reason))
     partial.replace(target)
 
 

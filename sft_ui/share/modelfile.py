@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from sft_ui.data.chat_habits import habits
+
 _MARK = {"system": "SYSTEM-7Q2", "user": "USER-7Q2", "assistant": "ASSISTANT-7Q2"}
 
 
@@ -124,8 +126,9 @@ def go_template(shape: ChatShape) -> str:
 
 
 def stop_tokens(tokenizer, shape: ChatShape | None) -> list[str]:
-    """The end-of-turn token and every special token that opens or closes a turn."""
-    stops = [tokenizer.eos_token] if tokenizer.eos_token else []
+    """The chat template's end-of-turn token (data/chat_habits.py), the end-of-text
+    token and every special token that opens or closes a turn."""
+    stops = [t for t in (habits(tokenizer).end_of_turn, tokenizer.eos_token) if t]
     if shape is not None:
         text = "".join(shape.before.values()) + shape.after
         specials = [t for t in tokenizer.all_special_tokens + [

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sft_ui.config import RunConfig
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
+from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.data.tokens import load_training_data
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
@@ -122,6 +123,7 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code,
                                                     trainable_adapter=cfg.use_peft,
                                                     **load_options(cfg))
+        stops_at_turn_end(model, tokenizer)  # its samples, answers and saved config
         if getattr(model, "loaded_ahead", False):
             log.info("The model was loaded ahead, while the app waited for Start")
         deadline = getattr(sink, "deadline", None)  # a sink without one: no time budget

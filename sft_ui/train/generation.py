@@ -11,12 +11,14 @@ from pathlib import Path
 
 import torch
 
+from sft_ui.data.chat_habits import fit, habits
+
 
 def format_prompt(tokenizer, prompt: str) -> str:
     """The text the model sees for a user prompt: its chat template, or the plain prompt."""
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
-                                             tokenize=False, add_generation_prompt=True)
+        asked, _ = fit([{"role": "user", "content": prompt}], habits(tokenizer))
+        return tokenizer.apply_chat_template(asked, tokenize=False, add_generation_prompt=True)
     return prompt
 
 

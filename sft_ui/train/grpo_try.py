@@ -11,6 +11,7 @@ from contextlib import nullcontext
 
 from sft_ui.config import RunConfig
 from sft_ui.config.grpo_settings import WRITTEN_REWARD
+from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.data.formats import chat_note
 from sft_ui.data.prompt_preview import prompt_seen
 from sft_ui.data.prompts import answers_need, load_prompts
@@ -51,6 +52,7 @@ def try_rewards(cfg: RunConfig, prompts: int = 3) -> dict:
     check_rewards(cfg)
     path = resolve_model(cfg.model_name_or_path)
     model, tokenizer = load_for_inference(path, cfg.trust_remote_code)
+    stops_at_turn_end(model, tokenizer)
     fitted = sized(cfg, tokenizer)
     cfg = fitted.config
     data = load_prompts(cfg.dataset_name, cfg, cfg.dataset_train_split, tokenizer)

@@ -101,9 +101,13 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
             yield history, note("Type a message first.")
             return
         try:
-            for text in actions.chat(messages[-1]["content"], messages[:-1], ref,
-                                     GenSettings(*values)):
-                yield history + [{"role": "assistant", "content": text}], ""
+            asked = (messages[-1]["content"], messages[:-1], ref, GenSettings(*values))
+            # What the model's template changes (a system prompt it has no role for) is
+            # said under the conversation while the reply comes.
+            changed = list(dict.fromkeys(actions.chat_notes(*asked)))
+            said = note(changed[0], changed[1:]) if changed else ""
+            for text in actions.chat(*asked):
+                yield history + [{"role": "assistant", "content": text}], said
         except UserError as e:
             yield history, _error(e)
 
