@@ -255,6 +255,11 @@ class Actions:
                       max_new_tokens: int = 64) -> list[dict]:
         return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens)
 
+    def compare_batch_steps(self, prompts: list, ref_a: str, ref_b: str,
+                            max_new_tokens: int = 64) -> Iterator[list[dict]]:
+        """compare_batch's rows as they fill (model A's answers first)."""
+        return self.chat_service.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens)
+
     def evaluate(self, who: Who, models: list, test_set: str, split: str = "test",
                  limit: int = 0, settings: GenSettings | None = None,
                  batch_size: int = 8) -> Evaluation:

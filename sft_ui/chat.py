@@ -353,6 +353,15 @@ class ChatService:
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
                       max_new_tokens: int = 64) -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
+        rows: list[dict] = []
+        for rows in self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens):
+            pass
+        return rows
+
+    def compare_batch_steps(self, prompts: list[str], ref_a: str, ref_b: str,
+                            max_new_tokens: int = 64) -> Iterator[list[dict]]:
+        """compare_batch's rows as they fill: model A's answers (B's still ""), then
+        both."""
         if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
             raise RunError(Message('Prompts must be a list of texts, one prompt each, like '
                                    '["Hi", "What is 2+2?"].'))
@@ -361,8 +370,9 @@ class ChatService:
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
         from sft_ui.train.generation import generate_batch  # torch: only when generating
-        answers = [generate_batch(*self.load(ref), prompts, int(max_new_tokens))
-                   for ref in (ref_a, ref_b)]
-        return [{"prompt": p, "a": a.strip(), "b": b.strip()}
-                for p, a, b in zip(prompts, *answers)]
+        first = generate_batch(*self.load(ref_a), prompts, int(max_new_tokens))
+        yield [{"prompt": p, "a": a.strip(), "b": ""} for p, a in zip(prompts, first)]
+        second = generate_batch(*self.load(ref_b), prompts, int(max_new_tokens))
+        yield [{"prompt": p, "a": a.strip(), "b": b.strip()}
+               for p, a, b in zip(prompts, first, second)]
 

@@ -416,6 +416,9 @@ def test_compare_and_compare_all(browser, live_app, tiny_cfg):
     table = page.locator("#compare-table")
     expect(table).to_contain_text("What is the capital of Italy?", timeout=HANG_MS)
     from sft_ui.config.fields import DEFAULT_SAMPLE_PROMPTS
+    # The table fills model A's answers first (the notice says model B is answering),
+    # then model B's, and the notice goes.
+    expect(page.locator("#compare-notice")).not_to_contain_text("Model", timeout=HANG_MS)
     # Gradio's table is virtual: a grid whose rows carry their index, one per prompt.
     expect(table.locator("[role=grid]")).to_have_attribute(
         "aria-rowcount", str(len(DEFAULT_SAMPLE_PROMPTS) + 1))

@@ -154,7 +154,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
                          lines=4)
     batch_go = gr.Button(T("Compare all"))
     table = gr.Dataframe(compare_frame(), wrap=True, interactive=False,
-                         elem_id="compare-table")
+                         column_widths=["20%", "40%", "40%"], elem_id="compare-table")
     Context.root_block.load(relabel_compare, table, table, api_name=False,
                             show_progress="hidden")
     after_switch(relabel_compare, table, table)
@@ -167,17 +167,25 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
             yield gr.skip(), gr.skip(), _error(e)
 
     def compare_all(text, ref_a, ref_b, max_new):
+        """The table as it fills: model A's answers first, with what is left said."""
         try:
-            rows = actions.compare_batch(text.splitlines(), ref_a, ref_b, int(max_new or 64))
+            steps = actions.compare_batch_steps(text.splitlines(), ref_a, ref_b,
+                                                int(max_new or 64))
+            yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
+                                          "model B.", count=len([t for t in text.splitlines()
+                                                                 if t.strip()])))
+            for done, rows in enumerate(steps, 1):
+                yield compare_frame((r["prompt"], r["a"], r["b"]) for r in rows), (
+                    note(Message("Model A answered {count} prompts; model B is answering "
+                                 "them.", count=len(rows))) if done == 1 else "")
         except UserError as e:
-            return gr.skip(), _error(e)
-        return compare_frame((r["prompt"], r["a"], r["b"]) for r in rows), ""
+            yield gr.skip(), _error(e)
 
     events = [go.click(compare, [prompt, model_a, model_b, *settings],
-                       [answer_a, answer_b, notice], api_name=False)]
+                       [answer_a, answer_b, notice], api_name=False),
+              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]],
+                             [table, notice], api_name=False)]
     stop.click(None, cancels=events, api_name=False)
-    batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]], [table, notice],
-                   api_name=False)
     keep(notice)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
                   api_name=False)

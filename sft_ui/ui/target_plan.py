@@ -64,5 +64,12 @@ def modes_markdown(p: dict) -> str:
     return "\n\n".join(lines)
 
 
+# The optimizers' names as a person reads them (the settings' values are TRL's).
+OPTIMIZERS = {"adamw_torch_fused": "fused AdamW", "adamw_torch": "AdamW",
+              "adamw_8bit": "8-bit AdamW", "paged_adamw_8bit": "paged 8-bit AdamW"}
+
+
 def _value(value) -> str:
-    return {True: "on", False: "off"}.get(value, str(value))
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return OPTIMIZERS.get(str(value), str(value))

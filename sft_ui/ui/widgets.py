@@ -37,7 +37,9 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     meta = f.metadata
     cfg = default or RunConfig()
     value = widget_value(name, getattr(cfg, name))
-    common = dict(label=T(meta["label"] or name), info=T(meta["help"]) + f" [{name}]",
+    # The help ends with the setting's name in the YAML, the API and TRL, said as such.
+    common = dict(label=T(meta["label"] or name),
+                  info=T(meta["help"]) + " " + T("Name in YAML and the API:") + f" {name}",
                   value=value, elem_id=f"cfg-{name}", visible=registry.applies(name, cfg.stage))
     kind = str(f.type)
     if name == "model_name_or_path":  # the listed models, or any Hub id or folder typed
