@@ -113,7 +113,8 @@ def fit(messages: list[dict], found: Habits) -> tuple[list[dict], list]:
     where turns must alternate, turns of one role in a row are joined."""
     out, notes = [dict(m) for m in messages], []
     if found.system in (REFUSED, DROPPED) and any(m.get("role") == "system" for m in out):
-        system = "\n\n".join(str(m.get("content") or "") for m in out if m["role"] == "system")
+        system = "\n\n".join(str(m.get("content") or "") for m in out
+                               if m.get("role") == "system")
         out = [m for m in out if m.get("role") != "system"]
         first = next((m for m in out if m.get("role") == "user"), None)
         if first is None:

@@ -29,14 +29,18 @@ from sft_ui.config.trl import has_eval_data
 from sft_ui.data.answers import RECALL
 from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import Hardware, detect
+from sft_ui.plan.kernels import lean_pads_nothing
 from sft_ui.plan.passes import sequences_per_example, step_cost
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.shape import model_shape
-from sft_ui.plan.speed import calibrate, measured_speed
+from sft_ui.plan.speed import calibrate, measured_speed, speed_of_a_run
 from sft_ui.stages import stage_of
 
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
 MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
+# ... where the speed is a finished run's (its samples and evaluations already in it): a
+# slower step now and then, as the run's own length is set (train/fit.py)
+RUN_MARGIN = 0.95
 MAX_EPOCHS = 3  # without held-out rows to say when to stop
 JUDGED_EPOCHS = 30  # with them: the plateau of their loss ends the run first
 # Held out by a budget from data of MIN_HELD_OUT_DATA rows or more that has no eval data:
@@ -123,10 +127,14 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         if "eval_fraction" in changes:
             pick("eval_steps", every, None)
     chosen = dataclasses.replace(cfg, **changes)
+    margin = MARGIN
     if speed is None:
+        margin = RUN_MARGIN if speed_of_a_run(chosen, hw) else MARGIN
+
         def speed(c):
             return measured_speed(c, hw)
-    return _length(chosen, data, speed(chosen), hw, reasons, bool(set(keep) & LENGTH))
+    return _length(chosen, data, speed(chosen), hw, reasons, bool(set(keep) & LENGTH),
+                   margin)
 
 
 def resolve(cfg: RunConfig, keep=()) -> Choice:
@@ -147,9 +155,10 @@ def resolve(cfg: RunConfig, keep=()) -> Choice:
 
 
 def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
-            reasons: list[Message], kept: bool = False) -> Choice:
+            reasons: list[Message], kept: bool = False, margin: float = MARGIN) -> Choice:
     """Whole epochs, or the steps that fit the budget, at the measured speed (`kept`:
-    the run's length is kept as it is, as a setting the person changed)."""
+    the run's length is kept as it is, as a setting the person changed; `margin`: the
+    share of the time left that trains)."""
     defaults = RunConfig()
     if kept or (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
             (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
@@ -166,11 +175,14 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     tokens = cfg.effective_batch(hw.devices) * cfg.max_length
     if data is not None and data.lengths and not cfg.packing:
         pad = padding(data.lengths, cfg.per_device_train_batch_size, cfg.max_length)
-        tokens = cfg.effective_batch(hw.devices) * pad["padded_tokens"] / pad["rows"]
+        # the rows' own tokens where the lean step lays them end to end (its speed is of
+        # those too: a run's tokens/s counts no padding), else the padded batch's
+        own = pad["tokens"] if lean_pads_nothing(cfg, hw) else pad["padded_tokens"]
+        tokens = cfg.effective_batch(hw.devices) * own / pad["rows"]
     # each example's sequences (DPO: two), and the passes without gradients
     seconds_per_step = tokens * sequences_per_example(cfg) * step_cost(cfg) / \
         tokens_per_second
-    seconds = (cfg.time_budget_minutes * 60 - OVERHEAD_SECONDS) * MARGIN
+    seconds = (cfg.time_budget_minutes * 60 - OVERHEAD_SECONDS) * margin
     steps = max(1, math.floor(seconds / seconds_per_step))
     if epoch and steps >= epoch:
         epochs = min(steps // epoch, most_epochs(cfg))

@@ -65,6 +65,13 @@ def measured_speed(cfg: RunConfig, hw: Hardware | None = None) -> float | None:
     return entry["tokens_per_second"] if entry else None
 
 
+def speed_of_a_run(cfg: RunConfig, hw: Hardware | None = None) -> bool:
+    """Whether the speed remembered for these settings is a finished run's (its sample
+    rounds and evaluations in it), not steps timed on random tokens."""
+    entry = _speeds().get(speed_key(cfg, hw or detect()))
+    return bool(entry) and entry.get("from") == "run"
+
+
 def calibrate(cfg: RunConfig, steps: int = 3) -> float:
     """Time `steps` training steps (forward, backward, AdamW) at cfg's batch and max_length
     on random tokens; remember and return the tokens per second (the first step warms up)."""

@@ -53,6 +53,9 @@ CSS = """
   #cfg-model_name_or_path input, #cfg-dataset_name input { font-size: var(--text-sm); }
 }
 #run-bar #run-progress { font-size: var(--text-sm); }
+/* The model list: about eight entries at a time, the rest scrolled (at full height it lay
+   over the settings' panels, and a click meant for one picked a model instead). */
+#cfg-model_name_or_path ul.option-list { max-height: 20em !important; overflow-y: auto; }
 /* What Start or Continue answered, in the bar: a few lines at a time, the rest scrolled. */
 #run-bar #start-notice { max-height: 6.5em; overflow-y: auto; }
 /* Wide screens: all of it, under the buttons; while it shows, the bar scrolls with the
