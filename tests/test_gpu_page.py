@@ -43,7 +43,7 @@ def test_plan_llama_8b_for_a_t4_and_fit_it(browser, live_app):
     expect(qlora).to_contain_text(setup)
     expect(plan).to_contain_text(f"Fit applies QLoRA (4-bit base): {setup}")
     expect(plan).to_contain_text("precision: fp16")  # a T4 has no bf16
-    expect(plan).to_contain_text("optimizer: paged_adamw_8bit")
+    expect(plan).to_contain_text("optimizer: paged 8-bit AdamW")
     expect(page.locator("#plan-summary")).to_contain_text("on Nvidia T4 small (16 GB)")
     print(f"\nPlan for a T4: {qlora.inner_text()!r}")
 
