@@ -3,7 +3,8 @@ architecture, special tokens and chat-template habits): SFT with its samples, DP
 GRPO for 2 steps each, Chat with and without a system prompt over three turns, Compare,
 Evaluate, the adapter and merged exports and the GGUF file loaded in llama.cpp, ending
 its turns at the family's own token. Each cell passes, or its message says what the
-model does not allow and what to do. The time of each family's cells is printed as a
+model does not allow and what to do. The tiny templates' habits are those of the
+families' real templates (TRL's copies). The time of each family's cells is printed as a
 row of the matrix in docs/families.md."""
 from __future__ import annotations
 
@@ -194,6 +195,35 @@ def _gguf_cell(family: TinyFamily, run, end: int) -> None:
         assert isinstance(out["choices"][0]["message"]["content"], str)
     finally:
         llm.close()
+
+
+# The families' own chat templates as TRL ships them (trl/chat_templates/), and the tiny
+# family whose template of this suite's writing should have the same habits.
+REAL_TEMPLATES = [("qwen2_5", "qwen2.5"), ("qwen3_training", "qwen3"), ("llama3_2", "llama3.2"),
+                  ("gemma", "gemma2"), ("gemma3", "gemma3"), ("phi3", "phi3")]
+
+
+@pytest.mark.parametrize("template, name", REAL_TEMPLATES, ids=[t for t, _ in REAL_TEMPLATES])
+def test_the_real_templates_have_the_habits_of_the_tiny_ones(template, name):
+    """chat_habits measures each family's real template (TRL's copy) as the tiny model's:
+    the tiny templates stand for the real ones, and the measure reads the real ones."""
+    import trl
+    from transformers import AutoTokenizer
+    family = next(f for f in FAMILIES if f.name == name)
+    tokenizer = AutoTokenizer.from_pretrained(str(prepare_default_model()))
+    named = [t for t in family.tokens.values() if t]
+    tokenizer.add_tokens([t for t in dict.fromkeys([*named, *family.specials,
+                                                     family.end_of_turn])
+                          if t not in tokenizer.get_vocab()], special_tokens=True)
+    for key, value in family.tokens.items():
+        setattr(tokenizer, key, value)
+    tokenizer.chat_template = (Path(trl.__file__).parent / "chat_templates" /
+                               f"{template}.jinja").read_text(encoding="utf-8")
+    found = habits(tokenizer)
+    assert (found.system, found.alternates, found.end_of_turn, found.answer_marks,
+            found.dated, bool(found.default_system)) == \
+        (family.system, family.alternates, family.end_of_turn, family.marks, family.dated,
+         family.default_system), found
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
