@@ -136,7 +136,8 @@ def test_every_action_checks_its_caller(tmp_path):
         with pytest.raises(AccessError, match="Duplicate"):
             getattr(actions, name)(*args)
     public = {n for n in dir(actions) if not n.startswith("_") and callable(getattr(actions, n))}
-    reading = {"plan", "preview", "fit", "chat", "compare", "compare_batch", "sign_in",
+    reading = {"plan", "preview", "fit", "chat", "chat_notes", "compare", "compare_batch",
+               "compare_batch_steps", "sign_in",
                "sign_out", "continue_with_preference",  # this one only fills the page
                "dataset_choices", "training_data_warning",  # lists and notes: nothing changes
                "queued",  # (a viewer's own queue, empty)

@@ -290,11 +290,15 @@ class RunManager:
             if folder.parent != self.root.resolve():
                 raise RunError(Message("Run {run_id} is not a folder inside {root}; it was not "
                                        "deleted.", run_id=run.id, root=str(self.root)))
-            try:
-                shutil.rmtree(folder)
-            except OSError as e:
-                raise RunError(Message("Could not delete {folder}: {error}.", folder=str(folder),
-                                       error=str(e.strerror or e))) from None
+            for attempt in range(3):  # a run's last write may land while it goes
+                try:
+                    shutil.rmtree(folder, onerror=_gone_is_deleted)
+                    break
+                except OSError as e:
+                    if attempt == 2 and folder.exists():
+                        raise RunError(Message("Could not delete {folder}: {error}.",
+                                               folder=str(folder),
+                                               error=str(e.strerror or e))) from None
             self._runs.pop(run.id, None)
             if self._active is run:
                 self._active = None
@@ -338,3 +342,11 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
+
+
+def _gone_is_deleted(function, path, exc_info) -> None:
+    """shutil.rmtree's error handler: a file that went while its folder was deleted (a
+    stopped run's last write replacing its temporary file) is deleted; anything else is
+    raised."""
+    if not issubclass(exc_info[0], FileNotFoundError):
+        raise exc_info[1]
