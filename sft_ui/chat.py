@@ -353,9 +353,7 @@ class ChatService:
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
                       max_new_tokens: int = 64) -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
-        rows: list[dict] = []
-        for rows in self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens):
-            pass
+        *_, rows = self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens)
         return rows
 
     def compare_batch_steps(self, prompts: list[str], ref_a: str, ref_b: str,

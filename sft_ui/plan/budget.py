@@ -33,7 +33,7 @@ from sft_ui.plan.kernels import lean_pads_nothing
 from sft_ui.plan.passes import sequences_per_example, step_cost
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.shape import model_shape
-from sft_ui.plan.speed import calibrate, measured_speed, speed_of_a_run
+from sft_ui.plan.speed import calibrate, remembered
 from sft_ui.stages import stage_of
 
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
@@ -127,13 +127,13 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         if "eval_fraction" in changes:
             pick("eval_steps", every, None)
     chosen = dataclasses.replace(cfg, **changes)
-    margin = MARGIN
-    if speed is None:
-        margin = RUN_MARGIN if speed_of_a_run(chosen, hw) else MARGIN
-
-        def speed(c):
-            return measured_speed(c, hw)
-    return _length(chosen, data, speed(chosen), hw, reasons, bool(set(keep) & LENGTH),
+    if speed is None:  # what the planner remembers (read once)
+        entry = remembered(chosen, hw) or {}
+        tokens_per_second = entry.get("tokens_per_second")
+        margin = RUN_MARGIN if entry.get("from") == "run" else MARGIN
+    else:
+        tokens_per_second, margin = speed(chosen), MARGIN
+    return _length(chosen, data, tokens_per_second, hw, reasons, bool(set(keep) & LENGTH),
                    margin)
 
 

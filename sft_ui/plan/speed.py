@@ -59,17 +59,17 @@ def _speeds() -> dict:
         return {}
 
 
+def remembered(cfg: RunConfig, hw: Hardware | None = None) -> dict | None:
+    """What is remembered of these settings' speed on this device: `tokens_per_second`,
+    and `from` "run" where a finished run measured it (its sample rounds and evaluations
+    in it) rather than steps timed on random tokens; or None."""
+    return _speeds().get(speed_key(cfg, hw or detect()))
+
+
 def measured_speed(cfg: RunConfig, hw: Hardware | None = None) -> float | None:
     """Training tokens per second remembered for this model and device, or None."""
-    entry = _speeds().get(speed_key(cfg, hw or detect()))
+    entry = remembered(cfg, hw)
     return entry["tokens_per_second"] if entry else None
-
-
-def speed_of_a_run(cfg: RunConfig, hw: Hardware | None = None) -> bool:
-    """Whether the speed remembered for these settings is a finished run's (its sample
-    rounds and evaluations in it), not steps timed on random tokens."""
-    entry = _speeds().get(speed_key(cfg, hw or detect()))
-    return bool(entry) and entry.get("from") == "run"
 
 
 def calibrate(cfg: RunConfig, steps: int = 3) -> float:

@@ -1,5 +1,6 @@
-"""Where runs live and what their files hold: the runs folder, run display names, and
-the JSON-lines records (metrics, samples) a run appends. Knows nothing of training."""
+"""Where runs live and what their files hold: the runs folder, run display names, the
+JSON-lines records (metrics, samples) a run appends, and deleting a run's folder while
+its last write may still land. Knows nothing of training."""
 from __future__ import annotations
 
 import json
@@ -65,3 +66,11 @@ def display_name(run) -> Message:
     data = Path(run.config.dataset_name.rstrip("/\\")).name
     return Message("{stage} · {model} · {data} · {when}", stage=run.config.stage.upper(),
                    model=name, data=data, when=when)
+
+
+def gone_is_deleted(function, path, exc_info) -> None:
+    """shutil.rmtree's error handler: a file that went while its folder was deleted (a
+    stopped run's last write replacing its temporary file) is deleted; anything else is
+    raised."""
+    if not issubclass(exc_info[0], FileNotFoundError):
+        raise exc_info[1]

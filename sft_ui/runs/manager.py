@@ -25,7 +25,7 @@ from sft_ui.plan.oom import is_out_of_memory, out_of_memory_advice
 from sft_ui.plan.plateau import PLATEAU, ended_by, plateau_step
 from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_message,
                                      is_disk_full, latest_checkpoint)
-from sft_ui.runs.folder import RUN_ID, clean_name, display_name, runs_dir
+from sft_ui.runs.folder import RUN_ID, clean_name, display_name, gone_is_deleted, runs_dir
 from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snapshot
 
 
@@ -292,7 +292,7 @@ class RunManager:
                                        "deleted.", run_id=run.id, root=str(self.root)))
             for attempt in range(3):  # a run's last write may land while it goes
                 try:
-                    shutil.rmtree(folder, onerror=_gone_is_deleted)
+                    shutil.rmtree(folder, onerror=gone_is_deleted)
                     break
                 except OSError as e:
                     if attempt == 2 and folder.exists():
@@ -342,11 +342,3 @@ class RunManager:
             if snap["model_dir"] and Path(snap["model_dir"]).exists():
                 return self.get(snap["run_id"])
         return None
-
-
-def _gone_is_deleted(function, path, exc_info) -> None:
-    """shutil.rmtree's error handler: a file that went while its folder was deleted (a
-    stopped run's last write replacing its temporary file) is deleted; anything else is
-    raised."""
-    if not issubclass(exc_info[0], FileNotFoundError):
-        raise exc_info[1]
