@@ -260,11 +260,11 @@ def run_group(command: list[str], timeout: float, **options) -> subprocess.Compl
 
 
 @contextmanager
-def serve(runs: Path, log: Path):
-    """The app as its own process (`python -m sft_ui serve`) on a free port; yields the
-    process and a client connected to it."""
+def serve(runs: Path, log: Path, port: int | None = None):
+    """The app as its own process (`python -m sft_ui serve`) on `port` (else a free one);
+    yields the process and a client connected to it."""
     from gradio_client import Client
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False"}
     with open(log, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",
@@ -337,6 +337,16 @@ def page(live_app, browser):
     page.goto(live_app[0])
     yield page
     page.close()
+
+
+def fresh(page, url: str | None = None):
+    """The page opened again as on a person's first visit: the settings its browser kept
+    (ui/kept_settings.py) forgotten, every field at its default."""
+    page.evaluate("localStorage.clear()")
+    if url:
+        page.goto(url)
+    else:
+        page.reload()
 
 
 def open_panels(page):

@@ -297,9 +297,9 @@ def test_a_run_a_queued_run_and_a_sweep_in_japanese(served, pages, tiny_model_di
 def test_after_a_kill_mid_sweep_the_page_shows_what_is_on_disk(served, pages,
                                                                tiny_model_dir):
     """kill -9 of the server while a sweep's trial trains, and a new server on the same
-    folder: the page shows the latest run (not "No run yet"), the sweep interrupted with
-    its Resume, its form as the person filled it, no trial still "training"; in Japanese,
-    with no traceback."""
+    folder and address: the page shows the latest run (not "No run yet"), the settings the
+    person left (kept in the browser), the sweep interrupted with its Resume, its form as
+    the person filled it, no trial still "training"; in Japanese, with no traceback."""
     from playwright.sync_api import expect
     page = pages["ja"]
     _open(page, served.url, "ja")
@@ -320,11 +320,14 @@ def test_after_a_kill_mid_sweep_the_page_shows_what_is_on_disk(served, pages,
     # Gradio's own notice of it, in the page's language (ui/lang.py's FIXED_WORDS)
     expect(page.locator("[data-testid=toast-body]").first).to_contain_text(
         "サーバーとの接続が切れました")
-    with serve(served.runs, served.log.path) as (_, client):
-        served.client = client
-        port = re.search(r":(\d+)/", client.src).group(1)
-        _open(page, f"http://127.0.0.1:{port}/", "ja")
+    port = int(re.search(r":(\d+)/", served.url).group(1))
+    with serve(served.runs, served.log.path, port) as (_, client):  # (the same address:
+        served.client = client  # the settings the browser kept are the address's)
+        _open(page, served.url, "ja")
         _tab(page, "ja", 0)
+        for name, value in (("model_name_or_path", tiny_model_dir), ("max_length", "64"),
+                            ("max_steps", "100000")):
+            expect(page.locator(f"#cfg-{name} input").first).to_have_value(value)
         expect(page.locator("#sweep-notice")).to_contain_text("中断")
         expect(page.locator("#sweep-resume")).to_be_visible()
         expect(page.locator("#sweep-vary textarea")).to_have_value(vary)

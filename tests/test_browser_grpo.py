@@ -4,7 +4,15 @@ reward function written in the page is tested (each answer's scores in a table) 
 trained with, and the live view shows the rewards by function and the answers with their
 scores. The whole path too: SFT on the demo set, Continue with GRPO, a written reward
 tested and trained with, then a chat with the result."""
-from tests.conftest import HANG, HANG_MS, newest_ended, open_panels, start_refused, wait_for
+from tests.conftest import (
+    HANG,
+    HANG_MS,
+    fresh,
+    newest_ended,
+    open_panels,
+    start_refused,
+    wait_for,
+)
 from tests.conftest import field as _field
 from tests.conftest import set_field as _set
 
@@ -89,7 +97,7 @@ def test_sft_then_continue_with_grpo_then_chat(page, live_app, tiny_model_dir, t
     from playwright.sync_api import expect
     manager = live_app[1]
     before = len(manager.all_runs())
-    page.reload()  # a fresh page: the stage and data of the test before are not kept
+    fresh(page)  # the stage and data of the test before are not kept
     open_panels(page)
     page.locator("#cfg-stage input").click()
     page.get_by_role("option", name="sft", exact=True).click()
@@ -160,7 +168,7 @@ def test_grpo_on_a_text_prompt_file_asks_through_the_chat_template(page, live_ap
     from playwright.sync_api import expect
     manager = live_app[1]
     before = len(manager.all_runs())
-    page.reload()
+    fresh(page)
     open_panels(page)
     _set(page, "Model", tiny_model_dir)
     page.locator("#cfg-stage input").click()

@@ -304,6 +304,15 @@ def _engine_messages(module: str, tree) -> list[Message]:
     return out
 
 
+def _worded_fstrings(tree) -> list[ast.JoinedStr]:
+    """The f-strings of a page's module that read as words ("Queued as {q}, place {p}."),
+    wherever they go (a notice built first and passed to note() later, a table's cell):
+    finished English, whichever call shows them."""
+    return [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) and re.search(
+        r"[A-Za-z]{2,}[.:,]? [A-Za-z]", "".join(v.value for v in n.values
+                                                if isinstance(v, ast.Constant)))]
+
+
 def _page_messages(module: str, tree) -> list[Message]:
     """The text a module of the page translates: what goes through T (PAGE), say or
     problem(s) (MESSAGES), the text of UI_FUNCTIONS and its Messages' templates
@@ -315,7 +324,8 @@ def _page_messages(module: str, tree) -> list[Message]:
               ([n.args[0] for n in calls if n.func.id != "T"] +
                [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and
                 n.name in UI_FUNCTIONS] +
-               [n for n in ast.walk(tree) if id(n) in templates], "MESSAGES")]
+               [n for n in ast.walk(tree) if id(n) in templates] +
+               _worded_fstrings(tree), "MESSAGES")]
     out = []
     for roots, table in groups:
         for node, text in _strings(roots, _not_code(tree)):
@@ -427,6 +437,15 @@ def _plain_words(call: ast.Call) -> list[str]:
         out += [t.value for t in texts if isinstance(t, ast.Constant) and
                 isinstance(t.value, str) and i18n.has_entry(t.value, "ja")]
     return out
+
+
+def test_the_scan_sees_words_put_together_anywhere_in_the_page():
+    """An f-string of words in a page's module is seen as finished English, also when it
+    reaches note() or a table through a name."""
+    tree = ast.parse('queued = f"Queued as {q}, place {p}."\nnotice = note(queued)\n'
+                     'row = [f"Best: trial {n}", f"cfg-{name}"]\n')
+    made = [m.template for m in _page_messages("ui/example.py", tree) if VALUE in m.template]
+    assert len(made) == 2 and made[0].startswith("Queued as"), made
 
 
 def test_words_given_to_a_message_are_messages_too():

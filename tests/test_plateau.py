@@ -123,6 +123,25 @@ def test_exact_matches_count_before_the_loss_where_answers_are_short(monkeypatch
     assert judge.heard(1.0, 50, model) and judge.best == (2.4, 30)  # lower loss, fewer right
 
 
+def test_a_cooled_model_as_right_as_the_best_is_kept_over_it(monkeypatch):
+    """After the plateau the rate comes down; the cooled model that answers as many held-out
+    rows right is kept though its loss is higher (facts asked in new words), one that
+    answers fewer is not; before the plateau a tie goes to the lower loss."""
+    model = torch.nn.Linear(2, 2)
+    judge = HeldOut(patience=1, answers=[([1], "x", 2)], tokenizer=object())
+    matches = iter([0.5, 0.5, 0.5, 0.4])
+    monkeypatch.setattr(judge, "matches", lambda m: next(matches))
+    assert not judge.heard(2.0, 10, model)
+    assert judge.heard(2.2, 20, model) and judge.best == (2.0, 10)  # the plateau
+    with torch.no_grad():
+        model.weight.fill_(3.0)  # (the cool-down moves the weights)
+    assert not judge.heard(2.6, 30, model) and judge.best == (2.6, 30)  # cooled, as right
+    assert not judge.heard(2.1, 40, model) and judge.best == (2.6, 30)  # fewer right
+    with torch.no_grad():
+        model.weight.fill_(0.0)
+    assert judge.restore(model, 40) and bool((model.weight == 3.0).all())
+
+
 def test_short_held_out_answers_are_read_and_matched_on_the_model(tmp_path, tiny_cfg):
     """A prompt/completion file of short answers: its held-out rows' prompts and answers
     are read as the trainer tokenizes them, and the model's greedy answers to them are

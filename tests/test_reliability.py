@@ -18,7 +18,7 @@ import pytest
 from gradio_client import Client
 
 from sft_ui.runs import RunManager, is_complete, latest_checkpoint
-from tests.conftest import HANG, HANG_MS, field, open_panels, serve, set_field, wait_for
+from tests.conftest import HANG, HANG_MS, field, fresh, open_panels, serve, set_field, wait_for
 
 FINAL = ("done", "stopped", "failed")
 
@@ -305,7 +305,7 @@ PAGE_CASES = [
 def test_bad_input_through_the_page(page, live_app, client, intact, bad_files, act, where,
                                     needle):
     from playwright.sync_api import expect
-    page.goto(live_app[0])  # a fresh page: every field at its default
+    fresh(page, live_app[0])
     act(page, bad_files)
     notice = page.locator(where)
     expect(notice).to_contain_text(re.compile(needle), timeout=HANG_MS)

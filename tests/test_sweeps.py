@@ -391,16 +391,18 @@ def test_a_sweep_judged_by_exact_match_prunes_the_trials_whose_eval_loss_is_wors
 
 def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
     """On a file of facts to recall the quick path chooses rank 32 at 2e-3 (plan/budget.py):
-    a model-based sweep over the rate and the rank tries that first, so its best is never
-    a choice it did not try."""
+    a model-based sweep over the rate and the rank tries that first, for as long as the
+    quick path would train it, so its best is never a model judged worse than the quick
+    path's."""
     import json
     data = tmp_path / "facts.jsonl"
     data.write_text("".join(json.dumps({"prompt": f"What is the capital of Zor{i}?",
                                         "completion": f"Vel{i}ka"}) + "\n"
                             for i in range(60)))
+    from sft_ui.sweeps.score import score_seconds
     found, manager, trainer = sweeps(Losses(steps=2))
     sweep = found.start(SweepSpec(base={"dataset_name": str(data)}, method="optuna",
-                                  trials=2, budget_minutes=30, seed=0,
+                                  trials=4, budget_minutes=12, seed=0,
                                   vary={"learning_rate": {"low": 1e-4, "high": 3e-3,
                                                           "log": True},
                                         "lora_r": [8, 16, 32]}))
@@ -408,6 +410,10 @@ def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
     first = min(sweep.snapshot()["trials"], key=lambda t: t["number"])
     assert first["params"] == {"learning_rate": 2e-3, "lora_r": 32}
     assert trainer.order[0] == 2e-3
+    # it trains as long as the quick path would (5 minutes, its judging in them), where an
+    # even share of the 12 minutes would have been 3
+    budget = manager.get(first["run_id"]).config.time_budget_minutes
+    assert budget == pytest.approx(5 - score_seconds("eval_loss") / 60, abs=0.02)
 
 
 def test_a_trial_that_fits_its_least_share_is_planned_though_trials_took_longer(monkeypatch):

@@ -3,7 +3,9 @@
 judged on held-out data when it ends (score.py), the search told its score. The time
 budget holds for the whole sweep: the planner's estimate of a trial decides how many fit
 (then the trials' own times), and each trial's own time budget is its share of the time
-left, so the last one ends by the deadline with its model saved. The first trial to end
+left, so the last one ends by the deadline with its model saved (a first trial that is the
+quick path's own choice takes the quick path's time, at most half the sweep's: the sweep's
+best is then never a model judged worse than the quick path's). The first trial to end
 sets the steps of the others (their scores then compare runs of one length). A sweep's
 state is kept in sweeps/<id>.json of the runs folder; one whose app ended while it ran is
 "interrupted" (its unfinished trials too: `settle`), and can be resumed (`resume`): the
@@ -28,7 +30,7 @@ from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
 from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
-from sft_ui.sweeps.first import quick_path_first
+from sft_ui.sweeps.first import BUDGET_MINUTES, quick_path_first
 from sft_ui.sweeps.score import score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
@@ -37,6 +39,7 @@ from sft_ui.sweeps.trial import Trials, names, new_trial
 FOLDER = "sweeps"
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
 MIN_TRIAL_SECONDS = 45.0  # less time left than this: no trial is started
+QUICK_SHARE = 0.5  # the most of a sweep's time its first trial, the quick path's, takes
 HELD_OUT = 0.1  # the held-out fraction a sweep's trials keep when the page gave no eval data
 POLL_SECONDS = 0.5
 
@@ -202,8 +205,9 @@ class Sweep:
         sets the sweep's estimate of its whole time."""
         if self.estimate_seconds is None:
             self.trial_estimate = estimate(self.spec.config())  # (the queue's row says it)
-        taken = [t["seconds"] for t in self.trials  # (a whole trial's time, not a pruned one's)
-                 if t.get("seconds") and t["state"] == "done" and not t["pruned"]]
+        taken = [t["seconds"] for t in self.trials  # (a whole trial's time, not a pruned one's
+                 if t.get("seconds") and t["state"] == "done" and not t["pruned"]  # nor the
+                 and not t.get("quick")]  # quick path's, given its own time: quick_seconds)
         judging = self.judge_seconds()
         per = sum(taken) / len(taken) if taken else \
             (self.trial_estimate or DEFAULT_TRIAL_SECONDS) + judging
@@ -234,6 +238,15 @@ class Sweep:
         (asked again when the sweep is resumed)."""
         return sum(1 for t in self.trials if t["state"] != "interrupted")
 
+    def quick_seconds(self, base: RunConfig) -> float:
+        """The time of the first trial of a sweep that starts from the quick path's own
+        choice (first.py): the quick path's budget (the page's, else BUDGET_MINUTES), at
+        most QUICK_SHARE of the sweep's, so that the sweep's best is judged against the
+        model the quick path alone would have made; the others share the rest."""
+        minutes = base.time_budget_minutes or BUDGET_MINUTES
+        return min(minutes * 60, QUICK_SHARE * self.spec.budget_minutes * 60) - \
+            self.judge_seconds()
+
     def judge_seconds(self) -> float:
         """What judging a trial takes: the mean of the trials judged so far, before one
         was the score's own estimate (score.py)."""
@@ -261,6 +274,8 @@ class Sweep:
                 at_once = min(width, self.planned - self.counted())
                 rounds = math.ceil((self.planned - self.counted()) / at_once)
                 share = (self.deadline - time.time()) / rounds - self.judge_seconds()
+                if first and not self.trials:  # the quick path's own choice: its own time
+                    share = max(share, self.quick_seconds(base))
                 if share < MIN_TRIAL_SECONDS:  # (the time since the plan: plan again)
                     self.planned = max(self.counted(), self.plan_trials(search.size(), width))
                     if self.planned <= self.counted():
@@ -270,6 +285,7 @@ class Sweep:
                 if not batch:
                     break
                 for trial, cfg, keep in batch:
+                    trial["quick"] = bool(first) and trial["number"] == 1
                     (trials.start_on_jobs if on_jobs else trials.queue_one)(trial, cfg, keep)
                 self.save()
                 trials.follow([trial for trial, _, _ in batch], POLL_SECONDS)

@@ -5,7 +5,8 @@ counts first (a held-out loss can rise while more answers come out right). The t
 weights of the best one so far are kept (in memory: a LoRA adapter's few megabytes, or
 every weight of a full fine-tune); once PATIENCE evaluations in a row bring no gain (the
 plateau), the callback brings the learning rate down to 0 over a few more steps and the run
-stops there; at its end the best model is put back before it is saved, and the run's last
+stops there (a model of that cool-down that answers as many held-out rows exactly as the
+best is kept over it); at its end the best model is put back before it is saved, and the run's last
 record says which model was kept, where the plateau was and why it ended (`ending`).
 
 The callback (train/callbacks.py) asks for an evaluation at the run's last step, so the
@@ -67,6 +68,11 @@ class HeldOut:
             better = gain = True
         elif match is not None and match != self._best_match:
             better = gain = match > self._best_match
+        elif match is not None and self.plateau_at is not None:
+            # a model of the cool-down that answers as many rows right is kept over the
+            # best: the cool-down settles what the plateau found, and the loss of answers
+            # asked in new words can rise while as many come out right
+            better, gain = True, False
         else:
             better = plateau.is_better(loss, self.best[0])
             gain = plateau.is_gain(loss, self.best[0])

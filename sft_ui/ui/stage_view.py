@@ -50,12 +50,13 @@ def demo_switch(stage: str, dataset: str) -> str | None:
 
 
 def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordions: dict,
-         actions: Actions) -> None:
+         actions: Actions, opened=None) -> None:
     """Hide and show, on every change of the stage: the settings (`widgets`, by name),
     the rows of the panels (`rows`: (gr.Row, its settings' names)) and the panels
     (`accordions`, by group) that depend on it; switch the demo set; and offer the
     datasets for the stage (its built-in set, earlier runs' data: Actions.dataset_choices)
-    when the page loads and whenever the stage changes."""
+    when the page loads (after `opened`, the event that fills a page's settings, when
+    given) and whenever the stage changes."""
     names = staged(widgets)
     row_list = [(row, row_names) for row, row_names in rows if staged(row_names)]
     groups = [g for g in accordions if staged(n for p in panels() if p.group == g
@@ -82,8 +83,9 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                      show_progress="hidden", show_progress_on=stage_box)
     def on_load(request: gr.Request, stage, dataset):
         return offered(request, stage, dataset)
-    Context.root_block.load(on_load, [stage_box, dataset_box], dataset_box, api_name=False,
-                            show_progress="hidden")
+    (opened.then if opened is not None else Context.root_block.load)(
+        on_load, [stage_box, dataset_box], dataset_box, api_name=False,
+        show_progress="hidden")
 
 
 def build_continue() -> tuple[gr.Button, gr.Button]:

@@ -21,7 +21,10 @@ CSS = """
                 the bar keeps its height when Continue shows */
              flex-direction: row !important; flex-wrap: wrap !important; }
   #run-pinned { display: contents; }
-  #run-buttons { order: 1; flex: 3 1 240px; }
+  /* Room for four labels on one line each ("キューに追加" wrapped at 1366 px once
+     Continue showed beside them); where there is less, Continue goes under them. */
+  #run-buttons { order: 1; flex: 3 1 440px; }
+  #run-buttons button { white-space: nowrap; }
   #continue-row { order: 2; flex: 2 1 160px; }
   #continue-row:not(:has(button)) { display: none; }
   #run-pinned > :not(#run-buttons) { order: 3; flex: 1 1 100%; }

@@ -20,6 +20,7 @@ from sft_ui.plan.hardware import detect, speedups
 from sft_ui.ui import (
     code_panel,
     data_panel,
+    kept_settings,
     plan_panel,
     queue_panel,
     rewards_panel,
@@ -187,7 +188,7 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     """The preset, the panels' helpers and the remote-code warning."""
     names, inputs, widgets = s.names, s.inputs, s.widgets
     stage_view.wire(widgets["stage"], widgets["dataset_name"], widgets, s.rows, s.accordions,
-                    actions)
+                    actions, opened=kept_settings.wire(names, inputs))
     data_panel.wire(s.data, names, inputs, widgets["dataset_name"], actions)
     rewards_panel.wire(s.rewards, names, inputs, actions)
     code_panel.wire(s.code, names, inputs)
