@@ -196,7 +196,9 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], s.remote_warning,
                                         api_name=False, show_progress="hidden")
-    s.preset.change(lambda name: config_to_values(load_preset(name), names), s.preset,
+    # (on each pick, the one already shown too: "default" brings back the defaults over
+    # the settings the browser kept, ui/kept_settings.py)
+    s.preset.select(lambda name: config_to_values(load_preset(name), names), s.preset,
                     inputs, api_name="ui_preset", api_visibility="undocumented",
                     show_progress_on=s.preset)
     sizes = [widgets[n] for n in ("per_device_train_batch_size", "gradient_accumulation_steps",
