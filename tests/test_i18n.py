@@ -601,6 +601,15 @@ def _in_japanese(fn):
         LocalContext.request.reset(token)
 
 
+def test_settings_in_a_table_say_their_switches_in_japanese():
+    """A queued run's or a trial's settings, as the tables write them: each setting's label,
+    a switch as on, off or auto in the page's language (not Python's True)."""
+    from sft_ui.ui.widgets import settings_said
+    said = _in_japanese(lambda: settings_said({"completion_only_loss": True, "use_peft": False,
+                                                "bf16": None, "learning_rate": 0.001}))
+    assert "True" not in said and "0.001" in said and not english_left(said), said
+
+
 def test_the_live_view_and_the_tables_come_out_in_japanese():
     """Status, progress (durations too), the loss plot's series and colours, and the
     headers and cells of the samples, Compare and Runs tables, made for a Japanese

@@ -100,7 +100,16 @@ def config_to_values(cfg: RunConfig, names: list[str]) -> list:
 def settings_said(values: dict, short=str) -> str:
     """Settings as a person reads them in a table: each by its label in the page's
     language and its value ("Learning rate 0.001, Max steps 3"); `short` writes a value."""
-    return ", ".join(f"{setting_label(name)} {short(value)}" for name, value in values.items())
+    return ", ".join(f"{setting_label(name)} {_value_said(value, short)}"
+                     for name, value in values.items())
+
+
+def _value_said(value, short) -> str:
+    """A value in a table: on, off and auto in the page's language (a switch's True, False
+    and None), anything else as `short` writes it."""
+    if value is None or isinstance(value, bool):
+        return say("auto" if value is None else "on" if value else "off")
+    return short(value)
 
 
 def setting_label(name: str) -> str:
