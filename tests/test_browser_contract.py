@@ -96,15 +96,15 @@ class Events:
 
 
 def settled(page):
-    """Once the page's events have all been answered (seen twice in a row, a tenth of a
-    second apart: an event an answer set off is sent at once)."""
+    """Once the page's events have all been answered (seen twice in a row: an event an
+    answer set off is sent at once)."""
     events, quiet = page.events, []
 
     def idle():
         page.evaluate("0")  # (lets Playwright hear the page's requests)
         quiet.append(not events.open)
         return quiet[-2:] == [True, True]
-    wait_for(idle, timeout=HANG, interval=0.1)
+    wait_for(idle, timeout=HANG)
 
 
 def _open(page, url, lang):
@@ -189,9 +189,9 @@ def _walk(page, owner) -> list[str]:
         before = vary.input_value()
         _pick(page, owner, number)
         if owner == "sweep-add":  # a line for the setting, the list empty again
-            wait_for(lambda: vary.input_value() != before, timeout=HANG, interval=0.1)
+            wait_for(lambda: vary.input_value() != before, timeout=HANG)
         else:
-            wait_for(lambda: box.input_value() == label, timeout=HANG, interval=0.1)
+            wait_for(lambda: box.input_value() == label, timeout=HANG)
         settled(page)
     if was in labels and owner != "sweep-add":  # (the page as it was: the next lists as a
         _pick(page, owner, labels.index(was))   # person meets them)
@@ -247,6 +247,7 @@ def test_a_run_a_queued_run_and_a_sweep_in_japanese(served, pages, tiny_model_di
     named for the sweep, its best first in Chat's list."""
     from playwright.sync_api import expect
     page = pages["ja"]
+    page.evaluate("localStorage.clear()")  # (a person new to the page: no settings kept)
     _open(page, served.url, "ja")
     _tab(page, "ja", 0)  # (its panels opened)
     for name, value in (("model_name_or_path", tiny_model_dir), ("max_length", 64),
