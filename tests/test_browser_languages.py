@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.conftest import HANG_MS, field, newest_ended, open_panels, set_field, wait_for
+from tests.conftest import HANG_MS, field, fresh, newest_ended, open_panels, set_field, wait_for
 from tests.test_browser import ARGS, CHROMIUM
 from tests.test_i18n import AS_WRITTEN, english_left
 
@@ -58,9 +58,10 @@ def ja(live_app):
 
 
 def _fresh(page, url):
-    """The page opened again, in Japanese, on the Train tab with the plan drawn."""
+    """The page opened again, in Japanese, on the Train tab with the plan drawn (as on a
+    first visit: no settings kept from the test before)."""
     from playwright.sync_api import expect
-    page.goto(url)
+    fresh(page, url)
     expect(page.locator("#plan-summary")).to_contain_text("実効バッチサイズ")
 
 
