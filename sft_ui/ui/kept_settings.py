@@ -55,5 +55,7 @@ def wire(names: list[str], inputs: list):
 
     gr.on(edits(inputs), keep, inputs, kept, api_name=False, show_progress="hidden",
           trigger_mode="always_last")
+    # (its loading status on one component: on every setting, each later message of any
+    # event would redraw them all; train_tab's PROGRESS_NOTE)
     return Context.root_block.load(restore, kept, inputs, api_name=False,
-                                   show_progress="hidden")
+                                   show_progress="hidden", show_progress_on=inputs[0])
