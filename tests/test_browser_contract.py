@@ -114,6 +114,13 @@ def _open(page, url, lang):
         "実効バッチサイズ" if lang == "ja" else "effective batch")
 
 
+def _forget(page):
+    """The settings the page's browser kept (ui/kept_settings.py) forgotten, where the page
+    has opened the app (a page not yet opened has nothing kept)."""
+    if page.url.startswith("http"):
+        page.evaluate("localStorage.clear()")
+
+
 def _toasts(page) -> list[str]:
     found = page.locator("[data-testid=toast-body]")
     return [found.nth(i).inner_text() for i in range(found.count())]
@@ -247,7 +254,7 @@ def test_a_run_a_queued_run_and_a_sweep_in_japanese(served, pages, tiny_model_di
     named for the sweep, its best first in Chat's list."""
     from playwright.sync_api import expect
     page = pages["ja"]
-    page.evaluate("localStorage.clear()")  # (a person new to the page: no settings kept)
+    _forget(page)  # (a person new to the page: no settings kept)
     _open(page, served.url, "ja")
     _tab(page, "ja", 0)  # (its panels opened)
     for name, value in (("model_name_or_path", tiny_model_dir), ("max_length", 64),
@@ -303,7 +310,7 @@ def test_after_a_kill_mid_sweep_the_page_shows_what_is_on_disk(served, pages,
     the person filled it, no trial still "training"; in Japanese, with no traceback."""
     from playwright.sync_api import expect
     page = pages["ja"]
-    page.evaluate("localStorage.clear()")  # (the settings kept: those set below)
+    _forget(page)  # (the settings kept: those set below)
     _open(page, served.url, "ja")
     _tab(page, "ja", 0)
     _set(page, "model_name_or_path", tiny_model_dir)
