@@ -68,8 +68,9 @@ def test_the_demo_set_follows_the_stage():
 def _stage_handler(app: gr.Blocks):
     """The function the stage's change runs, and the elem_id (or kind) of each output."""
     stage = next(b for b in app.blocks.values() if getattr(b, "elem_id", None) == "cfg-stage")
-    fn = next(f for f in app.fns.values()
-              if (stage._id, "change") in [tuple(t) for t in f.targets])
+    fn = next(f for f in app.fns.values()  # (not the other events of every setting's change)
+              if (stage._id, "change") in [tuple(t) for t in f.targets] and
+              getattr(f.fn, "__name__", "") == "on_stage")
     outputs = [getattr(o, "elem_id", None) or type(o).__name__ for o in fn.outputs]
     return fn.fn, outputs, fn.outputs
 
