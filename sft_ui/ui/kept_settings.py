@@ -17,9 +17,9 @@ from sft_ui.ui.widgets import config_to_values, edits
 STORAGE_KEY = "sft-studio-settings"
 
 
-def changed(names: list[str], values) -> dict:
-    """The settings (by name) whose widget values differ from the defaults'."""
-    defaults = config_to_values(RunConfig(), names)
+def changed(names: list[str], values, defaults: list) -> dict:
+    """The settings (by name) whose widget values differ from the defaults' (`defaults`:
+    config_to_values of RunConfig(), in `names` order)."""
     return {n: v for n, v, d in zip(names, values, defaults) if v != d}
 
 
@@ -46,8 +46,10 @@ def wire(names: list[str], inputs: list):
     ones when a page opens; returns that load event (what follows it chains on it)."""
     kept = gr.BrowserState({}, storage_key=STORAGE_KEY, secret=STORAGE_KEY)
 
+    defaults = config_to_values(RunConfig(), names)  # (once, not on every change)
+
     def keep(*values):
-        return changed(names, values)
+        return changed(names, values, defaults)
 
     def restore(saved):
         found = restorable(saved)
