@@ -310,7 +310,6 @@ def test_after_a_kill_mid_sweep_the_page_shows_what_is_on_disk(served, pages,
     the person filled it, no trial still "training"; in Japanese, with no traceback."""
     from playwright.sync_api import expect
     page = pages["ja"]
-    _forget(page)  # (the settings kept: those set below)
     _open(page, served.url, "ja")
     _tab(page, "ja", 0)
     _set(page, "model_name_or_path", tiny_model_dir)

@@ -498,3 +498,24 @@ def test_events_with_many_outputs_show_their_status_on_one_component(tmp_path):
     assert len(many) >= 7  # preset, stage, Apply, both Continues, YAML load, a language switch
     assert [(d["api_name"], d["targets"]) for d in many if not d["show_progress_on"]] == []
     assert all(len(d["show_progress_on"]) == 1 for d in many)
+
+
+def test_no_trigger_sets_off_two_events_that_wait_for_their_last(tmp_path):
+    """Gradio's page runs an "always_last" event again, once it ends, by dispatching the
+    trigger it waited on anew: every event of that trigger runs again. Two such events on
+    one trigger, one waiting while the other runs, set each other off without end (a page
+    whose kept settings were put back sent 8 events a second for minutes). So each
+    trigger has at most one; the others run on each trigger ("multiple", in order: one
+    at a time per event)."""
+    import collections
+
+    from sft_ui.runs import RunManager
+    from sft_ui.ui import build_app
+    app = build_app(RunManager(tmp_path))
+    waiting = collections.defaultdict(list)
+    for d in app.config["dependencies"]:
+        if d["trigger_mode"] == "always_last":
+            for target in d["targets"]:
+                waiting[tuple(target)].append(d["id"])
+    assert len(waiting) > 50  # (the settings' changes)
+    assert {t: ids for t, ids in waiting.items() if len(ids) > 1} == {}

@@ -10,7 +10,7 @@ import gradio as gr
 from gradio.context import Context
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.ui.widgets import config_to_values, edits
+from sft_ui.ui.widgets import AFTER_EACH, config_to_values, edits
 
 # One key for every page of this app in a browser. Its secret only scrambles what the
 # browser keeps (the page itself holds it); a fixed one lets a restarted server read it.
@@ -56,7 +56,7 @@ def wire(names: list[str], inputs: list):
         return [found[n] if n in found else gr.skip() for n in names]
 
     gr.on(edits(inputs), keep, inputs, kept, api_name=False, show_progress="hidden",
-          trigger_mode="always_last")
+          trigger_mode=AFTER_EACH)
     # (its loading status on one component: on every setting, each later message of any
     # event would redraw them all; train_tab's PROGRESS_NOTE)
     return Context.root_block.load(restore, kept, inputs, api_name=False,

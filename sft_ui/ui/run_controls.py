@@ -19,7 +19,7 @@ from sft_ui.runs import ACTIVE_STATES, RunError
 from sft_ui.ui import live_view, plan_text, queue_panel, stage_view
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
-from sft_ui.ui.widgets import edits, values_to_dict
+from sft_ui.ui.widgets import AFTER_EACH, edits, values_to_dict
 
 # Seconds between the live view's looks at the run: until the first loss shows, then
 # while the run brings something new, and after a look that found nothing new (a slow step).
@@ -224,7 +224,7 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
                  show_progress="hidden", show_progress_on=timer)
     # Start's refusal is asked again when a setting changed or the shown run's state did.
     gr.on([*edits(s.inputs), run_state.change], recheck, [c.notice, s.hf_token, *s.inputs],
-          c.notice, api_name=False, show_progress="hidden", trigger_mode="always_last")
+          c.notice, api_name=False, show_progress="hidden", trigger_mode=AFTER_EACH)
     keep(c.notice, live.status)  # what Start, Resume, Continue or Stop said, in a new one
     c.notice.change(None, js=SHOW_NOTICE_JS, api_name=False, show_progress="hidden")
 

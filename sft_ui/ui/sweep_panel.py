@@ -29,7 +29,7 @@ from sft_ui.ui.lang import (
     say,
 )
 from sft_ui.ui.sweep_table import WIDTHS, frame
-from sft_ui.ui.widgets import config_to_values, setting_label, values_to_dict
+from sft_ui.ui.widgets import AFTER_EACH, config_to_values, setting_label, values_to_dict
 
 METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
 SCORE_LABELS = {"eval_loss": "Eval loss (held-out rows)", "exact_match": "Exact match",
@@ -284,7 +284,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                          api_name=False, show_progress="hidden")
     stage = inputs[names.index("stage")]
     stage.change(lambda chosen: gr.Dropdown(choices=_offered(chosen), value=None), stage,
-                 p.add_setting, api_name=False, show_progress="hidden")
+                 p.add_setting, api_name=False, show_progress="hidden",
+                 trigger_mode=AFTER_EACH)
     p.start.click(on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
                              token, *inputs], [p.sweep_id, *shown_out], api_name=False)
     p.stop.click(on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)

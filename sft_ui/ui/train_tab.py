@@ -29,7 +29,7 @@ from sft_ui.ui import (
 )
 from sft_ui.ui.lang import T, after_switch, say
 from sft_ui.ui.run_controls import RunControls, build_run_controls, wire_run_controls
-from sft_ui.ui.widgets import config_to_values, make_widget
+from sft_ui.ui.widgets import AFTER_EACH, config_to_values, make_widget
 
 # PROGRESS_NOTE: each message of every event (a tick's too) has the page redraw the loading
 # status of every component that any event has shown it on since the page opened, so an
@@ -195,7 +195,8 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions, c.plan)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], s.remote_warning,
-                                        api_name=False, show_progress="hidden")
+                                        api_name=False, show_progress="hidden",
+                                        trigger_mode=AFTER_EACH)
     # (on each pick, the one already shown too: "default" brings back the defaults over
     # the settings the browser kept, ui/kept_settings.py)
     s.preset.select(lambda name: config_to_values(load_preset(name), names), s.preset,

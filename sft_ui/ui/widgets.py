@@ -72,6 +72,15 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     return gr.Textbox(max_lines=1, **common)  # a long path scrolls on one line
 
 
+# The trigger mode of an event that shares its triggers (a setting's change) with another:
+# it runs on each, one at a time, in order. Gradio's page runs an "always_last" event
+# again by dispatching the trigger it waited on anew, which runs every event of that
+# trigger again: two such events on one trigger set each other off without end. So one
+# event of a trigger at most waits for its last (a change's default); the others run on
+# each (test_page's test_no_trigger_sets_off_two_events_that_wait_for_their_last).
+AFTER_EACH = "multiple"
+
+
 def edits(widgets) -> list:
     """The events of settings' widgets that say the person changed one: a text or code
     box's when it is left (not one a key), any other's on each change."""
