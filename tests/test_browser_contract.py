@@ -30,6 +30,9 @@ ALLOWED = {"LoRA", "QLoRA", "GGUF", "Ollama", "Hugging", "Face", "Hub", "Space",
 # Lists not walked option by option: the language (switches the page; its own tests) and
 # the model (each Hub model would be fetched: offline, a message the model tests cover).
 NOT_WALKED = ("language", "cfg-model_name_or_path")
+# Lists of the settings (each setting's own, and Add a setting to vary, which offers them):
+# walked option by option in Japanese only, where their words are checked too.
+SETTINGS_LISTS = ("cfg-", "sweep-add")
 # Buttons that need no run and start none.
 SAFE_BUTTONS = ("preview-data", "show-code", "plan-fit", "runs-refresh", "test-rewards")
 
@@ -196,14 +199,14 @@ def _walk(page, owner) -> list[str]:
         before = vary.input_value()
         _pick(page, owner, number)
         if owner == "sweep-add":  # a line for the setting, the list empty again
-            wait_for(lambda: vary.input_value() != before, timeout=HANG)
-        else:
-            wait_for(lambda: box.input_value() == label, timeout=HANG)
-        settled(page)
+            wait_for(lambda: vary.input_value() != before, timeout=HANG, interval=0.05)
+            settled(page)  # (its list offered again, less the setting added)
+        else:  # (a setting's options one after another, as a person quick with them)
+            wait_for(lambda: box.input_value() == label, timeout=HANG, interval=0.05)
     if was in labels and owner != "sweep-add":  # (the page as it was: the next lists as a
         _pick(page, owner, labels.index(was))   # person meets them)
-        wait_for(lambda: box.input_value() == was, timeout=HANG)
-        settled(page)
+        wait_for(lambda: box.input_value() == was, timeout=HANG, interval=0.05)
+    settled(page)
     return labels
 
 
@@ -211,15 +214,15 @@ def _walk(page, owner) -> list[str]:
 def test_before_any_run_every_list_option_and_button_holds(served, pages, lang):
     """Nothing run yet: each tab read, each option of each list picked (the settings of
     every stage, Add a setting to vary with each setting it offers; in English the lists
-    but the settings', which the Japanese page walks), the buttons that start nothing
-    pressed: no traceback, no error toast, no English in Japanese."""
+    but the settings' (SETTINGS_LISTS), which the Japanese page walks), the buttons that
+    start nothing pressed: no traceback, no error toast, no English in Japanese."""
     page, found = pages[lang], []
     _open(page, served.url, lang)
     found += look(page, lang, served, "at load")
     for number in range(len(TABS[lang])):
         panel = _tab(page, lang, number)
         for owner in _lists(panel):
-            if lang == "en" and owner.startswith("cfg-"):
+            if lang == "en" and owner.startswith(SETTINGS_LISTS):
                 continue  # (the settings' lists: walked in Japanese, their words checked)
             labels = _walk(page, owner)
             if lang == "ja":
