@@ -351,8 +351,10 @@ def page(live_app, browser):
 
 def fresh(page, url: str | None = None):
     """The page opened again as on a person's first visit: the settings its browser kept
-    (ui/kept_settings.py) forgotten, every field at its default."""
-    page.evaluate("localStorage.clear()")
+    (ui/kept_settings.py) forgotten, every field at its default (a page that has not opened
+    the app yet has nothing kept)."""
+    if page.url.startswith("http"):
+        page.evaluate("localStorage.clear()")
     if url:
         page.goto(url)
     else:

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import HANG, HANG_MS, serve, wait_for
+from tests.conftest import HANG, HANG_MS, fresh, serve, wait_for
 from tests.test_browser import ARGS, CHROMIUM
 from tests.test_browser_languages import SHOWN, _code_words
 from tests.test_i18n import english_left
@@ -110,18 +110,15 @@ def settled(page):
     wait_for(idle, timeout=HANG)
 
 
-def _open(page, url, lang):
+def _open(page, url, lang, first_visit=False):
+    """The app opened (on a first visit: no settings kept, conftest.fresh)."""
     from playwright.sync_api import expect
-    page.goto(url)
+    if first_visit:
+        fresh(page, url)
+    else:
+        page.goto(url)
     expect(page.locator("#plan-summary")).to_contain_text(
         "実効バッチサイズ" if lang == "ja" else "effective batch")
-
-
-def _forget(page):
-    """The settings the page's browser kept (ui/kept_settings.py) forgotten, where the page
-    has opened the app (a page not yet opened has nothing kept)."""
-    if page.url.startswith("http"):
-        page.evaluate("localStorage.clear()")
 
 
 def _toasts(page) -> list[str]:
@@ -257,8 +254,7 @@ def test_a_run_a_queued_run_and_a_sweep_in_japanese(served, pages, tiny_model_di
     named for the sweep, its best first in Chat's list."""
     from playwright.sync_api import expect
     page = pages["ja"]
-    _forget(page)  # (a person new to the page: no settings kept)
-    _open(page, served.url, "ja")
+    _open(page, served.url, "ja", first_visit=True)  # (a person new to the page)
     _tab(page, "ja", 0)  # (its panels opened)
     for name, value in (("model_name_or_path", tiny_model_dir), ("max_length", 64),
                         ("sample_steps", 0), ("max_steps", 100000)):
