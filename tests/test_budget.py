@@ -28,7 +28,9 @@ def test_small_chat_data_gets_lora_answers_only_and_whole_epochs():
     # 400 rows / effective batch 8 = 50 steps an epoch of 8 x 60 tokens at 400 tokens/s
     # (1.2 s): (300 s - 20 s) x 0.85 / 1.2 s = 198 steps, so 3 whole epochs.
     assert (c.train_by, c.num_train_epochs) == ("epochs", 3.0)
-    assert len(choice.reasons) == 5 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
+    assert len(choice.reasons) == 6 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
+    # a rate held, then brought down at the end of the length the run sets (train/fit.py)
+    assert c.lr_scheduler_type == "constant_with_warmup" and "held" in choice.reasons[-2]
     # 40 rows (a tenth) held out: their loss ends the run at its plateau (plan/plateau.py)
     assert c.eval_fraction == 0.1 and choice.reasons[3].startswith("40 rows held out")
     assert not choice.needs_speed and cfg.use_peft is False  # cfg itself is unchanged
@@ -319,6 +321,41 @@ def test_the_learning_rate_schedule_follows_the_length_the_run_set(kind):
         assert rates[-2:] == [pytest.approx(1 / 18), pytest.approx(0.0)]
     if kind == "constant_with_warmup":  # warmed up by step 2 (10% of 20), not step 30
         assert rates[0] == pytest.approx(1.0)
+
+
+def test_a_held_rate_comes_down_over_the_last_fifth_of_the_length_the_run_sets():
+    """The budget's schedule (constant after warmup) holds the rate whatever the run's
+    length; from decay_start it comes down to 0 at the length's end, and a length set again
+    while it comes down moves that end (the rate goes on falling, never back up)."""
+    import torch
+    from transformers import TrainingArguments, get_scheduler
+
+    from sft_ui.train.fit import decay, decay_start, fit_schedule, holds_rate
+    args = TrainingArguments(output_dir="unused", warmup_steps=0.1, report_to=[])
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    scheduler = get_scheduler(budget.HELD_RATE, optimizer,
+                              num_warmup_steps=args.get_warmup_steps(300),
+                              num_training_steps=300)
+    assert decay_start(100) == 80 and decay_start(3) == 2
+    assert not holds_rate(scheduler)  # (in its warmup: the rate still climbs)
+    for step in range(1, 81):
+        optimizer.step()
+        scheduler.step()
+        assert decay(scheduler, step, 100) == (step == 80)  # (once, from step 80)
+    assert not holds_rate(scheduler) and optimizer.param_groups[0]["lr"] == 1.0
+    assert not decay(scheduler, 81, 100)
+    rates = []
+    for _ in range(10):  # steps 80..89: from 1.0 down by 1/20 a step
+        rates.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    assert rates[0] == 1.0 and rates[-1] == pytest.approx(0.55)
+    assert fit_schedule(scheduler, args, 120)  # set again, longer: 0.5 over 30 steps
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.5)
+    for _ in range(30):
+        optimizer.step()
+        scheduler.step()
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.0)
 
 
 def test_the_plan_line_says_the_run_sets_its_steps():

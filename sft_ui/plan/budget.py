@@ -9,7 +9,9 @@ the answers only for chat and prompt/completion data, a wider adapter at a highe
 for facts to recall (data/answers.py), held-out rows where the data has none (their
 plateau ends the run and chooses the model it saves: plan/plateau.py), and the length of
 the run: whole epochs (at most MAX_EPOCHS, or JUDGED_EPOCHS with held-out rows) when the
-budget holds one or more, else the steps that fit.
+budget holds one or more, else the steps that fit; and for a run that sets its own length,
+a learning rate held until the last fifth of it (train/fit.py), not one whose fall
+depends on the length.
 The plan's steps come from the measured speed (speed.py's tokens/s for this model,
 device and precision). A run of one process whose length the budget chooses sets it on
 its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
@@ -55,6 +57,9 @@ UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not m
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
 LENGTH = {"train_by", "max_steps", "num_train_epochs"}  # a run's length, in keep
+# The schedule of a run that sets its own length: held, then down to 0 at its end
+# (train/fit.py decay_start), whatever the length
+HELD_RATE = "constant_with_warmup"
 CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "question/answer", "alpaca")
 
 
@@ -133,8 +138,18 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         margin = RUN_MARGIN if entry.get("from") == "run" else MARGIN
     else:
         tokens_per_second, margin = speed(chosen), MARGIN
-    return _length(chosen, data, tokens_per_second, hw, reasons, bool(set(keep) & LENGTH),
-                   margin)
+    choice = _length(chosen, data, tokens_per_second, hw, reasons, bool(set(keep) & LENGTH),
+                     margin)
+    if choice.fits_in_run:
+        changes.clear()  # (pick's, now for the chosen length)
+        length_said = choice.reasons.pop()  # (the length is said last)
+        pick("lr_scheduler_type", HELD_RATE, Message(
+            "learning rate held, then brought down to 0 over the last fifth of the steps "
+            "the run sets (or after the held-out rows stop improving): a longer budget "
+            "trains as a shorter one would until then"))
+        choice.reasons.append(length_said)
+        choice.config = dataclasses.replace(choice.config, **changes)
+    return choice
 
 
 def resolve(cfg: RunConfig, keep=()) -> Choice:

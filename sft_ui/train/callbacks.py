@@ -19,8 +19,8 @@ from transformers import TrainerCallback
 from sft_ui.plan.hardware import memory_in_use
 from sft_ui.plan.plateau import cool_steps
 from sft_ui.plan.speed import NEAR_END, round_steps
+from sft_ui.train import fit as fitting
 from sft_ui.train.events import RunSink, announce
-from sft_ui.train.fit import FIT_AFTER, cool_schedule, fit_schedule, steps_that_fit
 from sft_ui.train.generation import answers_before_training, generate_batch, kept_answers
 from sft_ui.train.held_out import HeldOut
 
@@ -194,6 +194,10 @@ class StudioCallback(TrainerCallback):
             pace = now - last - sampled  # this step's own time
             if self.fit:
                 self._refit(args, state, control, lr_scheduler, pace, sampled, now)
+                if fitting.decay(lr_scheduler, state.global_step, state.max_steps):
+                    self.log.info("Time budget: the learning rate comes down to 0 from step "
+                                  "%d to the run's end, step %d", state.global_step,
+                                  state.max_steps)
             self._out_of_time(args, state, control, pace, now)
         if self.judge and (control.should_training_stop or
                            state.global_step >= state.max_steps):
@@ -212,9 +216,10 @@ class StudioCallback(TrainerCallback):
         step0, then, paused = self._paced
         self._paced = (step0, then, paused + sampled)
         counted = state.global_step - step0
-        if done == FIT_AFTER or (done > FIT_AFTER and counted & (counted - 1) == 0):
+        after = fitting.FIT_AFTER
+        if done == after or (done > after and counted & (counted - 1) == 0):
             mean = (now - then - paused - sampled) / max(counted, 1)
-            self._fit(args, state, control, scheduler, mean if done > FIT_AFTER else pace, now)
+            self._fit(args, state, control, scheduler, mean if done > after else pace, now)
 
     def _end_seconds(self, pace: float) -> float:
         """What the run does after its last step: the final answers, the evaluation of a
@@ -229,13 +234,13 @@ class StudioCallback(TrainerCallback):
         epoch = self._longest // max(int(state.num_train_epochs), 1) \
             if args.max_steps <= 0 else None  # (training by epochs)
         rounds = self.round_seconds if self.round_seconds is not None else pace
-        steps = steps_that_fit(state.global_step, pace,
+        steps = fitting.steps_that_fit(state.global_step, pace,
                                self.deadline - now - self._end_seconds(pace),
                                self._longest, epoch, rounds, self.sample_steps)
         if steps == state.max_steps and self._longest != steps:
             return  # (the same length again: nothing to say)
         if scheduler is not None:
-            fit_schedule(scheduler, args, steps)
+            fitting.fit_schedule(scheduler, args, steps)
         state.max_steps = steps
         # (the trainer's own flow ends a run that reached its length before this step's
         # callbacks: a length set again, longer, goes on)
@@ -307,7 +312,7 @@ class StudioCallback(TrainerCallback):
                           best, at, state.max_steps)
             return
         self.fit, end = False, state.global_step + cool
-        cool_schedule(scheduler, end)
+        fitting.cool_schedule(scheduler, end)
         state.max_steps = end
         self.sink.progress(state.global_step, end)
         self.log.info("Held-out rows show no more gain (none in %d evaluations) at step %d; "
