@@ -2,7 +2,7 @@
 set and of an evaluation (evaluate/), of a sweep's settings (sweeps/), of a job on Hugging
 Face Jobs (backends/jobs.py), of an export, a push, a Space and a GGUF file (share/), of
 an action this session may not take (access.py), of the chat's settings and models
-(chat.py, models.py), and the lines that say how an evaluation cut the text. Each is made
+(chat/, models.py), and the lines that say how an evaluation cut the text. Each is made
 from its catalogue template and renders in Japanese whole, its nested values (an action, a
 run's state, a setting's label, the reason a Space is view-only, a row's place in a file,
 a language's name) Japanese too, nothing parsed back from finished English.
@@ -20,7 +20,8 @@ import pytest
 
 from sft_ui import i18n
 from sft_ui.access import Access, AccessError, Who
-from sft_ui.chat import ChatService, GenSettings, _checked
+from sft_ui.chat import ChatService, GenSettings
+from sft_ui.chat.generation import checked
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.data import DataError
 from sft_ui.errors import UserError
@@ -220,7 +221,7 @@ def test_an_access_refusal_keeps_its_message_through_the_page():
     assert isinstance(lang._english(e.value)[0], Message)
 
 
-# ---- chat.py, models.py -----------------------------------------------------------------
+# ---- chat/, models.py ---------------------------------------------------------------------
 BAD_GENERATION = [{"max_new_tokens": "many"}, {"temperature": float("nan")},
                   {"max_new_tokens": 0}, {"temperature": 9}, {"top_p": 0},
                   {"repetition_penalty": 9}]
@@ -231,7 +232,7 @@ def test_each_chat_refusal_is_a_message_in_japanese_whole(tmp_path):
     chat = ChatService(none_yet)
     found = {str(bad): _refused(RunError, GenSettings(**bad).check) for bad in BAD_GENERATION}
     found.update({
-        "empty message": _refused(RunError, _checked, " ", None),
+        "empty message": _refused(RunError, checked, " ", None),
         "prompts not texts": _refused(RunError, chat.compare_batch, "hi", "a", "b"),
         "no prompts": _refused(RunError, chat.compare_batch, [" "], "a", "b"),
         "no finished run": _refused(RunError, chat.model_path, None),

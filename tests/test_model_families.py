@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from sft_ui.chat import ChatService, GenSettings, _prompt
+from sft_ui.chat import ChatService, GenSettings
+from sft_ui.chat.generation import chat_prompt
 from sft_ui.config import RunConfig
 from sft_ui.data.chat_habits import habits
 from sft_ui.data.preview import preview
@@ -137,7 +138,7 @@ def test_every_cell_of_the_family(family: TinyFamily, bench):
         settings = GenSettings(system_prompt=system, max_new_tokens=6)
         reply = list(chat.stream(ASK, TURNS, sft.id, settings))
         assert reply and isinstance(reply[-1], str)
-        seen = _prompt(tokenizer, TURNS, ASK, settings)
+        seen = chat_prompt(tokenizer, TURNS, ASK, settings)
         assert seen.count("Name a colour.") == 1 and seen.count(ASK) == 1
         said = chat.notes(ASK, TURNS, sft.id, settings)
         if system:

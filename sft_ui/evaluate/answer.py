@@ -9,7 +9,7 @@ import threading
 
 import torch
 
-from sft_ui.chat import GenSettings, _StopOnEvent, render_prompt
+from sft_ui.chat.generation import GenSettings, StopOnEvent, render_prompt
 from sft_ui.train.generation import whole_characters
 
 
@@ -39,7 +39,7 @@ def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
                         add_special_tokens=False).to(model.device)
     finally:
         tokenizer.padding_side = side
-    criteria = StoppingCriteriaList([_StopOnEvent(stop)] if stop is not None else [])
+    criteria = StoppingCriteriaList([StopOnEvent(stop)] if stop is not None else [])
     out = model.generate(**enc, max_new_tokens=int(settings.max_new_tokens), use_cache=True,
                          pad_token_id=tokenizer.pad_token_id, stopping_criteria=criteria,
                          **settings.generate_kwargs())
