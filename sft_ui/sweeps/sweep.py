@@ -241,11 +241,13 @@ class Sweep:
     def quick_seconds(self, base: RunConfig) -> float:
         """The time of the first trial of a sweep that starts from the quick path's own
         choice (first.py): the quick path's budget (the page's, else BUDGET_MINUTES), at
-        most QUICK_SHARE of the sweep's, so that the sweep's best is judged against the
-        model the quick path alone would have made; the others share the rest."""
+        most QUICK_SHARE of the sweep's (its judging counted in that), so that the sweep's
+        best is judged against the model the quick path alone would have made (the whole
+        budget trains, as the quick path's does: judging comes after); the others share
+        the rest."""
         minutes = base.time_budget_minutes or BUDGET_MINUTES
-        return min(minutes * 60, QUICK_SHARE * self.spec.budget_minutes * 60) - \
-            self.judge_seconds()
+        return min(minutes * 60, QUICK_SHARE * self.spec.budget_minutes * 60 -
+                   self.judge_seconds())
 
     def judge_seconds(self) -> float:
         """What judging a trial takes: the mean of the trials judged so far, before one
