@@ -35,6 +35,7 @@ from sft_ui.models import prepare_default_model
 from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
 from sft_ui.runs.run_queue import RunQueue
 from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+from sft_ui.sweeps.score import kept_quick_said
 from sft_ui.train.events import EventSink, NullSink, TerminalSink
 
 
@@ -274,6 +275,8 @@ def _sweep(manager: RunManager, spec: SweepSpec, path: str) -> int:
     found = sweep.snapshot()
     print(f"Sweep {sweep.id} {found['state']} in {found['seconds']:.0f} s "
           f"({len(found['trials'])} trials). {found['error']}", flush=True)
+    if found["kept_quick"]:
+        print(kept_quick_said(found["kept_quick"]), flush=True)
     for place, trial in enumerate(found["trials"], 1):
         # (a pruned trial's score is its last eval loss: shown where that is the score)
         shown_score = trial["score"] is not None and (not trial["pruned"] or

@@ -410,7 +410,7 @@ def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
     first = min(sweep.snapshot()["trials"], key=lambda t: t["number"])
     assert first["params"] == {"learning_rate": 2e-3, "lora_r": 32}
     assert trainer.order[0] == 2e-3
-    # it trains as long as the quick path would (5 minutes, its judging in them), where an
+    # it trains as long as the quick path would (5 minutes, its judging after them), where an
     # even share of the 12 minutes would have been 3
     budget = manager.get(first["run_id"]).config.time_budget_minutes
     assert budget == pytest.approx(5 - score_seconds("eval_loss") / 60, abs=0.02)
@@ -429,3 +429,34 @@ def test_a_trial_that_fits_its_least_share_is_planned_though_trials_took_longer(
     assert ahead.plan_trials(None) == 2
     ahead.deadline = module.time.time() + 40
     assert ahead.plan_trials(None) == 1
+
+
+def test_the_quick_paths_trial_is_kept_over_one_better_only_by_the_noise_of_its_score():
+    """Judged by exact match on 20 rows, the quick path's own trial at 90% is kept over one
+    at 95% (one row: a standard error of 90% on 20 rows is 6.7 points; measured on facts,
+    the 95% trial answered 17 of 20 test rows where the quick path's answered 19); one at
+    100% is ranked first. The sweep says which it kept and why."""
+    from sft_ui.sweeps import sweep as module
+    from sft_ui.sweeps.score import kept_quick_said, noise
+    assert noise("exact_match", 90.0, 20) == pytest.approx(6.708, abs=1e-3)
+    assert noise("rougeL", 90.0, 20) == 0.0 and noise("exact_match", 90.0, None) == 0.0
+    sweep = module.Sweep(SweepSpec(vary={"lora_r": [8, 16, 32]}, method="optuna",
+                                   budget_minutes=15, score="exact_match"), "", ".")
+
+    def trial(number, score, quick=False):
+        return {**module.new_trial(number, {"lora_r": 8 * number}), "state": "done",
+                "seconds": 60.0, "score": score, "rows": 20, "quick": quick}
+    sweep.trials = [trial(1, 90.0, quick=True), trial(2, 95.0), trial(3, 80.0)]
+    assert [t["number"] for t in sweep.ranked()] == [1, 2, 3]
+    assert sweep.best()["number"] == 1
+    kept = sweep.snapshot()["kept_quick"]
+    assert (kept["number"], kept["over"], kept["rows"]) == (1, 2, 20)
+    assert str(kept_quick_said(kept)) == ("Kept trial 1, the quick path's own choice (90): "
+                                          "trial 2's 95 is within the noise of a score on "
+                                          "20 rows (±6.7)")
+    sweep.trials[1]["score"] = 100.0  # two rows more: beyond the noise
+    assert sweep.best()["number"] == 2 and sweep.snapshot()["kept_quick"] is None
+    # a score lower is better (eval loss): no noise known, the best is the lowest
+    loss = module.Sweep(SweepSpec(vary={"lora_r": [8, 16]}, budget_minutes=15), "", ".")
+    loss.trials = [trial(1, 0.9, quick=True), trial(2, 0.8)]
+    assert loss.best()["number"] == 2

@@ -5,7 +5,8 @@ budget holds for the whole sweep: the planner's estimate of a trial decides how 
 (then the trials' own times), and each trial's own time budget is its share of the time
 left, so the last one ends by the deadline with its model saved (a first trial that is the
 quick path's own choice takes the quick path's time, at most half the sweep's: the sweep's
-best is then never a model judged worse than the quick path's). The first trial to end
+best is then never a model judged worse than the quick path's; nor one better by no more
+than the noise of its score: score.py's `noise`). The first trial to end
 sets the steps of the others (their scores then compare runs of one length). A sweep's
 state is kept in sweeps/<id>.json of the runs folder; one whose app ended while it ran is
 "interrupted" (its unfinished trials too: `settle`), and can be resumed (`resume`): the
@@ -31,7 +32,7 @@ from sft_ui.plan.budget import LENGTH
 from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
 from sft_ui.sweeps.first import BUDGET_MINUTES, quick_path_first
-from sft_ui.sweeps.score import score_seconds
+from sft_ui.sweeps.score import kept_quick, kept_said, score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
 from sft_ui.sweeps.trial import Trials, names, new_trial
@@ -95,9 +96,15 @@ class Sweep:
 
     # ---- what the page and the API read ----------------------------------------
     def ranked(self) -> list[dict]:
-        """The trials with a score, best first; then those without (pruned, failed)."""
+        """The trials with a score, best first; then those without (pruned, failed). The
+        quick path's own trial is first where the best is better by no more than the
+        noise of its score (`kept_quick`)."""
         scored = self._scored()
         scored.sort(key=lambda t: t["score"], reverse=self.spec.higher_is_better)
+        kept = kept_quick(scored, self.spec)
+        if kept:
+            scored.remove(kept["trial"])
+            scored.insert(0, kept["trial"])
         return scored + [t for t in self.trials if t not in scored]
 
     def best(self) -> dict | None:
@@ -116,6 +123,7 @@ class Sweep:
                 "seconds": ended - self.started - self.offline - self.paused,
                 "paused": self.paused, "deadline": self.deadline,
                 "trials": self.ranked(), "best": best,
+                "kept_quick": kept_said(kept_quick(self._scored(), self.spec)),
                 "higher_is_better": self.spec.higher_is_better}
 
     def save(self) -> None:

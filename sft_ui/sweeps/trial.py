@@ -154,6 +154,7 @@ class Trials:
                 self.sweep.save()
                 began = time.time()
                 trial["score"] = self.scorer(self.sweep.spec, run)
+                trial["rows"] = getattr(self.scorer, "rows", None)  # (what it was judged on)
                 trial["judge_seconds"] = time.time() - began
                 trial["state"] = run.state
                 self.search.tell(trial["score"], number=number)

@@ -17,6 +17,7 @@ from sft_ui.config.registry import applies, field
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.sweeps import VARIABLE, SweepSpec, parse_vary, vary_text
+from sft_ui.sweeps.score import kept_quick_said
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import (
     T,
@@ -187,6 +188,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                        budget=compact_duration(found["spec"]["budget_minutes"] * 60))
         more = [Message("Best: trial {number} (run {run})", number=found["best"]["number"],
                         run=found["best"]["run_id"])] if found["best"] else []
+        if found.get("kept_quick"):
+            more.append(kept_quick_said(found["kept_quick"]))
         if found.get("paused", 0) >= PAUSE_SAID:
             more.append(Message("The sweep's clock paused for {seconds} while other runs of "
                                 "the queue trained.",
