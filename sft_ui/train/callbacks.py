@@ -235,8 +235,8 @@ class StudioCallback(TrainerCallback):
             if args.max_steps <= 0 else None  # (training by epochs)
         rounds = self.round_seconds if self.round_seconds is not None else pace
         steps = fitting.steps_that_fit(state.global_step, pace,
-                               self.deadline - now - self._end_seconds(pace),
-                               self._longest, epoch, rounds, self.sample_steps)
+                                       self.deadline - now - self._end_seconds(pace),
+                                       self._longest, epoch, rounds, self.sample_steps)
         if steps == state.max_steps and self._longest != steps:
             return  # (the same length again: nothing to say)
         if scheduler is not None:
