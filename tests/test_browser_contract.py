@@ -1,6 +1,7 @@
 """The whole page as a contract, in English and in Japanese (Chromium at 1366x768), on the app
 served as its own process (`python -m sft_ui serve`, its log read): every tab, every option of
-every list a person picks from, and the buttons that need no run, before any run; then a run
+every list a person picks from (in Japanese: the English page's lists are the same events),
+and the buttons that need no run, before any run; then a run
 training with another queued, a sweep done and its best used; then the server killed with
 kill -9 mid-sweep and started again. After each: no traceback in the server's log, no
 Gradio error toast, in Japanese no English word outside names, numbers, paths and data or
@@ -30,9 +31,6 @@ ALLOWED = {"LoRA", "QLoRA", "GGUF", "Ollama", "Hugging", "Face", "Hub", "Space",
 # Lists not walked option by option: the language (switches the page; its own tests) and
 # the model (each Hub model would be fetched: offline, a message the model tests cover).
 NOT_WALKED = ("language", "cfg-model_name_or_path")
-# Lists of the settings (each setting's own, and Add a setting to vary, which offers them):
-# walked option by option in Japanese only, where their words are checked too.
-SETTINGS_LISTS = ("cfg-", "sweep-add")
 # Buttons that need no run and start none.
 SAFE_BUTTONS = ("preview-data", "show-code", "plan-fit", "runs-refresh", "test-rewards")
 
@@ -210,21 +208,18 @@ def _walk(page, owner) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_before_any_run_every_list_option_and_button_holds(served, pages, lang):
     """Nothing run yet: each tab read, each option of each list picked (the settings of
-    every stage, Add a setting to vary with each setting it offers; in English the lists
-    but the settings' (SETTINGS_LISTS), which the Japanese page walks), the buttons that
-    start nothing pressed: no traceback, no error toast, no English in Japanese."""
+    every stage, Add a setting to vary with each setting it offers), the buttons that
+    start nothing pressed: no traceback, no error toast, no English in Japanese. The
+    English page's lists are the same lists (the same events, other words): walked in
+    Japanese only, where their words are checked too."""
     page, found = pages[lang], []
     _open(page, served.url, lang)
     found += look(page, lang, served, "at load")
     for number in range(len(TABS[lang])):
         panel = _tab(page, lang, number)
-        for owner in _lists(panel):
-            if lang == "en" and owner.startswith(SETTINGS_LISTS):
-                continue  # (the settings' lists: walked in Japanese, their words checked)
-            labels = _walk(page, owner)
-            if lang == "ja":
-                found += [f"list {owner}: English option {w!r}" for label in labels
-                          for w in english_left(label) if w not in _code_words() | ALLOWED]
+        for owner in _lists(panel) if lang == "ja" else ():
+            found += [f"list {owner}: English option {w!r}" for label in _walk(page, owner)
+                      for w in english_left(label) if w not in _code_words() | ALLOWED]
         for button in SAFE_BUTTONS:
             if panel.locator(f"#{button}:visible").count():
                 panel.locator(f"#{button}").click()
