@@ -5,6 +5,7 @@ command on this machine, so what the app parses is the studio's real job output.
 playing the Hub, `pip` has nothing to install here. What the stand-ins copy is filtered as
 the real ones filter it (--include / --exclude, allow_patterns / ignore_patterns, through
 huggingface_hub's own filter_repo_objects)."""
+import filecmp
 import itertools
 import json
 import os
@@ -171,10 +172,12 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     assert run.step == 3 and {s["step"] for s in run.samples} == {0, 3}
     assert [json.loads(line)["step"] for line in
             (run.dir / "metrics.jsonl").read_text().splitlines()][:3] == [1, 2, 3]
-    # The job pushed the model and the run's records; the app brought the model back.
-    pushed = hub.fake.hub / REPO
-    assert (pushed / "model.safetensors").exists() and (pushed / "run" / "metrics.jsonl").exists()
-    assert (pushed / ".studio" / "data" / "chat.jsonl").exists()
+    # The job pushed the model (to the root and to the run's own folder) and the run's
+    # records; the app brought the model back from the run's folder.
+    pushed, own = hub.fake.hub / REPO, hub.fake.hub / REPO / ".studio" / run.id
+    assert (pushed / "model.safetensors").exists() and (own / "run" / "metrics.jsonl").exists()
+    assert (own / "model" / "model.safetensors").exists()
+    assert (own / "data" / "chat.jsonl").exists()
     assert (Path(run.model_dir) / "model.safetensors").exists()
     # The repo is created private, before anything is uploaded to it.
     calls = [c[0] for c in hub.mock_calls]
@@ -186,14 +189,15 @@ def test_a_job_is_followed_to_its_end_and_its_model_comes_back(tmp_path, hub):
     # the job fetched the studio's folder alone, pushed only the run's records beside the
     # model, and the model came back without the studio's code or the records.
     assert os.listdir(hub.fake.root / "job1" / "work") == [".studio"]
-    records = sorted(p.relative_to(pushed / "run").as_posix()
-                     for p in (pushed / "run").rglob("*") if p.is_file())
+    records = sorted(p.relative_to(own / "run").as_posix()
+                     for p in (own / "run").rglob("*") if p.is_file())
     assert {"metrics.jsonl", "config.yaml"} <= set(records)
     assert all(r.endswith(".jsonl") or r in ("config.yaml", "train.log") for r in records), \
         records
     brought = {p.relative_to(run.model_dir).parts[0] for p in Path(run.model_dir).rglob("*")}
-    assert "model.safetensors" in brought and "README.md" in brought
+    assert "model.safetensors" in brought and "tokenizer.json" in brought
     assert not brought & {".studio", "run"}, brought
+    assert not (run.dir / "fetched").exists()  # the download's own folder, moved and gone
     from sft_ui.chat import ChatService
     assert ChatService(manager).model_path(run_id) == Path(run.model_dir)
     # The token went to the job as a secret, and nowhere else.
@@ -270,6 +274,17 @@ def test_a_sweeps_trials_run_on_jobs_several_at_once_and_fill_one_table(tmp_path
             evals = [(m["step"], m["eval_loss"]) for m in run.metrics if "eval_loss" in m]
             assert evals[-1] == (3, t["score"])
         assert snap["best"]["score"] == min(t["score"] for t in snap["trials"])
+        # Each job trained its own trial's settings, from its own folder in the shared repo,
+        # and its own model came back.
+        studio = hub.fake.hub / REPO / ".studio"
+        for t, run in zip(snap["trials"], runs):
+            trained = RunConfig.from_yaml(studio / run.id / "run" / "config.yaml")
+            assert trained.learning_rate == t["params"]["learning_rate"]
+            assert filecmp.cmp(Path(run.model_dir) / "adapter_model.safetensors",
+                               studio / run.id / "model" / "adapter_model.safetensors",
+                               shallow=False)
+        assert not filecmp.cmp(*(Path(run.model_dir) / "adapter_model.safetensors"
+                                 for run in runs), shallow=False)
         assert not _token_anywhere(tmp_path / "runs", hub.fake.root)
     finally:
         sweeps.close()

@@ -1,14 +1,19 @@
 """A run trained on Hugging Face Jobs: submitted, followed and stopped from the app.
 
 Where the job gets the studio: the app uploads its own code (sft_ui/ and requirements.txt),
-the run's config.yaml and an uploaded data file to `.studio/` in the Hub repo the trained
-model goes to; the job downloads that folder, installs the pinned requirements and runs the
-studio's headless trainer (`python -m sft_ui train --config ... --events`), so the code is
-the version of the page that launched it, wherever the app runs (a laptop or a Space), and
-no other repo is needed. The trainer's events (train/events.py) come back in the job's logs:
-the app reads them with `fetch_job_logs` and feeds them to the run like a local one. The job
-pushes the model, metrics and samples to the repo; the app then downloads the model into the
-run folder, so Chat, Compare and Export load it as any run's. Stop cancels the job.
+the run's config.yaml and an uploaded data file to `.studio/<run id>/` in the Hub repo the
+trained model goes to; the job downloads that folder, installs the pinned requirements and
+runs the studio's headless trainer (`python -m sft_ui train --config ... --events`), so the
+code is the version of the page that launched it, wherever the app runs (a laptop or a
+Space), and no other repo is needed. The trainer's events (train/events.py) come back in the
+job's logs: the app reads them with `fetch_job_logs` and feeds them to the run like a local
+one. The job pushes the model to the repo's root, and the model, metrics and samples to its
+own folder; the app then downloads the model from that folder into the run folder, so Chat,
+Compare and Export load it as any run's. Stop cancels the job.
+
+One folder per run: a sweep's trials on Jobs share the repo and run at once, and each must
+train its own settings and bring back its own model (the root holds the last one pushed;
+the Hub stores a file pushed twice once).
 
 The token typed for the launch goes to the job as a secret and stays in this process's
 memory while the job is followed: never in a file, a log, the YAML or the job's command.
@@ -29,7 +34,7 @@ from sft_ui.i18n.message import Message
 from sft_ui.train.events import deliver, read_event
 
 IMAGE = "python:3.11"  # the job's container; the studio's pinned requirements go on top
-STUDIO_FOLDER = ".studio"  # in the model repo: the code and the run's settings (job.sh)
+STUDIO_FOLDER = ".studio"  # in the model repo: each run's code, settings and model (job.sh)
 ENDING_STAGES = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
 POLL_SECONDS = 2.0
 TAIL_LINES = 30
@@ -136,19 +141,25 @@ def _stage(cfg: RunConfig, folder: Path) -> RunConfig:
     return staged
 
 
-def submit(cfg: RunConfig, token: str, api=None) -> str:
-    """Upload the studio and the run's settings to the model repo and start the job; its
-    id. `check` first."""
+def studio_folder(run_dir: Path) -> str:
+    """The run's own folder in the model repo: its code and settings, then its model."""
+    return f"{STUDIO_FOLDER}/{run_dir.name}"
+
+
+def submit(cfg: RunConfig, token: str, folder: str, api=None) -> str:
+    """Upload the studio and the run's settings to `folder` in the model repo and start
+    the job; its id. `check` first."""
     api, repo = _api(api), cfg.hub_model_id.strip()
     try:
         api.create_repo(repo, token=token, private=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="sft-job-") as tmp:
             _stage(cfg, Path(tmp))
-            api.upload_folder(repo_id=repo, folder_path=tmp, path_in_repo=STUDIO_FOLDER,
+            api.upload_folder(repo_id=repo, folder_path=tmp, path_in_repo=folder,
                               token=token, commit_message="SFT Studio: code and settings "
                               "of a run for Hugging Face Jobs")
         job = api.run_job(image=IMAGE, command=["bash", "-c", JOB_SCRIPT.read_text()],
-                          env={"SFT_UI_REPO": repo}, secrets={"HF_TOKEN": token},
+                          env={"SFT_UI_REPO": repo, "SFT_UI_STUDIO": folder},
+                          secrets={"HF_TOKEN": token},
                           flavor=cfg.jobs_flavor,
                           labels={"sft-studio": "run"}, token=token)
     except UserError:
@@ -161,7 +172,8 @@ def submit(cfg: RunConfig, token: str, api=None) -> str:
 
 def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) -> Path | None:
     """Follow a job to its end, feeding its events to `sink`; Stop (the sink's) cancels it.
-    A finished job's model is downloaded into the run folder, whose path is returned;
+    A finished job's model (from its own folder in the repo) is downloaded into the run
+    folder, whose path is returned;
     a cancelled job returns None; a failed one raises JobError with its last lines."""
     api = _api(api)
     tail: deque = deque(maxlen=TAIL_LINES)
@@ -180,15 +192,23 @@ def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) ->
         time.sleep(POLL_SECONDS)
     reader.join(timeout=30)
     if stage == "COMPLETED":
-        out = run_dir / "model"
-        api.snapshot_download(repo, local_dir=out, token=token,
-                              ignore_patterns=[f"{STUDIO_FOLDER}/*", "run/*"])
-        return out
+        return _download_model(api, repo, studio_folder(run_dir), run_dir, token)
     if stage in ("CANCELED", "DELETED") and (cancelled or sink.stop_requested()):
         return None
     lines = "\n".join(tail) or Message("(no output)")
     raise JobError(Message("The job {job_id} ended with {stage}. Its last lines:\n{lines}",
                            job_id=job_id, stage=stage, lines=lines))
+
+
+def _download_model(api, repo: str, folder: str, run_dir: Path, token: str) -> Path:
+    """The model the job pushed to its folder, as the run's model folder."""
+    fetched = run_dir / "fetched"
+    api.snapshot_download(repo, local_dir=fetched, token=token,
+                          allow_patterns=[f"{folder}/model/*"])
+    out = run_dir / "model"
+    shutil.move(fetched / folder / "model", out)
+    shutil.rmtree(fetched)
+    return out
 
 
 def _read_logs(api, job_id: str, token: str, sink, tail: deque) -> None:
@@ -206,7 +226,7 @@ def train_on_jobs(token: str, api=None):
         if resume_from is not None:
             raise JobError(Message("A run on Hugging Face Jobs cannot be resumed: start it "
                                    "again."))
-        job_id = submit(cfg, token, api)
+        job_id = submit(cfg, token, studio_folder(run_dir), api)
         if hasattr(sink, "set_state"):
             flavor = cfg.jobs_flavor
             sink.set_state("running", Message("Training on Hugging Face Jobs ({flavor}), job "
