@@ -149,8 +149,11 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
         """The trials' eval losses, one line a trial (its axes in the page's language);
         their held-out exact match where that is the sweep's score and they have one."""
         rows, score = [], (found or {}).get("spec", {}).get("score")
-        key, title = ("eval_exact_match", "Exact match") if score == "exact_match" else \
-            ("eval_loss", "Eval loss")
+        if score == "exact_match":
+            key, title, label = ("eval_exact_match", say("Exact match"),
+                                 say("Held-out exact match by trial"))
+        else:
+            key, title, label = "eval_loss", say("Eval loss"), say("Eval loss by trial")
         for t in (found or {}).get("trials", []):
             if not t["run_id"]:
                 continue
@@ -160,8 +163,8 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                 continue
             rows += [(m["step"], m[key], f"{t['number']}") for m in run.metrics if key in m]
         return gr.LinePlot(pd.DataFrame(rows, columns=["step", "eval loss", "trial"]),
-                           x_title=say("step"), y_title=say(title),
-                           color_title=say("Trial"))
+                           x_title=say("step"), y_title=title, color_title=say("Trial"),
+                           label=label)
 
     def scores_of(found: dict | None, name: str | None):
         """Each scored trial's score against its value of `name`."""
