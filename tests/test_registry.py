@@ -48,7 +48,10 @@ def test_a_new_field_reaches_page_yaml_trainer_and_card(monkeypatch, tmp_path, t
     app = build_app(manager, Access())
     (widget,) = [b for b in app.blocks.values()
                  if getattr(b, "elem_id", None) == "cfg-max_grad_norm"]
-    assert float(widget.value) == 1.0 and "max_grad_norm" in str(widget.info)
+    tables = lang.translations()  # its help, ending with its name, in both languages
+    assert float(widget.value) == 1.0
+    assert tables["en"][widget.info.key].endswith("Name in YAML and the API: max_grad_norm")
+    assert tables["ja"][widget.info.key].endswith("YAML などでの名前: max_grad_norm")
     assert "max_grad_norm" in next(p for p in registry.panels() if p.group == "optim").names
     (described,) = [d for d in registry.describe() if d["name"] == "max_grad_norm"]
     assert described["trl"] == "train" and described["panel"] == "Optimizer"

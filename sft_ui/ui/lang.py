@@ -25,9 +25,10 @@ from gradio.context import Context, LocalContext
 from gradio.i18n import I18nData
 
 from sft_ui import i18n
-from sft_ui.i18n.message import Message, as_json, as_message, from_json
+from sft_ui.i18n.message import Message, as_json, as_message, from_json, joined_sentences
 
 _TEXTS: dict[str, str] = {}  # gr.I18n key -> English text, for every text marked with T
+_JOINED: dict[str, tuple[str, ...]] = {}  # a key T made of several texts -> those texts
 _SESSIONS: OrderedDict[str, str] = OrderedDict()  # session -> language chosen in the page
 SESSIONS_KEPT = 10_000
 
@@ -83,13 +84,19 @@ SWITCH_JS = """async (lang) => {
 LOAD_JS = "(chosen) => document.documentElement.lang || navigator.language || chosen"
 
 
-def T(text: str) -> I18nData | str:
+def T(text: str, *more: str) -> I18nData | str:
     """A static text (label, help, button, heading) that the browser shows in the page's
-    language; `text` is the English, and the key of its translations."""
+    language; `text` is the English, and the key of its translations. `more`: texts that
+    follow it as sentences of one line (a Message where one has values), each translated
+    by its own entry (the page translates one key a text: a help and a second key joined
+    with + showed the second as its raw marker, 'i18n{"type": ...}')."""
     if not text:
         return text
-    key = "sft-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
-    _TEXTS[key] = text
+    english = joined_sentences((text, *more)) if more else text
+    key = "sft-" + hashlib.sha1(english.encode("utf-8")).hexdigest()[:12]
+    _TEXTS[key] = english
+    if more:
+        _JOINED[key] = (text, *more)
     return I18nData(key)
 
 
@@ -100,12 +107,19 @@ def translations() -> dict[str, dict[str, str]]:
     for code in i18n.LANGUAGES:
         if code != i18n.DEFAULT:
             tables[code] = {key: translated for key, text in tables[i18n.DEFAULT].items()
-                            if (translated := i18n.translate(text, code)) != text}
+                            if (translated := _translated(key, text, code)) != text}
     return tables
 
 
+def _translated(key: str, text: str, code: str) -> str:
+    parts = _JOINED.get(key)
+    return joined_sentences(i18n.translate(part, code) for part in parts) if parts else \
+        i18n.translate(text, code)
+
+
 def marked_texts() -> list[str]:
-    return list(_TEXTS.values())
+    """Every text marked with T so far (each of a line T joined)."""
+    return [part for key, text in _TEXTS.items() for part in _JOINED.get(key, (text,))]
 
 
 # Gradio's own words in the page, by its keys (gr.I18n reaches them too): its status

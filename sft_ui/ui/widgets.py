@@ -7,6 +7,7 @@ import gradio as gr
 from sft_ui.backends.jobs import known_flavors
 from sft_ui.config import RunConfig, registry
 from sft_ui.config.values import choices
+from sft_ui.i18n.message import Message
 from sft_ui.plan import catalog
 from sft_ui.ui.lang import T, relabel, say
 
@@ -39,7 +40,7 @@ def make_widget(name: str, default: RunConfig | None = None) -> gr.components.Co
     value = widget_value(name, getattr(cfg, name))
     # The help ends with the setting's name in the YAML, the API and TRL, said as such.
     common = dict(label=T(meta["label"] or name),
-                  info=T(meta["help"]) + " " + T("Name in YAML and the API:") + f" {name}",
+                  info=T(meta["help"], Message("Name in YAML and the API: {name}", name=name)),
                   value=value, elem_id=f"cfg-{name}", visible=registry.applies(name, cfg.stage))
     kind = str(f.type)
     if name == "model_name_or_path":  # the listed models, or any Hub id or folder typed
