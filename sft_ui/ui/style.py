@@ -84,7 +84,8 @@ button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
                                     cursor: not-allowed; }
 /* Plots with a legend below the chart: it shows below the block (the block's height
    holds the chart alone, and cut the legend off). */
-#loss-plot, #reward-plot, #runs-plot { overflow: visible !important; margin-bottom: 36px; }
+#loss-plot, #reward-plot, #runs-plot, #sweep-curves, #sweep-scores {
+  overflow: visible !important; margin-bottom: 36px; }
 #data-examples { max-height: 480px; overflow-y: auto; }
 /* The samples table's headers on one line ("ステップ" broke in two in its narrow column). */
 #samples thead th, #samples thead th * { white-space: nowrap; }

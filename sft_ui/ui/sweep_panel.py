@@ -29,7 +29,7 @@ from sft_ui.ui.lang import (
     problems,
     say,
 )
-from sft_ui.ui.sweep_table import WIDTHS, frame
+from sft_ui.ui.sweep_table import WIDTHS, frame, shown_score
 from sft_ui.ui.widgets import AFTER_EACH, config_to_values, setting_label, values_to_dict
 
 METHOD_LABELS = {"grid": "Grid", "random": "Random", "optuna": "Model-based (Optuna)"}
@@ -168,13 +168,15 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
 
     def scores_of(found: dict | None, name: str | None):
         """Each scored trial's score against its value of `name`."""
+        score = (found or {}).get("spec", {}).get("score", "eval_loss")
         rows = [(t["params"].get(name), t["score"], f"{t['number']}")
                 for t in (found or {}).get("trials", [])
-                if t["score"] is not None and name in t["params"]]
+                if shown_score(t, score) and name in t["params"]]
         return gr.ScatterPlot(pd.DataFrame(rows, columns=["value", "score", "trial"]),
                               x_title=setting_label(name) if name else say("value"),
-                              y_title=say("Score"),
-                              color_title=say("Trial"))
+                              y_title=say("Score"), color_title=say("Trial"),
+                              x_lim=_room([r[0] for r in rows]),
+                              y_lim=_room([r[1] for r in rows]))
 
     def shown(found: dict | None, against: str | None = None):
         if not found:
@@ -309,6 +311,17 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
                             api_name=False, show_progress="hidden",
                             show_progress_on=p.notice)  # (see test_page)
     after_switch(latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out])
+
+
+def _room(values: list) -> list[float] | None:
+    """Axis limits a twentieth wider than the values on each side (a point at the edge
+    was drawn half outside the chart); None where they are not numbers."""
+    if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                             for v in values):
+        return None
+    low, high = min(values), max(values)
+    pad = (high - low) / 20 or abs(high) / 20 or 1
+    return [low - pad, high + pad]
 
 
 def _vary(text: str) -> dict:

@@ -32,14 +32,19 @@ def frame(found: dict | None) -> pd.DataFrame:
             state += f": {say(t['error'])}"
         if t.get("ended_by") in ENDED and t["state"] == "done":
             state += f", {say(ENDED[t['ended_by']])}"
-        # (a pruned trial's score is its last eval loss: shown where that is the score)
-        shown = t["score"] is not None and (scored or score == "eval_loss")
         rows.append([place if scored else "--", t["number"],
                      settings_said(t["params"], _short),
-                     f"{t['score']:.4g}" if shown else "--",
+                     f"{t['score']:.4g}" if shown_score(t, score) else "--",
                      trained(t), compact_duration(t["seconds"]) if t.get("seconds") else "--",
                      state, t["run_id"].rsplit("-", 1)[-1] if t["run_id"] else "--"])
     return pd.DataFrame(rows, columns=[say(c) for c in COLUMNS])
+
+
+def shown_score(trial: dict, score: str) -> bool:
+    """Whether the trial's score is shown, in the table and the plot: a pruned trial's is
+    its last eval loss, shown only where that is the sweep's score (beside exact matches
+    in percent, 3.4 read as a score)."""
+    return trial["score"] is not None and (not trial["pruned"] or score == "eval_loss")
 
 
 def trained(trial: dict) -> str:
