@@ -89,15 +89,18 @@ button:disabled, button[disabled] { opacity: 0.45; filter: grayscale(0.7);
 #data-examples { max-height: 480px; overflow-y: auto; }
 /* The samples table's headers on one line ("ステップ" broke in two in its narrow column). */
 #samples thead th, #samples thead th * { white-space: nowrap; }
-/* The sweep's table in its panel's width: the page's font a size smaller, lines broken
-   between words where a word fits (in the code font "Learning rate 0.002, LoRA r 32" took
-   five lines of a 450 px column, and "length" broke as "lengt h"). */
-#sweep-table th, #sweep-table th *, #sweep-table .body-cell, #sweep-table .body-cell * {
+/* Tables in the page's font a size smaller, their lines broken between words where a
+   word fits (in the code font a sweep's row "Learning rate 0.002, LoRA r 32" took five
+   lines of a 450 px column, "length" broke as "lengt h", the Runs tab's model ids as
+   "HuggingFa ceTB/Smol"). */
+.table-wrap .body-cell, .table-wrap .body-cell * {
   font-family: var(--font) !important; font-size: var(--text-sm) !important;
   word-break: normal !important; overflow-wrap: anywhere !important; }
-/* its headings a size smaller still, a word never broken ("スコア" broke as "スコ/ア") */
-#sweep-table th, #sweep-table th * { font-size: var(--text-xs) !important;
-  overflow-wrap: normal !important; word-break: keep-all !important; }
+/* The sweep's headings too, and a size smaller still, a word never broken ("スコア"
+   broke as "スコ/ア"): eight columns in 450 px. */
+#sweep-table th, #sweep-table th * { font-family: var(--font) !important;
+  font-size: var(--text-xs) !important; overflow-wrap: normal !important;
+  word-break: keep-all !important; }
 """
 
 # The page's head (Gradio adds it once its modules have loaded: ui/page_head.py puts what
