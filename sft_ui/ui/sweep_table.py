@@ -31,7 +31,8 @@ def frame(found: dict | None) -> pd.DataFrame:
         if t.get("error"):
             state += f": {say(t['error'])}"
         if t.get("ended_by") in ENDED and t["state"] == "done":
-            state += f", {say(ENDED[t['ended_by']])}"
+            state = say(Message("{state}, {why}", state=Message(t["state"]),
+                                why=ENDED[t["ended_by"]]))
         rows.append([place if scored else "--", t["number"],
                      settings_said(t["params"], _short),
                      f"{t['score']:.4g}" if shown_score(t, score) else "--",
