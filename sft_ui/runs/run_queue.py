@@ -143,7 +143,8 @@ class RunQueue:
     def rows(self, owner: str | None = None) -> list[dict]:
         """The queue's runs (with `owner`: that person's only): the waiting ones in the
         order they will start, each with its place in the whole queue, then those that
-        could not start, then those started from it with their run's state and error."""
+        could not start, then those started from it with their run's state and error.
+        `seconds`: what a waiting run will take, what a started one took (so far)."""
         if not self.path.exists():
             return []
         with self._locked():
@@ -160,6 +161,7 @@ class RunQueue:
                 try:
                     run = self.manager.get(r.run_id)
                     row["state"], row["error"] = run.state, run.error
+                    row["seconds"] = (run.finished or time.time()) - run.created  # (so far)
                 except UserError:
                     row["state"] = "deleted"
             out.append(row)

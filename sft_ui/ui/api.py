@@ -76,7 +76,8 @@ class Api:
 
     def queue(self, request: gr.Request) -> list:
         """This caller's queued runs: waiting (with their place), not started (with the
-        reason), started (with their run's id and state)."""
+        reason), started (with their run's id and state); `seconds`: what a waiting run will
+        take, what a started one took."""
         return _answer(self.actions.queued, who(request))
 
     def unqueue(self, request: gr.Request, queued_id: str) -> dict:
