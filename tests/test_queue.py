@@ -74,9 +74,10 @@ def test_queued_runs_start_in_order_and_a_failed_one_does_not_stop_the_queue(tmp
     assert all(r["state"] in ("done", "failed") for r in rows.values())
     failed = [r for r in rows.values() if r["state"] == "failed"]
     assert len(failed) == 1 and "this trial diverged" in failed[0]["error"]
-    assert rows[first]["run_id"] and _ended(manager, rows[first]["run_id"]).state == "done"
-    ended = _ended(manager, rows[first]["run_id"])  # the time it took, where one waiting
-    assert rows[first]["seconds"] == ended.finished - ended.created  # shows its estimate
+    ended = _ended(manager, rows[first]["run_id"])
+    assert rows[first]["run_id"] and ended.state == "done"
+    # the time it took, where one waiting shows its estimate
+    assert rows[first]["seconds"] == ended.finished - ended.created
 
 
 def test_a_queued_run_is_checked_as_start_checks_it_and_can_be_edited_or_removed(tmp_path):

@@ -192,7 +192,7 @@ def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) ->
         time.sleep(POLL_SECONDS)
     reader.join(timeout=30)
     if stage == "COMPLETED":
-        return _download_model(api, repo, studio_folder(run_dir), run_dir, token)
+        return _download_model(api, repo, run_dir, token)
     if stage in ("CANCELED", "DELETED") and (cancelled or sink.stop_requested()):
         return None
     lines = "\n".join(tail) or Message("(no output)")
@@ -200,9 +200,9 @@ def follow(job_id: str, run_dir: Path, sink, token: str, repo: str, api=None) ->
                            job_id=job_id, stage=stage, lines=lines))
 
 
-def _download_model(api, repo: str, folder: str, run_dir: Path, token: str) -> Path:
-    """The model the job pushed to its folder, as the run's model folder."""
-    fetched = run_dir / "fetched"
+def _download_model(api, repo: str, run_dir: Path, token: str) -> Path:
+    """The model the job pushed to the run's own folder, as the run's model folder."""
+    folder, fetched = studio_folder(run_dir), run_dir / "fetched"
     api.snapshot_download(repo, local_dir=fetched, token=token,
                           allow_patterns=[f"{folder}/model/*"])
     out = run_dir / "model"

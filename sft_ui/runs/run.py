@@ -240,6 +240,10 @@ class Run:
             self.name = name
         self._save_state()
 
+    def elapsed_seconds(self) -> float:
+        """Seconds from the run's creation to its end (so far, while it has not ended)."""
+        return (self.finished or time.time()) - self.created
+
     def eta_seconds(self) -> float | None:
         """Seconds until the run has its model (Phases.eta), None for a run that is not
         active."""
@@ -255,7 +259,7 @@ class Run:
                     "max_steps": self.max_steps, "metrics": list(self.metrics),
                     "samples": list(self.samples), "error": self.error,
                     "message": self.message, "eta_seconds": self.eta_seconds(),
-                    "elapsed_seconds": (self.finished or time.time()) - self.created,
+                    "elapsed_seconds": self.elapsed_seconds(),
                     "model_dir": self.model_dir, "run_dir": str(self.dir),
                     "suggestion": dict(self.suggestion), "budget": list(self.budget),
                     "stalled": self.stalled, "config": self.config.to_dict()}

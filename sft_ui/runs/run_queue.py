@@ -161,7 +161,7 @@ class RunQueue:
                 try:
                     run = self.manager.get(r.run_id)
                     row["state"], row["error"] = run.state, run.error
-                    row["seconds"] = (run.finished or time.time()) - run.created  # (so far)
+                    row["seconds"] = run.elapsed_seconds()
                 except UserError:
                     row["state"] = "deleted"
             out.append(row)
