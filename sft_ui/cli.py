@@ -278,14 +278,15 @@ def _sweep(manager: RunManager, spec: SweepSpec, path: str) -> int:
     if found["kept_quick"]:
         print(kept_quick_said(found["kept_quick"]), flush=True)
     for place, trial in enumerate(found["trials"], 1):
-        # (a pruned trial's score is its last eval loss: shown where that is the score)
-        shown_score = trial["score"] is not None and (not trial["pruned"] or
-                                                      spec.score == "eval_loss")
-        score = f"{trial['score']:.4g}" if shown_score else "--"
+        # (a pruned trial has no score: its last eval loss is said beside "pruned")
+        scored = trial["score"] is not None and not trial["pruned"]
+        score = f"{trial['score']:.4g}" if scored else "--"
         trained = f"{trial['steps']} steps, {trial.get('epochs') or 0:g} epochs, " \
             f"{trial.get('ended_by', '')}" if trial.get("steps") else "--"
         print(f"  {place}. {score}  {trial['params']}  run {trial['run_id'] or '--'}  "
-              f"{trial['state']}" + (" (pruned)" if trial["pruned"] else "") +
+              f"{trial['state']}" + (f" (pruned, eval loss {trial['pruned_loss']:.4g})"
+                                     if trial.get("pruned_loss") is not None else
+                                     " (pruned)" if trial["pruned"] else "") +
               f"  ({trained})", flush=True)
     return 0 if found["best"] else 1
 

@@ -33,6 +33,28 @@ def test_the_plateau_is_patience_evaluations_without_a_gain_and_the_best_is_put_
                     "the held-out rows, is kept")
 
 
+def test_each_stage_is_judged_by_its_own_measure():
+    """GRPO's held-out judge reads the rewards (more is better), not its loss, which sits
+    near 0 by construction; SFT's and the preference stages' read the eval loss."""
+    from sft_ui.stages import get
+    assert get("grpo").judged_by == ("eval_reward", True)
+    assert all(get(name).judged_by == ("eval_loss", False)
+               for name in ("sft", "dpo", "orpo", "kto"))
+    model = torch.nn.Linear(2, 2)
+    judge = HeldOut(patience=2, measure=get("grpo").judged_by)
+    # (the loss falls all along: a loss judge would keep step 40's model)
+    evaluations = [(10, 0.2, 0.03), (20, 1.4, 0.02), (30, 1.1, 0.01), (40, 0.9, 0.001)]
+    ended = [step for step, reward, loss in evaluations
+             if judge.heard(judge.read({"eval_reward": reward, "eval_loss": loss}), step,
+                            model)]
+    assert ended == [40] and judge.best[1] == 20
+    assert judge.shown(judge.best[0]) == "reward 1.4"
+    record = judge.ending(40, out_of_time=False)
+    assert record["kept_step"] == 20 and record["eval_reward"] == 1.4
+    assert "eval_loss" not in record
+    assert judge.read({"eval_loss": 0.5}) is None  # (an evaluation without rewards)
+
+
 def test_after_a_plateau_the_rate_comes_down_to_zero_where_the_length_allows():
     """A quarter of the steps so far (10 at least), unless the run's length ends sooner;
     the schedule goes from the rate it had, whatever its rule, to 0 at the new end."""

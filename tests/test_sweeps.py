@@ -173,6 +173,25 @@ def test_optuna_prunes_a_trial_clearly_worse_than_the_others(sweeps):
     assert all(manager.get(t["run_id"]).state == "stopped" for t in pruned)
     assert sweep.snapshot()["best"]["params"]["learning_rate"] == 3e-4
     assert len(trials) == 6 and trials[-1] in pruned  # ranked last
+    # a pruned trial has no score beside whole runs' scores: its eval loss apart
+    assert all(t["score"] is None and t["pruned_loss"] > 2 for t in pruned)
+
+
+def test_a_sweep_that_varies_epochs_trains_each_trial_its_epochs(sweeps):
+    """Epochs varied reach the trainer (not the default 30 steps), whatever the base says
+    of the length; so do steps varied."""
+    found, manager, trainer = sweeps(Losses())
+    sweep = found.start(SweepSpec(vary={"num_train_epochs": [2, 5]}, budget_minutes=30))
+    assert found.wait(sweep, HANG)
+    configs = [manager.get(t["run_id"]).config for t in sweep.snapshot()["trials"]]
+    assert sorted((c.train_by, c.num_train_epochs) for c in configs) == \
+        [("epochs", 2.0), ("epochs", 5.0)]
+    assert sweep.snapshot()["length"] is None  # (no length fixed over the varied one)
+    sweep = found.start(SweepSpec(base={"train_by": "epochs", "num_train_epochs": 3},
+                                  vary={"max_steps": [3, 7]}, budget_minutes=30))
+    assert found.wait(sweep, HANG)
+    configs = [manager.get(t["run_id"]).config for t in sweep.snapshot()["trials"]]
+    assert sorted((c.train_by, c.max_steps) for c in configs) == [("steps", 3), ("steps", 7)]
 
 
 def test_stop_ends_the_sweep_and_its_running_trial(sweeps):
@@ -405,11 +424,16 @@ def test_optunas_first_trial_is_the_quick_paths_own_choice(sweeps, tmp_path):
                                   trials=4, budget_minutes=12, seed=0,
                                   vary={"learning_rate": {"low": 1e-4, "high": 3e-3,
                                                           "log": True},
-                                        "lora_r": [8, 16, 32]}))
+                                        "lora_r": [8, 16, 32],
+                                        "num_train_epochs": [3, 6, 10]}))
     assert found.wait(sweep, HANG)
-    first = min(sweep.snapshot()["trials"], key=lambda t: t["number"])
+    first, *others = sorted(sweep.snapshot()["trials"], key=lambda t: t["number"])
+    # its length too is the quick path's (fitted to its budget), not epochs the search drew
     assert first["params"] == {"learning_rate": 2e-3, "lora_r": 32}
     assert trainer.order[0] == 2e-3
+    assert all(manager.get(t["run_id"]).config.num_train_epochs ==
+               t["params"]["num_train_epochs"] and
+               manager.get(t["run_id"]).config.train_by == "epochs" for t in others)
     # it trains as long as the quick path would (5 minutes, its judging after them), where an
     # even share of the 12 minutes would have been 3
     budget = manager.get(first["run_id"]).config.time_budget_minutes

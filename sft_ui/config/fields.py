@@ -13,6 +13,7 @@ import dataclasses
 import typing  # noqa: F401  (the settings' types name it)
 from pathlib import Path
 
+from sft_ui.config.length import AUTO, DEFAULT_EPOCHS, DEFAULT_STEPS
 from sft_ui.config.methods import RunConfigMethods
 from sft_ui.config.setting import declared, ordered, setting
 from sft_ui.stages import PREFERENCE, SFT_DEMO, SUPERVISED, families, family_hook
@@ -115,18 +116,20 @@ class _Common:
         "batch", minimum=1, maximum=4096, label="Gradient accumulation steps",
         trl="train", plan="change", card=True, fit=True, sweep=True)
     train_by: str = setting(
-        "steps", "End the run after a number of steps (predictable time) or after a "
-        "number of epochs (full passes over the training data).", "batch",
+        AUTO, "End the run after a number of steps (predictable time) or after a "
+        "number of epochs (full passes over the training data). Left out of a settings "
+        "file, it follows what the file gives: epochs train epochs, max steps train steps "
+        "(both: steps, as in TRL).", "batch",
         choices=["steps", "epochs"], label="Train for", plan="change", card=True)
     max_steps: int = setting(
-        30, "Steps to train (when training for steps). A step is one update of the "
-        "weights, made after one effective batch of examples; the number of steps bounds "
+        DEFAULT_STEPS, "Steps to train (when training for steps). A step is one update of "
+        "the weights, made after one effective batch of examples; the number of steps bounds "
         "the time the run takes.", "batch", minimum=1, maximum=10_000_000, label="Max steps",
         trl="train", plan="change", card=True, sweep=True)
     num_train_epochs: float = setting(
-        1.0, "Epochs to train (when training for epochs). One epoch is one full pass over "
-        "the training data: 3 shows every example three times. Fractions allowed. Many "
-        "epochs over few examples and the model learns them by heart.",
+        DEFAULT_EPOCHS, "Epochs to train (when training for epochs). One epoch is one full "
+        "pass over the training data: 3 shows every example three times. Fractions "
+        "allowed. Many epochs over few examples and the model learns them by heart.",
         "batch", minimum=0.01, maximum=1000.0, label="Epochs",
         trl="train", plan="change", card=True, sweep=True)
     max_length: int = setting(

@@ -13,6 +13,7 @@ from typing import Self
 import yaml
 
 from sft_ui.config.checks import problems
+from sft_ui.config.length import decide
 from sft_ui.config.values import ConfigError, coerce, from_trl, kind_of
 from sft_ui.i18n.message import Message, as_message
 
@@ -20,6 +21,10 @@ from sft_ui.i18n.message import Message, as_message
 class RunConfigMethods:
     """What a RunConfig does besides holding its settings (config/fields.py makes RunConfig
     with this class as its base)."""
+
+    def __post_init__(self):
+        # a length left to the rule (train_by "auto"): what was given trains (config/length.py)
+        self.train_by = decide(self.train_by, self.max_steps, self.num_train_epochs)
 
     @classmethod
     def from_dict(cls, values: dict | None) -> Self:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from sft_ui.config import RunConfig
+from sft_ui.config import RunConfig, length
 from sft_ui.config.registry import applies
 from sft_ui.config.trl import has_eval_data
 from sft_ui.data.answers import RECALL
@@ -56,7 +56,7 @@ RECALL_RANK, RECALL_RATE = 32, 4.0  # the stage's LoRA learning rate times RECAL
 UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
-LENGTH = {"train_by", "max_steps", "num_train_epochs"}  # a run's length, in keep
+LENGTH = set(length.NAMES)  # a run's length, in keep
 # The schedule of a run that sets its own length: held, then down to 0 at its end
 # (train/fit.py decay_start), whatever the length
 HELD_RATE = "constant_with_warmup"
@@ -174,10 +174,11 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     """Whole epochs, or the steps that fit the budget, at the measured speed (`kept`:
     the run's length is kept as it is, as a setting the person changed; `margin`: the
     share of the time left that trains)."""
-    defaults = RunConfig()
-    if kept or (cfg.train_by, cfg.max_steps, cfg.num_train_epochs) != \
-            (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
-        return Choice(cfg, reasons)  # the person set the length: the budget only stops it
+    if kept or length.given(cfg):  # the person set the length: the budget only stops it
+        reasons.append(Message("the length set, {length}, trains: the budget stops it at "
+                               "{minutes} min if it is not done by then",
+                               length=length.of(cfg), minutes=f"{cfg.time_budget_minutes:g}"))
+        return Choice(cfg, reasons)
     minutes = f"{cfg.time_budget_minutes:g}"
     epoch = _epoch_steps(cfg, hw, data)
     in_run = cfg.processes(hw.devices) == 1  # (several processes would have to agree)

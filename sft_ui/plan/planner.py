@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from sft_ui.config import ConfigError, RunConfig
+from sft_ui.config import ConfigError, RunConfig, length
 from sft_ui.config.registry import for_stage
 from sft_ui.data.formats import DataError
 from sft_ui.errors import said
@@ -59,6 +59,7 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
         hw, available, where = targets.resolve(target)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
     return {**plan(choice.config, hw, data, available), "data_note": note, "data_error": unread,
+            "length_note": length.said(cfg),
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
             "budget_needs_speed": choice.needs_speed, "budget_fits_in_run": choice.fits_in_run,
             "for_target": targets.find(target) is not None,

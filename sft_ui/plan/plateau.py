@@ -41,12 +41,13 @@ def is_gain(loss: float, best: float) -> bool:
 
 
 def ending_record(step: int, kept_step: int, loss: float | None, why: str,
-                  plateau_step: int | None = None) -> dict:
+                  plateau_step: int | None = None, key: str = "eval_loss") -> dict:
+    """`loss`: the saved model's held-out value of the judge's measure (`key`)."""
     record = {"step": step, "kept_step": kept_step, "ended_by": ENDINGS.index(why) + 1}
     if plateau_step is not None and plateau_step < step:
         record["plateau_step"] = plateau_step  # (the rate came down from there)
     if loss is not None:
-        record["eval_loss"] = loss  # (the saved model's held-out loss)
+        record[key] = loss
     return record
 
 

@@ -141,6 +141,10 @@ class Stage:
     continue_label: str = ""
     time_budget: bool = False       # a time budget chooses its steps
     eval_data: bool = False         # held-out data and an eval loss
+    # what a time budget's held-out judge reads of an evaluation (train/held_out.py), and
+    # whether more is better: what the stage optimises (GRPO's loss sits near 0 by
+    # construction and says nothing of the answers; its held-out reward does)
+    judged_by: tuple = ("eval_loss", False)
     lean_step: bool = False         # the studio's own CPU step (train/lean.py)
     plots: tuple = ()               # its own plots (Plot), besides loss, lr and grad norm
     own_samples: bool = False       # its trainer's own answers are the samples (no prompts)

@@ -48,6 +48,7 @@ GRPO = register(Stage(
     formats=("prompt-only",),
     # GRPO moves the model by its own answers: a rate near DPO's, as TRL's GRPO examples.
     learning_rates={True: 5e-5, False: 5e-6}, time_budget=True, eval_data=True,
+    judged_by=("eval_reward", True),  # the rewards' sum on held-out prompts, not the loss
     own_samples=True, follows=("sft", "dpo", "orpo", "kto"),
     continue_label="Continue with GRPO (rewards)",
     plots=(Plot("rewards", "Reward (total and each reward function's mean)",

@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 from sft_ui.access import LOCAL_OWNER
-from sft_ui.config import RunConfig
+from sft_ui.config import RunConfig, length
 from sft_ui.errors import UserError, said
 from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
@@ -291,7 +291,8 @@ class Sweep:
                     if self.planned <= self.counted():
                         break
                     continue
-                batch = self._ask(search, base, share, at_once)
+                batch = self._ask(search, base, share, at_once,
+                                  first[0] if first and not self.trials else None)
                 if not batch:
                     break
                 for trial, cfg, keep in batch:
@@ -315,10 +316,13 @@ class Sweep:
             finally:
                 self._done.set()
 
-    def _ask(self, search, base, share: float, count: int) -> list[tuple]:
+    def _ask(self, search, base, share: float, count: int, quick: dict | None = None
+             ) -> list[tuple]:
         """The next `count` trials (fewer where the search has no more): each the page's
         settings with the trial's values, the length the first trial set, and its share
-        of the time as its budget; the settings its budget keeps."""
+        of the time as its budget; the settings its budget keeps. `quick`: the quick
+        path's own values (first.py), for a first trial that trains as the quick path
+        would, its length too: a length the search drew beside them is not used."""
         minutes = share / 60
         if base.time_budget_minutes:
             minutes = min(minutes, base.time_budget_minutes)
@@ -328,8 +332,11 @@ class Sweep:
             params = search.ask(number)
             if params is None:
                 break
-            cfg = dataclasses.replace(base, **{**fixed, **params},
-                                      time_budget_minutes=round(minutes, 2))
+            if quick is not None:  # (the quick path fits its own length to its budget)
+                params = {k: v for k, v in params.items() if k not in LENGTH or k in quick}
+            # (a length the trial varies trains: its epochs, or its steps)
+            cfg = length.changed(base, **{**fixed, **params},
+                                 time_budget_minutes=round(minutes, 2))
             trial = new_trial(number, params)
             self.trials.append(trial)
             batch.append((trial, cfg, [*params, *fixed]))
@@ -341,11 +348,9 @@ class Sweep:
         of one length; not where the person set the length or the sweep varies it, nor
         where held-out rows ended the trial and chose its model (plan/plateau.py: each
         trial then trains its share of the time to its own best)."""
-        base, defaults = self.spec.config(), RunConfig()
         if self.length is not None or set(self.spec.vary) & LENGTH or \
                 trial["state"] != "done" or trial["pruned"] or not trial["run_id"] or \
-                (base.train_by, base.max_steps, base.num_train_epochs) != \
-                (defaults.train_by, defaults.max_steps, defaults.num_train_epochs):
+                length.given(self.spec.config()):
             return
         run = manager.get(trial["run_id"])
         if ended_by(run.metrics):  # its held-out rows chose its end: each trial's own

@@ -137,8 +137,9 @@ class Trials:
 
     # ---- judging -------------------------------------------------------------------
     def judge(self, trial: dict) -> None:
-        """The ended trial's score, told to the search: none for a failed or halted one;
-        a pruned one keeps its last eval loss, ranked after the others."""
+        """The ended trial's score, told to the search: none for a failed or halted one,
+        nor for a pruned one (its last eval loss kept as `pruned_loss`, ranked after the
+        others)."""
         number = trial["number"]
         try:
             run = self.manager.get(trial["run_id"])
@@ -146,8 +147,8 @@ class Trials:
             trial["pruned"] = trial["pruned"] and run.state == "stopped"  # (not: it ended)
             if run.state == "failed" or self.sweep.halted():  # (stopped: not judged)
                 self.search.tell(None, number=number)
-            elif trial["pruned"]:
-                trial["score"] = last_eval_loss(run)
+            elif trial["pruned"]:  # (its last eval loss apart: not a score of a whole run)
+                trial["pruned_loss"] = last_eval_loss(run)
                 self.search.tell(None, pruned=True, number=number)
             else:
                 trial["state"] = "scoring"

@@ -284,7 +284,8 @@ class StudioCallback(TrainerCallback):
         self._eval_seconds = (metrics or {}).get("eval_runtime", self._eval_seconds)
         if self._stop_here(state, control):
             return
-        loss, began = (metrics or {}).get("eval_loss"), time.time()
+        loss = self.judge.read(metrics) if self.judge else None  # (the stage's measure)
+        began = time.time()
         plateau = self.judge and loss is not None and \
             self.judge.heard(loss, state.global_step, model)
         judged = time.time() - began  # (its exact matches: answers generated)
@@ -307,18 +308,18 @@ class StudioCallback(TrainerCallback):
         cool = cool_steps(state.global_step, state.max_steps)
         if cool is None or scheduler is None:
             self.log.info("Held-out rows show no more gain (none in %d evaluations) at step "
-                          "%d; the best, loss %.4g, was at step %d; the rate comes down by "
+                          "%d; the best, %s, was at step %d; the rate comes down by "
                           "the run's end, step %d", self.judge.patience, state.global_step,
-                          best, at, state.max_steps)
+                          self.judge.shown(best), at, state.max_steps)
             return
         self.fit, end = False, state.global_step + cool
         fitting.cool_schedule(scheduler, end)
         state.max_steps = end
         self.sink.progress(state.global_step, end)
         self.log.info("Held-out rows show no more gain (none in %d evaluations) at step %d; "
-                      "the best, loss %.4g, was at step %d; the learning rate comes down to "
+                      "the best, %s, was at step %d; the learning rate comes down to "
                       "0 over %d steps, to step %d", self.judge.patience, state.global_step,
-                      best, at, cool, end)
+                      self.judge.shown(best), at, cool, end)
 
     def on_save(self, args, state, control, **kwargs):
         self._saved_step = state.global_step
@@ -329,8 +330,8 @@ class StudioCallback(TrainerCallback):
         if self.judge and self.judge.best and not self.sink.stop_requested():
             step = state.global_step
             if self.judge.restore(model, step):
-                self.log.info("Kept the model of step %d (held-out loss %.4g), not step %d's",
-                              self.judge.best[1], self.judge.best[0], step)
+                self.log.info("Kept the model of step %d (held-out %s), not step %d's",
+                              self.judge.best[1], self.judge.shown(self.judge.best[0]), step)
             self.sink.add_metrics(self.judge.ending(step, self._timed_out))
         # the answers the saved model gives
         self._sample(state.global_step, model, state, last=True)

@@ -15,7 +15,7 @@ import os
 import time
 from pathlib import Path
 
-from sft_ui.config import RunConfig
+from sft_ui.config import RunConfig, length
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.data.tokens import load_training_data
@@ -144,11 +144,14 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
             # a time budget spent on what the held-out rows measure (an SFT trainer's
             # short answers too: sft_trainer)
             answers = getattr(trainer, "held_out_answers", [])
-            callback.judge = HeldOut(answers=answers, tokenizer=tokenizer)
+            callback.judge = HeldOut(answers=answers, tokenizer=tokenizer,
+                                     measure=stage.judged_by)
+            key, higher = stage.judged_by
+            measure = key.removeprefix("eval_")
             log.info("Held-out rows judge the run: it ends where their %s stops %s (or at "
                      "the budget's end) and keeps the best model they saw",
-                     *(("exact match, then loss,", "improving") if answers
-                       else ("loss", "falling")))
+                     *((f"exact match, then {measure},", "improving") if answers
+                       else (measure, "rising" if higher else "falling")))
         trainer.remove_callback(PrinterCallback)  # the run's log has the records instead
         args = trainer.args
         log.info("Training (%s): effective batch %d on %d process%s, %s, %s%s", stage.title,
@@ -158,6 +161,8 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                  "bf16" if args.bf16 else "fp16" if args.fp16 else "fp32",
                  (", QLoRA (4-bit base)" if cfg.load_in_4bit else ", LoRA") if cfg.use_peft
                  else ", full fine-tuning")
+        if length.said(cfg):  # a length given and not used, said again where it trains
+            log.info("%s", length.said(cfg))
         if deadline:
             log.info("Time budget %g min: training ends by %s", cfg.time_budget_minutes,
                      time.strftime("%H:%M:%S", time.localtime(deadline)))

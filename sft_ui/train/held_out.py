@@ -47,8 +47,13 @@ def short_answers(cfg, tokenizer, rows: list[dict]) -> list[tuple[list[int], str
 
 
 class HeldOut:
-    def __init__(self, patience: int = PATIENCE, answers=(), tokenizer=None):
+    """`measure`: the evaluation's value it reads and whether more is better (the stage's
+    `judged_by`); kept internally as a loss, lower better (a reward negated)."""
+
+    def __init__(self, patience: int = PATIENCE, answers=(), tokenizer=None,
+                 measure: tuple = ("eval_loss", False)):
         self.patience = patience
+        self.key, self.higher = measure
         self.answers, self.tokenizer = list(answers), tokenizer  # (short_answers)
         self.match: float | None = None  # the latest evaluation's exact match
         self._best_match: float | None = None
@@ -57,6 +62,15 @@ class HeldOut:
         self.since = 0  # evaluations since the latest gain
         self.plateau_at: int | None = None
         self._kept: dict[str, torch.Tensor] = {}
+
+    def read(self, metrics: dict) -> float | None:
+        """The measure of an evaluation's `metrics` as a loss (lower better), or None."""
+        value = (metrics or {}).get(self.key)
+        return None if value is None else -float(value) if self.higher else float(value)
+
+    def shown(self, loss: float) -> str:
+        """A value as the measure says it ("eval_reward 1.25")."""
+        return f"{self.key.removeprefix('eval_')} {-loss if self.higher else loss:.4g}"
 
     def heard(self, loss: float, step: int, model) -> bool:
         """An evaluation's loss at `step` (and where the answers are short, the share of
@@ -133,4 +147,5 @@ class HeldOut:
         saves (the best's), which step's model that is, and why training ended."""
         why = PLATEAU if self.plateau_at is not None else BUDGET if out_of_time else LENGTH
         best = self.best or (None, step)
-        return ending_record(step, best[1], best[0], why, self.plateau_at)
+        value = best[0] if best[0] is None or not self.higher else -best[0]
+        return ending_record(step, best[1], value, why, self.plateau_at, self.key)

@@ -73,6 +73,8 @@ def plan_markdown(p: dict) -> str:
     else:
         lines.append(say(Message("**Run:** the number of steps is unknown until the data is "
                                  "measured.")))
+    if p.get("length_note"):  # a length given and not used (config/length.py)
+        lines.append(say(p["length_note"]))
     where = Message("GPU memory") if p["device"] == "cuda" else Message("RAM")
     lines.append(say(Message(
         "**Peak memory** ({where}, {precision}, {trained} of {params} parameters trained): "

@@ -27,7 +27,7 @@ def frame(found: dict | None) -> pd.DataFrame:
     rows, score = [], (found or {}).get("spec", {}).get("score", "eval_loss")
     for place, t in enumerate((found or {}).get("trials", []), 1):
         scored = t["score"] is not None and not t["pruned"]
-        state = say("pruned") if t["pruned"] else say(t["state"])
+        state = say(pruned_said(t)) if t["pruned"] else say(t["state"])
         if t.get("error"):
             state += f": {say(t['error'])}"
         if t.get("ended_by") in ENDED and t["state"] == "done":
@@ -42,10 +42,21 @@ def frame(found: dict | None) -> pd.DataFrame:
 
 
 def shown_score(trial: dict, score: str) -> bool:
-    """Whether the trial's score is shown, in the table and the plot: a pruned trial's is
-    its last eval loss, shown only where that is the sweep's score (beside exact matches
-    in percent, 3.4 read as a score)."""
-    return trial["score"] is not None and (not trial["pruned"] or score == "eval_loss")
+    """Whether the trial's score is shown, in the table and the plot: a whole trial's only
+    (a pruned one's eval loss is said with its state, never beside scores of runs that
+    trained to their end; a sweep file of before kept it as its score)."""
+    return trial["score"] is not None and not trial["pruned"]
+
+
+def pruned_said(trial: dict) -> Message:
+    """A pruned trial's state: the step it was stopped at and its last eval loss."""
+    loss = trial.get("pruned_loss")
+    if not trial.get("steps"):
+        return Message("pruned")
+    if loss is None:
+        return Message("pruned at step {step}", step=trial["steps"])
+    return Message("pruned at step {step} (eval loss {loss})", step=trial["steps"],
+                   loss=f"{loss:.4g}")
 
 
 def trained(trial: dict) -> str:
