@@ -79,8 +79,13 @@ class _Common:
     completion_only_loss: typing.Optional[bool] = setting(
         None, "Count the loss only on answers, not on prompts. Blank: on for "
         "prompt/completion and instruction data, off for plain text and chats "
-        "(on for chats trains on the last assistant reply only).", "data",
-        label="Loss on answers only", trl="train", stages=[SUPERVISED])
+        "(on for chats trains every assistant reply, each turn of the conversation).",
+        "data", label="Loss on answers only", trl="train", stages=[SUPERVISED])
+    mask_history: bool = setting(
+        False, "With Loss on answers only, for conversations: train only the last "
+        "assistant reply of each (the earlier replies become context, as in "
+        "LLaMA-Factory's mask_history). Off: every reply is trained.", "data",
+        label="Loss on the last answer only", advanced=True, stages=[SUPERVISED])
     prompts_as_chat: bool = setting(
         True, "For a model with a chat template: each text prompt (prompt/completion and "
         "question/answer files, a preference file's prompt, GRPO's prompts) becomes the "

@@ -40,18 +40,17 @@ def _text(part) -> str:
 
 
 def pairs(rows: list[dict]) -> list[tuple[str, str]]:
-    """(prompt, answer) of each row that has both: prompt/completion rows, or a
-    conversation's last assistant turn after what came before it."""
+    """(prompt, answer) of each row that has both: prompt/completion rows, or each
+    assistant turn of a conversation after what came before it (every answer is
+    trained: data/turns.py)."""
     found = []
     for row in rows:
         if "completion" in row and "prompt" in row:
             found.append((_text(row["prompt"]), _text(row["completion"])))
         elif isinstance(row.get("messages"), list) and row["messages"]:
             turns = row["messages"]
-            last = max((i for i, m in enumerate(turns) if isinstance(m, dict)
-                        and m.get("role") == "assistant"), default=None)
-            if last is not None:
-                found.append((_text(turns[:last]), _text(turns[last:last + 1])))
+            found += [(_text(turns[:i]), _text(turns[i:i + 1])) for i, m in enumerate(turns)
+                      if isinstance(m, dict) and m.get("role") == "assistant"]
     return found
 
 

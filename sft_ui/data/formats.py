@@ -148,7 +148,10 @@ def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
     if fmt == "messages":
         messages = [{"role": str(m["role"]).lower(), "content": m["content"]}
                     for m in row["messages"]]
-        if cfg.completion_only_loss and messages[-1]["role"] == "assistant":
+        # answers only: every assistant turn trained (data/turns.py masks them), or the
+        # last alone where mask_history asks for it
+        if cfg.completion_only_loss and getattr(cfg, "mask_history", False) and \
+                messages[-1]["role"] == "assistant":
             return {"prompt": messages[:-1], "completion": messages[-1:]}
         return {"messages": messages}
     if fmt == "alpaca":

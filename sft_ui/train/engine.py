@@ -19,6 +19,7 @@ from sft_ui.config import RunConfig, length
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.data.tokens import load_training_data
+from sft_ui.data.turns import every_answer, masked
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
@@ -91,6 +92,10 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
     # the held-out rows' short answers, matched where a time budget judges the run
     # (train/held_out.py; read before the SFTConfig, which resets the accelerator state)
     answers = short_answers(cfg, tokenizer, data.eval) if data.eval else []
+    if any(every_answer(cfg, row) for row in data.train[:1]):  # each assistant turn's mask
+        data.train, how = masked(data.train, tokenizer)
+        data.eval = masked(data.eval, tokenizer)[0] if data.eval else data.eval
+        log.info("%s", how)
     train_set, eval_set = data.datasets()
     args = sft_config(cfg, output_dir, eval_set is not None)
     trained, lora = policy(cfg, model, log)

@@ -1,0 +1,147 @@
+"""Loss on every answer of a conversation: a chat row's tokens with the mask that trains
+each assistant turn and nothing else (system, user and tool turns masked).
+
+Where the chat template has `{% generation %}` marks, or TRL ships a training template
+for it (`trl.chat_template_utils.get_training_chat_template`: prefix-preserving, with the
+marks), the mask is TRL's own (`return_assistant_tokens_mask`). Otherwise it is computed:
+each assistant turn's span is what the conversation up to it adds to the conversation
+before it with the generation prompt (the turn as the model is later asked to write it,
+its end-of-turn mark included), located by characters in the whole conversation's text.
+A turn the template renders differently inside the whole (a thinking template that drops
+earlier reasoning) is found by its text. Rows leave as TRL's tokenized rows (`input_ids`,
+`assistant_masks`): its trainer builds the labels from them and tokenizes nothing again.
+Knows nothing of the trainer's run or the UI.
+"""
+from __future__ import annotations
+
+from sft_ui.i18n.message import Message
+
+ASSISTANT = "assistant"
+
+
+def every_answer(cfg, row: dict) -> bool:
+    """Whether a normalised row is trained on every answer: a conversation under Loss on
+    answers only, unless Loss on the last answer only (mask_history) is on."""
+    return "messages" in row and bool(cfg.completion_only_loss) and \
+        not getattr(cfg, "mask_history", False)
+
+
+def answers_in(messages: list[dict]) -> int:
+    return sum(1 for m in messages if m.get("role") == ASSISTANT)
+
+
+def training_template(tokenizer) -> str | None:
+    """The template whose marks TRL masks assistant turns by: the tokenizer's own where it
+    has them, TRL's training template for it, else None (the mask is computed)."""
+    # heavy: TRL, loaded where rows meet a tokenizer
+    from trl.chat_template_utils import get_training_chat_template, has_generation_markers
+    own = tokenizer.chat_template
+    if isinstance(own, dict):
+        own = own.get("default")
+    if not own:
+        return None
+    try:
+        patched = get_training_chat_template(tokenizer)
+    except (ValueError, TypeError, KeyError):  # (a template TRL has no training copy of)
+        patched = None
+    if patched:
+        return patched
+    return own if has_generation_markers(own) else None
+
+
+def masked(rows: list[dict], tokenizer) -> tuple[list[dict], Message | None]:
+    """Each conversation row as `input_ids` and `assistant_masks` (other rows as they
+    are), and how the mask was made (None: no conversation among them)."""
+    if not any("messages" in r and "input_ids" not in r for r in rows):
+        return rows, None
+    template = training_template(tokenizer)
+    out, moved = [], 0
+    for row in rows:
+        if "messages" in row and "input_ids" not in row:
+            row, found = _masked_row(row, tokenizer, template)
+            moved += not found
+        out.append(row)
+    if template is not None:
+        how = Message("Every answer of each conversation is trained, masked by the chat "
+                      "template's own marks for assistant turns (TRL's training template).")
+    elif moved:
+        how = Message("Every answer of each conversation is trained; the chat template "
+                      "writes {rows} of them differently inside the whole conversation than "
+                      "when the model is asked, and their answers were found by their text.",
+                      rows=moved)
+    else:
+        how = Message("Every answer of each conversation is trained, each as the model will "
+                      "be asked to write it (the chat template's turn, its end mark "
+                      "included); system, user and tool turns are not.")
+    return out, how
+
+
+def _masked_row(row: dict, tokenizer, template: str | None) -> tuple[dict, bool]:
+    """(the row tokenized with its mask, whether every span was found by rendering)."""
+    messages = row["messages"]
+    extra = {"tools": row["tools"]} if row.get("tools") else {}
+    if template is not None:
+        out = tokenizer.apply_chat_template(messages, chat_template=template, tokenize=True,
+                                            return_dict=True,
+                                            return_assistant_tokens_mask=True, **extra)
+        return {"input_ids": list(out["input_ids"]),
+                "assistant_masks": list(out["assistant_masks"])}, True
+    spans, rendered = spans_of(messages, tokenizer, extra)
+    full = render(tokenizer, messages, False, extra)
+    encoded = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
+    mask = [int(any(start <= a < end for start, end in spans))
+            for a, _ in encoded["offset_mapping"]]
+    return {"input_ids": list(encoded["input_ids"]), "assistant_masks": mask}, rendered
+
+
+def render(tokenizer, messages: list[dict], ask: bool, extra: dict | None = None) -> str:
+    return tokenizer.apply_chat_template(messages, tokenize=False,
+                                         add_generation_prompt=ask, **(extra or {}))
+
+
+def spans_of(messages: list[dict], tokenizer, extra: dict | None = None
+             ) -> tuple[list[tuple[int, int]], bool]:
+    """The character spans of the whole conversation's text that are assistant turns, and
+    whether each was found by rendering (True) rather than by its text."""
+    full = render(tokenizer, messages, False, extra)
+    spans, by_render, after = [], True, 0
+    for i, message in enumerate(messages):
+        if message.get("role") != ASSISTANT:
+            continue
+        asked = render(tokenizer, messages[:i], True, extra) if i else ""
+        through = render(tokenizer, messages[:i + 1], False, extra)
+        if through.startswith(asked) and full.startswith(through) and len(asked) >= after:
+            spans.append((len(asked), len(through)))
+            after = len(through)
+            continue
+        by_render = False  # (the turn reads otherwise inside the whole: found by its text)
+        content = str(message.get("content") or "")
+        start = full.find(content, after) if content else -1
+        if start < 0:
+            continue
+        end = start + len(content)
+        eos = tokenizer.eos_token or ""
+        tail = full[end:end + len(eos) + 2]
+        if eos and eos in tail:  # its end-of-turn mark, where it follows at once
+            end += tail.index(eos) + len(eos)
+        spans.append((start, end))
+        after = end
+    return spans, by_render
+
+
+def turns_said(cfg, rows: list[dict]) -> Message | None:
+    """What the preview says of the answers a file's conversations train (None: no
+    conversation of more than one answer among `rows`)."""
+    counts = [answers_in(r["messages"]) for r in rows if "messages" in r]
+    if not counts or max(counts) < 2:
+        return None
+    turns = sum(counts)
+    if not cfg.completion_only_loss:
+        return Message("Every token of each conversation is trained, its {turns} answers "
+                       "and its prompts alike (Loss on answers only is off).", turns=turns)
+    if getattr(cfg, "mask_history", False):
+        return Message("Of the {turns} answers in these {rows} conversations, {trained} are "
+                       "trained: the last of each (Loss on the last answer only).",
+                       turns=turns, rows=len(counts), trained=len(counts))
+    return Message("All {turns} answers in these {rows} conversations are trained, every "
+                   "assistant turn, not only the last.", turns=turns, rows=len(counts))

@@ -1,0 +1,152 @@
+"""Loss on every answer of a conversation (sft_ui/data/turns.py): under each family's real
+chat template (TRL's copies) every assistant turn of a 3-turn conversation is trained and
+every system, user and tool turn masked; the computed mask agrees with TRL's where both
+exist; Loss on the last answer only trains the last; a multi-turn run's trainer sees every
+answer; the preview says how many answers are trained."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sft_ui.config import RunConfig
+from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.tokens import tokenize_rows
+from sft_ui.data.turns import masked, spans_of, training_template
+from sft_ui.models import prepare_default_model
+
+CONVERSATION = [
+    {"role": "system", "content": "Answer in one word."},
+    {"role": "user", "content": "Capital of Zorland?"},
+    {"role": "assistant", "content": "Velka."},
+    {"role": "user", "content": "And of Mipland?"},
+    {"role": "assistant", "content": "Orun."},
+    {"role": "user", "content": "Thanks a lot"},
+    {"role": "assistant", "content": "Welcome."},
+]
+ANSWERS, ASKED = ("Velka", "Orun", "Welcome"), ("Zorland", "Mipland", "Thanks", "one word")
+TEMPLATES = ["qwen2_5", "qwen3", "llama3_2", "llama3", "gemma", "gemma3", "phi3",
+             "deepseek_r1_distill", "gptoss", "cohere2", "lfm2", "nemotron_3_nano"]
+
+
+@pytest.fixture(scope="module")
+def default_tokenizer():
+    from transformers import AutoTokenizer
+    return str(prepare_default_model()), AutoTokenizer
+
+
+def _tokenizer(default_tokenizer, template: str | None = None):
+    import trl
+    path, auto = default_tokenizer
+    tokenizer = auto.from_pretrained(path)
+    if template:
+        text = (Path(trl.__file__).parent / "chat_templates" / f"{template}.jinja") \
+            .read_text(encoding="utf-8")
+        # the family's special tokens, whole (as its own tokenizer has them)
+        specials = sorted(set(re.findall(r"<[|｜][^<>\s]{1,40}?[|｜]>", text)) |
+                          {"<start_of_turn>", "<end_of_turn>"})
+        tokenizer.add_tokens([t for t in specials if t not in tokenizer.get_vocab()],
+                             special_tokens=True)
+        tokenizer.chat_template = text
+    return tokenizer
+
+
+def _trained(tokenizer, row: dict) -> list[str]:
+    spans, run = [], []
+    for token, bit in zip(row["input_ids"], row["assistant_masks"]):
+        if bit:
+            run.append(token)
+        elif run:
+            spans.append(tokenizer.decode(run))
+            run = []
+    return spans + ([tokenizer.decode(run)] if run else [])
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_every_answer_is_trained_and_nothing_else_under_each_template(default_tokenizer,
+                                                                     template):
+    tokenizer = _tokenizer(default_tokenizer, template)
+    rows, _ = fit_rows([{"messages": CONVERSATION}], tokenizer)  # as the engine gives them
+    (row,), how = masked(rows, tokenizer)
+    trained = _trained(tokenizer, row)
+    assert len(trained) == 3, trained
+    for answer, span in zip(ANSWERS, trained):
+        assert answer in span, (template, trained)
+    assert not any(word in span for word in ASKED for span in trained), (template, trained)
+    assert how
+
+
+def test_the_computed_mask_is_trls_where_both_exist(default_tokenizer):
+    """The default model's template has no marks and TRL no training copy of it: the mask
+    is computed, each turn as it is asked (its end mark included), and a one-answer
+    conversation's is TRL's own prompt/completion mask."""
+    tokenizer = _tokenizer(default_tokenizer)
+    assert training_template(tokenizer) is None
+    (row,), _ = masked([{"messages": CONVERSATION}], tokenizer)
+    assert _trained(tokenizer, row) == [f"{a}.<|im_end|>\n" for a in ANSWERS]
+    cfg = RunConfig(completion_only_loss=True)
+    one = CONVERSATION[:3]
+    ours = tokenize_rows(cfg, tokenizer, [{"messages": one}])[0]
+    trls = tokenize_rows(cfg, tokenizer, [{"prompt": one[:2], "completion": one[2:]}])[0]
+    assert ours == trls
+    # and with marks, TRL's mask through its training template agrees with the computed
+    marked = _tokenizer(default_tokenizer, "qwen2_5")
+    spans, by_render = spans_of(CONVERSATION, marked)
+    assert by_render and len(spans) == 3
+    (row,), _ = masked([{"messages": CONVERSATION}], marked)
+    full = marked.apply_chat_template(CONVERSATION, tokenize=False)
+    for answer, (start, end) in zip(ANSWERS, spans):
+        assert answer in full[start:end]
+
+
+def test_the_last_answer_only_where_mask_history_is_on(default_tokenizer):
+    from sft_ui.data.formats import normalise
+    tokenizer = _tokenizer(default_tokenizer)
+    raw = {"messages": CONVERSATION}
+    every = RunConfig(completion_only_loss=True)
+    last = RunConfig(completion_only_loss=True, mask_history=True)
+    rows = [tokenize_rows(cfg, tokenizer, [normalise(raw, "messages", cfg, True)])[0]
+            for cfg in (every, last)]
+    trained = [tokenizer.decode([t for t in r["labels"] if t != -100]) for r in rows]
+    assert all(a in trained[0] for a in ANSWERS)
+    assert "Welcome" in trained[1] and "Velka" not in trained[1] and "Orun" not in trained[1]
+
+
+def test_a_tool_call_row_trains_the_call_and_masks_the_tool_output(default_tokenizer):
+    tokenizer = _tokenizer(default_tokenizer, "qwen3")
+    call = {"type": "function", "function": {"name": "weather",
+                                             "arguments": {"city": "Velka"}}}
+    tools = [{"type": "function", "function": {
+        "name": "weather", "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+    row = {"messages": [{"role": "user", "content": "Weather in Velka?"},
+                        {"role": "assistant", "content": "", "tool_calls": [call]},
+                        {"role": "tool", "name": "weather", "content": "Sunny, 21C"},
+                        {"role": "assistant", "content": "Sunny and 21C in Velka."}],
+           "tools": tools}
+    (shaped,), _ = masked([row], tokenizer)
+    trained = " ".join(_trained(tokenizer, shaped))
+    assert '"weather"' in trained and "Sunny and 21C" in trained
+    assert "Sunny, 21C" not in trained and "Weather in Velka?" not in trained
+
+
+def test_a_multi_turn_run_trains_every_answer_and_the_preview_says_so(tmp_path, tiny_cfg):
+    """Through the preview as the page asks it: every answer's tokens are trained, and
+    the notes say how many."""
+    from sft_ui.actions import Actions
+    from sft_ui.access import Access
+    from sft_ui.runs import RunManager
+    data = tmp_path / "chats.jsonl"
+    data.write_text("".join(json.dumps({"messages": CONVERSATION}) + "\n" for _ in range(4)))
+    manager = RunManager(tmp_path / "runs")
+    try:
+        shown = Actions(manager, Access()).preview(None, {
+            **tiny_cfg, "dataset_name": str(data), "completion_only_loss": True})
+    finally:
+        manager.close()
+    tokens = shown["examples"][0]["tokens"]
+    trained = "".join(t["text"] for t in tokens if t["loss"])
+    assert all(a in trained for a in ANSWERS) and "Zorland" not in trained
+    assert any("All 12 answers" in note for note in shown["notes"]), shown["notes"]
