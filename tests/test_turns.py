@@ -135,8 +135,8 @@ def test_a_tool_call_row_trains_the_call_and_masks_the_tool_output(default_token
 def test_a_multi_turn_run_trains_every_answer_and_the_preview_says_so(tmp_path, tiny_cfg):
     """Through the preview as the page asks it: every answer's tokens are trained, and
     the notes say how many."""
-    from sft_ui.actions import Actions
     from sft_ui.access import Access
+    from sft_ui.actions import Actions
     from sft_ui.runs import RunManager
     data = tmp_path / "chats.jsonl"
     data.write_text("".join(json.dumps({"messages": CONVERSATION}) + "\n" for _ in range(4)))
