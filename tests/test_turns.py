@@ -150,3 +150,26 @@ def test_a_multi_turn_run_trains_every_answer_and_the_preview_says_so(tmp_path, 
     trained = "".join(t["text"] for t in tokens if t["loss"])
     assert all(a in trained for a in ANSWERS) and "Zorland" not in trained
     assert any("All 12 answers" in note for note in shown["notes"]), shown["notes"]
+
+
+def test_a_tool_call_file_is_read_as_messages_and_refused_where_the_template_drops_calls(
+        tmp_path, default_tokenizer):
+    from sft_ui.data.formats import DataError, check_row, normalise
+    from sft_ui.data.tokens import load_training_data
+    call = {"type": "function", "function": {"name": "weather", "arguments": {"city": "X"}}}
+    row = {"messages": [{"role": "user", "content": "Weather in X?"},
+                        {"role": "assistant", "content": None, "tool_calls": [call]},
+                        {"role": "tool", "name": "weather", "content": "Sunny"},
+                        {"role": "assistant", "content": "Sunny in X."}],
+           "tools": [{"type": "function", "function": {"name": "weather"}}]}
+    check_row(row, "messages", RunConfig(), "line 1")  # (a call's content may be empty)
+    shaped = normalise(row, "messages", RunConfig(completion_only_loss=True), True)
+    assert shaped["messages"][1]["tool_calls"] == [call] and shaped["tools"] == row["tools"]
+    assert shaped["messages"][2]["name"] == "weather"
+    data = tmp_path / "tools.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    # SmolLM2's template writes no tool calls: said, not trained as empty answers
+    with pytest.raises(DataError, match="does not write them"):
+        load_training_data(RunConfig(dataset_name=str(data)), _tokenizer(default_tokenizer))
+    assert load_training_data(RunConfig(dataset_name=str(data)),
+                              _tokenizer(default_tokenizer, "qwen3")).train

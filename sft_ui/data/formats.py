@@ -31,6 +31,9 @@ QUESTION_ANSWER = (("question", "answer"), ("input", "output"), ("query", "respo
                    ("質問", "回答"), ("質問", "答え"), ("問題", "答え"), ("問題", "解答"),
                    ("問い", "答え"), ("入力", "出力"))
 ROLES = ("system", "user", "assistant", "tool")
+# what a message carries besides its role and text, which templates render (tools' calls
+# and replies; reasoning apart from the answer, as Qwen3 and DeepSeek-R1 templates read it)
+TURN_KEYS = ("tool_calls", "name", "tool_call_id", "reasoning_content", "thinking")
 SHAREGPT_ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant",
                   "assistant": "assistant", "model": "assistant", "bot": "assistant",
                   "tool": "tool", "function": "tool"}
@@ -146,14 +149,14 @@ def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
                              "content": t["value"]} for t in row["conversations"]]}
         fmt = "messages"
     if fmt == "messages":
-        messages = [{"role": str(m["role"]).lower(), "content": m["content"]}
-                    for m in row["messages"]]
+        messages = [turn(m) for m in row["messages"]]
+        tools = {"tools": row["tools"]} if row.get("tools") else {}
         # answers only: every assistant turn trained (data/turns.py masks them), or the
         # last alone where mask_history asks for it
         if cfg.completion_only_loss and getattr(cfg, "mask_history", False) and \
                 messages[-1]["role"] == "assistant":
-            return {"prompt": messages[:-1], "completion": messages[-1:]}
-        return {"messages": messages}
+            return {"prompt": messages[:-1], "completion": messages[-1:], **tools}
+        return {"messages": messages, **tools}
     if fmt == "alpaca":
         instruction, extra = row["instruction"], (row.get("input") or "").strip()
         if turns:
@@ -168,6 +171,14 @@ def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
         row = {"prompt": row[question], "completion": row[answer]}
     pair = {"prompt": row["prompt"], "completion": row["completion"]}
     return as_chat(pair, ("completion",)) if turns else pair
+
+
+def turn(message: dict) -> dict:
+    """A conversation's message as chat templates read it: its role and text, and what a
+    template renders besides (tool calls, a tool's name, reasoning kept apart)."""
+    out = {"role": str(message["role"]).lower(), "content": message.get("content") or ""}
+    out.update({key: message[key] for key in TURN_KEYS if message.get(key)})
+    return out
 
 
 def chat_form(cfg, tokenizer) -> bool:
@@ -254,7 +265,7 @@ def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
                                     "'{role}' and '{content}'.", where=where, n=n,
                                     column=column, role=role_key, content=text_key))
         for key in (role_key, text_key):
-            if turn.get(key) is None:
+            if turn.get(key) is None and not (key == text_key and turn.get("tool_calls")):
                 raise DataError(Message("{where}: entry {n} of '{column}' has no '{key}'. "
                                         "Each entry needs '{role}' and '{content}'.",
                                         where=where, n=n, column=column, key=key,
@@ -264,7 +275,7 @@ def _check_turns(turns, column: str, role_key: str, text_key: str, roles: tuple,
                                     "use one of {roles}.", where=where, n=n, column=column,
                                     role=role_key, value=str(turn[role_key]),
                                     roles=", ".join(roles)))
-        if not isinstance(turn[text_key], str):
+        if not isinstance(turn.get(text_key) or "", str):
             raise DataError(Message("{where}: entry {n} of '{column}' has a {content} that "
                                     "is not text.", where=where, n=n, column=column,
                                     content=text_key))

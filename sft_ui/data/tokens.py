@@ -25,6 +25,9 @@ def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
         raise DataError(Message("The model has no chat template, so {format} data cannot be "
                                 "rendered. Use an instruct model, or text / prompt-completion "
                                 "data.", format=data.format))
+    if chat and any(row.get("tools") or any(m.get("tool_calls") for m in row.get(
+            "messages", ()) if isinstance(m, dict)) for row in data.train[:100]):
+        _check_tools(tokenizer)
     if chat:  # conversations as the template takes them (a system turn it refuses...)
         data.train, notes = fit_rows(data.train, tokenizer)
         if data.eval:
@@ -59,3 +62,15 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
         shim, datasets.Dataset.from_list(rows), tokenizer, args, packing=False,
         formatting_func=None, dataset_name="preview")
     return [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in prepared]
+
+
+def _check_tools(tokenizer) -> None:
+    """DataError where the chat template cannot write tool calls (it would drop them
+    without a word, and the run would train empty answers)."""
+    from trl.chat_template_utils import supports_tool_calling  # heavy: TRL
+    if not supports_tool_calling(tokenizer):
+        raise DataError(Message(
+            "The data has tool calls (a 'tools' column, assistant turns with 'tool_calls'), "
+            "but this model's chat template does not write them: they would be left out of "
+            "what it learns. Use a model whose template supports tools (Qwen2.5, Qwen3, "
+            "Llama 3.1 and later...), or data without tool calls."))
