@@ -179,3 +179,49 @@ def test_layers_hold():
                     if "gradio" in _imports(p) and "ui" not in p.relative_to(package).parts)
     trl = sorted(str(p.relative_to(package)) for p in modules if "trl" in _imports(p))
     assert gradio == [] and trl == ["lazy.py"]
+
+
+def _other_value(f, value):
+    """A valid value of setting `f` other than `value` (None: none to pick here)."""
+    from sft_ui.config.values import choices
+    if choices(f):
+        return next((c for c in choices(f) if c != value), None)
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        new = type(value)(value * 2 if value else 3 if isinstance(value, int) else 0.5)
+        return min(new, f.metadata["max"]) if f.metadata["max"] is not None else new
+    return None
+
+
+def test_every_training_setting_given_is_the_one_that_trains(tmp_path):
+    """Each SFT training setting given alone, at a value other than its default, is in the
+    SFTConfig the run trains with (the time budget never overrides a value given); a
+    sweep's trial that varies a setting trains with the trial's value."""
+    import dataclasses
+
+    from sft_ui.config import length
+    from sft_ui.config.values import applies_field
+    from sft_ui.sweeps.space import VARIABLE
+    from sft_ui.train.engine import sft_config
+    defaults, checked = RunConfig(), []
+    for f in dataclasses.fields(RunConfig):
+        if f.metadata["trl"] != "train" or not applies_field(f, "sft"):
+            continue
+        value = _other_value(f, getattr(defaults, f.name))
+        extra = {"save_steps": 10} if f.name == "save_total_limit" else {}
+        if value is None or RunConfig(**{f.name: value, **extra}).validate():
+            continue
+        cfg = RunConfig(**{f.name: value, **extra})
+        args = sft_config(cfg, tmp_path / "out", has_eval=True)
+        assert getattr(args, f.name) == value, (f.name, value, getattr(args, f.name))
+        checked.append(f.name)
+    assert {"num_train_epochs", "max_steps", "learning_rate", "packing",
+            "gradient_accumulation_steps"} <= set(checked) and len(checked) >= 20
+    for name in VARIABLE:
+        f = next(f for f in dataclasses.fields(RunConfig) if f.name == name)
+        value = _other_value(f, getattr(defaults, name))
+        trial = length.changed(defaults, **{name: value})
+        assert getattr(trial, name) == value
+        if f.metadata["trl"] == "train" and applies_field(f, "sft"):
+            assert getattr(sft_config(trial, tmp_path / "out", True), name) == value, name

@@ -36,8 +36,9 @@ def is_better(loss: float, best: float) -> bool:
 
 
 def is_gain(loss: float, best: float) -> bool:
-    """Whether a held-out loss is a gain over the best so far (worth training on for)."""
-    return loss < best - max(best * MIN_GAIN, MIN_ABS_GAIN)
+    """Whether a held-out loss is a gain over the best so far (worth training on for); a
+    reward judged as its negative (train/held_out.py) gains by its size alike."""
+    return loss < best - max(abs(best) * MIN_GAIN, MIN_ABS_GAIN)
 
 
 def ending_record(step: int, kept_step: int, loss: float | None, why: str,

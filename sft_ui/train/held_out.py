@@ -69,7 +69,7 @@ class HeldOut:
         return None if value is None else -float(value) if self.higher else float(value)
 
     def shown(self, loss: float) -> str:
-        """A value as the measure says it ("eval_reward 1.25")."""
+        """A value as the measure says it ("reward 1.25", "loss 0.031")."""
         return f"{self.key.removeprefix('eval_')} {-loss if self.higher else loss:.4g}"
 
     def heard(self, loss: float, step: int, model) -> bool:
