@@ -126,3 +126,14 @@ def test_vllm_generation_is_checked_and_planned():
     assert "vLLM keeps 30% of the GPU's memory" in " ".join(p["memory_notes"])
     assert "vllm" not in plan(_grpo(), ready, _prompts(64), available=80 << 30)["memory"]
     assert to_trl(cfg)["train"]["use_vllm"] is True
+
+
+@pytest.mark.parametrize("batch, answers, evaluated", [(4, 8, 8), (4, 4, 4), (6, 4, 8)])
+def test_held_out_prompts_are_answered_in_whole_groups(tmp_path, batch, answers, evaluated):
+    """TRL answers held-out prompts in groups of Answers per prompt: the eval batch is the
+    train batch rounded up to whole groups (8 answers at batch 4 refused the run)."""
+    from sft_ui.train.grpo import training_arguments
+    cfg = _grpo(per_device_train_batch_size=batch, num_generations=answers,
+                gradient_accumulation_steps=4, eval_fraction=0.1)
+    args = training_arguments(cfg, tmp_path, has_eval=True)
+    assert args.per_device_eval_batch_size == evaluated

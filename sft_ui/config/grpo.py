@@ -83,3 +83,7 @@ def trl_rewards(cfg, script: dict, training: dict) -> None:
             if n != WRITTEN_REWARD]
     script["reward_funcs"] = [import_path(n) for n, _ in kept]
     training["reward_weights"] = [w for _, w in kept] if weights else None
+    # held-out prompts are answered in whole groups: TRL wants the eval batch a multiple
+    # of the answers per prompt (8 answers at batch 4 refused every budgeted run)
+    groups, batch = cfg.num_generations, training["per_device_eval_batch_size"]
+    training["per_device_eval_batch_size"] = -(-batch // groups) * groups

@@ -57,6 +57,7 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
         del training["loss_type"]
     elif training.get("loss_type") == SFT_TERM:  # TRL combines losses from a list
         training["loss_type"], training["loss_weights"] = SFT_TERM.split("+"), [1.0, 1.0]
+    training["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
     own = hook(cfg, "trl")  # the keys a family derives from its own settings
     if own:
         own(cfg, script, training)
@@ -72,7 +73,6 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
                              and r.strip() != "none"] or "none"
     if not (has_eval_data(cfg) if has_eval is None else has_eval):
         training["eval_strategy"] = "no"
-    training["per_device_eval_batch_size"] = cfg.per_device_train_batch_size
     return out
 
 
