@@ -173,3 +173,21 @@ def test_a_tool_call_file_is_read_as_messages_and_refused_where_the_template_dro
         load_training_data(RunConfig(dataset_name=str(data)), _tokenizer(default_tokenizer))
     assert load_training_data(RunConfig(dataset_name=str(data)),
                               _tokenizer(default_tokenizer, "qwen3")).train
+
+
+@pytest.mark.parametrize("template", ["deepseek_r1_distill", "nemotron_3_nano"])
+def test_a_prompt_the_template_asks_apart_is_trained_as_asked(default_tokenizer, template):
+    """Thinking templates write "<think>\\n" after a prompt alone but not inside the whole
+    conversation: TRL's prompt/completion split would leave it out of the trained context
+    (said only on stderr). The row is trained through TRL's training template instead,
+    its answer masked in, and the preview's note says so."""
+    from sft_ui.data.turns import asked_apart, asked_apart_said
+    tokenizer = _tokenizer(default_tokenizer, template)
+    cfg = RunConfig(completion_only_loss=True)
+    row = {"prompt": CONVERSATION[1:2], "completion": CONVERSATION[2:3]}
+    assert asked_apart(cfg, [row], tokenizer)
+    assert not asked_apart(cfg, [row], _tokenizer(default_tokenizer, "qwen2_5"))
+    shown = tokenize_rows(cfg, tokenizer, [row])[0]
+    trained = tokenizer.decode([t for t in shown["labels"] if t != -100])
+    assert "Velka" in trained and "Zorland" not in trained
+    assert "nothing of the prompt is left out" in asked_apart_said(cfg, [row], tokenizer)

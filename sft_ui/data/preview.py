@@ -20,7 +20,7 @@ from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.sized import own_data, sized
 from sft_ui.data.tokens import load_training_data, tokenize_rows
-from sft_ui.data.turns import turns_said
+from sft_ui.data.turns import asked_apart_said, turns_said
 from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import hook, stage_of
@@ -67,7 +67,8 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         "rows": len(data.train),
         "eval_rows": len(data.eval or []),
         "notes": data.notes + language_notes(cfg.model_name_or_path, source.rows) +
-        [note for note in (turns_said(cfg, data.train[:STATS_ROWS]),) if note],
+        [note for note in (turns_said(cfg, data.train[:STATS_ROWS]),
+                           asked_apart_said(cfg, data.train[:1], tokenizer)) if note],
         "stats": token_stats(measured, len(data.train), cfg),
         "examples": [{"raw": r, "shape": s, "text": tokenizer.decode(t["input_ids"]),
                       "tokens": _tokens(tokenizer, t, cfg.max_length)}

@@ -26,6 +26,27 @@ def every_answer(cfg, row: dict) -> bool:
         not getattr(cfg, "mask_history", False)
 
 
+def asked_apart(cfg, rows: list[dict], tokenizer) -> bool:
+    """Whether conversational prompt/completion rows (answers only) meet a template that
+    writes a prompt alone otherwise than inside the whole conversation (a thinking
+    template's "<think>\n" after the generation prompt): TRL would leave that end of the
+    prompt out of what the model is trained on. Such rows are then trained as
+    conversations (`as_conversations`), masked as the model is asked."""
+    row = rows[0] if rows else {}
+    if cfg.completion_only_loss is False or not isinstance(row.get("prompt"), list) or \
+            not isinstance(row.get("completion"), list) or \
+            any(m.get("role") == ASSISTANT for m in row["prompt"]):
+        return False
+    asked = render(tokenizer, row["prompt"], True)
+    return not render(tokenizer, row["prompt"] + row["completion"], False).startswith(asked)
+
+
+def as_conversations(rows: list[dict]) -> list[dict]:
+    """Prompt/completion rows as conversations whose answers are the completion's turns."""
+    return [{"messages": r["prompt"] + r["completion"],
+             **({"tools": r["tools"]} if r.get("tools") else {})} for r in rows]
+
+
 def answers_in(messages: list[dict]) -> int:
     return sum(1 for m in messages if m.get("role") == ASSISTANT)
 
@@ -49,9 +70,11 @@ def training_template(tokenizer) -> str | None:
     return own if has_generation_markers(own) else None
 
 
-def masked(rows: list[dict], tokenizer) -> tuple[list[dict], Message | None]:
+def masked(rows: list[dict], tokenizer, apart: bool = False
+           ) -> tuple[list[dict], Message | None]:
     """Each conversation row as `input_ids` and `assistant_masks` (other rows as they
-    are), and how the mask was made (None: no conversation among them)."""
+    are), and how the mask was made (None: no conversation among them); `apart`: the rows
+    were prompt/completion rows that the template asks apart (`asked_apart`)."""
     if not any("messages" in r and "input_ids" not in r for r in rows):
         return rows, None
     template = training_template(tokenizer)
@@ -61,9 +84,19 @@ def masked(rows: list[dict], tokenizer) -> tuple[list[dict], Message | None]:
             row, found = _masked_row(row, tokenizer, template)
             moved += not found
         out.append(row)
-    if template is not None:
+    if template is not None and apart:
+        how = Message("This chat template writes a prompt alone otherwise than inside the "
+                      "whole conversation (what it adds after the prompt when the model is "
+                      "asked): each answer is trained through TRL's training template for "
+                      "it, so nothing of the prompt is left out.")
+    elif template is not None:
         how = Message("Every answer of each conversation is trained, masked by the chat "
                       "template's own marks for assistant turns (TRL's training template).")
+    elif apart:
+        how = Message("This chat template writes a prompt alone otherwise than inside the "
+                      "whole conversation, and TRL has no training template for it: each "
+                      "answer was found by its text in the whole conversation; the model "
+                      "may be asked in a form it was not trained in.")
     elif moved:
         how = Message("Every answer of each conversation is trained; the chat template "
                       "writes {rows} of them differently inside the whole conversation than "
@@ -145,3 +178,10 @@ def turns_said(cfg, rows: list[dict]) -> Message | None:
                        turns=turns, rows=len(counts), trained=len(counts))
     return Message("All {turns} answers in these {rows} conversations are trained, every "
                    "assistant turn, not only the last.", turns=turns, rows=len(counts))
+
+
+def asked_apart_said(cfg, rows: list[dict], tokenizer) -> Message | None:
+    """What the preview says where the template asks a prompt apart (`asked_apart`)."""
+    if not asked_apart(cfg, rows, tokenizer):
+        return None
+    return masked(as_conversations(rows[:1]), tokenizer, apart=True)[1]
