@@ -191,3 +191,14 @@ def test_a_prompt_the_template_asks_apart_is_trained_as_asked(default_tokenizer,
     trained = tokenizer.decode([t for t in shown["labels"] if t != -100])
     assert "Velka" in trained and "Zorland" not in trained
     assert "nothing of the prompt is left out" in asked_apart_said(cfg, [row], tokenizer)
+
+
+def test_a_reply_ends_at_the_templates_final_end(default_tokenizer):
+    """gpt-oss ends a final answer with <|return|>, other turns with <|end|>: a reply in
+    Chat, the samples and Evaluate stops at either (stop_ids)."""
+    from sft_ui.data.chat_habits import habits, stop_ids
+    tokenizer = _tokenizer(default_tokenizer, "gptoss")
+    found = habits(tokenizer)
+    assert (found.end_of_turn, found.final_end) == ("<|end|>", "<|return|>")
+    assert tokenizer.convert_tokens_to_ids("<|return|>") in stop_ids(tokenizer)
+    assert habits(_tokenizer(default_tokenizer, "qwen2_5")).final_end == ""

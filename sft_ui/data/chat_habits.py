@@ -32,6 +32,7 @@ class Habits:
     default_system: str = ""     # written where a conversation has no system message
     alternates: bool = False     # two turns of one role in a row are refused
     end_of_turn: str = ""        # the token written after each answer
+    final_end: str = ""          # after the last answer, where it differs (gpt-oss: <|return|>)
     answer_marks: bool = False   # {% generation %}: TRL's assistant-only loss can read it
     dated: bool = False          # writes today's date (Llama 3's header)
 
@@ -75,13 +76,20 @@ def _measured(tokenizer, template: str, specials: tuple, eos: str, day: str) -> 
     end = next((t for t in specials if after.startswith(t) or
                 after.lstrip().startswith(t)), "")
     end = end or next((t for t in specials if t in after.split(_U2)[0]), "") or eos
+    try:  # the conversation's last answer, as a finished reply ends
+        last = _render(tokenizer, user + [{"role": "assistant", "content": _A}], False)
+    except Exception:  # (a template that refuses it: the answers' own end)
+        last = ""
+    tail = last.split(_A, 1)[1].lstrip() if _A in last else ""
+    final = next((t for t in specials if tail.startswith(t)), "")
     alone = _tries(tokenizer, user) or ""
     system, default = _system(tokenizer, alone, specials)
     today = datetime.date.fromisoformat(day)
     return Habits(template=True, system=system, default_system=default,
                   alternates=_tries(tokenizer, user + [{"role": "user", "content": _U2}])
                   is None,
-                  end_of_turn=end, answer_marks=bool(_MARKS.search(template)),
+                  end_of_turn=end, final_end=final if final != end else "",
+                  answer_marks=bool(_MARKS.search(template)),
                   dated=any(today.strftime(f) in alone for f in _DATES))
 
 
@@ -167,9 +175,10 @@ def stop_ids(tokenizer, model=None) -> list[int]:
     listed = getattr(config, "eos_token_id", None)
     ids += listed if isinstance(listed, list) else [listed]
     ids.append(getattr(tokenizer, "eos_token_id", None))
-    end = habits(tokenizer).end_of_turn
-    if end:
-        ids.append(tokenizer.convert_tokens_to_ids(end))
+    found = habits(tokenizer)
+    for end in (found.end_of_turn, found.final_end):  # (gpt-oss ends a final answer apart)
+        if end:
+            ids.append(tokenizer.convert_tokens_to_ids(end))
     unknown = getattr(tokenizer, "unk_token_id", None)
     return list(dict.fromkeys(i for i in ids if isinstance(i, int) and i != unknown))
 

@@ -128,7 +128,8 @@ def go_template(shape: ChatShape) -> str:
 def stop_tokens(tokenizer, shape: ChatShape | None) -> list[str]:
     """The chat template's end-of-turn token (data/chat_habits.py), the end-of-text
     token and every special token that opens or closes a turn."""
-    stops = [t for t in (habits(tokenizer).end_of_turn, tokenizer.eos_token) if t]
+    found = habits(tokenizer)
+    stops = [t for t in (found.end_of_turn, found.final_end, tokenizer.eos_token) if t]
     if shape is not None:
         text = "".join(shape.before.values()) + shape.after
         specials = [t for t in tokenizer.all_special_tokens + [
