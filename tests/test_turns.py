@@ -202,3 +202,51 @@ def test_a_reply_ends_at_the_templates_final_end(default_tokenizer):
     assert (found.end_of_turn, found.final_end) == ("<|end|>", "<|return|>")
     assert tokenizer.convert_tokens_to_ids("<|return|>") in stop_ids(tokenizer)
     assert habits(_tokenizer(default_tokenizer, "qwen2_5")).final_end == ""
+
+
+def test_the_thinking_switch_reaches_the_template_the_run_saves(default_tokenizer, tmp_path,
+                                                                tiny_cfg, tiny_model_dir):
+    """Thinking off on a Qwen3 template: the prompt is asked with an empty thought (as
+    the template's enable_thinking false writes it); on, without; default as it is; a
+    template with no switch says so. A run saves the template so set: Chat asks the
+    trained model as it trained."""
+    import shutil
+
+    from sft_ui.data.thinking import applied
+    from sft_ui.runs import RunManager
+    from tests.conftest import wait_for
+    qwen3 = _tokenizer(default_tokenizer, "qwen3")
+    ask = [{"role": "user", "content": "Hi"}]
+    asked = {choice: applied(qwen3, choice)[0].apply_chat_template(
+        ask, tokenize=False, add_generation_prompt=True) for choice in ("default", "on", "off")}
+    assert asked["off"].endswith("<think>\n\n</think>\n\n")
+    assert not asked["on"].endswith("</think>\n\n") and asked["default"] == asked["on"]
+    assert applied(qwen3, "off")[0] is not qwen3 and "enable_thinking" in qwen3.chat_template
+    assert "no thinking switch" in applied(_tokenizer(default_tokenizer), "off")[1]
+    # a run of a model whose template has the switch, with thinking off
+    model = tmp_path / "thinker"
+    shutil.copytree(tiny_model_dir, model)
+    tokenizer = _tokenizer(default_tokenizer, "qwen3")
+    tokenizer.save_pretrained(model)
+    data = tmp_path / "chats.jsonl"
+    data.write_text("".join(json.dumps({"messages": CONVERSATION[1:3]}) + "\n"
+                            for _ in range(8)))
+    manager = RunManager(tmp_path / "runs")
+    try:
+        run_id = manager.start({**tiny_cfg, "model_name_or_path": str(model),
+                                "dataset_name": str(data), "enable_thinking": "off",
+                                "sample_steps": 0})
+        wait_for(lambda: manager.get(run_id).state in ("done", "failed"))
+        run = manager.get(run_id)
+        assert run.state == "done", run.error
+        saved = auto_tokenizer(run.dir / "model")
+        assert saved.apply_chat_template(ask, tokenize=False, add_generation_prompt=True) \
+            .endswith("<think>\n\n</think>\n\n")
+        assert "Thinking off" in (run.dir / "train.log").read_text()
+    finally:
+        manager.close()
+
+
+def auto_tokenizer(path):
+    from transformers import AutoTokenizer
+    return AutoTokenizer.from_pretrained(str(path))

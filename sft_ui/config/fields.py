@@ -81,6 +81,13 @@ class _Common:
         "prompt/completion and instruction data, off for plain text and chats "
         "(on for chats trains every assistant reply, each turn of the conversation).",
         "data", label="Loss on answers only", trl="train", stages=[SUPERVISED])
+    enable_thinking: str = setting(
+        "default", "For thinking models whose chat template takes enable_thinking (Qwen3, "
+        "Nemotron-3...): on, off, or the template's default. Training, the samples and "
+        "the held-out answers use it, and the model is saved with it, so Chat, Compare, "
+        "Evaluate and the exports ask it the same way.", "data", choices=["default", "on",
+                                                                          "off"],
+        label="Thinking", advanced=True)
     mask_history: bool = setting(
         False, "With Loss on answers only, for conversations: train only the last "
         "assistant reply of each (the earlier replies become context, as in "

@@ -19,6 +19,7 @@ from sft_ui.data.formats import DataError
 from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.sized import own_data, sized
+from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.data.turns import asked_apart_said, turns_said
 from sft_ui.i18n.message import Message
@@ -33,9 +34,12 @@ def preview(cfg: RunConfig, examples: int = 3) -> dict:
     the settings the data sizes where they are left at their defaults (data/sized.py:
     "sized", the sample prompts the run will ask and a sentence a setting; the
     description is of the run so sized)."""
-    tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    tokenizer, thinking = applied(load_tokenizer(resolve_model(cfg.model_name_or_path),
+                                                 cfg.trust_remote_code), cfg.enable_thinking)
     found = sized(cfg, tokenizer)
     shown = hook(cfg, "preview")(found.config, tokenizer, examples)
+    if thinking and "notes" in shown:  # (how the template is asked)
+        shown["notes"] = [*shown["notes"], thinking]
     asked = found.config.sample_prompts if found.config.sample_steps and \
         not stage_of(cfg).own_samples else []
     return {**shown, "sized": {"prompts": list(asked) if own_data(cfg) else [],

@@ -31,6 +31,7 @@ from typing import Sequence
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig
 from sft_ui.data.load import eval_source, hold_out, load_data, training_rows
 from sft_ui.data.preference import load_preference
+from sft_ui.data.thinking import applied
 from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import PREFERENCE, demos, hook, stage_of
@@ -99,7 +100,8 @@ def sized(cfg: RunConfig, tokenizer=None) -> Sized:
     if not own_data(cfg):
         return Sized(cfg)
     if tokenizer is None:
-        tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+        tokenizer, _ = applied(load_tokenizer(resolve_model(cfg.model_name_or_path),
+                                              cfg.trust_remote_code), cfg.enable_thinking)
     changes, reasons, notes = {}, [], []
     stage = stage_of(cfg)
     if cfg.sample_steps and not stage.own_samples:  # (a stage that shows its own answers asks none)

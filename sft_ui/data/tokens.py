@@ -75,4 +75,4 @@ def _check_tools(tokenizer) -> None:
             "The data has tool calls (a 'tools' column, assistant turns with 'tool_calls'), "
             "but this model's chat template does not write them: they would be left out of "
             "what it learns. Use a model whose template supports tools (Qwen2.5, Qwen3, "
-            "Llama 3.1 and later...), or data without tool calls."))
+            "Llama-3.1 and later...), or data without tool calls."))

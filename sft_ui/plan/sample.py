@@ -20,6 +20,7 @@ from sft_ui.data.load import training_rows
 from sft_ui.data.preference import load_preference
 from sft_ui.data.preview import example_lengths
 from sft_ui.data.sized import Sized, own_data, sized
+from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import ModelError, load_tokenizer, resolve_model
 from sft_ui.plan.generation import length_setting
@@ -60,7 +61,8 @@ def data_sample(cfg: RunConfig) -> DataSample:
 @functools.lru_cache(maxsize=8)
 def _data_sample(key: tuple, mtime: float) -> DataSample:
     cfg = RunConfig.from_dict(dict(key))
-    tokenizer = load_tokenizer(resolve_model(cfg.model_name_or_path), cfg.trust_remote_code)
+    tokenizer, _ = applied(load_tokenizer(resolve_model(cfg.model_name_or_path),
+                                          cfg.trust_remote_code), cfg.enable_thinking)
     stage = stage_of(cfg)
     if stage.family == PREFERENCE:
         found = load_preference(cfg.dataset_name, cfg, cfg.stage, cfg.dataset_train_split,

@@ -18,6 +18,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig, length
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.chat_habits import stops_at_turn_end
+from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data
 from sft_ui.data.turns import as_conversations, asked_apart, every_answer, masked
 from sft_ui.errors import UserError
@@ -130,6 +131,9 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
         model, tokenizer = load_model_and_tokenizer(model_path, cfg.trust_remote_code,
                                                     trainable_adapter=cfg.use_peft,
                                                     **load_options(cfg))
+        tokenizer, said = applied(tokenizer, cfg.enable_thinking)  # (saved with the model)
+        if said:
+            log.info("%s", said)
         stops_at_turn_end(model, tokenizer)  # its samples, answers and saved config
         if getattr(model, "loaded_ahead", False):
             log.info("The model was loaded ahead, while the app waited for Start")
