@@ -250,3 +250,24 @@ def test_the_thinking_switch_reaches_the_template_the_run_saves(default_tokenize
 def auto_tokenizer(path):
     from transformers import AutoTokenizer
     return AutoTokenizer.from_pretrained(str(path))
+
+
+def test_chat_shows_a_thinking_models_reasoning_apart_from_its_answer():
+    """A reply "<think>...</think> answer" (or a template that opened the thought in the
+    prompt: "... </think> answer") shows as a folded thought and the answer; the thought
+    is not sent back to the model with the next message."""
+    from sft_ui.chat.generation import normalise_history, split_reasoning
+    from sft_ui.ui.chat_tab import answered
+    assert split_reasoning("<think>\nThe capital is Velka.\n</think>\n\nVelka.") == \
+        ("The capital is Velka.", "Velka.")
+    assert split_reasoning("Sums first.\n</think>\n\n4") == ("Sums first.", "4")
+    assert split_reasoning("<think>still going") == ("still going", "")
+    assert split_reasoning("Plain answer.") == ("", "Plain answer.")
+    shown = answered("<think>Sums first.</think>4")
+    assert shown[0]["metadata"]["status"] == "done" and shown[0]["content"] == "Sums first."
+    assert shown[1] == {"role": "assistant", "content": "4"}
+    assert answered("<think>Sums")[0]["metadata"]["status"] == "pending"
+    assert answered("4") == [{"role": "assistant", "content": "4"}]
+    history = [{"role": "user", "content": "2+2?"}, *shown]
+    assert normalise_history(history) == [{"role": "user", "content": "2+2?"},
+                                          {"role": "assistant", "content": "4"}]

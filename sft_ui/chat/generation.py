@@ -53,6 +53,22 @@ class GenSettings:
                 "top_p": float(self.top_p), "repetition_penalty": float(self.repetition_penalty)}
 
 
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(the reasoning, the answer) of a reply a thinking model wrote: what comes before
+    "</think>" (after "<think>" where the reply opens it; a template that opens it in
+    the prompt, as Qwen3's, leaves the reply to close it), and what follows. A reply
+    still thinking is all reasoning; one with no thought, ("", the reply)."""
+    opened = text.lstrip().startswith(THINK_OPEN)
+    body = text.lstrip().removeprefix(THINK_OPEN) if opened else text
+    if THINK_CLOSE in body:
+        thought, answer = body.split(THINK_CLOSE, 1)
+        return thought.strip(), answer.strip()
+    return (body.strip(), "") if opened else ("", text)
+
+
 def normalise_history(history) -> list[dict]:
     """Messages as {"role", "content": str}, whatever shape the client sent."""
     if history is not None and not isinstance(history, (list, tuple)):
@@ -66,6 +82,8 @@ def normalise_history(history) -> list[dict]:
             continue
         if not isinstance(item, dict) or item.get("role") not in ("user", "assistant", "system"):
             continue
+        if (item.get("metadata") or {}).get("title"):  # a reply's reasoning, shown apart:
+            continue  # (templates drop earlier turns' reasoning)
         content = item.get("content")
         if isinstance(content, list):
             content = "".join(p.get("text", "") if isinstance(p, dict) else str(p)

@@ -8,6 +8,7 @@ from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
+from sft_ui.chat.generation import split_reasoning
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
@@ -55,6 +56,18 @@ def new_conversation(chat: ChatService, ref: str) -> tuple:
     another model), and no error."""
     label = next((label for label, value in chat.choices() if value == ref), ref)
     return gr.update(value=[], label=say(Message("Chat with {model}", model=label))), ""
+
+
+def answered(text: str) -> list[dict]:
+    """A reply as the conversation shows it: a thinking model's reasoning apart, folded
+    once the answer comes (Gradio's thought message), then its answer."""
+    thought, answer = split_reasoning(text)
+    if not thought:
+        return [{"role": "assistant", "content": answer}]
+    status = "done" if answer else "pending"
+    return [{"role": "assistant", "content": thought,
+             "metadata": {"title": say(Message("Thinking")), "status": status}},
+            *([{"role": "assistant", "content": answer}] if answer else [])]
 
 
 def _error(e: Exception) -> str:
@@ -107,7 +120,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
             changed = list(dict.fromkeys(actions.chat_notes(*asked)))
             said = note(changed[0], changed[1:]) if changed else ""
             for text in actions.chat(*asked):
-                yield history + [{"role": "assistant", "content": text}], said
+                yield history + answered(text), said
         except UserError as e:
             yield history, _error(e)
 
