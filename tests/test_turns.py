@@ -271,3 +271,29 @@ def test_chat_shows_a_thinking_models_reasoning_apart_from_its_answer():
     history = [{"role": "user", "content": "2+2?"}, *shown]
     assert normalise_history(history) == [{"role": "user", "content": "2+2?"},
                                           {"role": "assistant", "content": "4"}]
+
+
+def test_reasoning_in_the_data_is_rendered_as_the_template_renders_it(default_tokenizer):
+    """Reasoning in both shapes (a reasoning_content field, <think> in the answer) under
+    Qwen3's template: as it asks, kept in the last answer, dropped from the earlier ones;
+    trained on every answer, TRL's training template keeps each (and each is trained);
+    the notes say how many."""
+    from sft_ui.data.formats import normalise
+    from sft_ui.data.turns import reasoning_said
+    tokenizer = _tokenizer(default_tokenizer, "qwen3")
+    raw = {"messages": [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "4", "reasoning_content": "Two and two."},
+        {"role": "user", "content": "3+3?"},
+        {"role": "assistant", "content": "<think>Three and three.</think>6"}]}
+    row = normalise(raw, "messages", RunConfig(completion_only_loss=True), True)
+    assert row["messages"][1]["reasoning_content"] == "Two and two."
+    last = RunConfig(completion_only_loss=True, mask_history=True)
+    said = reasoning_said(last, [row], tokenizer)
+    assert "2 answers carry reasoning" in said and "keeps it in 1 of them" in said
+    said = reasoning_said(RunConfig(completion_only_loss=True), [row], tokenizer)
+    assert "keeps it in 2 of them" in said and "training template" in said
+    (shaped,), _ = masked([row], tokenizer)
+    trained = " ".join(_trained(tokenizer, shaped))
+    assert "Three and three." in trained and "Two and two." in trained
+    assert reasoning_said(last, [{"messages": CONVERSATION}], tokenizer) is None

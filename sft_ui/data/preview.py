@@ -21,7 +21,7 @@ from sft_ui.data.preference import ANSWERS, rendered
 from sft_ui.data.sized import own_data, sized
 from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data, tokenize_rows
-from sft_ui.data.turns import asked_apart_said, turns_said
+from sft_ui.data.turns import asked_apart_said, reasoning_said, turns_said
 from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import hook, stage_of
@@ -72,7 +72,8 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         "eval_rows": len(data.eval or []),
         "notes": data.notes + language_notes(cfg.model_name_or_path, source.rows) +
         [note for note in (turns_said(cfg, data.train[:STATS_ROWS]),
-                           asked_apart_said(cfg, data.train[:1], tokenizer)) if note],
+                           asked_apart_said(cfg, data.train[:1], tokenizer),
+                           reasoning_said(cfg, data.train[:STATS_ROWS], tokenizer)) if note],
         "stats": token_stats(measured, len(data.train), cfg),
         "examples": [{"raw": r, "shape": s, "text": tokenizer.decode(t["input_ids"]),
                       "tokens": _tokens(tokenizer, t, cfg.max_length)}

@@ -185,3 +185,48 @@ def asked_apart_said(cfg, rows: list[dict], tokenizer) -> Message | None:
     if not asked_apart(cfg, rows, tokenizer):
         return None
     return masked(as_conversations(rows[:1]), tokenizer, apart=True)[1]
+
+
+def reasoning_said(cfg, rows: list[dict], tokenizer) -> Message | None:
+    """What the preview says of reasoning in a file's conversations (a message's
+    reasoning_content or thinking, or "<think>...</think>" in an answer): how many answers
+    carry it and how many of those the template the run trains with keeps (a chat
+    template drops it from earlier turns, as the model is later asked; TRL's training
+    template keeps every turn's, and each is trained); None where no answer carries any."""
+    carried = kept = 0
+    template = training_template(tokenizer) if rows and every_answer(cfg, rows[0]) \
+        else None
+    extra = {"chat_template": template} if template else {}
+    for row in rows:
+        messages = row.get("messages") or []
+        reasons = [_reasoning(m) for m in messages if m.get("role") == ASSISTANT]
+        if not any(reasons):
+            continue
+        try:
+            shown = render(tokenizer, messages, False, {
+                **extra, **({"tools": row["tools"]} if row.get("tools") else {})})
+        except Exception:  # (a template that refuses the row: the data's checks say why)
+            continue
+        carried += sum(1 for r in reasons if r)
+        kept += sum(1 for r in reasons if r and r in shown)
+    if not carried:
+        return None
+    if template:
+        return Message("{carried} answers carry reasoning (reasoning_content, thinking or "
+                       "<think>): TRL's training template for this chat template keeps it "
+                       "in {kept} of them, and each kept is trained.", carried=carried,
+                       kept=kept)
+    return Message("{carried} answers carry reasoning (reasoning_content, thinking or "
+                   "<think>): the chat template keeps it in {kept} of them and drops the "
+                   "rest, as it will when the model is asked.", carried=carried, kept=kept)
+
+
+def _reasoning(message: dict) -> str:
+    """A message's reasoning text, in either common shape ("": none)."""
+    own = message.get("reasoning_content") or message.get("thinking")
+    if own:
+        return str(own).strip()
+    content = str(message.get("content") or "")
+    if "</think>" in content:
+        return content.split("</think>", 1)[0].replace("<think>", "").strip()
+    return ""
