@@ -212,13 +212,14 @@ def reasoning_said(cfg, rows: list[dict], tokenizer) -> Message | None:
     if not carried:
         return None
     if template:
-        return Message("{carried} answers carry reasoning (reasoning_content, thinking or "
-                       "<think>): TRL's training template for this chat template keeps it "
-                       "in {kept} of them, and each kept is trained.", carried=carried,
-                       kept=kept)
-    return Message("{carried} answers carry reasoning (reasoning_content, thinking or "
-                   "<think>): the chat template keeps it in {kept} of them and drops the "
-                   "rest, as it will when the model is asked.", carried=carried, kept=kept)
+        return Message("{carried} answers carry reasoning (`reasoning_content`, "
+                       "`thinking` or `<think>`): TRL's training template for this chat "
+                       "template keeps it in {kept} of them, and each kept is trained.",
+                       carried=carried, kept=kept)
+    return Message("{carried} answers carry reasoning (`reasoning_content`, "
+                   "`thinking` or `<think>`): the chat template keeps it in {kept} of them "
+                   "and drops the rest, as it will when the model is asked.",
+                   carried=carried, kept=kept)
 
 
 def _reasoning(message: dict) -> str:
