@@ -24,3 +24,15 @@ def trl_class(module: str, name: str):
     same lock."""
     with _TRL_IMPORT:
         return getattr(importlib.import_module(module), name)
+
+
+def trl_chat_templates():
+    """TRL's chat-template helpers: get_training_chat_template, has_generation_markers
+    and supports_tool_calling, imported under the same lock."""
+    with _TRL_IMPORT:
+        from trl.chat_template_utils import (  # heavy: TRL
+            get_training_chat_template,
+            has_generation_markers,
+            supports_tool_calling,
+        )
+    return get_training_chat_template, has_generation_markers, supports_tool_calling

@@ -14,7 +14,7 @@ from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
 from sft_ui.data.turns import as_conversations, asked_apart, every_answer, masked
 from sft_ui.i18n.message import Message
-from sft_ui.lazy import trl
+from sft_ui.lazy import trl, trl_chat_templates
 
 
 def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
@@ -69,8 +69,7 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
 def _check_tools(tokenizer) -> None:
     """DataError where the chat template cannot write tool calls (it would drop them
     without a word, and the run would train empty answers)."""
-    from trl.chat_template_utils import supports_tool_calling  # heavy: TRL
-    if not supports_tool_calling(tokenizer):
+    if not trl_chat_templates()[2](tokenizer):  # (TRL's supports_tool_calling)
         raise DataError(Message(
             "The data has tool calls (a 'tools' column, assistant turns with 'tool_calls'), "
             "but this model's chat template does not write them: they would be left out of "

@@ -15,6 +15,7 @@ Knows nothing of the trainer's run or the UI.
 from __future__ import annotations
 
 from sft_ui.i18n.message import Message
+from sft_ui.lazy import trl_chat_templates
 
 ASSISTANT = "assistant"
 
@@ -54,8 +55,7 @@ def answers_in(messages: list[dict]) -> int:
 def training_template(tokenizer) -> str | None:
     """The template whose marks TRL masks assistant turns by: the tokenizer's own where it
     has them, TRL's training template for it, else None (the mask is computed)."""
-    # heavy: TRL, loaded where rows meet a tokenizer
-    from trl.chat_template_utils import get_training_chat_template, has_generation_markers
+    get_training_chat_template, has_generation_markers, _ = trl_chat_templates()
     own = tokenizer.chat_template
     if isinstance(own, dict):
         own = own.get("default")

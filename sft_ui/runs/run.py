@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 from sft_ui.config import RunConfig
+from sft_ui.config.length import DEFAULT_EPOCHS
 from sft_ui.data.sized import own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message, read_messages, saved_messages
@@ -90,7 +91,9 @@ class Run:
         with self._lock:
             self.fit_steps = False
             self.max_steps = steps
-            self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps)
+            # (the epochs it started from were the budget's ceiling, not a length given)
+            self.config = dataclasses.replace(self.config, train_by="steps", max_steps=steps,
+                                              num_train_epochs=DEFAULT_EPOCHS)
             self.budget = self.budget[:-1] + [Message(
                 "{steps} steps fit {minutes} min at the run's pace",
                 steps=f"{steps:,}", minutes=minutes)]
