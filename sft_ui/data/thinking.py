@@ -31,16 +31,17 @@ def applied(tokenizer, choice: str):
     if choice not in ("on", "off"):
         return tokenizer, None
     if not switchable(tokenizer):
-        return tokenizer, Message("Thinking {choice}: this model's chat template has no thinking "
-                       "switch (enable_thinking), so the setting changes nothing.",
-                       choice=choice)
+        return tokenizer, Message("Thinking {choice}: this model's chat template has no "
+                                  "thinking switch (enable_thinking), so the setting "
+                                  "changes nothing.", choice=choice)
     value = "true" if choice == "on" else "false"
     tokenizer = copy.copy(tokenizer)
     template = tokenizer.chat_template
     for earlier in ("true", "false"):  # (a model trained here before: its choice replaced)
         template = template.removeprefix(_SET.format(value=earlier))
     tokenizer.chat_template = _SET.format(value=value) + template
-    return tokenizer, Message("Thinking {choice}: the chat template is asked with enable_thinking "
-                   "{value} in training, the samples and the held-out answers, and the "
-                   "model is saved with it, so Chat, Compare and Evaluate ask it alike.",
-                   choice=choice, value=value)
+    return tokenizer, Message("Thinking {choice}: the chat template is asked with "
+                              "enable_thinking {value} in training, the samples and the "
+                              "held-out answers, and the model is saved with it, so Chat, "
+                              "Compare and Evaluate ask it alike.", choice=choice,
+                              value=value)

@@ -12,7 +12,7 @@ from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, translate
 from sft_ui.data.chat_habits import fit_rows
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
-from sft_ui.data.turns import as_conversations, asked_apart, every_answer, masked
+from sft_ui.data.turns import as_trained
 from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl, trl_chat_templates
 
@@ -50,10 +50,7 @@ def tokenize_rows(cfg: RunConfig, tokenizer, rows: list[dict]) -> list[dict]:
               "use_cpu": True, "bf16": False}
     args = SFTConfig(**values)
     args.max_length, args.shuffle_dataset = None, False
-    if any(every_answer(cfg, row) for row in rows):  # each assistant turn's mask
-        rows, _ = masked(rows, tokenizer)
-    elif asked_apart(cfg, rows, tokenizer):  # nothing of the prompt left out
-        rows, _ = masked(as_conversations(rows), tokenizer, apart=True)
+    rows, _ = as_trained(cfg, rows, tokenizer)  # each answer masked in as it is asked
     sample = rows[0]
     only_completion = cfg.completion_only_loss
     if only_completion is None:

@@ -48,6 +48,19 @@ def as_conversations(rows: list[dict]) -> list[dict]:
              **({"tools": r["tools"]} if r.get("tools") else {})} for r in rows]
 
 
+def as_trained(cfg, rows: list[dict], tokenizer, apart: bool | None = None
+               ) -> tuple[list[dict], Message | None]:
+    """`rows` as the trainer takes them, each answer masked in as the model is asked, and
+    how (None: the rows as they are): conversations trained on every answer (`masked`), or
+    prompt/completion rows the template asks apart (`asked_apart`; None: read from `rows`)
+    as conversations."""
+    if asked_apart(cfg, rows, tokenizer) if apart is None else apart:
+        return masked(as_conversations(rows), tokenizer, apart=True)
+    if any(every_answer(cfg, row) for row in rows[:1]):
+        return masked(rows, tokenizer)
+    return rows, None
+
+
 def answers_in(messages: list[dict]) -> int:
     return sum(1 for m in messages if m.get("role") == ASSISTANT)
 
@@ -119,8 +132,8 @@ def _masked_row(row: dict, tokenizer, template: str | None) -> tuple[dict, bool]
                                             return_assistant_tokens_mask=True, **extra)
         return {"input_ids": list(out["input_ids"]),
                 "assistant_masks": list(out["assistant_masks"])}, True
-    spans, rendered = spans_of(messages, tokenizer, extra)
     full = render(tokenizer, messages, False, extra)
+    spans, rendered = spans_of(messages, tokenizer, extra, full)
     encoded = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
     mask = [int(any(start <= a < end for start, end in spans))
             for a, _ in encoded["offset_mapping"]]
@@ -132,11 +145,12 @@ def render(tokenizer, messages: list[dict], ask: bool, extra: dict | None = None
                                          add_generation_prompt=ask, **(extra or {}))
 
 
-def spans_of(messages: list[dict], tokenizer, extra: dict | None = None
-             ) -> tuple[list[tuple[int, int]], bool]:
-    """The character spans of the whole conversation's text that are assistant turns, and
-    whether each was found by rendering (True) rather than by its text."""
-    full = render(tokenizer, messages, False, extra)
+def spans_of(messages: list[dict], tokenizer, extra: dict | None = None,
+             full: str | None = None) -> tuple[list[tuple[int, int]], bool]:
+    """The character spans of the whole conversation's text (`full`, rendered here where
+    not given) that are assistant turns, and whether each was found by rendering (True)
+    rather than by its text."""
+    full = render(tokenizer, messages, False, extra) if full is None else full
     spans, by_render, after = [], True, 0
     for i, message in enumerate(messages):
         if message.get("role") != ASSISTANT:

@@ -20,7 +20,7 @@ from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.chat_habits import stops_at_turn_end
 from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data
-from sft_ui.data.turns import as_conversations, asked_apart, every_answer, masked
+from sft_ui.data.turns import as_trained, asked_apart
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl
@@ -93,11 +93,10 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
     # the held-out rows' short answers, matched where a time budget judges the run
     # (train/held_out.py; read before the SFTConfig, which resets the accelerator state)
     answers = short_answers(cfg, tokenizer, data.eval) if data.eval else []
-    apart = asked_apart(cfg, data.train, tokenizer)  # (a prompt the template asks apart)
-    if apart or any(every_answer(cfg, row) for row in data.train[:1]):  # each answer's mask
-        shaped = as_conversations if apart else list
-        data.train, how = masked(shaped(data.train), tokenizer, apart)
-        data.eval = masked(shaped(data.eval), tokenizer, apart)[0] if data.eval else None
+    apart = asked_apart(cfg, data.train, tokenizer)  # (the eval rows are shaped alike)
+    data.train, how = as_trained(cfg, data.train, tokenizer, apart)  # each answer's mask
+    if how:
+        data.eval = as_trained(cfg, data.eval, tokenizer, apart)[0] if data.eval else None
         log.info("%s", how)
     train_set, eval_set = data.datasets()
     args = sft_config(cfg, output_dir, eval_set is not None)
