@@ -171,7 +171,8 @@ class Actions:
         """The plan of planner.plan_with_data for these settings (it reads the data), on
         this machine or a target GPU (plan/targets.py; blank: this machine)."""
         self._may_read(who, values or {})
-        return plan_with_data(RunConfig.from_dict(values or {}), target=target or "")
+        return plan_with_data(RunConfig.from_dict(values or {}), target=target or "",
+                              runs=self.manager.root)
 
     def fit(self, values: dict, target: str = "") -> tuple[RunConfig, str]:
         """Batch size and accumulation that fit this machine, and why; on a GPU (a target,
@@ -252,13 +253,15 @@ class Actions:
         return self.chat_service.compare(message, ref_a, ref_b, settings or GenSettings())
 
     def compare_batch(self, prompts: list, ref_a: str, ref_b: str,
-                      max_new_tokens: int = 64) -> list[dict]:
-        return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens)
+                      max_new_tokens: int = 64, ask_as: str = "") -> list[dict]:
+        return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens, ask_as)
 
     def compare_batch_steps(self, prompts: list, ref_a: str, ref_b: str,
-                            max_new_tokens: int = 64) -> Iterator[list[dict]]:
+                            max_new_tokens: int = 64,
+                            ask_as: str = "") -> Iterator[list[dict]]:
         """compare_batch's rows as they fill (model A's answers first)."""
-        return self.chat_service.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens)
+        return self.chat_service.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens,
+                                                     ask_as)
 
     def evaluate(self, who: Who, models: list, test_set: str, split: str = "test",
                  limit: int = 0, settings: GenSettings | None = None,

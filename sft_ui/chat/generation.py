@@ -1,6 +1,7 @@
 """How a reply is generated, whatever the model: the settings (GenSettings, checked),
 the conversation as the model's chat template writes it (render_prompt, fitted to its
-habits: data/chat_habits.py), and a batch of replies streamed as they grow from a thread
+habits: data/chat_habits.py) or, asked as text, the message as typed for the model to
+continue (asked), and a batch of replies streamed as they grow from a thread
 that stops when the reader goes (generate_streaming). Knows nothing of runs or of Gradio.
 """
 from __future__ import annotations
@@ -14,19 +15,31 @@ from sft_ui.data.chat_habits import fit, habits
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 
+# a message as the user's turn, or as text to continue ("": as the model is asked by
+# default: ChatService.ask_as)
+ASK_AS = ("chat", "text", "")
+
 
 @dataclass
 class GenSettings:
-    """How a reply is generated; temperature 0 means greedy."""
+    """How a reply is generated; temperature 0 means greedy; `ask_as` "text": the
+    message is the opening of a text the model continues, as typed (no chat template,
+    no history): how a model trained on plain text is tried."""
     system_prompt: str = ""
     max_new_tokens: int = 200
     temperature: float = 0.0
     top_p: float = 1.0
     repetition_penalty: float = 1.0
+    ask_as: str = ""
 
     def __post_init__(self):
         # A blank system prompt box can arrive as None (Gradio) or as a non-string (API).
         self.system_prompt = "" if self.system_prompt is None else str(self.system_prompt)
+        self.ask_as = "" if self.ask_as is None else self.ask_as
+
+    @property
+    def as_text(self) -> bool:
+        return self.ask_as == "text"
 
     def check(self) -> None:
         try:
@@ -45,6 +58,9 @@ class GenSettings:
             raise RunError(Message("Top-p must be above 0 and at most 1."))
         if not 0.5 <= float(self.repetition_penalty) <= 3:
             raise RunError(Message("Repetition penalty must be between 0.5 and 3 (1 = off)."))
+        if self.ask_as not in ASK_AS:
+            raise RunError(Message("Ask as must be chat (the model's chat template) or "
+                                   "text (the message continued as typed)."))
 
     def generate_kwargs(self) -> dict:
         if float(self.temperature) <= 0:
@@ -158,7 +174,10 @@ def conversation(history: list[dict], message: str, settings: GenSettings) -> li
 
 
 def chat_prompt(tokenizer, history: list[dict], message: str, settings: GenSettings) -> str:
-    """The text the model sees for the conversation (render_prompt)."""
+    """The text the model sees for the conversation (render_prompt), or asked as text,
+    the message as it is."""
+    if settings.as_text:
+        return message
     return render_prompt(tokenizer, conversation(history, message, settings))
 
 
@@ -167,7 +186,9 @@ def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings
     """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
     the generation."""
     from transformers import StoppingCriteriaList  # heavy: loaded on first use
-    enc = tokenizer(texts, return_tensors="pt", add_special_tokens=False).to(model.device)
+    # (a text asked as text gets the special tokens its tokenizer adds, as in training)
+    enc = tokenizer(texts, return_tensors="pt",
+                    add_special_tokens=settings.as_text).to(model.device)
     streamer, stop = _RowsStreamer(tokenizer, len(texts)), threading.Event()
 
     def run() -> None:

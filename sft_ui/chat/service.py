@@ -9,6 +9,7 @@ two models compared (ChatService). Generation itself: chat/generation.py.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -117,6 +118,27 @@ class ChatService:
                                    "steps'.", run_id=run.id, state=Message(run.state)))
         return checkpoint
 
+    def ask_as(self, *refs: str | None) -> str:
+        """How the models of `refs` are asked by default: "text" where one was trained on
+        plain text (its run's samples continued text: data/sized.py), else "chat"."""
+        for ref in refs:
+            ref = (ref or LATEST).strip()
+            run_id, _, part = ref.partition("/")
+            try:
+                run = self.manager.latest_finished() if ref == LATEST else \
+                    None if BASE in (ref, part) else self.manager.get(run_id)
+            except RunError:  # (an unknown reference: its reply says so)
+                run = None
+            if run is not None and run.config.samples_as == "text":
+                return "text"
+        return "chat"
+
+    def _asked(self, settings: GenSettings, *refs: str | None) -> GenSettings:
+        """settings, asking as the models' default where they leave it open."""
+        if settings.ask_as:
+            return settings
+        return dataclasses.replace(settings, ask_as=self.ask_as(*refs))
+
     def load(self, ref: str | None):
         """(model, tokenizer) for a reference, from the cache when it is there."""
         return self._load(self.model_path(ref))
@@ -143,7 +165,7 @@ class ChatService:
                settings: GenSettings | None = None) -> Iterator[str]:
         """Yield the growing reply to `message` after `history`. Closing the generator
         (a Stop in the page) ends the generation too."""
-        settings = checked(message, settings)
+        settings = self._asked(checked(message, settings), ref)
         model, tokenizer = self.load(ref)  # after the cheap checks
         text = chat_prompt(tokenizer, normalise_history(history), message, settings)
         for replies in generate_streaming(model, tokenizer, [text], settings):
@@ -153,6 +175,8 @@ class ChatService:
               settings: GenSettings | None = None) -> list:
         """What the model's chat template changes in this conversation (chat_habits.fit:
         a system prompt it has no role for, turns of one role in a row), as sentences."""
+        if self._asked(settings or GenSettings(), ref).as_text:
+            return []  # (no template: the text as typed)
         _, tokenizer = self.load(ref)
         if not getattr(tokenizer, "chat_template", None):
             return []
@@ -167,7 +191,7 @@ class ChatService:
         a LoRA run and the base it trained on: peft's mixed-adapter batch, the base rows
         with the adapter off); else one after the other, as two generations at once on
         a CPU share its cores and each takes more than twice as long."""
-        settings = checked(message, settings)
+        settings = self._asked(checked(message, settings), ref_a, ref_b)
         one = self._one_batch(self.model_path(ref_a), self.model_path(ref_b))
         if one is None:
             self.load(ref_a), self.load(ref_b)  # load errors show before anything streams
@@ -197,26 +221,31 @@ class ChatService:
         return None
 
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
-                      max_new_tokens: int = 64) -> list[dict]:
+                      max_new_tokens: int = 64, ask_as: str = "") -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
-        *_, rows = self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens)
+        *_, rows = self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens, ask_as)
         return rows
 
     def compare_batch_steps(self, prompts: list[str], ref_a: str, ref_b: str,
-                            max_new_tokens: int = 64) -> Iterator[list[dict]]:
+                            max_new_tokens: int = 64,
+                            ask_as: str = "") -> Iterator[list[dict]]:
         """compare_batch's rows as they fill: model A's answers (B's still ""), then
         both."""
         if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
             raise RunError(Message('Prompts must be a list of texts, one prompt each, like '
                                    '["Hi", "What is 2+2?"].'))
-        GenSettings(max_new_tokens=max_new_tokens).check()
+        text = GenSettings(max_new_tokens=max_new_tokens, ask_as=ask_as)
+        text.check()
+        text = self._asked(text, ref_a, ref_b)
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
         from sft_ui.train.generation import generate_batch  # torch: only when generating
-        first = generate_batch(*self.load(ref_a), prompts, int(max_new_tokens))
+        first = generate_batch(*self.load(ref_a), prompts, int(max_new_tokens),
+                               as_text=text.as_text)
         yield [{"prompt": p, "a": a.strip(), "b": ""} for p, a in zip(prompts, first)]
-        second = generate_batch(*self.load(ref_b), prompts, int(max_new_tokens))
+        second = generate_batch(*self.load(ref_b), prompts, int(max_new_tokens),
+                                as_text=text.as_text)
         yield [{"prompt": p, "a": a.strip(), "b": b.strip()}
                for p, a, b in zip(prompts, first, second)]
 

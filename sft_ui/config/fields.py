@@ -226,6 +226,13 @@ class _Common:
         "Left as they are (the demo's questions) with data of your own, the run asks "
         "questions of that data instead (Preview data shows which).",
         "log", label="Sample prompts")
+    samples_as: str = setting(
+        "auto", "How the samples are asked. chat: each prompt a user's message through the "
+        "model's chat template, as Chat asks. text: each prompt the opening of a text the "
+        "model continues as it is, no template, as a model trained on plain text is "
+        "tried. auto: text for plain-text data (the openings of rows it does not train "
+        "on, beside their true continuation), chat for the rest.", "log",
+        choices=["auto", "chat", "text"], label="Ask samples as")
     # Eval data (advanced)
     eval_dataset_name: str = setting(
         "", "Optional separate eval data: a file, folder or Hub id (blank: none).",

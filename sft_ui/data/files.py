@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Sequence
 
 from sft_ui.config import RunConfig
+from sft_ui.data.documents import DOCUMENTS, document_text, is_document
 from sft_ui.data.formats import DataError
 from sft_ui.i18n.message import Message
 
-SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
+TABLES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt")
+SUFFIXES = TABLES + DOCUMENTS  # (documents: one row of text a file, data/documents.py)
 DEFAULT_MAX_DATA_MB = 1024
 CHARS_PER_TOKEN = 4  # for cutting .txt files into chunks of about max_length tokens
 # The encodings a file that is not UTF-8 may be in (those Windows and Excel write: UTF-16
@@ -57,6 +59,8 @@ class Source:
             return Message("{file} row {n}", file=self.label, n=n)
         if self.unit == "chunk":  # (a .txt file cut into chunks)
             return Message("{file} chunk {n}", file=self.label, n=n)
+        if self.unit == "document":  # (a file of a folder of documents, or the file)
+            return Message("{file} document {n}", file=self.label, n=n)
         return f"{self.label} {self.unit} {n}"
 
 
@@ -69,7 +73,9 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_parquet(path)
-    text, note = _read_text(path)
+    if suffix in (".pdf", ".docx"):
+        return Source(path.name, [{"text": document_text(path)}], ["text"], "document")
+    text, note = read_text(path)
     if not text.strip():
         raise DataError(Message("{file} is empty: it has no rows to train on.", file=path.name))
     if suffix == ".jsonl":
@@ -78,6 +84,9 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
         source = _read_json(path.name, text)
     elif suffix in (".csv", ".tsv"):
         source = _read_csv(path.name, text, "\t" if suffix == ".tsv" else ",")
+    elif is_document(path):  # Markdown, HTML
+        source = Source(path.name, [{"text": document_text(path, text)}], ["text"],
+                        "document")
     else:
         source = _read_txt(path.name, text, cfg)
     source.notes += [note] if note else []
@@ -98,7 +107,7 @@ def check_file(path: Path) -> None:
                                 limit=f"{limit / 2**20:.1f}"))
 
 
-def _read_text(path: Path) -> tuple[str, str | None]:
+def read_text(path: Path) -> tuple[str, str | None]:
     """A file's text, and a note where it was not UTF-8 (with or without a BOM) but
     another encoding that charset-normalizer tells (Shift-JIS from Excel on a Japanese
     Windows, for one); DataError where none fits."""

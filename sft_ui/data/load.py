@@ -17,7 +17,8 @@ from sft_ui import models
 from sft_ui.config import DEMO_DATASET, RunConfig
 from sft_ui.data import formats
 from sft_ui.data.demo import demo_rows
-from sft_ui.data.files import SUFFIXES, Source, check_file, first_line, read_file
+from sft_ui.data.documents import is_document, read_documents
+from sft_ui.data.files import SUFFIXES, Source, check_file, first_line, read_file, read_text
 from sft_ui.data.formats import DataError
 from sft_ui.i18n.message import Message
 
@@ -81,7 +82,12 @@ def folder_files(path: Path, limit: int = MAX_FOLDER_FILES) -> list[Path]:
 
 def _read_folder(path: Path, split: str) -> Source:
     import datasets  # heavy: datasets loaded on first use
-    folder_files(path)
+    files = [f for f in folder_files(path) if f.suffix.lower() in SUFFIXES]
+    if any(is_document(f) for f in files) and \
+            all(is_document(f) or f.suffix.lower() == ".txt" for f in files):
+        # a folder of documents (and text files): a row of text a file that gives text
+        rows, notes = read_documents(files, path.name, read=lambda f: read_text(f)[0])
+        return Source(path.name, rows, ["text", "document"], "document", notes=notes)
     try:
         if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
             data = datasets.load_from_disk(str(path))

@@ -13,7 +13,9 @@ that is not a built-in set:
 - Sample prompts (`sample_prompts`): the questions of rows the run does not train on
   (its eval rows: an eval split, an eval file, a held-out fraction); without eval rows,
   the last questions of the data, which it trains on too (a note says so: the studio
-  does not take rows out of a person's training data on its own).
+  does not take rows out of a person's training data on its own). For plain text, the
+  openings of those rows, asked as text (`samples_as`: data/openings.py), which the run's
+  samples show beside their true continuation.
 - What a family sizes on its own (the `sized` hook: GRPO's Max completion length).
 
 `sized` gives the settings and a sentence for each; the run's start applies them
@@ -30,6 +32,7 @@ from typing import Sequence
 
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig
 from sft_ui.data.load import eval_source, hold_out, load_data, training_rows
+from sft_ui.data.openings import openings
 from sft_ui.data.preference import load_preference
 from sft_ui.data.thinking import applied
 from sft_ui.i18n.message import Message
@@ -121,7 +124,15 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
     defaults = RunConfig()
     pairs = [p for p in map(question_answer, trained) if p]
     unseen = [p for p in map(question_answer, held) if p]
-    if cfg.sample_prompts == defaults.sample_prompts:
+    texts = [r["text"] for r in trained + held if isinstance(r.get("text"), str)]
+    if texts and not pairs and cfg.samples_as == defaults.samples_as:
+        changes["samples_as"] = "text"  # (plain text is tried as text)
+        reasons.append(Message("Ask samples as: text, as the data is plain text: each "
+                               "sample continues an opening, with no chat template."))
+    if cfg.sample_prompts == defaults.sample_prompts and texts and not pairs:
+        _openings(tokenizer, [r["text"] for r in held if isinstance(r.get("text"), str)],
+                  texts, changes, reasons, notes)
+    elif cfg.sample_prompts == defaults.sample_prompts:
         asked = [_one_line(q) for q, _ in (unseen[:SAMPLES] or pairs[-SAMPLES:])]
         count = len(asked)
         if asked:
@@ -138,8 +149,8 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
                                    "questions it does not train on.", count=count))
         else:
             notes.append(Message("Sample prompts: the demo's English questions, as the data "
-                                 "holds no questions (plain text): write a few of your own in "
-                                 "Sample prompts (Logging, checkpoints and samples)."))
+                                 "holds no questions: write a few of your own in Sample "
+                                 "prompts (Logging, checkpoints and samples)."))
     default = defaults.sample_max_new_tokens
     if cfg.sample_max_new_tokens != default:
         return
@@ -152,6 +163,30 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
                                "are at most {most} tokens long, and {default}, the default, "
                                "would cut them before their end.", length=length, share=share,
                                most=most, default=default))
+
+
+def _openings(tokenizer, held: list[str], texts: list[str], changes: dict, reasons: list,
+              notes: list) -> None:
+    """Sample prompts of plain text: the openings of its eval rows, else of its last
+    rows (which it trains on too: a note says so)."""
+    unseen = openings(held, tokenizer, SAMPLES)
+    asked = unseen or openings(list(reversed(texts)), tokenizer, SAMPLES)
+    if not asked:
+        notes.append(Message("Sample prompts: the demo's English questions, as the text's "
+                             "rows are too short to open: write openings of your own in "
+                             "Sample prompts (Logging, checkpoints and samples)."))
+        return
+    changes["sample_prompts"] = asked
+    if unseen:
+        reasons.append(Message("Sample prompts: the openings of {count} eval rows, which "
+                               "the run does not train on; each sample continues one, "
+                               "shown beside the text's true continuation.",
+                               count=len(asked)))
+    else:
+        reasons.append(Message("Sample prompts: the openings of the last {count} rows. The "
+                               "run trains on them too (it has no eval rows): set Held-out "
+                               "eval fraction (Eval data) to continue texts it does not "
+                               "train on.", count=len(asked)))
 
 
 def _rows(cfg: RunConfig, tokenizer) -> tuple[list, list]:

@@ -13,14 +13,21 @@ from sft_ui.data.chat_habits import fit_rows
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
 from sft_ui.data.turns import as_trained
+from sft_ui.data.windows import split_rows
 from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl, trl_chat_templates
 
 
 def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
-    """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template)."""
+    """cfg's data in TRL's shapes for this tokenizer (chat rows need a chat template;
+    plain text longer than Max length split into windows: data/windows.py)."""
     chat = bool(getattr(tokenizer, "chat_template", None))
     data = load_data(cfg, chat=chat)
+    if data.format == "text" and cfg.max_length:
+        data.train, said = split_rows(data.train, tokenizer, cfg.max_length)
+        if data.eval:
+            data.eval, _ = split_rows(data.eval, tokenizer, cfg.max_length)
+        data.notes = data.notes + ([said] if said else [])
     if not chat and is_chat(data.train[0]):
         raise DataError(Message("The model has no chat template, so {format} data cannot be "
                                 "rendered. Use an instruct model, or text / prompt-completion "

@@ -4,14 +4,15 @@ For a run with `time_budget_minutes`, `choose` picks, among the settings still a
 defaults (a setting the person changed always wins): LoRA with a higher learning rate on
 small data or a model of a billion parameters or more (it learns the task with less
 memorising of the training rows; measured on a 400-row chat file teaching JSON
-extraction: 17/20 held-out answers right against 14/20 for a full fine-tune), loss on
+extraction: 17/20 held- out answers right against 14/20 for a full fine-tune), loss on
 the answers only for chat and prompt/completion data, a wider adapter at a higher rate
-for facts to recall (data/answers.py), held-out rows where the data has none (their
-plateau ends the run and chooses the model it saves: plan/plateau.py), and the length of
-the run: whole epochs (at most MAX_EPOCHS, or JUDGED_EPOCHS with held-out rows) when the
-budget holds one or more, else the steps that fit; and for a run that sets its own length,
-a learning rate held until the last fifth of it (train/fit.py), not one whose fall
-depends on the length.
+for facts to recall (data/answers.py), a wider adapter for plain text (a corpus to
+learn, not a form to copy; with no accumulation, so the minutes buy twice the updates),
+held-out rows where the data has none (their plateau ends the run and chooses the model
+it saves: plan/plateau.py), and the length of the run: whole epochs (at most MAX_EPOCHS,
+or JUDGED_EPOCHS with held-out rows) when the budget holds one or more, else the steps
+that fit; and for a run that sets its own length, a learning rate held until the last
+fifth of it (train/fit.py), not one whose fall depends on the length.
 The plan's steps come from the measured speed (speed.py's tokens/s for this model,
 device and precision). A run of one process whose length the budget chooses sets it on
 its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
@@ -97,17 +98,29 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
              Message("LoRA: {rows} rows are few: an adapter learns the task with less "
                      "memorising of them", rows=f"{data.rows:,}"))
         recall = data is not None and data.answers.kind == RECALL and stage.eval_data
-        if changes.get("use_peft", cfg.use_peft) and recall:
-            rate = stage.default_learning_rate(True) * RECALL_RATE
+        corpus = data is not None and data.format == "text" and stage.eval_data
+        if changes.get("use_peft", cfg.use_peft) and (recall or corpus):
+            # (a corpus at the LoRA rate: at RECALL_RATE times it, in batches of 4 a step,
+            # the held-out loss of a knowledge corpus jumped 1.03 -> 2.57 and the run
+            # learnt 0/20 of its facts, 9/20 at the rate itself: scripts/bench_text.py)
+            rate = stage.default_learning_rate(True) * (RECALL_RATE if recall else 1)
             pick("lora_r", RECALL_RANK, Message(
                 "facts to recall: {share} of the answers are short and found nowhere in "
                 "their prompts: LoRA rank {r}, which holds more of them",
-                share=f"{data.answers.new:.0%}", r=RECALL_RANK))
+                share=f"{data.answers.new:.0%}", r=RECALL_RANK) if recall else Message(
+                "plain text: what the corpus says is learnt, not a form: LoRA rank {r}, "
+                "which holds more of it", r=RECALL_RANK))
             pick("lora_alpha", 2 * RECALL_RANK, Message("LoRA alpha {alpha} (2 x rank)",
                                                         alpha=2 * RECALL_RANK))
             pick("learning_rate", rate, Message("learning rate {lr}: facts are learnt by "
                                                 "heart, faster at a higher rate",
-                                                lr=f"{rate:g}"))
+                                                lr=f"{rate:g}") if recall else Message(
+                "learning rate {lr}, as LoRA adapters want for {stage}", lr=f"{rate:g}",
+                stage=stage.title))
+            if corpus:
+                pick("gradient_accumulation_steps", 1, Message(
+                    "gradient accumulation 1: a corpus is learnt by many small updates, "
+                    "and the budget buys twice as many of them"))
         elif changes.get("use_peft", cfg.use_peft):
             rate = stage.default_learning_rate(True)
             pick("learning_rate", rate, Message("learning rate {lr}, as LoRA adapters want "

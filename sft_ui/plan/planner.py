@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 from sft_ui.config import ConfigError, RunConfig, length
 from sft_ui.config.registry import for_stage
@@ -18,6 +19,7 @@ from sft_ui.errors import said
 from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
+from sft_ui.plan.disk import disk_plan
 from sft_ui.plan.generation import length_setting, prompt_tokens, sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
@@ -37,12 +39,14 @@ from sft_ui.stages import stage_of
 
 
 # ---- the plan ------------------------------------------------------------------
-def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "") -> dict:
+def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "",
+                   runs: Path | None = None) -> dict:
     """plan() with the data's padding and row count where they are cheap to measure
     (`data_note` says why they are missing), for this machine or a target GPU
     (plan/targets.py; blank: this machine): which of full fine-tuning, LoRA and QLoRA
     fit there ("modes", "best") and the precision and kernels chosen there ("kernels"),
-    for the settings the run's start sizes from its data ("sized": a sentence each)."""
+    for the settings the run's start sizes from its data ("sized": a sentence each); the
+    disk its checkpoints and model take against the free disk of `runs` (plan/disk.py)."""
     found = quick_sized(for_stage(cfg))
     cfg = found.config
     unread = ""  # why the data could not be read, where it could not
@@ -58,7 +62,8 @@ def plan_with_data(cfg: RunConfig, hw: Hardware | None = None, target: str = "")
     if target.strip() or hw is None:
         hw, available, where = targets.resolve(target)
     choice = budget.choose(cfg, data, model_shape(cfg.model_name_or_path).params(), hw=hw)
-    return {**plan(choice.config, hw, data, available), "data_note": note, "data_error": unread,
+    return {**plan(choice.config, hw, data, available, runs), "data_note": note,
+            "data_error": unread,
             "length_note": length.said(cfg),
             "budget_minutes": cfg.time_budget_minutes, "budget": choice.reasons,
             "budget_needs_speed": choice.needs_speed, "budget_fits_in_run": choice.fits_in_run,
@@ -102,8 +107,9 @@ def fit_to_target(cfg: RunConfig, target: str) -> tuple[RunConfig, Message]:
 
 
 def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = None,
-         available: int | None = None) -> dict:
-    """Everything known about cfg's run before it starts (sizes in bytes, times in s)."""
+         available: int | None = None, runs: Path | None = None) -> dict:
+    """Everything known about cfg's run before it starts (sizes in bytes, times in s;
+    `runs`: where runs are kept, for the disk it has)."""
     cfg = for_stage(cfg)
     _check(cfg)
     hw = hw or detect()
@@ -148,7 +154,8 @@ def plan(cfg: RunConfig, hw: Hardware | None = None, data: DataSample | None = N
             "sample_rounds": rounds, "round_seconds": round_time,
             "seconds_total": seconds * steps + rounds * (round_time or 0)
             if seconds and steps else None,
-            "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes)}
+            "processes": processes, "strategy": strategy(cfg, hw, parts, available, processes),
+            "disk": disk_plan(cfg, shape, hw, steps, runs)}
 
 
 def sample_rounds(cfg: RunConfig, steps: int | None) -> int:

@@ -51,8 +51,11 @@ class StudioCallback(TrainerCallback):
                  max_new_tokens: int, log: logging.Logger | None = None,
                  base_answers: Path | None = None, half: torch.dtype | None = None,
                  deadline: float | None = None, fit: bool = False,
-                 expected_round: float | None = None, judge: HeldOut | None = None):
+                 expected_round: float | None = None, judge: HeldOut | None = None,
+                 as_text: bool = False):
         self.sink, self.tokenizer, self.half = sink, tokenizer, half
+        self.as_text = as_text  # the prompts are openings, continued as text
+        self.references: list[str] = []  # each opening's true continuation ("": none)
         self.deadline = deadline  # time.time() by which a time-budgeted run has its model
         self.fit = fit and deadline is not None  # set the length on its steps' pace
         self.judge = judge  # the held-out rows' verdict on a time-budgeted run
@@ -97,8 +100,11 @@ class StudioCallback(TrainerCallback):
             self._paused += took
             self.round_seconds = took  # (the first round's too: the ETA counts the rest)
         self.log.info("Sample answers at step %d in %.2f s", step, took)
-        self.sink.add_samples([{"step": step, "prompt": p, "completion": a.strip()}
-                               for p, a in zip(self.prompts, answers)])
+        rows = [{"step": step, "prompt": p, "completion": a.strip()}
+                for p, a in zip(self.prompts, answers)]
+        for row, true in zip(rows, self.references):
+            row["reference"] = true
+        self.sink.add_samples(rows)
         if last or step >= state.max_steps:  # what the run does next (the engine says it too)
             announce(self.sink, "saving")
         return took
@@ -136,9 +142,10 @@ class StudioCallback(TrainerCallback):
         model's (answers_before_training)."""
         if step == 0:
             return answers_before_training(model, self.tokenizer, self.prompts,
-                                           self.max_new_tokens, self.half, self.base_answers)
+                                           self.max_new_tokens, self.half, self.base_answers,
+                                           self.as_text)
         return generate_batch(model, self.tokenizer, self.prompts, self.max_new_tokens,
-                              self.half)
+                              self.half, self.as_text)
 
     def _stop_here(self, state, control) -> bool:
         """End training at this step's end when a stop was requested, with a full checkpoint

@@ -18,6 +18,7 @@ from pathlib import Path
 from sft_ui.config import RunConfig, length
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, has_eval_data
 from sft_ui.data.chat_habits import stops_at_turn_end
+from sft_ui.data.openings import continuations
 from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data
 from sft_ui.data.turns import as_trained, asked_apart
@@ -63,8 +64,8 @@ def base_answers_file(model_path, cfg: RunConfig) -> Path:
     files = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime))
                    for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     key = json.dumps([str(folder.resolve()), files, cfg.sample_prompts,
-                      cfg.sample_max_new_tokens, mixed == "bf16", mixed == "fp16",
-                      cfg.load_in_4bit, detect().device])
+                      cfg.sample_max_new_tokens, cfg.samples_as == "text", mixed == "bf16",
+                      mixed == "fp16", cfg.load_in_4bit, detect().device])
     return cache_dir() / "base-answers" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
 
 
@@ -111,6 +112,10 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
             "the loss is counted on answers only. Raise Max length, or turn Loss on answers "
             "only off.", max_length=cfg.max_length, train_set=len(train_set)))
     trainer.held_out_answers = answers
+    if cfg.samples_as == "text":  # each opening's true continuation, beside its sample
+        texts = [r.get("text") for r in (data.eval or []) + data.train]
+        trainer.sample_references = continuations(
+            sample_prompts(cfg.sample_prompts), texts, tokenizer, cfg.sample_max_new_tokens)
     return trainer
 
 
@@ -144,11 +149,13 @@ def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None
                                   cfg.sample_max_new_tokens, log,
                                   base_answers_file(model_path, cfg), half_dtype(cfg),
                                   deadline=deadline, fit=getattr(sink, "fit_steps", False),
-                                  expected_round=round_seconds(cfg))
+                                  expected_round=round_seconds(cfg),
+                                  as_text=cfg.samples_as == "text")
         checkpoints = run_dir / "checkpoints"
         processes = int(os.environ.get("WORLD_SIZE", "1"))
         trainer = hook(stage, "trainer")(cfg, model, tokenizer, checkpoints, [callback],
                                          log)
+        callback.references = getattr(trainer, "sample_references", [])
         if deadline and has_eval_data(cfg) and processes == 1 and \
                 trainer.eval_dataset is not None:
             # a time budget spent on what the held-out rows measure (an SFT trainer's

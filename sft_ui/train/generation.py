@@ -1,8 +1,9 @@
-"""Answers of a model to prompts: the prompt as the model sees it (its chat template) and
-greedy, batched, KV-cached generation, used for a run's samples and by Chat's
-compare-all; an answer cut at the limit never ends in half a character; the base model's
-answers before training, kept between runs. Imports torch:
-callers outside training import it when they generate.
+"""Answers of a model to prompts: the prompt as the model sees it (its chat template, or
+the text as it is for a model tried as text: an opening it continues) and greedy,
+batched, KV-cached generation, used for a run's samples and by Chat's compare-all; an
+answer cut at the limit never ends in half a character; the base model's answers before
+training, kept between runs. Imports torch: callers outside training import it when they
+generate.
 """
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import torch
 from sft_ui.data.chat_habits import fit, habits
 
 
-def format_prompt(tokenizer, prompt: str) -> str:
-    """The text the model sees for a user prompt: its chat template, or the plain prompt."""
-    if getattr(tokenizer, "chat_template", None):
+def format_prompt(tokenizer, prompt: str, as_text: bool = False) -> str:
+    """The text the model sees for a user prompt: its chat template, or the plain prompt
+    (`as_text`: always, an opening to continue)."""
+    if getattr(tokenizer, "chat_template", None) and not as_text:
         asked, _ = fit([{"role": "user", "content": prompt}], habits(tokenizer))
         return tokenizer.apply_chat_template(asked, tokenize=False, add_generation_prompt=True)
     return prompt
@@ -32,17 +34,20 @@ def whole_characters(text: str) -> str:
 
 @torch.no_grad()
 def generate_batch(model, tokenizer, prompts: list[str], max_new_tokens: int,
-                   half: torch.dtype | None = None) -> list[str]:
+                   half: torch.dtype | None = None, as_text: bool = False) -> list[str]:
     """Greedy, KV-cached, batched answers to `prompts` (left padding); with `half` (the
     run's mixed precision) computed under autocast as training is: about twice as fast
     where bf16 is native (measured on a CPU with avx512_bf16: 2.8 s instead of 5.6-7.6 s
-    for the default prompts)."""
+    for the default prompts); `as_text`: the prompts are openings of text, continued as
+    they are (with the special tokens the tokenizer adds to a text, as training on text
+    reads it)."""
     was_training, side = model.training, tokenizer.padding_side
     model.eval()
     tokenizer.padding_side = "left"
     try:
-        enc = tokenizer([format_prompt(tokenizer, p) for p in prompts], return_tensors="pt",
-                        padding=True, add_special_tokens=False).to(model.device)
+        enc = tokenizer([format_prompt(tokenizer, p, as_text) for p in prompts],
+                        return_tensors="pt", padding=True,
+                        add_special_tokens=as_text).to(model.device)
         with torch.autocast(model.device.type, dtype=half or torch.float32,
                             enabled=half is not None):
             out = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
@@ -68,14 +73,15 @@ def kept_answers(cache: Path | None, prompts: list[str]) -> list[str] | None:
 
 
 def answers_before_training(model, tokenizer, prompts: list[str], max_new_tokens: int,
-                            half: torch.dtype | None, cache: Path | None) -> list[str]:
+                            half: torch.dtype | None, cache: Path | None,
+                            as_text: bool = False) -> list[str]:
     """The base model's greedy answers to `prompts`: the same for every run of that
     model, prompts, length and precision, so the copy an earlier run (or the warm training
     process, ahead of the first) kept in `cache` is used instead of generating them again."""
     saved = kept_answers(cache, prompts)
     if saved is not None:
         return saved
-    answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half)
+    answers = generate_batch(model, tokenizer, prompts, max_new_tokens, half, as_text)
     if cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)

@@ -167,30 +167,37 @@ class Api:
     def chat(self, message: str, history: list | None = None, run_id: str = "",
                    system_prompt: str = "", max_new_tokens: int = 200,
                    temperature: float = 0.0, top_p: float = 1.0,
-                   repetition_penalty: float = 1.0) -> Iterator[str]:
+                   repetition_penalty: float = 1.0, ask_as: str = "") -> Iterator[str]:
         """Stream a reply. run_id is a model reference: blank or 'latest' (the latest
-        finished run), a run id, '<run id>/checkpoint-N', '<run id>/base' or 'base'."""
+        finished run), a run id, '<run id>/checkpoint-N', '<run id>/base' or 'base'.
+        ask_as: 'chat' (the model's chat template), 'text' (the message is a text's
+        opening, continued as typed, no history), blank: as the model is asked by default
+        (text for a run trained on plain text)."""
         settings = GenSettings(system_prompt, max_new_tokens, temperature, top_p,
-                               repetition_penalty)
+                               repetition_penalty, ask_as)
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
             yield from self.actions.chat(message, history, run_id or None, settings)
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
     def compare(self, message: str, model_a: str = "base", model_b: str = "latest",
-                max_new_tokens: int = 200, temperature: float = 0.0) -> Iterator[list]:
-        """Both models answer the message at once; streams [reply A, reply B]."""
+                max_new_tokens: int = 200, temperature: float = 0.0,
+                ask_as: str = "") -> Iterator[list]:
+        """Both models answer the message at once; streams [reply A, reply B]. ask_as as
+        for chat."""
         try:
-            for a, b in self.actions.compare(message, model_a, model_b,
-                                        GenSettings("", max_new_tokens, temperature)):
+            settings = GenSettings("", max_new_tokens, temperature, ask_as=ask_as)
+            for a, b in self.actions.compare(message, model_a, model_b, settings):
                 yield [a, b]
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
     def compare_batch(self, prompts: list, model_a: str = "base", model_b: str = "latest",
-                      max_new_tokens: int = 64) -> list:
-        """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]."""
-        return _answer(self.actions.compare_batch, prompts or [], model_a, model_b, max_new_tokens)
+                      max_new_tokens: int = 64, ask_as: str = "") -> list:
+        """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]. ask_as as
+        for chat."""
+        return _answer(self.actions.compare_batch, prompts or [], model_a, model_b,
+                       max_new_tokens, ask_as)
 
     def evaluate(self, request: gr.Request, model_a: str = "base", model_b: str = "latest",
                  test_set: str = "", split: str = "test", limit: int = 0,

@@ -32,9 +32,29 @@ def model_dropdown(chat: ChatService, label: str, value: str = LATEST, elem_id=N
                               "trains), or a base model."))
 
 
-def settings_widgets(penalty: float = REPETITION_PENALTY) -> list:
+def ask_as_radio() -> gr.Radio:
+    """Chat, or complete text: the message as a text's opening (chat.generation's
+    ask_as); set to the model's default when a model is picked (asked_as)."""
+    return gr.Radio([(T("Chat"), "chat"), (T("Complete text"), "text")], value="chat",
+                    label=T("Ask as"), elem_id="ask-as",
+                    info=T("Complete text: the message is the opening of a text the model "
+                           "continues as typed, with no chat template and no conversation "
+                           "before it. Chosen for a model trained on plain text."))
+
+
+def asked_as(chat: ChatService, *refs: str) -> str:
+    """The Ask as of a model just picked (of two compared: text where one is text's)."""
+    try:
+        return chat.ask_as(*refs)
+    except UserError:  # (a reference gone: its reply says so)
+        return "chat"
+
+
+def settings_widgets(penalty: float = REPETITION_PENALTY, asks: bool = True) -> list:
     """System prompt, max new tokens, temperature, top-p, repetition penalty (starting at
-    `penalty`)."""
+    `penalty`), and with `asks`, ask as (chat or complete text): GenSettings' fields in
+    order."""
+    ask = [ask_as_radio()] if asks else []
     with gr.Accordion(T("Generation settings"), open=False):
         system = gr.Textbox(label=T("System prompt"), lines=2,
                             placeholder=T("Optional: how the assistant should behave"))
@@ -48,7 +68,7 @@ def settings_widgets(penalty: float = REPETITION_PENALTY) -> list:
                                 label=T("Repetition penalty"),
                                 info=T("1: off. A little above 1 keeps a small model from "
                                        "saying the same words over and over."))
-    return [system, max_new, temperature, top_p, penalty]
+    return [system, max_new, temperature, top_p, penalty, *ask]
 
 
 def new_conversation(chat: ChatService, ref: str) -> tuple:
@@ -130,8 +150,10 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     stop.click(None, cancels=events, api_name=False)
     # One conversation is with one model: picking another starts a new one, and the box
     # names the model every reply in it came from.
-    model.input(lambda ref: new_conversation(chat, ref), model, [bot, error], api_name=False,
-                show_progress="hidden")
+    model.input(lambda ref: (*new_conversation(chat, ref), asked_as(chat, ref)), model,
+                [bot, error, settings[-1]], api_name=False, show_progress="hidden")
+    Context.root_block.load(lambda ref: asked_as(chat, ref), model, settings[-1],
+                            api_name=False, show_progress="hidden")
 
     def listed():
         return gr.update(choices=choices(chat)), say(chat.latest_text())
@@ -179,11 +201,11 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
         except UserError as e:
             yield gr.skip(), gr.skip(), _error(e)
 
-    def compare_all(text, ref_a, ref_b, max_new):
+    def compare_all(text, ref_a, ref_b, max_new, ask):
         """The table as it fills: model A's answers first, with what is left said."""
         try:
             steps = actions.compare_batch_steps(text.splitlines(), ref_a, ref_b,
-                                                int(max_new or 64))
+                                                int(max_new or 64), ask)
             yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
                                           "model B.", count=len([t for t in text.splitlines()
                                                                  if t.strip()])))
@@ -196,8 +218,13 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
 
     events = [go.click(compare, [prompt, model_a, model_b, *settings],
                        [answer_a, answer_b, notice], api_name=False),
-              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1]],
-                             [table, notice], api_name=False)]
+              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1],
+                                           settings[-1]], [table, notice], api_name=False)]
+    for picked in (model_a, model_b):  # (text where either model was trained on text)
+        picked.input(lambda a, b: asked_as(chat, a, b), [model_a, model_b], settings[-1],
+                     api_name=False, show_progress="hidden")
+    Context.root_block.load(lambda a, b: asked_as(chat, a, b), [model_a, model_b],
+                            settings[-1], api_name=False, show_progress="hidden")
     stop.click(None, cancels=events, api_name=False)
     keep(notice)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],

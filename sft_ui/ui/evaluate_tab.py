@@ -125,7 +125,8 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         limit = gr.Number(0, precision=0, label=T("Rows to evaluate"), info=T("0: every row."))
         batch = gr.Number(8, precision=0, label=T("Batch size"),
                           info=T("Test rows answered together."))
-    settings = settings_widgets(penalty=1.0)  # off: a penalty alters exact answers (JSON)
+    # (penalty off: it alters exact answers, JSON; a test set's prompts are asked as chat)
+    settings = settings_widgets(penalty=1.0, asks=False)
     with gr.Row():
         go = gr.Button(T("Evaluate"), variant="primary", elem_id="eval-go")
         stop = gr.Button(T("Stop"), scale=0, elem_id="eval-stop")

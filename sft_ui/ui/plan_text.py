@@ -93,6 +93,8 @@ def plan_markdown(p: dict) -> str:
         lines.append(say(Message("**{processes} processes:** {reason}",
                                  processes=p["processes"], reason=p["strategy"]["reason"])))
     lines.append(say(_time_line(p)))
+    if p.get("disk"):
+        lines.append(say(_disk_line(p["disk"])))
     lines.append(say(_padding_line(p) or p.get("data_note", "")))
     lines += [say(note) for note in p.get("data_notes") or []]  # how the data was read
     if p.get("modes"):
@@ -152,6 +154,36 @@ def _time_line(p: dict) -> Message:
     return _joined(*parts)
 
 
+def _disk_line(d: dict) -> Message:
+    """What the run's checkpoints and model take on disk, against the free disk; how to
+    keep fewer checkpoints, beside it; a warning where it will not fit."""
+    parts = [Message("**Disk:** each checkpoint about {checkpoint} (the trained weights and "
+                     "the optimizer's state, to resume from); the model saved at the end "
+                     "{model}.", checkpoint=size_text(d["checkpoint"]),
+                     model=size_text(d["model"]))]
+    if d["kept"] is None:
+        parts.append(Message("Checkpoints written: one per save, as many as the steps the "
+                             "run sets allow."))
+    elif not d["written"]:
+        parts.append(Message("No checkpoint is written as it trains (a Stop writes one): "
+                             "about {total} in all.", total=size_text(d["total"])))
+    else:
+        parts.append(Message("{kept} checkpoints kept of {written} written: about {total} in "
+                             "all.", kept=d["kept"], written=d["written"],
+                             total=size_text(d["total"])))
+    if d["free"] is not None:
+        parts.append(Message("{free} free where runs are kept.", free=size_text(d["free"])))
+    if (d["kept"] or 0) > 1 or d["kept"] is None and d["written"] != 0:
+        parts.append(Message("Keep at most N checkpoints (Logging, checkpoints and samples) "
+                             "set to 1 keeps only the newest: {size} of checkpoints.",
+                             size=size_text(d["checkpoint"])))
+    if not d["fits"]:
+        parts.append(Message("**It will not fit:** keep fewer checkpoints, save less often "
+                             "(Save every N steps), train a LoRA adapter, or free disk "
+                             "space before Start."))
+    return _joined(*parts)
+
+
 def _padding_line(p: dict) -> Message | str:
     pad = p["padding"]
     if p["packing"]:
@@ -201,6 +233,10 @@ def plan_line(p: dict, run: dict | None = None) -> str:
         parts.append(run_time(p.get("seconds_total"), run))
     elif p["seconds_total"]:
         parts.append(duration_text(p["seconds_total"]))  # "about 2 min" already
+    disk = p.get("disk")
+    if disk and not disk["fits"]:  # (before Start: the full plan says what to do)
+        parts.append(Message("disk about {total} of {free} free: **will not fit**",
+                             total=size_text(disk["total"]), free=size_text(disk["free"])))
     return say("**Plan:**") + " " + " · ".join(say(part) for part in parts)
 
 

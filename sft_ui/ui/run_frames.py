@@ -12,6 +12,9 @@ from sft_ui.stages import get
 from sft_ui.ui.lang import say
 
 SAMPLE_COLUMNS = ["step", "prompt", "completion"]  # English; headers in the page's language
+# A text run's samples (data/openings.py): the header of their "reference", the text's
+# own continuation of the opening
+REFERENCE_COLUMNS = ["true continuation"]
 # The loss series by their English names; the plot gets them in the page's language, with
 # a colour map that follows (loss_colours).
 LOSS_COLOURS = {"train": "#93c5fd", "train (smoothed)": "#1d4ed8", "eval": "#dc2626"}
@@ -151,6 +154,9 @@ def samples_frame(snap: dict | None) -> pd.DataFrame:
     """The samples, newest first, under headers in the request's language."""
     rows = list(reversed((snap or {}).get("samples", [])))  # newest first
     # A GRPO run's answers come with their reward (each function's score) and advantage.
-    columns = SAMPLE_COLUMNS + (["reward"] if any("reward" in r for r in rows) else [])
+    # A text run's continuations come with the text's own (data/openings.py).
+    columns = SAMPLE_COLUMNS + (["reward"] if any("reward" in r for r in rows) else []) + \
+        (["reference"] if any(r.get("reference") for r in rows) else [])
     frame = pd.DataFrame(rows, columns=columns)
-    return frame.set_axis([say(c) for c in columns], axis=1)
+    shown = [REFERENCE_COLUMNS[0] if c == "reference" else c for c in columns]
+    return frame.set_axis([say(c) for c in shown], axis=1)
