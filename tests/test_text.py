@@ -9,7 +9,7 @@ import json
 import pytest
 
 from sft_ui import i18n
-from sft_ui.access import Access
+from sft_ui.access import Access, Who
 from sft_ui.actions import Actions
 from sft_ui.chat import GenSettings
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig
@@ -155,6 +155,18 @@ def test_a_text_run_samples_continuations_beside_the_true_ones_and_chat_asks_as_
     assert asked[0]["a"] == chat_reply.strip()
     pair = list(actions.compare(opening_, run_id, "base", GenSettings(max_new_tokens=6)))
     assert pair[-1][0].strip() == as_text.strip()
+    # Evaluate on a text file: openings continued, how often they match, and perplexity.
+    job = actions.evaluate(Who("s"), [run_id, f"{run_id}/base"], data, limit=5,
+                           settings=GenSettings(max_new_tokens=8))
+    snap = actions.evaluator.wait(job, timeout=120)
+    assert snap["state"] == "done", snap["error"]
+    assert snap["rows_answered"] == 5
+    for scores in snap["scores"]:
+        assert 0 <= scores["continuation_match"] <= 100 and 1 < scores["perplexity"] < 1e6
+    rows = job.result["rows"]
+    assert all(ENGLISH[i].startswith(r["prompt"].split(" The")[0]) for i, r in enumerate(rows))
+    assert all(r["reference"] for r in rows)
+    assert any("Plain text: each of 5 texts" in str(n) for n in snap["notes"])
 
 
 def test_ask_as_must_be_chat_or_text():
@@ -298,3 +310,39 @@ def test_a_single_bad_document_is_refused_with_what_to_do(tmp_path, tiny_model_d
     scan.write(str(tmp_path / "scan.pdf"))
     with pytest.raises(DataError, match="scan.pdf has no text layer"):
         load_data(_text_run(tiny_model_dir, str(tmp_path / "scan.pdf")))
+
+
+# ---- disk before Start ----------------------------------------------------------------
+def test_the_plan_says_what_the_checkpoints_take_against_the_free_disk(tmp_path, monkeypatch):
+    from sft_ui.plan import disk
+    from sft_ui.plan.planner import plan_with_data
+    from sft_ui.plan.shape import model_shape
+    from sft_ui.ui.plan_text import plan_line, plan_markdown
+    params = model_shape(RunConfig().model_name_or_path).params()
+    cfg = RunConfig(save_steps=8, max_steps=16, train_by="steps")
+    found = plan_with_data(cfg, runs=tmp_path)["disk"]
+    # a full fine-tune: fp32 weights and AdamW's two moments a checkpoint (the 3.6 GB
+    # run folder of 16 steps saved every 8: two checkpoints and the model)
+    assert found["checkpoint"] == 12 * params + disk.TOKENIZER_BYTES
+    assert (found["written"], found["kept"]) == (2, 2)
+    assert found["total"] == 2 * found["checkpoint"] + found["model"] and found["fits"]
+    assert 3.3e9 < found["total"] < 4e9
+    kept = plan_with_data(RunConfig(save_steps=8, max_steps=16, train_by="steps",
+                                    save_total_limit=1), runs=tmp_path)["disk"]
+    assert kept["kept"] == 1 and kept["total"] < found["total"]
+    lora = plan_with_data(RunConfig(save_steps=8, max_steps=16, train_by="steps",
+                                    use_peft=True), runs=tmp_path)["disk"]
+    assert lora["checkpoint"] < found["checkpoint"] / 10
+    plan = plan_with_data(cfg, runs=tmp_path)
+    text = plan_markdown(plan)
+    assert "**Disk:** each checkpoint about 1.5 GiB" in text and "2 checkpoints kept of 2" in \
+        text and "set to 1 keeps only the newest" in text
+    assert "will not fit" not in plan_line(plan)
+    monkeypatch.setattr(disk, "free_bytes", lambda folder: 2 * 2**30)  # 2 GiB free
+    full = plan_with_data(cfg, runs=tmp_path)
+    assert not full["disk"]["fits"]
+    assert "disk about 3.6 GiB of 2.0 GiB free: **will not fit**" in plan_line(full)
+    assert "**It will not fit:**" in plan_markdown(full)
+    from sft_ui.ui.plan_text import _disk_line
+    japanese = i18n.translate(_disk_line(full["disk"]), "ja")
+    assert "収まりません" in japanese and not english_left(japanese), japanese

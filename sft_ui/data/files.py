@@ -74,7 +74,8 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
     if suffix == ".parquet":
         return _read_parquet(path)
     if suffix in (".pdf", ".docx"):
-        return Source(path.name, [{"text": document_text(path)}], ["text"], "document")
+        return Source(path.name, [{"text": document_text(path), "document": path.name}],
+                      ["text", "document"], "document")
     text, note = read_text(path)
     if not text.strip():
         raise DataError(Message("{file} is empty: it has no rows to train on.", file=path.name))
@@ -85,7 +86,8 @@ def read_file(path: Path, cfg: RunConfig) -> Source:
     elif suffix in (".csv", ".tsv"):
         source = _read_csv(path.name, text, "\t" if suffix == ".tsv" else ",")
     elif is_document(path):  # Markdown, HTML
-        source = Source(path.name, [{"text": document_text(path, text)}], ["text"],
+        source = Source(path.name, [{"text": document_text(path, text),
+                                     "document": path.name}], ["text", "document"],
                         "document")
     else:
         source = _read_txt(path.name, text, cfg)

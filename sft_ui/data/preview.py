@@ -22,6 +22,7 @@ from sft_ui.data.sized import own_data, sized
 from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.data.turns import asked_apart_said, reasoning_said, turns_said
+from sft_ui.data.windows import documents_said
 from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
 from sft_ui.stages import hook, stage_of
@@ -59,6 +60,8 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         shaped.append(norm)
         if len(shaped) == examples:
             break
+    if data.format == "text":  # (long texts as the windows they train as: data/windows.py)
+        shaped, raw = data.train[:examples], [jsonable(r) for r in data.train[:examples]]
     shaped, _ = fit_rows(shaped, tokenizer)  # as the template takes them (its notes: data's)
     shown = tokenize_rows(cfg, tokenizer, shaped)
     measured = tokenize_rows(cfg, tokenizer, data.train[:STATS_ROWS])
@@ -73,7 +76,8 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
         "notes": data.notes + language_notes(cfg.model_name_or_path, source.rows) +
         [note for note in (turns_said(cfg, data.train[:STATS_ROWS]),
                            asked_apart_said(cfg, data.train[:1], tokenizer),
-                           reasoning_said(cfg, data.train[:STATS_ROWS], tokenizer)) if note],
+                           reasoning_said(cfg, data.train[:STATS_ROWS], tokenizer)) if note] +
+        documents_said(source.rows, tokenizer, cfg.max_length),
         "stats": token_stats(measured, len(data.train), cfg),
         "examples": [{"raw": r, "shape": s, "text": tokenizer.decode(t["input_ids"]),
                       "tokens": _tokens(tokenizer, t, cfg.max_length)}

@@ -12,6 +12,7 @@ import re
 from sft_ui.i18n.message import Message
 
 SPECIAL_ROOM = 2  # tokens a window leaves for the special tokens the tokenizer adds
+MOST_SAID = 20  # documents the preview says one by one
 PARAGRAPH = re.compile(r"\n\s*\n|\n(?=#{1,6} )")  # a blank line, or before a heading
 # a sentence with the whitespace after it (joined again as they were)
 SENTENCE = re.compile(r".+?(?:[.!?](?=\s)|[。！？]|$)\s*", re.S)
@@ -43,6 +44,21 @@ def split_rows(rows: list[dict], tokenizer, max_length: int,
     return out, Message("{count} texts longer than Max length ({length} tokens) split into "
                         "{windows} rows at their paragraphs and sentences: no text is cut "
                         "away.", count=split, length=max_length, windows=made)
+
+
+def documents_said(rows, tokenizer, max_length: int, most: int = MOST_SAID) -> list:
+    """For each row of a document (its "document" column: data/documents.py), a sentence
+    of the rows and tokens it gives at Max length; `most` of them, then how many more."""
+    limit = max(8, max_length - SPECIAL_ROOM)
+    found = [r for r in rows if isinstance(r, dict) and r.get("document") and
+             isinstance(r.get("text"), str)]
+    said = [Message("{document}: {rows} rows of at most {length} tokens, {tokens} tokens in "
+                    "all; nothing is cut.", document=r["document"],
+                    rows=len(windows(r["text"], tokenizer, limit)), length=max_length,
+                    tokens=f"{_size(tokenizer, r['text']):,}") for r in found[:most]]
+    if len(found) > most:
+        said.append(Message("... and {count} more documents.", count=len(found) - most))
+    return said
 
 
 def _size(tokenizer, text: str) -> int:

@@ -1,10 +1,11 @@
 """A model's answers to a batch of test prompts: each prompt as the model saw it in
 training (chat messages through its chat template, a text prompt as it is, as TRL
 trains on prompt/completion text), generated together with left padding and the KV
-cache, greedy or with the chat settings; a stop event ends the generation mid-batch.
-Imports torch: import it where generating."""
+cache, greedy or with the chat settings; a stop event ends the generation mid-batch. And
+a model's perplexity on held-out text. Imports torch: import it where generating."""
 from __future__ import annotations
 
+import math
 import threading
 
 import torch
@@ -46,3 +47,21 @@ def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
     texts = tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:],
                                    skip_special_tokens=True)
     return [whole_characters(t).strip() for t in texts]
+
+
+PERPLEXITY_TOKENS = 1024  # of each text, at most, in the perplexity
+
+
+@torch.no_grad()
+def perplexity(model, tokenizer, texts: list[str]) -> float:
+    """exp of the mean loss per token of `texts`, each read as a model trained on text
+    reads it (with the special tokens its tokenizer adds)."""
+    total, count = 0.0, 0
+    for text in texts:
+        ids = tokenizer(text, return_tensors="pt")["input_ids"][:, :PERPLEXITY_TOKENS]
+        if ids.shape[1] < 2:
+            continue
+        ids = ids.to(model.device)
+        loss = model(input_ids=ids, labels=ids).loss.item()
+        total, count = total + loss * (ids.shape[1] - 1), count + ids.shape[1] - 1
+    return math.exp(total / count) if count else float("nan")

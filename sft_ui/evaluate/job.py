@@ -3,7 +3,9 @@ before anything runs), then in a thread load the models, answer the test rows ba
 batch (both models answer each batch, so a Stop leaves rows answered by both), score
 them and save the files. Max new tokens left at its default is sized from the test set's
 reference answers (data/sized.py's rule, as a run's samples are sized from its data),
-and a note says so. The page polls `snapshot()`; the API waits with `wait()`. Knows
+and a note says so. A test set of plain text is asked as openings to continue (its
+rows' first words, as text), scored against each text's own continuation, with the
+share that begins as it does and each model's perplexity on the texts. The page polls `snapshot()`; the API waits with `wait()`. Knows
 nothing of Gradio."""
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from pathlib import Path
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
 from sft_ui.evaluate import store
-from sft_ui.evaluate.metrics import score
-from sft_ui.evaluate.testset import TestSet, load_test_set
+from sft_ui.evaluate.metrics import continuation_match, score
+from sft_ui.evaluate.testset import TestSet, load_test_set, text_cases
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 
@@ -26,6 +28,7 @@ ACTIVE = ("loading", "answering", "scoring")
 # sentence around it, and a long one that is still answered in minutes on a CPU.
 SHORTEST, LONGEST = 32, 1024
 MAX_BATCH = 64
+TEXT_REFERENCE = 32  # tokens of a text's own continuation an answer is scored against
 
 
 class Evaluation:
@@ -42,6 +45,8 @@ class Evaluation:
         self.answering_since: float | None = None
         self.notes: list[str] = []  # what the person should know of the settings used
         self.result: dict | None = None
+        self.texts: list[str] = []  # a text test set's texts (their perplexity)
+        self.perplexity: list[float] = []  # each model's on them
         self.files: dict = {}
         self._stop = threading.Event()
         self._done = threading.Event()
@@ -157,6 +162,8 @@ class Evaluator:
     def _work(self, job: Evaluation) -> None:
         try:
             loaded = [self.chat.load(ref) for ref in job.refs]
+            if job.test.format == "text":
+                self._as_text(job, loaded)
             job.size_length(loaded[0][1])  # (measured with model A's tokenizer)
             from sft_ui.evaluate.answer import answer_batch  # torch: only when answering
             job.state, job.answering_since = "answering", time.time()
@@ -179,6 +186,23 @@ class Evaluator:
         finally:
             job._done.set()
 
+    def _as_text(self, job: Evaluation, loaded: list) -> None:
+        """A text test set: each model's perplexity on its texts, then its cases as the
+        texts' openings and continuations (testset.text_cases)."""
+        from sft_ui.evaluate.answer import perplexity  # torch: only when measuring
+        job.texts = [c.prompt for c in job.test.cases]
+        job.perplexity = [perplexity(m, t, job.texts) for m, t in loaded]
+        job.test = replace(job.test, cases=text_cases(job.texts, loaded[0][1],
+                                                      TEXT_REFERENCE))
+        if not job.test.cases:
+            raise RunError(Message("The texts of the test set are too short to open and "
+                                   "continue: use texts of a sentence or more."))
+        job.notes.append(Message("Plain text: each of {count} texts' opening is continued "
+                                 "as text (no chat template) and compared with the text's "
+                                 "own next {tokens} tokens; the perplexity is each model's "
+                                 "on the whole texts.", count=len(job.test.cases),
+                                 tokens=TEXT_REFERENCE))
+
     def _finish(self, job: Evaluation) -> None:
         n = job.answered
         stopped = job._stop.is_set()
@@ -192,13 +216,24 @@ class Evaluator:
             "format": job.test.format, "rows_asked": len(job.test.cases),
             "rows_answered": n, "stopped": stopped, "settings": asdict(job.settings),
             "batch_size": job.batch_size,
-            "scores": [score(a[:n], references) for a in job.answers],
+            "scores": [self._scores(job, side, a[:n], references)
+                       for side, a in enumerate(job.answers)],
             "rows": [{"prompt": c.shown, "reference": c.reference,
                       "answers": [a[i] for a in job.answers]} for i, c in enumerate(cases)]}
         folders = [self.manager.get(m["run_id"]).dir for m in job.models if m["run_id"]]
         job.files = store.save(job.result, list(dict.fromkeys(folders)) or
                                [Path(self.manager.root)])
         job.state = "stopped" if stopped else "done"
+
+    @staticmethod
+    def _scores(job: Evaluation, side: int, answers: list[str], references: list[str]):
+        """score's, and for a text test set how often a continuation begins as the text
+        does and the model's perplexity."""
+        found = score(answers, references)
+        if job.test.format == "text":
+            found["continuation_match"] = continuation_match(answers, references)
+            found["perplexity"] = job.perplexity[side]
+        return found
 
     def rows(self, job: Evaluation) -> list[dict]:
         """The answered rows, those where the two models' answers differ first."""

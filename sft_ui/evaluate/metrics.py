@@ -30,7 +30,12 @@ ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 NAMES = {"exact_match": "Exact match (%)", "rouge1": "ROUGE-1", "rouge2": "ROUGE-2",
          "rougeL": "ROUGE-L", "bleu": "BLEU", "chrf": "chrF",
          "answer_words": "Answer length (words)", "answer_chars": "Answer length (characters)",
-         "json_valid": "Valid JSON (% of JSON references)"}
+         "json_valid": "Valid JSON (% of JSON references)",
+         "continuation_match": "Continuation match (%)",
+         "perplexity": "Held-out perplexity (lower is better)"}
+# A continuation matches where it begins as the text does: its first words, or for text
+# without spaces between words its first characters.
+MATCH_WORDS, MATCH_CHARS = 4, 8
 # Languages scored over characters, and their BLEU tokenizer (sacrebleu's names).
 CHARACTER_LANGUAGES = {"japanese": "char", "chinese": "zh", "korean": "char", "thai": "char"}
 NO_SPACES = frozenset({"japanese", "chinese", "thai"})  # no spaces between words
@@ -151,6 +156,19 @@ def score(answers: list[str], references: list[str]) -> dict:
     out["json_references"] = len(json_answers)
     out["tokens"], out["not_valid"] = tokens, not_valid
     return out
+
+
+def continuation_match(answers: list[str], references: list[str]) -> float:
+    """The share (0-100) of continuations that begin as the text's own does
+    (MATCH_WORDS words, or MATCH_CHARS characters where the text has no spaces)."""
+    return 100 * statistics.fmean(_head(a) == _head(r) for a, r in zip(answers, references))
+
+
+def _head(text: str) -> str:
+    words = text.split()
+    if len(words) > MATCH_WORDS:
+        return " ".join(words[:MATCH_WORDS]).lower()
+    return "".join(words)[:MATCH_CHARS].lower()
 
 
 def tokenisation_lines(scores: dict) -> list[str]:

@@ -3,7 +3,8 @@ detection and row checks as training data (sft_ui/data), so a bad file gets the 
 message (but a file no format fits, told what a test set needs). Chat rows: the last
 assistant turn is the reference and the turns before it the prompt; prompt/completion
 rows (Alpaca and question/answer rows, 質問/回答 too, become these): the completion is
-the reference. Plain text rows hold no reference and are refused. Knows nothing of
+the reference. Plain text rows are texts (`text_cases`: the opening of each, continued,
+against the text's own continuation; and the text's perplexity). Knows nothing of
 models.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, replace
 from sft_ui.config import RunConfig
 from sft_ui.data.formats import DataError, row_format
 from sft_ui.data.load import load_data, normalised_rows, read_source, resolve_format
+from sft_ui.data.openings import continuations, opening
 from sft_ui.i18n.message import Message
 
 RUN_EVAL = "run:"  # "run:<run id>": the eval split that run held out or was given
@@ -69,6 +71,16 @@ def to_case(row: dict, where: str) -> Case:
                             "like).", where=where))
 
 
+def text_cases(texts: list[str], tokenizer, length: int) -> list[Case]:
+    """A text test set's cases: each text's opening (data/openings.py) as the prompt, its
+    next `length` tokens as the reference; texts too short to open are left out."""
+    heads = [opening(t, tokenizer) for t in texts]
+    pairs = [(h, t) for h, t in zip(heads, texts) if h]
+    references = continuations([h for h, _ in pairs], [t for _, t in pairs], tokenizer,
+                               length)
+    return [Case(h, r) for (h, _), r in zip(pairs, references)]
+
+
 def _unknown_columns(source, cfg: RunConfig) -> None:
     """DataError for the first row no format fits, in a test set's words: the Train
     tab's advice (its Text field, a template) cannot make a reference answer."""
@@ -107,10 +119,13 @@ def load_test_set(name: str, split: str = "test", limit: int = 0,
     except DataError:
         _unknown_columns(source, cfg)  # raises the test set's message where it applies
         raise
-    if fmt in ("text", "template"):
+    if fmt == "template":
         # raises the message, at the first row ("x.txt line 1" whatever its line)
         to_case({"text": ""}, replace(source, numbers=None).where(0))
     rows, _ = normalised_rows(source, fmt, cfg, chat=True)
+    if fmt == "text":
+        return TestSet(source.label, fmt, [Case(r["text"], "") for r in rows[:limit or None]],
+                       len(rows))
     cases = [to_case(r, source.where(i)) for i, r in enumerate(rows[:limit or None])]
     return TestSet(source.label, fmt, cases, len(rows))
 
@@ -122,14 +137,9 @@ def _run_eval(run_id: str, limit: int, manager) -> TestSet:
         raise DataError(Message("Run {run_id} has no eval split: it trained without eval "
                                 "rows (eval fraction 0 and no eval dataset). Choose a test "
                                 "file instead.", run_id=run.id))
-    cases = []
-    for i, row in enumerate(data.eval[:limit or None]):
-        if "text" in row:
-            raise DataError(Message("Run {run_id} trained on plain text: its eval rows "
-                                    "hold no reference answers. Choose a test file with "
-                                    "prompt/completion or chat rows.", run_id=run.id))
-        cases.append(to_case(row, Message("run {run_id} eval row {n}", run_id=run.id,
-                                          n=i + 1)))
+    cases = [Case(row["text"], "") if "text" in row else
+             to_case(row, Message("run {run_id} eval row {n}", run_id=run.id, n=i + 1))
+             for i, row in enumerate(data.eval[:limit or None])]
     return TestSet(Message("run {run_id} (eval split)", run_id=run.id), data.format, cases,
                    len(data.eval))
 

@@ -76,7 +76,7 @@ def scores_frame(snap: dict | None) -> pd.DataFrame:
     rows = [[say("model")] + [say(m.get("label", m["ref"])) for m in models], [say("rows")] +
             [str(s["rows"]) for s in scores]]
     for key, name in NAMES.items():
-        values = [s[key] for s in scores]
+        values = [s.get(key) for s in scores]  # (a text test set's own: only there)
         invalid = [key in s.get("not_valid", ()) for s in scores]  # for this text
         if all(v is None for v in values) and not any(invalid):
             continue  # no JSON references: no JSON score
