@@ -142,8 +142,13 @@ def text_loss(model_path: str, rows: list[dict]) -> float:
     return total / count
 
 
-def side(name: str, minutes: float, data: Path, folder: Path) -> dict:
-    cfg = {"dataset_name": str(data), "time_budget_minutes": minutes, **HAND.get(name, {})}
+def side(name: str, minutes: float, data: Path, folder: Path,
+         settings: dict | None = None) -> dict:
+    """A run of `data` in a fresh process, as a person starts it from the command line,
+    with the budget and `settings` (default: the hand grid's of `name`; none: the quick
+    path's own choices); its length, state and what it trained with."""
+    given = HAND.get(name, {}) if settings is None else settings
+    cfg = {"dataset_name": str(data), "time_budget_minutes": minutes, **given}
     out = folder / f"{name}-{int(time.time())}"
     out.mkdir(parents=True)
     (out / "cfg.yaml").write_text(yaml.safe_dump(cfg))
@@ -160,8 +165,9 @@ def side(name: str, minutes: float, data: Path, folder: Path) -> dict:
             "error": "" if state.get("state") == "done" else
             (state.get("error") or done.stderr[-300:]),
             "chosen": {k: chosen.get(k) for k in (
-                "use_peft", "learning_rate", "lora_r", "gradient_accumulation_steps",
-                "train_by", "num_train_epochs", "max_steps")},
+                "use_peft", "learning_rate", "lora_r", "per_device_train_batch_size",
+                "gradient_accumulation_steps", "train_by", "num_train_epochs",
+                "max_steps")},
             "run": str(run)}
 
 

@@ -14,8 +14,12 @@ whose chosen answer is a form the model does not write yet (a JSON object
    (right), and the share that repeat themselves (a 3-word phrase 3 times).
 
     .venv/bin/python scripts/preference_form.py [--steps 30] [--show-replies]
+    .venv/bin/python scripts/preference_form.py --minutes 5
 
-About 10 minutes on a 2-core CPU; docs/preference.md has the figures.
+About 10 minutes on a 2-core CPU; docs/preference.md has the figures. With --minutes,
+the studio's own choices instead: DPO of the pairs with that time budget and nothing
+else, in a fresh process as a person starts it (its held-out pairs judge the run by
+their margin and keep the best model: stages/preference.py).
 """
 from __future__ import annotations
 
@@ -73,6 +77,26 @@ def score(path: str, answers: dict[str, str], max_new_tokens: int) -> dict:
             "repeats": sum(m[2] for m in marks), "n": len(marks), "replies": said}
 
 
+def budgeted(minutes: float, max_new_tokens: int) -> int:
+    """The studio's choices for DPO of the pairs in `minutes`, against the base model."""
+    from scripts.bench_text import side
+    root = Path(tempfile.mkdtemp(prefix="preference-form-"))
+    data = root / "json_pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in pairs()))
+    answers = held_out()
+    base = score(resolve_model(DEFAULT_MODEL_ID), answers, max_new_tokens)
+    print(f"base: {base['form']}/{base['n']} in the chosen form, {base['right']} right",
+          flush=True)
+    ran = side("studio", minutes, data, root, {"stage": "dpo"})
+    log = (Path(ran["run"]) / "train.log").read_text()
+    print(json.dumps(ran), "\n" + "\n".join(line for line in log.splitlines()
+                                              if "Held-out" in line or "Kept" in line))
+    found = score(str(Path(ran["run"]) / "model"), answers, max_new_tokens)
+    print(f"studio, {minutes:g} min: {found['form']}/{found['n']} in the chosen form, "
+          f"{found['right']} right, {found['repeats']} repeating")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
@@ -80,7 +104,10 @@ def main() -> int:
                         help="the DPO runs, loss_type:learning_rate each, comma-separated")
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--show-replies", action="store_true")
+    parser.add_argument("--minutes", type=float, default=0.0)
     args = parser.parse_args()
+    if args.minutes:
+        return budgeted(args.minutes, args.max_new_tokens)
     started = time.time()
     rows, answers = pairs(), held_out()
     root = Path(tempfile.mkdtemp(prefix="preference-form-"))

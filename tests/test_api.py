@@ -109,6 +109,16 @@ def test_chat_settings_compare_and_export_through_the_api(client, live_app, tiny
     rows = client.predict(["Hi", "Bye"], f"{run_id}/base", run_id, 4,
                           api_name="/compare_batch")
     assert [r["prompt"] for r in rows] == ["Hi", "Bye"]
+    # Asked as text: the prompt is continued as typed, not through the chat template.
+    as_text = client.predict(["Hi", "Bye"], f"{run_id}/base", run_id, 4, "text",
+                             api_name="/compare_batch")
+    assert [r["a"] for r in as_text] != [r["a"] for r in rows]
+    said = list(client.submit("Hi", [], run_id, "", 4, 0.0, 1.0, 1.0, "text",
+                              api_name="/chat"))
+    alone = client.predict(["Hi"], run_id, run_id, 4, "text", api_name="/compare_batch")
+    assert said[-1].strip() == alone[0]["b"]  # (greedy: the same continuation)
+    with pytest.raises(Exception, match="Ask as must be chat"):
+        client.predict("Hi", [], run_id, "", 4, 0.0, 1.0, 1.0, "poem", api_name="/chat")
     out = client.predict(run_id, "", False, api_name="/export_run")
     assert out["zip"].endswith(".zip") and "README.md" in os.listdir(out["folder"])
     with pytest.raises(Exception, match="not a repo id"):

@@ -50,8 +50,10 @@ def test_large_data_full_fine_tune_and_steps_that_fit():
                            speed=_speed(400.0), hw=CPU)
     c = choice.config
     assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (False, 5e-5, None)
-    # (120 s - 20 s) x 0.85 / 1.2 s a step = 70 steps, far less than an epoch.
-    assert (c.train_by, c.max_steps) == ("steps", 70)
+    # (120 s - 20 s) x 0.85 / 1.2 s a step = 70 steps, far less than an epoch: few
+    # steps, so one batch each, 0.6 s: 141 steps
+    assert (c.train_by, c.max_steps, c.gradient_accumulation_steps) == ("steps", 141, 1)
+    assert any("at 2 the budget buys only 70 optimizer steps" in r for r in choice.reasons)
     # The minutes are the sentence's own word, in Japanese too ("2 分", not "2 min").
     from sft_ui import i18n
     assert choice.reasons[-1].endswith("fit 2 min")
@@ -261,12 +263,15 @@ def test_a_preference_stage_gets_its_own_learning_rate_and_step_time():
     c = choice.config
     assert (c.use_peft, c.learning_rate, c.completion_only_loss) == (True, 5e-5, None)
     # 8 pairs x 2 answers x 60 tokens at 400 tokens/s, x (1 + 2/3 / 2) for the reference's
-    # forward over both answers: 3.2 s a step; (120 s - 20 s) x 0.85 / 3.2 s = 26 steps.
-    assert (c.train_by, c.max_steps) == ("steps", 26), choice.reasons
+    # forward over both answers: 3.2 s a step; (120 s - 20 s) x 0.85 / 3.2 s = 26 steps:
+    # few, so one batch each: 53 steps of 1.6 s, the held-out pairs as often in pairs
+    assert (c.train_by, c.max_steps, c.gradient_accumulation_steps) == ("steps", 53, 1), \
+        choice.reasons
+    assert c.eval_steps == 34 and "every 34 steps" in choice.reasons[2]
     sft = budget.choose(RunConfig(time_budget_minutes=2), DataSample((60,) * 64, 50_000,
                                                                      "text"),
                         params=135_000_000, speed=_speed(400.0), hw=CPU).config
-    assert sft.max_steps == 70  # 1.2 s a step: an SFT step on one answer is far cheaper
+    assert sft.max_steps == 141  # 0.6 s a step: an SFT step on one answer is far cheaper
     assert budget.deadline(dpo, 1000.0) == 1000.0 + 120
     kto = RunConfig(stage="kto", dataset_name="demo-preference", time_budget_minutes=2)
     assert budget.choose(kto, pairs, params=135_000_000, speed=_speed(400.0),
@@ -403,3 +408,27 @@ def test_facts_to_recall_get_a_wider_adapter_a_higher_rate_and_no_epoch_cap():
     c = budget.choose(RunConfig(time_budget_minutes=5, learning_rate=3e-4), data,
                       params=135_000_000, speed=_speed(400.0), hw=CPU).config
     assert c.learning_rate == 3e-4 and c.lora_r == 32
+
+
+def test_few_steps_are_trained_one_batch_each():
+    """Long rows on a slow machine: a budget that buys fewer than FEW_STEPS optimizer
+    steps at accumulation 2 trains twice as many of one batch each, and says so; one that
+    buys more keeps the accumulation; a person's accumulation or length wins."""
+    tickets = DataSample(lengths=(215,) * 64, rows=200, format="prompt/completion")
+    slow = budget.choose(RunConfig(time_budget_minutes=5), tickets, params=135_000_000,
+                         speed=_speed(120.0), hw=CPU)
+    c = slow.config
+    assert c.gradient_accumulation_steps == 1
+    said = [r for r in slow.reasons if r.startswith("gradient accumulation 1")]
+    bought = int(said[0].split("only ")[1].split(" ")[0])
+    assert bought < budget.FEW_STEPS and "at 2 the budget buys only" in said[0]
+    steps = c.max_steps if c.train_by == "steps" else None
+    assert steps is None or steps >= 2 * bought - 1
+    fast = budget.choose(RunConfig(time_budget_minutes=5), tickets, params=135_000_000,
+                         speed=_speed(5000.0), hw=CPU).config
+    assert fast.gradient_accumulation_steps == 2
+    for own in (RunConfig(time_budget_minutes=5, gradient_accumulation_steps=4),
+                RunConfig(time_budget_minutes=5, max_steps=20)):
+        kept = budget.choose(own, tickets, params=135_000_000, speed=_speed(120.0),
+                             hw=CPU).config
+        assert kept.gradient_accumulation_steps == own.gradient_accumulation_steps

@@ -35,11 +35,15 @@ def test_the_plateau_is_patience_evaluations_without_a_gain_and_the_best_is_put_
 
 def test_each_stage_is_judged_by_its_own_measure():
     """GRPO's held-out judge reads the rewards (more is better), not its loss, which sits
-    near 0 by construction; SFT's and the preference stages' read the eval loss."""
+    near 0 by construction; DPO's and KTO's the held-out margin of chosen over rejected
+    (their loss mixes in an SFT term, a KL estimate); SFT's and ORPO's the eval loss."""
     from sft_ui.stages import get
     assert get("grpo").judged_by == ("eval_reward", True)
-    assert all(get(name).judged_by == ("eval_loss", False)
-               for name in ("sft", "dpo", "orpo", "kto"))
+    assert get("dpo").judged_by == get("kto").judged_by == ("eval_rewards/margins", True)
+    assert all(get(name).judged_by == ("eval_loss", False) for name in ("sft", "orpo"))
+    margin = HeldOut(patience=2, measure=get("dpo").judged_by)
+    assert margin.read({"eval_rewards/margins": 0.8, "eval_loss": 0.4}) == -0.8
+    assert margin.shown(-0.8) == "rewards/margins 0.8"
     model = torch.nn.Linear(2, 2)
     judge = HeldOut(patience=2, measure=get("grpo").judged_by)
     # (the loss falls all along: a loss judge would keep step 40's model)

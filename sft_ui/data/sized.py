@@ -50,6 +50,7 @@ MARGIN, ROOM, STEP = 1.25, 8, 16
 LONGEST = 512
 MEASURED_ROWS = 2000  # answers measured at most (the first ones)
 SAMPLES = len(DEFAULT_SAMPLE_PROMPTS)  # questions asked as samples, as many as the demo's
+SIZED_SAMPLES = ("sample_prompts", "samples_as", "sample_max_new_tokens")  # the samples' own
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,8 +5,8 @@ them and save the files. Max new tokens left at its default is sized from the te
 reference answers (data/sized.py's rule, as a run's samples are sized from its data),
 and a note says so. A test set of plain text is asked as openings to continue (its
 rows' first words, as text), scored against each text's own continuation, with the
-share that begins as it does and each model's perplexity on the texts. The page polls `snapshot()`; the API waits with `wait()`. Knows
-nothing of Gradio."""
+share that begins as it does and each model's perplexity on the texts. The page polls
+`snapshot()`; the API waits with `wait()`. Knows nothing of Gradio."""
 from __future__ import annotations
 
 import threading

@@ -17,20 +17,24 @@ The plan's steps come from the measured speed (speed.py's tokens/s for this mode
 device and precision). A run of one process whose length the budget chooses sets it on
 its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
 is what the budget spends; set again as it settles), starting from its longest; a run of
-several processes without a known speed measures it first (`calibrate`). The engine also stops a
-run whose time is up (train/callbacks.py), so a budget holds whatever the estimate said.
+several processes without a known speed measures it first (`calibrate`), as does a run of
+long rows, where few steps may fit: a budget that buys fewer than FEW_STEPS optimizer
+steps trains them one batch each (twice the updates). The engine also stops a run whose
+time is up (train/callbacks.py), so a budget holds whatever the estimate said.
 Knows nothing of the trainer or the UI.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 
 from sft_ui.config import RunConfig, length
 from sft_ui.config.registry import applies
 from sft_ui.config.trl import has_eval_data
 from sft_ui.data.answers import RECALL
 from sft_ui.i18n.message import Message
+from sft_ui.plan.generation import writes_answers
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.plan.kernels import lean_pads_nothing
 from sft_ui.plan.passes import sequences_per_example, step_cost
@@ -55,6 +59,11 @@ EVAL_COST = 0.1  # evaluations take at most this share of the training time, abo
 # epochs, 0/20 at rank 16 and 5e-4 for 3)
 RECALL_RANK, RECALL_RATE = 32, 4.0  # the stage's LoRA learning rate times RECALL_RATE
 UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
+# A budget that buys fewer optimizer steps than this trains them one batch each (measured
+# on Japanese tickets of about 215 tokens routed to five teams: 6/20 in 29 steps of 4 x 2,
+# 8/20 in 61 of 4 x 1); rows this long (median, tokens) have their speed measured first,
+# so that the steps are known before the settings are fixed
+FEW_STEPS, LONG_ROWS = 100, 128
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
 LENGTH = set(length.NAMES)  # a run's length, in keep
@@ -139,9 +148,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     held = _held_out(dataclasses.replace(cfg, **changes), data, hw)
     if held:
         fraction, every, rows = held
-        pick("eval_fraction", fraction, Message(
-            "{rows} rows held out: their loss, every {steps} steps, says when training has "
-            "learnt what it can and which model to keep", rows=rows, steps=every))
+        pick("eval_fraction", fraction, _held_said(rows, every))
         if "eval_fraction" in changes:
             pick("eval_steps", every, None)
     chosen = dataclasses.replace(cfg, **changes)
@@ -151,8 +158,19 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         margin = RUN_MARGIN if entry.get("from") == "run" else MARGIN
     else:
         tokens_per_second, margin = speed(chosen), MARGIN
-    choice = _length(chosen, data, tokens_per_second, hw, reasons, bool(set(keep) & LENGTH),
-                     margin)
+    kept = bool(set(keep) & LENGTH)
+    bought = _steps(_length(chosen, data, tokens_per_second, hw, [], kept, margin), hw, data)
+    if bought and bought < FEW_STEPS and not kept and not length.given(cfg):
+        pick("gradient_accumulation_steps", 1, Message(
+            "gradient accumulation 1: at {accumulation} the budget buys only {steps} "
+            "optimizer steps; one batch a step gives twice as many updates in the same "
+            "minutes", accumulation=chosen.gradient_accumulation_steps, steps=bought))
+        if "eval_steps" in changes:  # (as often in rows as before: twice the steps apart)
+            said = reasons.index(_held_said(held[2], changes["eval_steps"]))
+            changes["eval_steps"] = _every(dataclasses.replace(cfg, **changes), held[2], hw)
+            reasons[said] = _held_said(held[2], changes["eval_steps"])
+        chosen = dataclasses.replace(cfg, **changes)
+    choice = _length(chosen, data, tokens_per_second, hw, reasons, kept, margin)
     if choice.fits_in_run:
         changes.clear()  # (pick's, now for the chosen length)
         length_said = choice.reasons.pop()  # (the length is said last)
@@ -173,8 +191,11 @@ def resolve(cfg: RunConfig, keep=()) -> Choice:
     data = quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
     choice = choose(cfg, data, params, keep=keep)
-    if choice.needs_speed and not choice.fits_in_run:
-        calibrate(choice.config)
+    if choice.needs_speed and (not choice.fits_in_run or _long_rows(data) and
+                               not writes_answers(choice.config)):
+        # (timed at the rows' own length where they are shorter than Max length)
+        rows = min(cfg.max_length, max(data.lengths)) if data and data.lengths else None
+        calibrate(dataclasses.replace(choice.config, max_length=rows or cfg.max_length))
         choice = choose(cfg, data, params, keep=keep)
     if choice.fits_in_run:  # from its longest; its first steps set the length
         longest = _longest(choice.config, _epoch_steps(choice.config, detect(), data))
@@ -228,6 +249,25 @@ def _length(cfg: RunConfig, data, tokens_per_second, hw: Hardware,
     return Choice(chosen, reasons, fits_in_run=in_run)
 
 
+def _long_rows(data) -> bool:
+    """Rows so long that few steps may fit (the speed is measured before choosing)."""
+    return bool(data is not None and data.lengths and
+                statistics.median(data.lengths) >= LONG_ROWS)
+
+
+def _steps(choice: Choice, hw: Hardware, data) -> int | None:
+    """The optimizer steps a choice of length trains where the time limits them (None:
+    its speed is not known, or the most epochs fit)."""
+    cfg = choice.config
+    if choice.needs_speed or cfg.train_by == "epochs" and \
+            cfg.num_train_epochs >= most_epochs(cfg):
+        return None
+    if cfg.train_by == "epochs":
+        epoch = _epoch_steps(cfg, hw, data)
+        return round(epoch * cfg.num_train_epochs) if epoch else None
+    return cfg.max_steps
+
+
 def _held_out(cfg: RunConfig, data, hw: Hardware) -> tuple[float, int, int] | None:
     """(the share of the rows a budget holds out, how often they are evaluated, how many
     they are), where the stage reads eval data, cfg has none (nor evaluation turned off)
@@ -239,9 +279,19 @@ def _held_out(cfg: RunConfig, data, hw: Hardware) -> tuple[float, int, int] | No
         return None
     low, high = HELD_OUT_ROWS
     rows = min(high, max(low, round(data.rows * HELD_OUT_SHARE)))
+    return round(rows / data.rows, 4), _every(cfg, rows, hw), rows
+
+
+def _every(cfg: RunConfig, rows: int, hw: Hardware) -> int:
+    """How many steps apart `rows` held-out rows are evaluated (EVAL_COST)."""
     batch = cfg.effective_batch(hw.devices)
-    every = max(cfg.eval_steps, math.ceil(rows / (3 * batch) / EVAL_COST))
-    return round(rows / data.rows, 4), every, rows
+    return max(cfg.eval_steps, math.ceil(rows / (3 * batch) / EVAL_COST))
+
+
+def _held_said(rows: int, every: int) -> Message:
+    return Message("{rows} rows held out: their loss, every {steps} steps, says when "
+                   "training has learnt what it can and which model to keep", rows=rows,
+                   steps=every)
 
 
 def most_epochs(cfg: RunConfig) -> int:

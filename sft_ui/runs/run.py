@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sft_ui.config import RunConfig
 from sft_ui.config.length import DEFAULT_EPOCHS
-from sft_ui.data.sized import own_data, sized
+from sft_ui.data.sized import SIZED_SAMPLES, own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message, read_messages, saved_messages
 from sft_ui.plan import budget
@@ -191,8 +191,11 @@ class Run:
             self._size_to_data()
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
             self.set_state("running", Message("Choosing settings for the time budget..."))
+            held = self.config.eval_fraction
             choice = budget.resolve(self.config, self.keep)
             self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
+            if self.config.eval_fraction != held:  # the rows it holds out give the samples
+                self._size_to_data(person)
         if signal:
             self.set_state("running", Message("Trying the rewards on a few prompts..."))
             with runlog.capture(self.dir) as log:
@@ -205,18 +208,22 @@ class Run:
                 self._chosen(config, said + reasons + self.budget[-1:], self.fit_steps)
         self.deadline = budget.deadline(self.config, started)
 
-    def _size_to_data(self) -> None:
+    def _size_to_data(self, person: RunConfig | None = None) -> None:
         """The settings the run's own data sizes where the person left them at their
         defaults (data/sized.py: the samples' prompts and length, GRPO's answers'), each
         said in the run's log; config.yaml too, so that a resume trains with them. Here,
         not in the training process: once for the run, before a budget plans its steps
-        with them. Data that cannot be read here is left to the run, which reports it."""
+        with them; again (`person`: the settings as the person gave them) where the
+        budget held rows out, whose questions the samples then ask. Data that cannot be
+        read here is left to the run, which reports it."""
         if not own_data(self.config):
             return
+        asked = self.config if person is None else dataclasses.replace(
+            self.config, **{name: getattr(person, name) for name in SIZED_SAMPLES})
         self.set_state("running", Message("Sizing the settings to the data..."))
         with runlog.capture(self.dir) as log:
             try:
-                found = sized(self.config)
+                found = sized(asked)
             except Exception as e:  # the run itself will meet (and report) what failed here
                 log.warning("%s", f"The settings could not be sized to the data: "
                             f"{type(e).__name__}: {e}")

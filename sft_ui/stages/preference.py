@@ -11,6 +11,12 @@ PAIRED = ("preference", "implicit preference")
 # DPO's learning rate is far below SFT's, as TRL's DPO examples use (the preference signal
 # is strong and a high rate soon pulls the model away from its reference).
 RATES = {True: 5e-5, False: 5e-6}  # by LoRA on / off
+# What the held-out pairs judge a budgeted run by (train/held_out.py): the margin of the
+# chosen answers' reward over the rejected ones', what DPO and KTO optimise; their loss
+# mixes it with an SFT term (sigmoid+sft) and with KTO's KL estimate. ORPO keeps its loss:
+# the chosen answers' likelihood is half of what it trains, and its margin alone could
+# keep a model that has drifted from them.
+MARGIN = ("eval_rewards/margins", True)
 
 register_family(Family(
     PREFERENCE, hooks={
@@ -47,7 +53,7 @@ DPO = register(Stage(
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     sequences_per_example=2, reference_sequences=2, fused_head=True, follows=("sft",),
     continue_label="Continue with preference tuning",
-    plots=(REWARDS, ACCURACY),
+    plots=(REWARDS, ACCURACY), judged_by=MARGIN,
     # (measured on a new form: 15/16 held-out replies in it at 5e-4 with LoRA, 0/16 at
     # 5e-5; docs/preference.md)
     sft_term={True: 5e-4, False: 5e-5}))
@@ -73,6 +79,6 @@ KTO = register(Stage(
     formats=("unpaired preference", *PAIRED), losses=("kto", "apo_zero_unpaired"),
     learning_rates=RATES, time_budget=True, eval_data=True, reference=True,
     reference_sequences=1, fused_head=True, kl_batch=True, unpaired=True, min_batch=2,
-    plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
+    judged_by=MARGIN, plots=(Plot("rewards", "Rewards (good, bad answers, margin)",
                 "How far the model moved the good and the bad answers from the reference, "
                 "times beta. Good: good answers rise above bad ones."),)))
