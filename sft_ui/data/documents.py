@@ -87,7 +87,7 @@ def _pdf(path: Path) -> str:
 
 
 def _docx(path: Path) -> str:
-    import zipfile
+    import zipfile  # (what a broken .docx raises: loaded with it)
 
     from docx import Document  # python-docx: loaded for a .docx only
     from docx.opc.exceptions import PackageNotFoundError
