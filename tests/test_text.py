@@ -105,6 +105,16 @@ def test_without_eval_rows_the_openings_are_of_the_last_rows_and_said_so(
     assert own.config.samples_as == "chat" and own.config.sample_prompts == ["Once upon a time"]
 
 
+def test_a_presets_movie_openings_give_way_to_the_openings_of_a_corpus_of_ones_own(
+        tmp_path, tiny_model_dir, tokenizer):
+    from sft_ui.config import load_preset
+    movies = load_preset("opt350m-imdb").sample_prompts
+    found = sized(_text_run(tiny_model_dir, _corpus(tmp_path, REVIEWS), sample_prompts=movies),
+                  tokenizer)
+    assert found.config.sample_prompts != movies
+    assert all(any(r.startswith(p) for r in REVIEWS) for p in found.config.sample_prompts)
+
+
 def test_prompts_asked_as_text_skip_the_chat_template(tokenizer):
     assert format_prompt(tokenizer, "The sea was") != "The sea was"  # (a chat template)
     assert format_prompt(tokenizer, "The sea was", as_text=True) == "The sea was"

@@ -13,7 +13,8 @@ that is not a built-in set:
 - Sample prompts (`sample_prompts`): the questions of rows the run does not train on
   (its eval rows: an eval split, an eval file, a held-out fraction); without eval rows,
   the last questions of the data, which it trains on too (a note says so: the studio
-  does not take rows out of a person's training data on its own). For plain text, the
+  does not take rows out of a person's training data on its own); a preset's prompts
+  asked of other data than the preset's are left to the data too. For plain text, the
   openings of those rows, asked as text (`samples_as`: data/openings.py), which the run's
   samples show beside their true continuation.
 - What a family sizes on its own (the `sized` hook: GRPO's Max completion length).
@@ -30,7 +31,7 @@ import math
 import re
 from typing import Sequence
 
-from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig
+from sft_ui.config import DEFAULT_SAMPLE_PROMPTS, RunConfig, load_preset, preset_names
 from sft_ui.data.load import eval_source, hold_out, load_data, training_rows
 from sft_ui.data.openings import openings
 from sft_ui.data.preference import load_preference
@@ -130,10 +131,11 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
         changes["samples_as"] = "text"  # (plain text is tried as text)
         reasons.append(Message("Ask samples as: text, as the data is plain text: each "
                                "sample continues an opening, with no chat template."))
-    if cfg.sample_prompts == defaults.sample_prompts and texts and not pairs:
+    left = prompts_left(cfg)
+    if left and texts and not pairs:
         _openings(tokenizer, [r["text"] for r in held if isinstance(r.get("text"), str)],
                   texts, changes, reasons, notes)
-    elif cfg.sample_prompts == defaults.sample_prompts:
+    elif left:
         asked = [_one_line(q) for q, _ in (unseen[:SAMPLES] or pairs[-SAMPLES:])]
         count = len(asked)
         if asked:
@@ -164,6 +166,17 @@ def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict
                                "are at most {most} tokens long, and {default}, the default, "
                                "would cut them before their end.", length=length, share=share,
                                most=most, default=default))
+
+
+def prompts_left(cfg: RunConfig) -> bool:
+    """Whether the sample prompts are left to the data: the defaults, or a preset's
+    asked of other data than the preset's (opt350m-imdb's movie openings of a corpus of
+    the person's own, a Japanese one too)."""
+    if cfg.sample_prompts == RunConfig().sample_prompts:
+        return True
+    return any(preset.sample_prompts == cfg.sample_prompts and
+               preset.dataset_name != cfg.dataset_name
+               for preset in map(load_preset, preset_names()))
 
 
 def _openings(tokenizer, held: list[str], texts: list[str], changes: dict, reasons: list,
