@@ -225,3 +225,43 @@ def test_every_training_setting_given_is_the_one_that_trains(tmp_path):
         assert getattr(trial, name) == value
         if f.metadata["trl"] == "train" and applies_field(f, "sft"):
             assert getattr(sft_config(trial, tmp_path / "out", True), name) == value, name
+
+
+@pytest.mark.parametrize("stage", ["dpo", "kto", "grpo"])
+def test_every_setting_of_another_stage_given_is_the_one_that_trains(tmp_path, stage):
+    """As for SFT: each training setting of DPO, KTO and GRPO given alone, at a value other
+    than its default, is in the stage's own config (DPOConfig, KTOConfig, GRPOConfig), or
+    refused with a message; LoRA's in the adapter the run trains."""
+    import dataclasses
+
+    from sft_ui.config.values import applies_field
+    from sft_ui.plan.loading import peft_config
+    from sft_ui.train import grpo, preference
+    build = (lambda cfg: grpo.training_arguments(cfg, tmp_path / "out", True)) \
+        if stage == "grpo" else (lambda cfg: preference.training_arguments(cfg,
+                                                                         tmp_path / "out"))
+    from sft_ui.stages import get
+    base = {"stage": stage, "dataset_name": get(stage).demo, "eval_fraction": 0.1}
+    defaults, checked = RunConfig(**base), []
+    for f in dataclasses.fields(RunConfig):
+        if f.metadata["trl"] != "train" or not applies_field(f, stage):
+            continue
+        value = _other_value(f, getattr(defaults, f.name))
+        extra = {"save_steps": 10} if f.name == "save_total_limit" else {}
+        if value is None or RunConfig(**{**base, f.name: value, **extra}).validate():
+            continue
+        try:
+            args = build(RunConfig(**{**base, f.name: value, **extra}))
+        except (ValueError, TypeError) as e:  # refused by the stage's own config: said
+            assert str(e), f.name
+            continue
+        got = getattr(args, f.name)
+        if isinstance(got, list) and isinstance(value, str):  # (DPO's loss_type: a list)
+            got = "+".join(got)
+        assert got == value, (stage, f.name, value, got)
+        checked.append(f.name)
+    assert {"learning_rate", "gradient_accumulation_steps", "max_steps"} <= set(checked)
+    assert len(checked) >= 15, checked
+    lora = peft_config(RunConfig(**base, use_peft=True, lora_r=8, lora_alpha=24,
+                                 lora_dropout=0.1))
+    assert (lora.r, lora.lora_alpha, lora.lora_dropout) == (8, 24, 0.1)
