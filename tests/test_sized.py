@@ -367,3 +367,25 @@ def test_no_spread_and_the_cut_warning():
         "67% of the answers were cut at Max completion length (64 tokens)")
     assert cut_warning([True], 64, need=32).endswith(": raise it. More answers or a higher "
                                                      "temperature would not help.")
+
+
+def test_max_length_is_raised_where_the_default_would_cut_the_answers_away(
+        tmp_path, tiny_model_dir, tokenizer):
+    """Long prompts (a document to answer about): Max length left at its default holds
+    95% of the rows, and says why; a length the person set, and plain text (split into
+    windows instead), are left as they are."""
+    long = tmp_path / "long.jsonl"
+    rows = [{"prompt": f"Report {n}: " + "The harbour was busy and the ships were many. " * 40
+             + "Which report is this?", "completion": f"Report {n}."} for n in range(30)]
+    long.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    found = sized(_sft(tiny_model_dir, str(long), max_length=256), tokenizer)
+    assert 256 < found.config.max_length <= 2048 and found.config.max_length % 64 == 0
+    said = [r for r in found.reasons if r.startswith("Max length")]
+    assert said and "30 of the first 30 rows are longer than 256" in said[0]
+    assert not english_left(i18n.translate(said[0], "ja"))
+    own = sized(_sft(tiny_model_dir, str(long), max_length=300), tokenizer)
+    assert own.config.max_length == 300
+    text = tmp_path / "text.jsonl"
+    text.write_text("".join(json.dumps({"text": r["prompt"]}) + "\n" for r in rows))
+    assert sized(_sft(tiny_model_dir, str(text), max_length=256), tokenizer).config \
+        .max_length == 256

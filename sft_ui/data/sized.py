@@ -17,6 +17,9 @@ that is not a built-in set:
   asked of other data than the preset's are left to the data too. For plain text, the
   openings of those rows, asked as text (`samples_as`: data/openings.py), which the run's
   samples show beside their true continuation.
+- Max length (`max_length`), for chat and prompt/completion data, where the default would
+  cut more than a twentieth of the rows (their answers come last): raised to hold 95% of
+  them, at most LONGEST_ROWS.
 - What a family sizes on its own (the `sized` hook: GRPO's Max completion length).
 
 `sized` gives the settings and a sentence for each; the run's start applies them
@@ -36,9 +39,10 @@ from sft_ui.data.load import eval_source, hold_out, load_data, training_rows
 from sft_ui.data.openings import openings
 from sft_ui.data.preference import load_preference
 from sft_ui.data.thinking import applied
+from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.i18n.message import Message
 from sft_ui.models import load_tokenizer, resolve_model
-from sft_ui.stages import PREFERENCE, demos, hook, stage_of
+from sft_ui.stages import PREFERENCE, SUPERVISED, demos, hook, stage_of
 
 # The share of the answers a length holds whole: one very long answer does not set the
 # length of every round (with fewer than 20 answers, the longest sets it).
@@ -50,6 +54,9 @@ MARGIN, ROOM, STEP = 1.25, 8, 16
 # token of a round of answers costs time on a CPU, and a longer answer is rarely a sign-off.
 LONGEST = 512
 MEASURED_ROWS = 2000  # answers measured at most (the first ones)
+# Rows measured for Max length (tokenized as the trainer does), the most it is raised to
+# on its own, and the step it is rounded up to
+MEASURED_LENGTHS, LONGEST_ROWS, ROW_STEP = 200, 2048, 64
 SAMPLES = len(DEFAULT_SAMPLE_PROMPTS)  # questions asked as samples, as many as the demo's
 SIZED_SAMPLES = ("sample_prompts", "samples_as", "sample_max_new_tokens")  # the samples' own
 
@@ -109,6 +116,8 @@ def sized(cfg: RunConfig, tokenizer=None) -> Sized:
                                               cfg.trust_remote_code), cfg.enable_thinking)
     changes, reasons, notes = {}, [], []
     stage = stage_of(cfg)
+    if stage.family == SUPERVISED and cfg.max_length == RunConfig().max_length:
+        _max_length(cfg, tokenizer, changes, reasons)
     if cfg.sample_steps and not stage.own_samples:  # (a stage that shows its own answers asks none)
         trained, held = _rows(cfg, tokenizer)
         _samples(cfg, tokenizer, trained, held, changes, reasons, notes)
@@ -118,6 +127,29 @@ def sized(cfg: RunConfig, tokenizer=None) -> Sized:
         changes.update(more)
         reasons += why
     return Sized(dataclasses.replace(cfg, **changes), tuple(reasons), tuple(notes))
+
+
+def _max_length(cfg: RunConfig, tokenizer, changes: dict, reasons: list) -> None:
+    """Max length raised from its default where it would cut rows (their answers, at
+    the end of a row) of chat or prompt/completion data: a tool-call row carries its
+    tools' definitions, a long prompt its document. Plain text is split into windows of
+    the length instead (data/windows.py)."""
+    data = load_training_data(cfg, tokenizer)
+    if data.format == "text":
+        return
+    rows = tokenize_rows(cfg, tokenizer, data.train[:MEASURED_LENGTHS])
+    lengths = [len(r["input_ids"]) for r in rows]
+    cut = sum(n > cfg.max_length for n in lengths)
+    if not lengths or cut <= (1 - PERCENTILE) * len(lengths):
+        return
+    length = min(LONGEST_ROWS, math.ceil(typical(lengths) / ROW_STEP) * ROW_STEP)
+    changes["max_length"] = length
+    reasons.append(Message("Max length {length} tokens: {cut} of the first {rows} rows are "
+                           "longer than {default}, the default, which would cut their "
+                           "answers away; {share} of them are at most {most} tokens.",
+                           length=length, cut=cut, rows=len(lengths),
+                           default=cfg.max_length, share=f"{PERCENTILE:.0%}",
+                           most=typical(lengths)))
 
 
 def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict,
