@@ -383,6 +383,10 @@ def test_max_length_is_raised_where_the_default_would_cut_the_answers_away(
     said = [r for r in found.reasons if r.startswith("Max length")]
     assert said and "30 of the first 30 rows are longer than 256" in said[0]
     assert not english_left(i18n.translate(said[0], "ja"))
+    from sft_ui.plan.planner import plan_with_data
+    plan = plan_with_data(_sft(tiny_model_dir, str(long), max_length=256))
+    assert any(str(line).startswith("Max length") for line in plan["sized"])
+    assert plan["tokens_per_step"] == 2 * found.config.max_length  # (the plan's is the run's)
     own = sized(_sft(tiny_model_dir, str(long), max_length=300), tokenizer)
     assert own.config.max_length == 300
     text = tmp_path / "text.jsonl"

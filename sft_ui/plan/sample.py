@@ -27,11 +27,11 @@ from sft_ui.plan.generation import length_setting
 from sft_ui.stages import PREFERENCE, demos, hook, stage_of
 
 DATA_SAMPLE_ROWS = 1000
-# The settings data/sized.py may size, and the panels whose settings it reads (the model,
-# the data, the samples, a family's own: GRPO's rewards).
+# The settings data/sized.py may size (Max length, the samples', a family's own: GRPO's
+# rewards'), and the panels whose settings it reads (the model, the data, the samples).
 SIZED_GROUPS = ("start", "model", "data", "eval", "log", "rewards")
 SIZED = [f.name for f in dataclasses.fields(RunConfig) if f.metadata["group"] in
-         ("log", "rewards")]
+         ("log", "rewards")] + ["max_length"]
 QUICK_DATA_BYTES = 64 * 2**20
 # The settings the data sample depends on: the panels of the model and the data (and the
 # setting that bounds a sequence, plan/generation.py's length_setting).
@@ -109,7 +109,8 @@ def quick_sized(cfg: RunConfig) -> Sized:
     if not own_data(cfg) or not _cheap(cfg):
         return Sized(cfg)
     key = tuple((f.name, _frozen(getattr(cfg, f.name))) for f in dataclasses.fields(cfg)
-                if f.metadata["group"] in SIZED_GROUPS or f.name in ("seed", "stage"))
+                if f.metadata["group"] in SIZED_GROUPS or
+                f.name in ("seed", "stage", "max_length"))
     path = Path(cfg.dataset_name).expanduser()
     try:
         found = _sized(key, os.path.getmtime(path))
