@@ -252,14 +252,19 @@ class Actions:
                 settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
         return self.chat_service.compare(message, ref_a, ref_b, settings or GenSettings())
 
-    def compare_batch(self, prompts: list, ref_a: str, ref_b: str,
+    def compare_batch(self, who: Who, prompts: list, ref_a: str, ref_b: str,
                       max_new_tokens: int = 64, ask_as: str = "") -> list[dict]:
+        """Both models' greedy answers to many prompts: a right, as Evaluate is (not open
+        as Chat and Compare's one prompt are): it generates on this server's CPU for as
+        long as the list is."""
+        self._may(who, "compare many prompts at once (Compare all)")
         return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens, ask_as)
 
-    def compare_batch_steps(self, prompts: list, ref_a: str, ref_b: str,
+    def compare_batch_steps(self, who: Who, prompts: list, ref_a: str, ref_b: str,
                             max_new_tokens: int = 64,
                             ask_as: str = "") -> Iterator[list[dict]]:
         """compare_batch's rows as they fill (model A's answers first)."""
+        self._may(who, "compare many prompts at once (Compare all)")
         return self.chat_service.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens,
                                                      ask_as)
 

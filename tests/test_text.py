@@ -158,9 +158,9 @@ def test_a_text_run_samples_continuations_beside_the_true_ones_and_chat_asks_as_
     as_text = generate_batch(model, tokenizer, [opening_], 6, as_text=True)[0]
     assert replies[-1].strip() == as_text.strip()  # the opening alone, continued
     assert actions.chat_notes(opening_, None, run_id) == []  # no template to change it
-    rows = actions.compare_batch([opening_], run_id, run_id, 6)
+    rows = actions.compare_batch(Who("s"), [opening_], run_id, run_id, 6)
     assert rows[0]["a"] == as_text.strip() == rows[0]["b"]
-    asked = actions.compare_batch([opening_], run_id, run_id, 6, "chat")
+    asked = actions.compare_batch(Who("s"), [opening_], run_id, run_id, 6, "chat")
     chat_reply = generate_batch(model, tokenizer, [opening_], 6)[0]
     assert asked[0]["a"] == chat_reply.strip()
     pair = list(actions.compare(opening_, run_id, "base", GenSettings(max_new_tokens=6)))

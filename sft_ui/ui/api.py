@@ -192,12 +192,13 @@ class Api:
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
-    def compare_batch(self, prompts: list, model_a: str = "base", model_b: str = "latest",
-                      max_new_tokens: int = 64, ask_as: str = "") -> list:
+    def compare_batch(self, request: gr.Request, prompts: list, model_a: str = "base",
+                      model_b: str = "latest", max_new_tokens: int = 64,
+                      ask_as: str = "") -> list:
         """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]. ask_as as
-        for chat."""
-        return _answer(self.actions.compare_batch, prompts or [], model_a, model_b,
-                       max_new_tokens, ask_as)
+        for chat. A right on a shared server, as evaluate is."""
+        return _answer(self.actions.compare_batch, who(request), prompts or [], model_a,
+                       model_b, max_new_tokens, ask_as)
 
     def evaluate(self, request: gr.Request, model_a: str = "base", model_b: str = "latest",
                  test_set: str = "", split: str = "test", limit: int = 0,

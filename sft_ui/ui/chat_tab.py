@@ -12,6 +12,7 @@ from sft_ui.chat.generation import split_reasoning
 from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
+from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
 from sft_ui.ui.lists import Lists
 
@@ -201,11 +202,11 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
         except UserError as e:
             yield gr.skip(), gr.skip(), _error(e)
 
-    def compare_all(text, ref_a, ref_b, max_new, ask):
+    def compare_all(text, ref_a, ref_b, max_new, ask, request: gr.Request):
         """The table as it fills: model A's answers first, with what is left said."""
         try:
-            steps = actions.compare_batch_steps(text.splitlines(), ref_a, ref_b,
-                                                int(max_new or 64), ask)
+            steps = actions.compare_batch_steps(who(request), text.splitlines(), ref_a,
+                                                ref_b, int(max_new or 64), ask)
             yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
                                           "model B.", count=len([t for t in text.splitlines()
                                                                  if t.strip()])))
