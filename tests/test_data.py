@@ -221,14 +221,22 @@ def test_preview_mask_messages_token_by_token(tmp_path, tiny_cfg, tiny_model_dir
 
 
 def test_preview_stats_and_truncation(tmp_path, tiny_cfg):
+    """Plain text longer than Max length is split into windows (data/windows.py), not
+    cut; an answer longer than it is cut, and the preview marks the tokens cut."""
     path = tmp_path / "t.jsonl"
     path.write_text(_jsonl([{"text": "short"}, {"text": "word " * 100}, {"text": "a b c"}]))
     p = preview(_cfg(tiny_cfg, dataset_name=str(path), max_length=20, max_steps=3))
     s = p["stats"]
-    assert s["over_max_length"] == 1 and s["max"] > 100 and s["min"] <= 3
-    assert s["tokens_per_epoch"] == sum(min(len(e["tokens"]), 20) for e in p["examples"])
-    assert s["epochs_in_max_steps"] == round(3 * 2 / 3, 2)
-    cut = [t["truncated"] for t in p["examples"][1]["tokens"]]
+    assert s["over_max_length"] == 0 and s["max"] <= 20 and s["min"] <= 3
+    assert p["rows"] > 3 and any("split into" in str(n) for n in p["notes"])
+    assert s["epochs_in_max_steps"] == round(3 * 2 / p["rows"], 2)
+    long = tmp_path / "pc.jsonl"
+    long.write_text(_jsonl([{"prompt": "Say it", "completion": "word " * 100}] * 3))
+    p = preview(_cfg(tiny_cfg, dataset_name=str(long), max_length=20, max_steps=3))
+    assert p["stats"]["over_max_length"] == 3 and p["stats"]["max"] > 100
+    assert p["stats"]["tokens_per_epoch"] == sum(min(len(e["tokens"]), 20)
+                                                 for e in p["examples"])
+    cut = [t["truncated"] for t in p["examples"][0]["tokens"]]
     assert cut == [False] * 20 + [True] * (len(cut) - 20)
 
 
