@@ -74,10 +74,11 @@ def _tokens(tokenizer, text: str) -> int:
 
 
 def _sft(tiny_model_dir, data, **values) -> RunConfig:
-    """An SFT run of the data, with the sample settings at their defaults."""
+    """An SFT run of the data, with the sample settings at their defaults (and a Max
+    length that holds its rows: left at its default, the run's start would size it)."""
     return RunConfig.from_dict({"model_name_or_path": tiny_model_dir, "dataset_name": data,
                                 "max_steps": 1, "per_device_train_batch_size": 2,
-                                "gradient_accumulation_steps": 1, "max_length": 256,
+                                "gradient_accumulation_steps": 1, "max_length": 512,
                                 **values})
 
 
@@ -165,14 +166,22 @@ def test_what_the_person_set_wins_and_the_demo_keeps_its_defaults(
     assert sized(demo, tokenizer).config == demo
 
 
-def test_plain_text_keeps_the_demo_prompts_and_says_why(tmp_path, tiny_model_dir,
-                                                       tokenizer):
+def test_plain_text_asks_openings_of_its_own_rows_or_says_why_not(tmp_path, tiny_model_dir,
+                                                                 tokenizer):
+    """Plain text is sampled as text (tests/test_text.py): the openings of its rows; rows
+    too short to open keep the demo's prompts, and a note says why."""
     text = tmp_path / "notes.txt"
-    text.write_text("一行目の文章です。\n二行目の文章です。\n", encoding="utf-8")
+    text.write_text("一行目の文章は少し長めに書いてあります。\n二行目の文章も同じくらいの長さです。\n",
+                    encoding="utf-8")
     found = sized(_sft(tiny_model_dir, str(text)), tokenizer)
-    assert found.config.sample_prompts == DEFAULT_SAMPLE_PROMPTS and not found.reasons
+    assert found.config.samples_as == "text"
+    assert [p[:3] for p in found.config.sample_prompts] == ["二行目", "一行目"]
+    short = tmp_path / "short.txt"
+    short.write_text("はい\nいいえ\n", encoding="utf-8")
+    found = sized(_sft(tiny_model_dir, str(short)), tokenizer)
+    assert found.config.sample_prompts == DEFAULT_SAMPLE_PROMPTS
     assert found.notes[0].startswith("Sample prompts: the demo's English questions, as the "
-                                     "data holds no questions (plain text)")
+                                     "text's rows are too short to open")
 
 
 def test_a_question_on_several_lines_stays_one_sample_prompt(tmp_path, tiny_model_dir,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 OPENING_TOKENS = 24  # an opening's tokens, at most
 OPENING_SHARE = 3    # ... and at most a third of its row's
-LEAST_TOKENS = 8     # a row shorter than this has no opening worth continuing
+LEAST_TOKENS = 12    # a row shorter than this has no opening worth continuing
 
 
 def one_line(text: str) -> str:
