@@ -282,9 +282,9 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
     calls = []
     original = callbacks.generate_batch
 
-    def counted(model, tokenizer, prompts, max_new_tokens, half=None):
+    def counted(model, tokenizer, prompts, max_new_tokens, half=None, as_text=False):
         calls.append(model.training)
-        return original(model, tokenizer, prompts, max_new_tokens, half)
+        return original(model, tokenizer, prompts, max_new_tokens, half, as_text)
     monkeypatch.setattr(callbacks, "generate_batch", counted)  # the rounds while training
     monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
     manager = RunManager(tmp_path / "runs")
@@ -315,9 +315,9 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
     calls = []
     original = callbacks.generate_batch
 
-    def counted(model, tokenizer, prompts, max_new_tokens, half=None):
+    def counted(model, tokenizer, prompts, max_new_tokens, half=None, as_text=False):
         calls.append(list(prompts))
-        return original(model, tokenizer, prompts, max_new_tokens, half)
+        return original(model, tokenizer, prompts, max_new_tokens, half, as_text)
     monkeypatch.setattr(callbacks, "generate_batch", counted)  # the rounds while training
     monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
     defaults = RunConfig()
