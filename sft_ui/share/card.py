@@ -201,7 +201,7 @@ def evaluation_lines(run: Run) -> list[str]:
              _row(as_message("score"), " | ".join(f"`{models[i]['ref']}`" for i in order)),
              "|---" * (len(order) + 1) + "|"]
     for key, name in NAMES.items():
-        values = [scores[i][key] for i in order]
+        values = [scores[i].get(key) for i in order]  # (a text test set's own: there only)
         if any(v is not None for v in values):
             lines.append(_row(as_message(name), " | ".join(
                 "--" if v is None else f"{v:.1f}" for v in values)))
