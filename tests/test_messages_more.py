@@ -59,8 +59,7 @@ def _all_japanese(found: dict) -> None:
 
 # ---- evaluate/ --------------------------------------------------------------------------
 def test_each_refused_test_set_is_a_message_in_japanese_whole(tmp_path):
-    files = {"plain.jsonl": '{"text": "a"}\n',
-             "no_answer.jsonl": '{"messages": [{"role": "user", "content": "q"}]}\n',
+    files = {"no_answer.jsonl": '{"messages": [{"role": "user", "content": "q"}]}\n',
              "odd.jsonl": '{"field1": "a", "field2": "b"}\n'}
     for name, text in files.items():
         (tmp_path / name).write_text(text)

@@ -236,10 +236,10 @@ class ChatService:
                                    '["Hi", "What is 2+2?"].'))
         text = GenSettings(max_new_tokens=max_new_tokens, ask_as=ask_as)
         text.check()
-        text = self._asked(text, ref_a, ref_b)
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
+        text = self._asked(text, ref_a, ref_b)  # (after the cheap checks)
         from sft_ui.train.generation import generate_batch  # torch: only when generating
         first = generate_batch(*self.load(ref_a), prompts, int(max_new_tokens),
                                as_text=text.as_text)
