@@ -53,7 +53,8 @@ def test_requirements_alone_name_every_import_of_the_app():
     # Import names that differ from the package names, or come with a pinned package.
     provided_by = {"yaml": "pyyaml", "huggingface_hub": "transformers",
                    "safetensors": "transformers", "pyarrow": "datasets", "numpy": "torch",
-                   "rouge_score": "rouge-score", "charset_normalizer": "charset-normalizer"}
+                   "rouge_score": "rouge-score", "charset_normalizer": "charset-normalizer",
+                   "docx": "python-docx", "bs4": "beautifulsoup4"}
     missing = {m for m in third_party if provided_by.get(m, m).lower() not in _pins()}
     assert not missing, f"imported but not in requirements.txt: {missing}"
 
