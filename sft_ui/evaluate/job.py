@@ -45,8 +45,7 @@ class Evaluation:
         self.answering_since: float | None = None
         self.notes: list[str] = []  # what the person should know of the settings used
         self.result: dict | None = None
-        self.texts: list[str] = []  # a text test set's texts (their perplexity)
-        self.perplexity: list[float] = []  # each model's on them
+        self.perplexity: list[float] = []  # a text test set's: each model's on its texts
         self.files: dict = {}
         self._stop = threading.Event()
         self._done = threading.Event()
@@ -190,10 +189,9 @@ class Evaluator:
         """A text test set: each model's perplexity on its texts, then its cases as the
         texts' openings and continuations (testset.text_cases)."""
         from sft_ui.evaluate.answer import perplexity  # torch: only when measuring
-        job.texts = [c.prompt for c in job.test.cases]
-        job.perplexity = [perplexity(m, t, job.texts) for m, t in loaded]
-        job.test = replace(job.test, cases=text_cases(job.texts, loaded[0][1],
-                                                      TEXT_REFERENCE))
+        texts = [c.prompt for c in job.test.cases]
+        job.perplexity = [perplexity(m, t, texts) for m, t in loaded]
+        job.test = replace(job.test, cases=text_cases(texts, loaded[0][1], TEXT_REFERENCE))
         if not job.test.cases:
             raise RunError(Message("The texts of the test set are too short to open and "
                                    "continue: use texts of a sentence or more."))
