@@ -22,15 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
-import time
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_text import side  # noqa: E402  (a side: a fresh `sft_ui train` process)
 
 SYSTEM = "You are an atlas of invented places. Answer in one short sentence."
 SYLLABLES = ["ka", "lo", "mi", "ren", "tov", "sa", "quel", "dun", "ba", "rix", "po", "vel",
@@ -108,28 +107,6 @@ def ask(model_path: str, test: list[dict]) -> int:
     return right
 
 
-def side(name: str, minutes: float, data: Path, folder: Path) -> dict:
-    cfg = {"dataset_name": str(data), "time_budget_minutes": minutes, **SIDES[name]}
-    out = folder / f"{name}-{int(time.time())}"
-    out.mkdir(parents=True)
-    (out / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    began = time.time()
-    done = subprocess.run([sys.executable, "-m", "sft_ui", "train", "--config",
-                           str(out / "cfg.yaml"), "--runs-dir", str(out / "runs")],
-                          cwd=ROOT, capture_output=True, text=True)
-    wall = time.time() - began
-    run = next((out / "runs").iterdir())
-    state = json.loads((run / "state.json").read_text())
-    chosen = yaml.safe_load((run / "config.yaml").read_text())
-    return {"side": name, "wall_s": round(wall), "steps": state.get("step"),
-            "state": state.get("state"), "error": state.get("error") or done.stderr[-300:]
-            if state.get("state") != "done" else "",
-            "chosen": {k: chosen.get(k) for k in ("learning_rate", "lora_r", "train_by",
-                                                   "num_train_epochs", "max_steps",
-                                                   "completion_only_loss", "mask_history")},
-            "run": str(run)}
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=5.0)
@@ -145,7 +122,7 @@ def main() -> int:
           f"conversations, {len(test)} test questions", flush=True)
     print(f"base: {ask('HuggingFaceTB/SmolLM2-135M-Instruct', test)}/{len(test)}", flush=True)
     for name in args.sides.split(","):
-        result = side(name, args.minutes, data, folder)
+        result = side(name, args.minutes, data, folder, SIDES[name])
         result["right"] = ask(str(Path(result["run"]) / "model"), test) \
             if result["state"] == "done" else None
         print(json.dumps(result), flush=True)

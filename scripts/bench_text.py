@@ -167,7 +167,7 @@ def side(name: str, minutes: float, data: Path, folder: Path,
             "chosen": {k: chosen.get(k) for k in (
                 "use_peft", "learning_rate", "lora_r", "per_device_train_batch_size",
                 "gradient_accumulation_steps", "train_by", "num_train_epochs",
-                "max_steps")},
+                "max_steps", "completion_only_loss", "mask_history")},
             "run": str(run)}
 
 
