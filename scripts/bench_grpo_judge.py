@@ -16,15 +16,14 @@ import argparse
 import json
 import random
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_text import side  # noqa: E402  (a side: a fresh `sft_ui train` process)
 
 CAPITALS = {
     "France": "Paris", "Germany": "Berlin", "Italy": "Rome", "Spain": "Madrid",
@@ -107,25 +106,17 @@ def main() -> int:
           f"{len(held)} held out", flush=True)
     form, right, replies = ask("HuggingFaceTB/SmolLM2-135M-Instruct", held)
     print(f"base: in form {form}/{len(held)}, right {right}/{len(held)} {replies}", flush=True)
-    cfg = {"stage": "grpo", "dataset_name": str(data), "time_budget_minutes": args.minutes,
-           "rewards": ["regex", "written"], "reward_pattern": PATTERN, "reward_code": RIGHT}
-    out = folder / f"studio-{int(time.time())}"
-    out.mkdir(parents=True)
-    (out / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    began = time.time()
-    done = subprocess.run([sys.executable, "-m", "sft_ui", "train", "--config",
-                           str(out / "cfg.yaml"), "--runs-dir", str(out / "runs")],
-                          cwd=ROOT, capture_output=True, text=True)
-    run = next((out / "runs").iterdir())
-    state = json.loads((run / "state.json").read_text())
+    ran = side("studio", args.minutes, data, folder,
+               {"stage": "grpo", "rewards": ["regex", "written"], "reward_pattern": PATTERN,
+                "reward_code": RIGHT})
+    run = Path(ran["run"])
     log = (run / "train.log").read_text(encoding="utf-8")
     judged = [line.split("] ", 1)[-1] for line in log.splitlines()
               if "Held-out" in line or "Kept the model" in line]
-    print(f"studio: {state.get('state')} in {time.time() - began:.0f} s, {state.get('step')} "
-          f"steps; {state.get('error') or ''}{done.stderr[-300:] if done.returncode else ''}",
-          flush=True)
+    print(f"studio: {ran['state']} in {ran['wall_s']} s, {ran['steps']} steps; "
+          f"{ran['error']}", flush=True)
     print("\n".join(judged), flush=True)
-    if state.get("state") == "done":
+    if ran["state"] == "done":
         form, right, replies = ask(str(run / "model"), held)
         print(f"studio: in form {form}/{len(held)}, right {right}/{len(held)} {replies}",
               flush=True)
