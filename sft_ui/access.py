@@ -138,9 +138,13 @@ class Access:
         with self._lock:
             return self._signed.get(who.session)
 
+    def has_rights(self, who: Who) -> bool:
+        """Whether this caller may take every action (the app open, or signed in)."""
+        return self.mode == OPEN or bool(self.user(who))
+
     def require(self, who: Who, action: str) -> None:
         """Raise AccessError unless this caller may `action` (e.g. 'start a run')."""
-        if self.mode == OPEN or self.user(who):
+        if self.has_rights(who):
             return
         if self.mode == VIEW_ONLY:
             raise AccessError(Message("Cannot {action}: {reason}", action=as_message(action),

@@ -12,9 +12,9 @@ Hub only inside the actions that use them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 from sft_ui.access import UPLOADS, Access, Who
+from sft_ui.asking import Asking
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.config import RunConfig
 from sft_ui.config.registry import code_names
@@ -22,6 +22,7 @@ from sft_ui.data import store_upload
 from sft_ui.data.preview import preview
 from sft_ui.evaluate.job import Evaluation, Evaluator
 from sft_ui.i18n.message import Message
+from sft_ui.limits import Shares
 from sft_ui.plan.hardware import detect
 from sft_ui.plan.planner import fit_to_machine, fit_to_target, plan_with_data
 from sft_ui.plan.speed import calibrate
@@ -36,11 +37,12 @@ from sft_ui.stages import demos, get, hook, stage_of
 from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
 
 
-class Actions:
+class Actions(Asking):
     def __init__(self, manager: RunManager, access: Access, chat: ChatService | None = None):
         self.manager, self.access = manager, access
         self.chat_service = chat or ChatService(manager)
         self.evaluator = Evaluator(self.chat_service)
+        self.shares = Shares()  # visitors' shares of generation (limits.py)
         self.queue = RunQueue(manager)
         self.queue.pump()  # runs queued before the app (re)started go on
         self.sweeps = Sweeps(self.queue, manager, Scorer(self.evaluator))
@@ -237,37 +239,7 @@ class Actions:
         self._may(who, "upload a dataset")
         return store_upload(path, self.access.upload_folder(self.manager.root, who))
 
-    # ---- after training ------------------------------------------------------
-    def chat(self, message: str, history=None, ref: str | None = None,
-             settings: GenSettings | None = None) -> Iterator[str]:
-        """Stream a reply (open to everyone, like looking at runs)."""
-        return self.chat_service.stream(message, history, ref, settings or GenSettings())
-
-    def chat_notes(self, message: str, history=None, ref: str | None = None,
-                   settings: GenSettings | None = None) -> list:
-        """What the model's chat template changes in this conversation (ChatService.notes)."""
-        return self.chat_service.notes(message, history, ref, settings)
-
-    def compare(self, message: str, ref_a: str, ref_b: str,
-                settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
-        return self.chat_service.compare(message, ref_a, ref_b, settings or GenSettings())
-
-    def compare_batch(self, who: Who, prompts: list, ref_a: str, ref_b: str,
-                      max_new_tokens: int = 64, ask_as: str = "") -> list[dict]:
-        """Both models' greedy answers to many prompts: a right, as Evaluate is (not open
-        as Chat and Compare's one prompt are): it generates on this server's CPU for as
-        long as the list is."""
-        self._may(who, "compare many prompts at once (Compare all)")
-        return self.chat_service.compare_batch(prompts, ref_a, ref_b, max_new_tokens, ask_as)
-
-    def compare_batch_steps(self, who: Who, prompts: list, ref_a: str, ref_b: str,
-                            max_new_tokens: int = 64,
-                            ask_as: str = "") -> Iterator[list[dict]]:
-        """compare_batch's rows as they fill (model A's answers first)."""
-        self._may(who, "compare many prompts at once (Compare all)")
-        return self.chat_service.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens,
-                                                     ask_as)
-
+    # ---- after training (chat and compare: asking.py) -------------------------
     def evaluate(self, who: Who, models: list, test_set: str, split: str = "test",
                  limit: int = 0, settings: GenSettings | None = None,
                  batch_size: int = 8) -> Evaluation:

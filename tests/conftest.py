@@ -395,6 +395,15 @@ def newest_ended(manager, count):
                                                                "failed") else None
 
 
+def trained(manager, cfg: dict):
+    """The run of `cfg` started on `manager`, once it ended; it must have finished."""
+    run_id = manager.start(cfg)
+    run = wait_for(lambda: (lambda r: r if r.state not in ("queued", "running") else None)(
+        manager.get(run_id)), timeout=HANG)
+    assert run.state == "done", (cfg.get("stage", "sft"), run.error)
+    return run
+
+
 def start_refused(notice):
     """What the page's Start notice says when it did not start the run (False: nothing)."""
     text = notice.inner_text()

@@ -6,12 +6,18 @@ the studio cares: where a system message goes (a turn of its own, a default one 
 none is given, refused, or merged into the first user turn), whether turns must
 alternate, Llama 3's date header, the token that ends a turn, and with and without
 `{% generation %}` marks. (Written from the families' documented behaviour; not their
-templates.)"""
+templates.) And TRL_FAMILIES: today's templates as TRL ships them, on tiny models."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    import llama_cpp
+except ImportError:  # only `make test-deps` installs it
+    llama_cpp = None
 
 CONFIGS = Path(__file__).resolve().parent.parent / "sft_ui" / "plan" / "model_configs"
 
@@ -97,6 +103,13 @@ class TinyFamily:
     # What llama.cpp's converter says of the tiny model, where it cannot convert it (""
     # where it does): its tokenizer is SmolLM2's byte-level BPE, not the family's own.
     gguf: str = ""
+    trl: str = ""                # the template is TRL's file of this name, not `template`
+    # The token llama.cpp ends a reply at, where it is not end_of_turn (Cohere 2's
+    # template writes <|END_OF_TURN_TOKEN|>, the end-of-text token, right after it).
+    gguf_end: str = ""
+
+    def chat_template(self) -> str:
+        return trl_template(self.trl) if self.trl else self.template
 
 
 # Gemma 2 and Phi-3: the converter reads their vocabulary from a SentencePiece file, which
@@ -139,6 +152,61 @@ FAMILIES = (
 )
 
 
+def trl_template(name: str) -> str:
+    """The chat template TRL ships as trl/chat_templates/<name>.jinja."""
+    import trl
+    return (Path(trl.__file__).parent / "chat_templates" / f"{name}.jinja").read_text(
+        encoding="utf-8")
+
+
+def template_tokens(template: str) -> tuple:
+    """The special tokens a template writes (<|...|> and DeepSeek's <｜...｜>), each to be
+    one token as the family's own tokenizer has it."""
+    return tuple(sorted(set(re.findall(r"<[|｜][^<>\s]{1,40}?[|｜]>", template))))
+
+
+# Today's templates as TRL ships them, each on a tiny model of SmolLM2's architecture
+# (which llama.cpp converts with SmolLM2's tokenizer): thinking (Qwen3, DeepSeek-R1
+# distills, Nemotron 3 Nano), gpt-oss' channels and final end, Cohere 2's and LFM2's tags.
+_SMOL = "SmolLM2-135M-Instruct.json"
+_CHATML = {"bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
+TRL_FAMILIES = (
+    TinyFamily("qwen3-thinking", _SMOL, "", "<|im_end|>", _CHATML, trl="qwen3"),
+    TinyFamily("deepseek-r1-distill", _SMOL, "", "<｜end▁of▁sentence｜>",
+               {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>",
+                "pad_token": "<|endoftext|>"}, trl="deepseek_r1_distill"),
+    TinyFamily("nemotron-3-nano", _SMOL, "", "<|im_end|>", _CHATML, trl="nemotron_3_nano"),
+    TinyFamily("gpt-oss", _SMOL, "", "<|return|>",
+               {"bos_token": None, "eos_token": "<|return|>", "pad_token": "<|endoftext|>"},
+               trl="gptoss"),
+    TinyFamily("cohere2", _SMOL, "", "<|END_RESPONSE|>",
+               {"bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>",
+                "pad_token": "<PAD>"}, trl="cohere2", gguf_end="<|END_OF_TURN_TOKEN|>"),
+    TinyFamily("lfm2", _SMOL, "", "<|im_end|>",
+               {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>",
+                "pad_token": "<|pad|>"}, trl="lfm2"),
+)
+
+
+def jsonl_files(folder: Path, **rows: list[dict]) -> dict[str, Path]:
+    """Each list of rows written as <name>.jsonl in `folder`; name -> path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, items in rows.items():
+        out[name] = folder / f"{name}.jsonl"
+        out[name].write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
+    return out
+
+
+def bench_of(families, root: Path):
+    """(tiny model folder of each family by name, root/data, a RunManager of root/runs)."""
+    from sft_ui.models import prepare_default_model
+    from sft_ui.runs import RunManager
+    base = str(prepare_default_model())
+    models = {f.name: str(build(f, root / "models" / f.name, base)) for f in families}
+    return models, root / "data", RunManager(root / "runs")
+
+
 def _tiny_config(family: TinyFamily, vocab: int, ids: dict) -> dict:
     config = json.loads((CONFIGS / family.config).read_text(encoding="utf-8"))
     config.update({"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
@@ -162,12 +230,14 @@ def build(family: TinyFamily, out: Path, base_tokenizer: str) -> Path:
 
     tok = AutoTokenizer.from_pretrained(base_tokenizer)
     named = {k: v for k, v in family.tokens.items() if v is not None}
-    extra = [t for t in (*named.values(), *family.specials, family.end_of_turn)
+    template = family.chat_template()
+    extra = [t for t in (*named.values(), *family.specials, family.end_of_turn,
+                         *(template_tokens(template) if family.trl else ()))
              if t not in tok.get_vocab()]
     tok.add_tokens(list(dict.fromkeys(extra)), special_tokens=True)
     for key, value in family.tokens.items():
         setattr(tok, key, value)
-    tok.chat_template = family.template
+    tok.chat_template = template
     ids = {k: tok.convert_tokens_to_ids(v) for k, v in named.items()}
     config = AutoConfig.for_model(**_tiny_config(family, len(tok), ids))
     torch.manual_seed(0)
@@ -185,3 +255,27 @@ def build(family: TinyFamily, out: Path, base_tokenizer: str) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def gguf_cell(family: TinyFamily, run, end: int, ask: str = "Name a fruit.") -> None:
+    """The GGUF file loads in llama.cpp, answers a chat through the template stored in
+    it, and llama.cpp ends a turn at the family's token; or, where llama.cpp's converter
+    cannot read the model, the message says why and what to do."""
+    from sft_ui.share.gguf_export import GgufError, export_gguf  # (the module is torch-free)
+    try:
+        gguf, _ = export_gguf(run)
+    except GgufError as e:
+        assert family.gguf and family.gguf in str(e), e  # (families.py says why)
+        return
+    assert not family.gguf, "converted, where the converter was expected to refuse"
+    modelfile = (gguf.parent / "Modelfile").read_text(encoding="utf-8")
+    assert f"PARAMETER stop {json.dumps(family.end_of_turn)}" in modelfile, modelfile
+    llm = llama_cpp.Llama(str(gguf), n_ctx=1024, verbose=False)  # (Cohere 2: a long preamble)
+    try:
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        assert llama_cpp.llama_vocab_is_eog(vocab, end), family.end_of_turn
+        out = llm.create_chat_completion([{"role": "user", "content": ask}], max_tokens=6,
+                                         temperature=0)
+        assert isinstance(out["choices"][0]["message"]["content"], str)
+    finally:
+        llm.close()

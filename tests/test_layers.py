@@ -16,7 +16,7 @@ LAYERS = [
     ("__main__",),
     ("cli", "space_app"),
     ("ui",),
-    ("actions",),
+    ("actions", "asking"),
     ("sweeps",),
     ("share",),
     ("evaluate",),
@@ -30,7 +30,7 @@ LAYERS = [
     ("config",),
     ("rewards",),
     ("stages",),
-    ("access", "i18n", "lazy", "errors"),
+    ("access", "limits", "i18n", "lazy", "errors"),
 ]
 RANK = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
 

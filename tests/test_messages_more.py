@@ -223,7 +223,7 @@ def test_an_access_refusal_keeps_its_message_through_the_page():
 # ---- chat/, models.py ---------------------------------------------------------------------
 BAD_GENERATION = [{"max_new_tokens": "many"}, {"temperature": float("nan")},
                   {"max_new_tokens": 0}, {"temperature": 9}, {"top_p": 0},
-                  {"repetition_penalty": 9}]
+                  {"repetition_penalty": 9}, {"thinking": "maybe"}]
 
 
 def test_each_chat_refusal_is_a_message_in_japanese_whole(tmp_path):

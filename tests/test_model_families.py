@@ -22,16 +22,9 @@ from sft_ui.data.preview import preview
 from sft_ui.evaluate.job import Evaluator
 from sft_ui.models import load_for_inference, prepare_default_model
 from sft_ui.plan import memory
-from sft_ui.runs import RunManager
 from sft_ui.share.export import export_run
-from sft_ui.share.gguf_export import GgufError, export_gguf
-from tests.conftest import HANG, wait_for
-from tests.families import FAMILIES, TinyFamily, build
-
-try:
-    import llama_cpp
-except ImportError:  # only `make test-deps` installs it
-    llama_cpp = None
+from tests.conftest import HANG, trained
+from tests.families import FAMILIES, TinyFamily, bench_of, gguf_cell, jsonl_files, llama_cpp
 
 SYSTEM = "Answer in one word."
 TURNS = [{"role": "user", "content": "Hello there."},
@@ -46,7 +39,6 @@ QUICK = {"max_steps": 2, "per_device_train_batch_size": 2, "gradient_accumulatio
 def _files(folder: Path) -> dict[str, Path]:
     """Conversations with a system message and a user turn twice in a row (which a
     template may refuse), preference pairs asked with a system message, and 4 test rows."""
-    folder.mkdir(parents=True, exist_ok=True)
     chats = [{"messages": [{"role": "system", "content": SYSTEM},
                            {"role": "user", "content": f"What is {n} plus {n}?"},
                            {"role": "assistant", "content": str(2 * n)}]} for n in range(6)]
@@ -59,28 +51,14 @@ def _files(folder: Path) -> dict[str, Path]:
               "rejected": [{"role": "assistant", "content": "no" if n % 2 == 0 else "yes"}]}
              for n in range(4)]
     tests = [{"prompt": f"What is {n} plus {n}?", "completion": str(2 * n)} for n in range(4)]
-    out = {}
-    for name, rows in (("chats", chats), ("pairs", pairs), ("tests", tests)):
-        out[name] = folder / f"{name}.jsonl"
-        out[name].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return out
+    return jsonl_files(folder, chats=chats, pairs=pairs, tests=tests)
 
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     """The tiny models (one folder per family), the data files and one run manager."""
-    root = tmp_path_factory.mktemp("families")
-    base = str(prepare_default_model())
-    models = {f.name: str(build(f, root / "models" / f.name, base)) for f in FAMILIES}
-    return models, _files(root / "data"), RunManager(root / "runs")
-
-
-def _run(manager: RunManager, cfg: dict):
-    run_id = manager.start(cfg)
-    run = wait_for(lambda: (lambda r: r if r.state not in ("queued", "running") else None)(
-        manager.get(run_id)), timeout=HANG)
-    assert run.state == "done", (cfg.get("stage", "sft"), run.error)
-    return run
+    models, data, manager = bench_of(FAMILIES, tmp_path_factory.mktemp("families"))
+    return models, _files(data), manager
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
@@ -104,9 +82,10 @@ def test_every_cell_of_the_family(family: TinyFamily, bench):
         assert any("no system role" in n for n in shown["notes"]), shown["notes"]
 
     # SFT on conversations with a system message, and the samples.
-    sft = _run(manager, {**QUICK, "model_name_or_path": path, "dataset_name": str(files["chats"]),
-                         "sample_steps": 1, "sample_max_new_tokens": 6,
-                         "use_peft": True, "lora_r": 4})
+    sft = trained(manager, {**QUICK, "model_name_or_path": path,
+                            "dataset_name": str(files["chats"]),
+                            "sample_steps": 1, "sample_max_new_tokens": 6,
+                            "use_peft": True, "lora_r": 4})
     snap = sft.snapshot()
     assert len([m for m in snap["metrics"] if "loss" in m]) == 2
     assert {s["step"] for s in snap["samples"]} == {0, 1, 2}
@@ -119,12 +98,12 @@ def test_every_cell_of_the_family(family: TinyFamily, bench):
 
     # DPO on pairs asked with a system message; GRPO on the demo problems.
     t = time.monotonic()
-    _run(manager, {**QUICK, "model_name_or_path": path, "stage": "dpo",
-                   "dataset_name": str(files["pairs"])})
+    trained(manager, {**QUICK, "model_name_or_path": path, "stage": "dpo",
+                      "dataset_name": str(files["pairs"])})
     took["dpo"], t = time.monotonic() - t, time.monotonic()
-    _run(manager, {**QUICK, "model_name_or_path": path, "stage": "grpo",
-                   "dataset_name": "demo-grpo", "num_generations": 2,
-                   "max_completion_length": 8, "max_train_samples": 4})
+    trained(manager, {**QUICK, "model_name_or_path": path, "stage": "grpo",
+                      "dataset_name": "demo-grpo", "num_generations": 2,
+                      "max_completion_length": 8, "max_train_samples": 4})
     took["grpo"], t = time.monotonic() - t, time.monotonic()
 
     # Chat: three turns, with and without a system prompt; the reply ends at the
@@ -169,33 +148,10 @@ def test_every_cell_of_the_family(family: TinyFamily, bench):
     assert end in (saved if isinstance(saved, list) else [saved])
     took["export"], t = time.monotonic() - t, time.monotonic()
     if llama_cpp is not None:
-        _gguf_cell(family, sft, end)
+        gguf_cell(family, sft, end, ASK)
         took["gguf"] = time.monotonic() - t
     took["all"] = time.monotonic() - start
     print(f"\n{family.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()))
-
-
-def _gguf_cell(family: TinyFamily, run, end: int) -> None:
-    """The GGUF file loads in llama.cpp, answers a chat through the template stored in
-    it, and llama.cpp ends a turn at the family's token; or, where llama.cpp's converter
-    cannot read the model, the message says why and what to do."""
-    try:
-        gguf, _ = export_gguf(run)
-    except GgufError as e:
-        assert family.gguf and family.gguf in str(e), e  # (families.py says why)
-        return
-    assert not family.gguf, "converted, where the converter was expected to refuse"
-    modelfile = (gguf.parent / "Modelfile").read_text(encoding="utf-8")
-    assert f"PARAMETER stop {json.dumps(family.end_of_turn)}" in modelfile, modelfile
-    llm = llama_cpp.Llama(str(gguf), n_ctx=256, verbose=False)
-    try:
-        vocab = llama_cpp.llama_model_get_vocab(llm.model)
-        assert llama_cpp.llama_vocab_is_eog(vocab, end), family.end_of_turn
-        out = llm.create_chat_completion([{"role": "user", "content": ASK}], max_tokens=6,
-                                         temperature=0)
-        assert isinstance(out["choices"][0]["message"]["content"], str)
-    finally:
-        llm.close()
 
 
 # The families' own chat templates as TRL ships them (trl/chat_templates/), and the tiny

@@ -152,8 +152,8 @@ def test_a_text_run_samples_continuations_beside_the_true_ones_and_chat_asks_as_
     assert chat.ask_as(f"{run_id}/base") == "chat" and chat.ask_as("base") == "chat"
     model, tokenizer = chat.load(run_id)
     opening_ = samples[0]["prompt"]
-    replies = list(actions.chat(opening_, [{"role": "user", "content": "earlier"}], run_id,
-                                GenSettings(max_new_tokens=6)))
+    replies = list(actions.chat(Who("s"), opening_, [{"role": "user", "content": "earlier"}],
+                                run_id, GenSettings(max_new_tokens=6)))
     from sft_ui.train.generation import generate_batch
     as_text = generate_batch(model, tokenizer, [opening_], 6, as_text=True)[0]
     assert replies[-1].strip() == as_text.strip()  # the opening alone, continued
@@ -163,7 +163,8 @@ def test_a_text_run_samples_continuations_beside_the_true_ones_and_chat_asks_as_
     asked = actions.compare_batch(Who("s"), [opening_], run_id, run_id, 6, "chat")
     chat_reply = generate_batch(model, tokenizer, [opening_], 6)[0]
     assert asked[0]["a"] == chat_reply.strip()
-    pair = list(actions.compare(opening_, run_id, "base", GenSettings(max_new_tokens=6)))
+    pair = list(actions.compare(Who("s"), opening_, run_id, "base",
+                                GenSettings(max_new_tokens=6)))
     assert pair[-1][0].strip() == as_text.strip()
     # Evaluate on a text file: openings continued, how often they match, and perplexity.
     job = actions.evaluate(Who("s"), [run_id, f"{run_id}/base"], data, limit=5,

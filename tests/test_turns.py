@@ -194,13 +194,16 @@ def test_a_prompt_the_template_asks_apart_is_trained_as_asked(default_tokenizer,
 
 
 def test_a_reply_ends_at_the_templates_final_end(default_tokenizer):
-    """gpt-oss ends a final answer with <|return|>, other turns with <|end|>: a reply in
-    Chat, the samples and Evaluate stops at either (stop_ids)."""
+    """gpt-oss ends a final answer with <|return|>, other messages with <|end|>: a reply
+    in Chat, the samples and Evaluate stops at <|return|> (stop_ids), not at the <|end|>
+    of the reasoning that comes before the final answer in the same reply."""
     from sft_ui.data.chat_habits import habits, stop_ids
     tokenizer = _tokenizer(default_tokenizer, "gptoss")
     found = habits(tokenizer)
     assert (found.end_of_turn, found.final_end) == ("<|end|>", "<|return|>")
     assert tokenizer.convert_tokens_to_ids("<|return|>") in stop_ids(tokenizer)
+    # (its reasoning ends at <|end|>, and the final answer follows in the same reply)
+    assert tokenizer.convert_tokens_to_ids("<|end|>") not in stop_ids(tokenizer)
     assert habits(_tokenizer(default_tokenizer, "qwen2_5")).final_end == ""
 
 

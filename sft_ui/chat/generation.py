@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator
 
+from sft_ui.data import thinking as think
 from sft_ui.data.chat_habits import fit, habits
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
@@ -18,24 +19,28 @@ from sft_ui.runs import RunError
 # a message as the user's turn, or as text to continue ("": as the model is asked by
 # default: ChatService.ask_as)
 ASK_AS = ("chat", "text", "")
+THINKING = ("", *think.CHOICES)  # "" and "default": as the model's template thinks
 
 
 @dataclass
 class GenSettings:
     """How a reply is generated; temperature 0 means greedy; `ask_as` "text": the
     message is the opening of a text the model continues, as typed (no chat template,
-    no history): how a model trained on plain text is tried."""
+    no history): how a model trained on plain text is tried. `thinking` "on"/"off": a
+    thinking model's template asked with enable_thinking so (data/thinking.py)."""
     system_prompt: str = ""
     max_new_tokens: int = 200
     temperature: float = 0.0
     top_p: float = 1.0
     repetition_penalty: float = 1.0
+    thinking: str = ""
     ask_as: str = ""
 
     def __post_init__(self):
         # A blank system prompt box can arrive as None (Gradio) or as a non-string (API).
         self.system_prompt = "" if self.system_prompt is None else str(self.system_prompt)
         self.ask_as = "" if self.ask_as is None else self.ask_as
+        self.thinking = "" if self.thinking is None else self.thinking
 
     @property
     def as_text(self) -> bool:
@@ -61,6 +66,16 @@ class GenSettings:
         if self.ask_as not in ASK_AS:
             raise RunError(Message("Ask as must be chat (the model's chat template) or "
                                    "text (the message continued as typed)."))
+        if self.thinking not in THINKING:
+            raise RunError(Message("Thinking must be on, off, or default (as the model's "
+                                   "chat template thinks)."))
+
+    def template_for(self, tokenizer):
+        """The tokenizer asked with this thinking choice (a copy where it changes), and
+        what to say of it: None, or that the model's template has no switch."""
+        if self.as_text:
+            return tokenizer, None
+        return think.applied(tokenizer, self.thinking)
 
     def generate_kwargs(self) -> dict:
         if float(self.temperature) <= 0:
@@ -178,13 +193,15 @@ def chat_prompt(tokenizer, history: list[dict], message: str, settings: GenSetti
     the message as it is."""
     if settings.as_text:
         return message
+    tokenizer, _ = settings.template_for(tokenizer)
     return render_prompt(tokenizer, conversation(history, message, settings))
 
 
 def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
-                        **extra) -> Iterator[list[str]]:
+                       pause=None, **extra) -> Iterator[list[str]]:
     """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
-    the generation."""
+    the generation. `pause`: one more stopping criterion, called after each token
+    (limits.Pause)."""
     from transformers import StoppingCriteriaList  # heavy: loaded on first use
     # (a text asked as text gets the special tokens its tokenizer adds, as in training)
     enc = tokenizer(texts, return_tensors="pt",
@@ -195,7 +212,8 @@ def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings
         try:
             model.generate(**enc, streamer=streamer, max_new_tokens=int(settings.max_new_tokens),
                            use_cache=True, pad_token_id=tokenizer.pad_token_id,
-                           stopping_criteria=StoppingCriteriaList([StopOnEvent(stop)]),
+                           stopping_criteria=StoppingCriteriaList(
+                               [StopOnEvent(stop), *([pause] if pause else [])]),
                            **settings.generate_kwargs(), **extra)
             streamer.end()
         except Exception as e:  # raised to the reader

@@ -28,6 +28,7 @@ from sft_ui.chat.generation import (
 )
 from sft_ui.config import DEFAULT_MODEL_ID
 from sft_ui.data.chat_habits import fit, habits, stops_at_turn_end
+from sft_ui.data.thinking import switchable
 from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, load_for_inference, load_tokenizer, resolve_model
 from sft_ui.runs import (
@@ -162,30 +163,33 @@ class ChatService:
 
     # ---- replies ---------------------------------------------------------------
     def stream(self, message: str, history=None, ref: str | None = None,
-               settings: GenSettings | None = None) -> Iterator[str]:
+               settings: GenSettings | None = None, pause=None) -> Iterator[str]:
         """Yield the growing reply to `message` after `history`. Closing the generator
-        (a Stop in the page) ends the generation too."""
+        (a Stop in the page) ends the generation too. `pause`: a stopping criterion that
+        pauses between tokens (limits.Pause: a visitor's reply while a run trains)."""
         settings = self._asked(checked(message, settings), ref)
         model, tokenizer = self.load(ref)  # after the cheap checks
         text = chat_prompt(tokenizer, normalise_history(history), message, settings)
-        for replies in generate_streaming(model, tokenizer, [text], settings):
+        for replies in generate_streaming(model, tokenizer, [text], settings, pause):
             yield replies[0]
 
     def notes(self, message: str, history=None, ref: str | None = None,
               settings: GenSettings | None = None) -> list:
         """What the model's chat template changes in this conversation (chat_habits.fit:
         a system prompt it has no role for, turns of one role in a row), as sentences."""
-        if self._asked(settings or GenSettings(), ref).as_text:
+        settings = self._asked(settings or GenSettings(), ref)
+        if settings.as_text:
             return []  # (no template: the text as typed)
         _, tokenizer = self.load(ref)
         if not getattr(tokenizer, "chat_template", None):
             return []
-        messages = conversation(normalise_history(history), message or "",
-                                 settings or GenSettings())
-        return fit(messages, habits(tokenizer))[1]
+        tokenizer, no_switch = settings.template_for(tokenizer)
+        messages = conversation(normalise_history(history), message or "", settings)
+        return fit(messages, habits(tokenizer))[1] + ([no_switch] if no_switch and
+                                                     not switchable(tokenizer) else [])
 
     def compare(self, message: str, ref_a: str, ref_b: str,
-                settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
+                settings: GenSettings | None = None, pause=None) -> Iterator[tuple[str, str]]:
         """Both models answer the same message; yield (reply A, reply B) as they grow.
         In one batch where one loaded model gives both answers (the same model twice, or
         a LoRA run and the base it trained on: peft's mixed-adapter batch, the base rows
@@ -196,15 +200,16 @@ class ChatService:
         if one is None:
             self.load(ref_a), self.load(ref_b)  # load errors show before anything streams
             first = ""
-            for first in self.stream(message, None, ref_a, settings):
+            for first in self.stream(message, None, ref_a, settings, pause):
                 yield first, ""
-            for second in self.stream(message, None, ref_b, settings):
+            for second in self.stream(message, None, ref_b, settings, pause):
                 yield first, second
             return
         model, tokenizer, adapters = one
         text = chat_prompt(tokenizer, [], message, settings)
         extra = {"adapter_names": adapters} if adapters else {}
-        for replies in generate_streaming(model, tokenizer, [text, text], settings, **extra):
+        for replies in generate_streaming(model, tokenizer, [text, text], settings, pause,
+                                          **extra):
             yield replies[0], replies[1]
 
     def _one_batch(self, path_a: Path, path_b: Path):
@@ -221,31 +226,37 @@ class ChatService:
         return None
 
     def compare_batch(self, prompts: list[str], ref_a: str, ref_b: str,
-                      max_new_tokens: int = 64, ask_as: str = "") -> list[dict]:
+                      max_new_tokens: int = 64, ask_as: str = "",
+                      thinking: str = "") -> list[dict]:
         """Greedy answers of both models to every prompt, as table rows."""
-        *_, rows = self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens, ask_as)
+        *_, rows = self.compare_batch_steps(prompts, ref_a, ref_b, max_new_tokens, ask_as,
+                                            thinking)
         return rows
 
     def compare_batch_steps(self, prompts: list[str], ref_a: str, ref_b: str,
                             max_new_tokens: int = 64,
-                            ask_as: str = "") -> Iterator[list[dict]]:
+                            ask_as: str = "", thinking: str = "") -> Iterator[list[dict]]:
         """compare_batch's rows as they fill: model A's answers (B's still ""), then
         both."""
         if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
             raise RunError(Message('Prompts must be a list of texts, one prompt each, like '
                                    '["Hi", "What is 2+2?"].'))
-        text = GenSettings(max_new_tokens=max_new_tokens, ask_as=ask_as)
+        text = GenSettings(max_new_tokens=max_new_tokens, ask_as=ask_as, thinking=thinking)
         text.check()
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
         text = self._asked(text, ref_a, ref_b)  # (after the cheap checks)
         from sft_ui.train.generation import generate_batch  # torch: only when generating
-        first = generate_batch(*self.load(ref_a), prompts, int(max_new_tokens),
-                               as_text=text.as_text)
-        yield [{"prompt": p, "a": a.strip(), "b": ""} for p, a in zip(prompts, first)]
-        second = generate_batch(*self.load(ref_b), prompts, int(max_new_tokens),
-                                as_text=text.as_text)
+        answers = []
+        for ref in (ref_a, ref_b):
+            model, tokenizer = self.load(ref)
+            answers.append(generate_batch(model, text.template_for(tokenizer)[0], prompts,
+                                          int(max_new_tokens), as_text=text.as_text))
+            if len(answers) == 1:
+                yield [{"prompt": p, "a": a.strip(), "b": ""}
+                       for p, a in zip(prompts, answers[0])]
+        first, second = answers
         yield [{"prompt": p, "a": a.strip(), "b": b.strip()}
                for p, a, b in zip(prompts, first, second)]
 

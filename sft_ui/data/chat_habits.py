@@ -176,9 +176,11 @@ def stop_ids(tokenizer, model=None) -> list[int]:
     ids += listed if isinstance(listed, list) else [listed]
     ids.append(getattr(tokenizer, "eos_token_id", None))
     found = habits(tokenizer)
-    for end in (found.end_of_turn, found.final_end):  # (gpt-oss ends a final answer apart)
-        if end:
-            ids.append(tokenizer.convert_tokens_to_ids(end))
+    # gpt-oss ends a final answer with its own token; its <|end|> ends the reasoning
+    # that comes before the final answer in the same reply, so it is no stop there.
+    end = found.final_end or found.end_of_turn
+    if end:
+        ids.append(tokenizer.convert_tokens_to_ids(end))
     unknown = getattr(tokenizer, "unk_token_id", None)
     return list(dict.fromkeys(i for i in ids if isinstance(i, int) and i != unknown))
 

@@ -35,7 +35,8 @@ def answer_batch(model, tokenizer, prompts: list, settings: GenSettings,
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
     try:
-        enc = tokenizer([prompt_text(tokenizer, p, settings.system_prompt) for p in prompts],
+        asked, _ = settings.template_for(tokenizer)  # (thinking on or off, where set)
+        enc = tokenizer([prompt_text(asked, p, settings.system_prompt) for p in prompts],
                         return_tensors="pt", padding=True,
                         add_special_tokens=False).to(model.device)
     finally:

@@ -127,10 +127,13 @@ def go_template(shape: ChatShape) -> str:
 
 def stop_tokens(tokenizer, shape: ChatShape | None) -> list[str]:
     """The chat template's end-of-turn token (data/chat_habits.py), the end-of-text
-    token and every special token that opens or closes a turn."""
+    token and every special token that opens or closes a turn; for a template with a
+    final answer's own end (gpt-oss), that end and the end-of-text token alone: its
+    reasoning ends a message (<|end|>) and a new one starts before the final answer."""
     found = habits(tokenizer)
-    stops = [t for t in (found.end_of_turn, found.final_end, tokenizer.eos_token) if t]
-    if shape is not None:
+    ends = (found.final_end or found.end_of_turn, tokenizer.eos_token)
+    stops = [t for t in ends if t]
+    if shape is not None and not found.final_end:
         text = "".join(shape.before.values()) + shape.after
         specials = [t for t in tokenizer.all_special_tokens + [
             str(t) for t in tokenizer.added_tokens_decoder.values() if t.special]]

@@ -164,53 +164,59 @@ class Api:
         """Delete a run that is not training, with its folder."""
         return {"deleted": _answer(self.actions.delete, who(request), run_id)}
 
-    def chat(self, message: str, history: list | None = None, run_id: str = "",
-                   system_prompt: str = "", max_new_tokens: int = 200,
-                   temperature: float = 0.0, top_p: float = 1.0,
-                   repetition_penalty: float = 1.0, ask_as: str = "") -> Iterator[str]:
+    def chat(self, request: gr.Request, message: str, history: list | None = None,
+             run_id: str = "", system_prompt: str = "", max_new_tokens: int = 200,
+             temperature: float = 0.0, top_p: float = 1.0, repetition_penalty: float = 1.0,
+             ask_as: str = "", thinking: str = "") -> Iterator[str]:
         """Stream a reply. run_id is a model reference: blank or 'latest' (the latest
         finished run), a run id, '<run id>/checkpoint-N', '<run id>/base' or 'base'.
         ask_as: 'chat' (the model's chat template), 'text' (the message is a text's
         opening, continued as typed, no history), blank: as the model is asked by default
-        (text for a run trained on plain text)."""
+        (text for a run trained on plain text). thinking: 'on' or 'off' for a thinking
+        model's template (enable_thinking), blank: the template's default."""
         settings = GenSettings(system_prompt, max_new_tokens, temperature, top_p,
-                               repetition_penalty, ask_as)
+                               repetition_penalty, thinking, ask_as)
         try:  # a generator raises while it is iterated, so _answer cannot wrap it
-            yield from self.actions.chat(message, history, run_id or None, settings)
+            yield from self.actions.chat(who(request), message, history, run_id or None,
+                                         settings)
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
-    def compare(self, message: str, model_a: str = "base", model_b: str = "latest",
+    def compare(self, request: gr.Request, message: str, model_a: str = "base",
+                model_b: str = "latest",
                 max_new_tokens: int = 200, temperature: float = 0.0,
-                ask_as: str = "") -> Iterator[list]:
-        """Both models answer the message at once; streams [reply A, reply B]. ask_as as
-        for chat."""
+                ask_as: str = "", thinking: str = "") -> Iterator[list]:
+        """Both models answer the message at once; streams [reply A, reply B]. ask_as and
+        thinking as for chat."""
         try:
-            settings = GenSettings("", max_new_tokens, temperature, ask_as=ask_as)
-            for a, b in self.actions.compare(message, model_a, model_b, settings):
+            settings = GenSettings("", max_new_tokens, temperature, thinking=thinking,
+                                   ask_as=ask_as)
+            for a, b in self.actions.compare(who(request), message, model_a, model_b,
+                                             settings):
                 yield [a, b]
         except UserError as e:
             raise gr.Error(" ".join(messages(e))) from None
 
     def compare_batch(self, request: gr.Request, prompts: list, model_a: str = "base",
                       model_b: str = "latest", max_new_tokens: int = 64,
-                      ask_as: str = "") -> list:
-        """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]. ask_as as
-        for chat. A right on a shared server, as evaluate is."""
+                      ask_as: str = "", thinking: str = "") -> list:
+        """Greedy answers of both models to each prompt: [{prompt, a, b}, ...]. ask_as and
+        thinking as for chat. A right on a shared server, as evaluate is."""
         return _answer(self.actions.compare_batch, who(request), prompts or [], model_a,
-                       model_b, max_new_tokens, ask_as)
+                       model_b, max_new_tokens, ask_as, thinking)
 
     def evaluate(self, request: gr.Request, model_a: str = "base", model_b: str = "latest",
                  test_set: str = "", split: str = "test", limit: int = 0,
                  max_new_tokens: int = 200, temperature: float = 0.0,
-                 batch_size: int = 8) -> dict:
+                 batch_size: int = 8, thinking: str = "") -> dict:
         """Answer a test set with one or two models (model_b blank: one) and score the
         answers; waits for the end. test_set: a file or folder path, a Hub dataset id
         (with split), or 'run:<run id>' for a run's eval split; limit 0: every row.
         Returns the state, rows asked and answered, one dict of scores per model and the
-        paths of the summary and the predictions (JSONL, CSV)."""
+        paths of the summary and the predictions (JSONL, CSV). thinking as for chat."""
         job = _answer(self.actions.evaluate, who(request), [model_a, model_b], test_set,
-                      split, limit, GenSettings("", max_new_tokens, temperature), batch_size)
+                      split, limit, GenSettings("", max_new_tokens, temperature,
+                                                thinking=thinking), batch_size)
         snap = self.actions.evaluator.wait(job)
         if snap["state"] == "failed":
             raise gr.Error(say(snap["error"]))

@@ -51,10 +51,20 @@ def asked_as(chat: ChatService, *refs: str) -> str:
         return "chat"
 
 
+def thinking_radio() -> gr.Radio:
+    """Whether a thinking model thinks (GenSettings.thinking): the template's default,
+    on or off."""
+    return gr.Radio([(T("Model's default"), ""), (T("on"), "on"), (T("off"), "off")],
+                    value="", label=T("Thinking"), elem_id="thinking",
+                    info=T("For models whose chat template has a thinking switch "
+                           "(enable_thinking: Qwen3 and others). The reasoning shows folded "
+                           "above the answer."))
+
+
 def settings_widgets(penalty: float = REPETITION_PENALTY, asks: bool = True) -> list:
     """System prompt, max new tokens, temperature, top-p, repetition penalty (starting at
-    `penalty`), and with `asks`, ask as (chat or complete text): GenSettings' fields in
-    order."""
+    `penalty`), thinking, and with `asks`, ask as (chat or complete text): GenSettings'
+    fields in order."""
     ask = [ask_as_radio()] if asks else []
     with gr.Accordion(T("Generation settings"), open=False):
         system = gr.Textbox(label=T("System prompt"), lines=2,
@@ -69,7 +79,8 @@ def settings_widgets(penalty: float = REPETITION_PENALTY, asks: bool = True) -> 
                                 label=T("Repetition penalty"),
                                 info=T("1: off. A little above 1 keeps a small model from "
                                        "saying the same words over and over."))
-    return [system, max_new, temperature, top_p, penalty, *ask]
+        thinking = thinking_radio()
+    return [system, max_new, temperature, top_p, penalty, thinking, *ask]
 
 
 def new_conversation(chat: ChatService, ref: str) -> tuple:
@@ -128,7 +139,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     def add_user(text, history):
         return "", (history or []) + [{"role": "user", "content": text}]
 
-    def reply(history, ref, *values):
+    def reply(history, ref, *values, request: gr.Request):
         history = list(history or [])
         messages = normalise_history(history)
         if not messages or not messages[-1]["content"].strip():
@@ -140,7 +151,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
             # said under the conversation while the reply comes.
             changed = list(dict.fromkeys(actions.chat_notes(*asked)))
             said = note(changed[0], changed[1:]) if changed else ""
-            for text in actions.chat(*asked):
+            for text in actions.chat(who(request), *asked):
                 yield history + answered(text), said
         except UserError as e:
             yield history, _error(e)
@@ -195,18 +206,19 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
                             show_progress="hidden")
     after_switch(relabel_compare, table, table)
 
-    def compare(text, ref_a, ref_b, *values):
+    def compare(text, ref_a, ref_b, *values, request: gr.Request):
         try:
-            for a, b in actions.compare(text, ref_a, ref_b, GenSettings(*values)):
+            for a, b in actions.compare(who(request), text, ref_a, ref_b,
+                                        GenSettings(*values)):
                 yield a, b, ""
         except UserError as e:
             yield gr.skip(), gr.skip(), _error(e)
 
-    def compare_all(text, ref_a, ref_b, max_new, ask, request: gr.Request):
+    def compare_all(text, ref_a, ref_b, max_new, thinking, ask, request: gr.Request):
         """The table as it fills: model A's answers first, with what is left said."""
         try:
             steps = actions.compare_batch_steps(who(request), text.splitlines(), ref_a,
-                                                ref_b, int(max_new or 64), ask)
+                                                ref_b, int(max_new or 64), ask, thinking)
             yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
                                           "model B.", count=len([t for t in text.splitlines()
                                                                  if t.strip()])))
@@ -219,7 +231,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
 
     events = [go.click(compare, [prompt, model_a, model_b, *settings],
                        [answer_a, answer_b, notice], api_name=False),
-              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1],
+              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1], settings[5],
                                            settings[-1]], [table, notice], api_name=False)]
     for picked in (model_a, model_b):  # (text where either model was trained on text)
         picked.input(lambda a, b: asked_as(chat, a, b), [model_a, model_b], settings[-1],
