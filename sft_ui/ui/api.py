@@ -13,6 +13,7 @@ from sft_ui.config import registry
 from sft_ui.errors import UserError
 from sft_ui.share.export import zip_export
 from sft_ui.ui.access_panel import who
+from sft_ui.ui.api_types import checked
 from sft_ui.ui.lang import messages, say
 from sft_ui.ui.shared_reads import READS
 
@@ -50,8 +51,13 @@ class Api:
             # see ui/shared_reads.py), any number at once, so many clients polling do not
             # wait behind one another.
             reads = name in READS
-            gr.api(getattr(self, name), api_name=name, queue=not reads,
+            gr.api(self.endpoint(name), api_name=name, queue=not reads,
                    concurrency_limit=None if reads else "default")
+
+    def endpoint(self, name: str):
+        """The method of endpoint `name` as Gradio calls it: its values' types checked
+        first (api_types.py)."""
+        return checked(getattr(self, name))
 
     def sign_in(self, request: gr.Request, user: str, password: str) -> dict:
         """Sign this client's session in (a server started with SFT_UI_AUTH); training,
