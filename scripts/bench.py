@@ -10,7 +10,7 @@
 7. seconds from Start to the first logged loss;
 8. the studio's engine against a careful user's bare SFTTrainer script (same SFTConfig,
    data, batch and steps), each in a fresh process: train_runtime ratio and final loss.
-One figure alone: BENCH_ONLY=memory | lean | served | page | gpu (BENCH_CASE=short|default,
+One figure alone: BENCH_ONLY=memory | lean | served | page | load | gpu (BENCH_CASE=short|default,
 BENCH_ROUNDS, BENCH_STEPS; BENCH_FP32=1 for figure 8 in fp32).
 Run it on an otherwise idle machine: every figure is a timing.
 """
@@ -406,6 +406,9 @@ def main() -> None:
     if os.environ.get("BENCH_ONLY") == "page":  # the app in a real browser (bench_page.py)
         from bench_page import print_page
         return print_page()
+    if os.environ.get("BENCH_ONLY") == "load":  # a shared server's visitors (bench_load.py)
+        from bench_load import main as load
+        return load()
     if os.environ.get("BENCH_ONLY") == "gpu":  # the CUDA speed-ups alone
         from bench_gpu import speedups
         return speedups(measure, _long_rows_file())

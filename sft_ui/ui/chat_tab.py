@@ -139,7 +139,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     def add_user(text, history):
         return "", (history or []) + [{"role": "user", "content": text}]
 
-    def reply(history, ref, *values, request: gr.Request):
+    def reply(request: gr.Request, history, ref, *values):  # (Gradio passes the request first)
         history = list(history or [])
         messages = normalise_history(history)
         if not messages or not messages[-1]["content"].strip():
@@ -206,7 +206,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
                             show_progress="hidden")
     after_switch(relabel_compare, table, table)
 
-    def compare(text, ref_a, ref_b, *values, request: gr.Request):
+    def compare(request: gr.Request, text, ref_a, ref_b, *values):
         try:
             for a, b in actions.compare(who(request), text, ref_a, ref_b,
                                         GenSettings(*values)):

@@ -1,0 +1,190 @@
+"""`BENCH_ONLY=load make bench` (or `.venv/bin/python scripts/bench_load.py`): a shared
+server under load. The app is served as its own process with a login (SFT_UI_AUTH); its
+owner signs in and trains a LoRA run of the default model; the same run trains once alone
+and once while 20 visitors, not signed in, chat, compare, poll the run and open the page
+for as long as it trains (gradio_client for chat and compare, plain HTTP for the rest).
+
+Prints: the run's tokens/s with visitors against alone (goal >= 0.8x); visitors' time to
+the first token of a reply, p50 and p95; requests answered, refused with a message (the
+limits of sft_ui/limits.py) and failed otherwise (goal 0); the server's memory at the
+end against the start (after the model's first load). Rounds alternate (alone, with
+visitors, ...); `--rounds 2` gives a range.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PORT = 7996
+OWNER = ("owner", "a long load-test secret")
+RUN = {"dataset_name": "demo", "use_peft": True, "max_steps": 60, "train_by": "steps",
+       "per_device_train_batch_size": 4, "gradient_accumulation_steps": 1,
+       "sample_steps": 0, "save_strategy": "no", "eval_fraction": 0.0}
+REFUSED = ("shared server", "still being written", "Sign in to")  # the limits' messages
+
+
+def serve(runs: Path, log: Path) -> subprocess.Popen:
+    env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False",
+           "SFT_UI_AUTH": ":".join(OWNER)}
+    with open(log, "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host",
+                                 "127.0.0.1", "--port", str(PORT)], cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def client(url: str):
+    from gradio_client import Client
+    for _ in range(240):
+        try:
+            return Client(url, verbose=False)
+        except Exception:
+            time.sleep(0.5)
+    raise SystemExit(f"the app did not come up at {url}")
+
+
+def train(owner) -> float:
+    """The run's training tokens per second (its tokens over its training time)."""
+    run_id = owner.predict(RUN, "", api_name="/start_run")["run_id"]
+    while (status := owner.predict(run_id, api_name="/run_status"))["state"] in (
+            "queued", "running"):
+        time.sleep(2)
+    if status["state"] != "done":
+        raise SystemExit(f"the run ended {status['state']}: {status.get('error')}")
+    last = [m for m in status["metrics"] if "num_tokens" in m][-1]
+    runtime = next(m["train_runtime"] for m in status["metrics"] if "train_runtime" in m)
+    return last["num_tokens"] / runtime
+
+
+class Visitors:
+    """20 visitors, each in a thread: chat, compare, poll the run, open the page."""
+
+    def __init__(self, url: str, count: int = 20):
+        self.url, self.count = url, count
+        self.first_token: list[float] = []
+        self.answered = self.refused = 0
+        self.errors: list[str] = []
+        self.said: set[str] = set()
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.visit, args=(i,), daemon=True)
+                        for i in range(count)]
+
+    def run(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def end(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=120)
+
+    def visit(self, seed: int) -> None:
+        import httpx
+        rng, me = random.Random(seed), client(self.url)
+        try:
+            while not self.stop.is_set():
+                action = rng.choice(["chat", "chat", "compare", "poll", "page"])
+                try:
+                    if action == "chat":
+                        self.reply(me.submit(f"Name a colour, please ({seed}).", None, "base",
+                                             "", 24, api_name="/chat"))
+                    elif action == "compare":
+                        self.reply(me.submit("Say hello.", "base", "base", 16,
+                                             api_name="/compare"))
+                    elif action == "poll":
+                        httpx.post(f"{self.url}gradio_api/run/list_runs", json={"data": []},
+                                   timeout=60).raise_for_status()
+                        self.count_answer()
+                    else:
+                        httpx.get(self.url, timeout=60).raise_for_status()
+                        self.count_answer()
+                except Exception as e:  # a refusal with a message, or an error
+                    text = str(e)
+                    with self.lock:
+                        if any(word in text for word in REFUSED):
+                            self.refused += 1
+                            self.said.add(text[:160])
+                        else:
+                            self.errors.append(f"{action}: {type(e).__name__}: {text[:200]}")
+                self.stop.wait(rng.uniform(0.5, 2.0))
+        finally:
+            me.close()
+
+    def count_answer(self) -> None:
+        with self.lock:
+            self.answered += 1
+
+    def reply(self, job) -> None:
+        began, first = time.monotonic(), None
+        while not job.done():
+            if first is None and any(job.outputs()):
+                first = time.monotonic() - began
+            time.sleep(0.05)
+        job.result()  # raises a refusal or an error
+        with self.lock:
+            self.answered += 1
+            self.first_token.append(first if first is not None else time.monotonic() - began)
+
+
+def memory_mb(pid: int) -> float:
+    import psutil
+    return psutil.Process(pid).memory_info().rss / 2**20
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--visitors", type=int, default=20)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    server = serve(folder / "runs", folder / "server.log")
+    url = f"http://127.0.0.1:{PORT}/"
+    try:
+        owner = client(url)
+        owner.predict(*OWNER, api_name="/sign_in")
+        list(owner.submit("Hi", None, "base", "", 4, api_name="/chat"))  # the model loaded
+        start_mb = memory_mb(server.pid)
+        alone, loaded, visitors = [], [], None
+        for _ in range(args.rounds):
+            alone.append(train(owner))
+            print(f"alone: {alone[-1]:.0f} tokens/s", flush=True)
+            visitors = Visitors(url, args.visitors)
+            visitors.run()
+            loaded.append(train(owner))
+            visitors.end()
+            print(f"with {args.visitors} visitors: {loaded[-1]:.0f} tokens/s", flush=True)
+        ratios = [b / a for a, b in zip(alone, loaded)]
+        waits = sorted(visitors.first_token) or [float("nan")]
+        print(json.dumps({
+            "tokens_per_s_alone": [round(a) for a in alone],
+            "tokens_per_s_with_visitors": [round(b) for b in loaded],
+            "ratio": [round(r, 2) for r in ratios],
+            "first_token_p50_s": round(statistics.median(waits), 2),
+            "first_token_p95_s": round(waits[int(0.95 * (len(waits) - 1))], 2),
+            "answered": visitors.answered, "refused_with_a_message": visitors.refused,
+            "errors": len(visitors.errors), "error_examples": visitors.errors[:5],
+            "refusals_said": sorted(visitors.said)[:4],
+            "server_mb_start": round(start_mb), "server_mb_end": round(memory_mb(server.pid)),
+        }, indent=1, ensure_ascii=False))
+        owner.close()
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=30)
+        tracebacks = (folder / "server.log").read_text(errors="replace").count("Traceback")
+        print(f"server log: {tracebacks} tracebacks ({folder / 'server.log'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
