@@ -4,11 +4,15 @@ owner signs in and trains a LoRA run of the default model; the same run trains o
 and once while 20 visitors, not signed in, chat, compare, poll the run and open the page
 for as long as it trains (gradio_client for chat and compare, plain HTTP for the rest).
 
+A visitor refused waits as long as the refusal says (at most 30 s), then goes on, as a
+person would. The visitors' clients run in this process at the lowest CPU priority: they
+stand for other machines, and their own CPU (printed) is not the server's.
+
 Prints: the run's tokens/s with visitors against alone (goal >= 0.8x); visitors' time to
 the first token of a reply, p50 and p95; requests answered, refused with a message (the
 limits of sft_ui/limits.py) and failed otherwise (goal 0); the server's memory at the
-end against the start (after the model's first load). Rounds alternate (alone, with
-visitors, ...); `--rounds 2` gives a range.
+end against the start (after the model's first load); the cores each side used while
+visited. Rounds alternate (alone, with visitors, ...); `--rounds 2` gives a range.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -110,13 +115,17 @@ class Visitors:
                         httpx.get(self.url, timeout=60).raise_for_status()
                         self.count_answer()
                 except Exception as e:  # a refusal with a message, or an error
-                    text = str(e)
+                    text, pause = str(e), None
                     with self.lock:
                         if any(word in text for word in REFUSED):
                             self.refused += 1
                             self.said.add(text[:160])
+                            said = re.search(r"about (\d+) s", text)
+                            pause = min(30, int(said.group(1))) if said else None
                         else:
                             self.errors.append(f"{action}: {type(e).__name__}: {text[:200]}")
+                    if pause:  # a person waits as long as the refusal says
+                        self.stop.wait(pause)
                 self.stop.wait(rng.uniform(0.5, 2.0))
         finally:
             me.close()
@@ -127,10 +136,9 @@ class Visitors:
 
     def reply(self, job) -> None:
         began, first = time.monotonic(), None
-        while not job.done():
-            if first is None and any(job.outputs()):
+        for out in job:  # (blocks until the next output comes)
+            if first is None and any(out if isinstance(out, (list, tuple)) else [out]):
                 first = time.monotonic() - began
-            time.sleep(0.05)
         job.result()  # raises a refusal or an error
         with self.lock:
             self.answered += 1
@@ -140,6 +148,21 @@ class Visitors:
 def memory_mb(pid: int) -> float:
     import psutil
     return psutil.Process(pid).memory_info().rss / 2**20
+
+
+def cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds so far of the server, of its children (the training worker), and of
+    this process (the visitors' clients, on the same machine)."""
+    import psutil
+    server = psutil.Process(pid)
+    used = {"server": sum(server.cpu_times()[:2]), "training worker": 0.0,
+            "visitors (this process)": sum(psutil.Process().cpu_times()[:2])}
+    for child in server.children(recursive=True):
+        try:
+            used["training worker"] += sum(child.cpu_times()[:2])
+        except psutil.Error:
+            pass
+    return used
 
 
 def main() -> int:
@@ -155,14 +178,19 @@ def main() -> int:
         owner.predict(*OWNER, api_name="/sign_in")
         list(owner.submit("Hi", None, "base", "", 4, api_name="/chat"))  # the model loaded
         start_mb = memory_mb(server.pid)
-        alone, loaded, visitors = [], [], None
+        alone, loaded, visitors, niced = [], [], None, False
         for _ in range(args.rounds):
             alone.append(train(owner))
             print(f"alone: {alone[-1]:.0f} tokens/s", flush=True)
             visitors = Visitors(url, args.visitors)
+            before, began = cpu_seconds(server.pid), time.monotonic()
+            os.nice(19) if not niced else None  # (the visitors stand for other machines)
+            niced = True
             visitors.run()
             loaded.append(train(owner))
             visitors.end()
+            after, took = cpu_seconds(server.pid), time.monotonic() - began
+            cores = {k: round((after[k] - before[k]) / took, 2) for k in after}
             print(f"with {args.visitors} visitors: {loaded[-1]:.0f} tokens/s", flush=True)
         ratios = [b / a for a, b in zip(alone, loaded)]
         waits = sorted(visitors.first_token) or [float("nan")]
@@ -176,6 +204,7 @@ def main() -> int:
             "errors": len(visitors.errors), "error_examples": visitors.errors[:5],
             "refusals_said": sorted(visitors.said)[:4],
             "server_mb_start": round(start_mb), "server_mb_end": round(memory_mb(server.pid)),
+            "cores_used_while_visited": cores,
         }, indent=1, ensure_ascii=False))
         owner.close()
     finally:

@@ -33,13 +33,15 @@ class Limits:
     replies: int = 1               # SFT_UI_VISITOR_REPLIES: replies in flight per visitor
     tokens_per_minute: int = 3000  # SFT_UI_VISITOR_TOKENS_PER_MINUTE (Max new tokens asked)
     queue: int = 4                 # SFT_UI_VISITOR_QUEUE: visitors' replies at once, in all
+    queue_training: int = 1        # SFT_UI_VISITOR_QUEUE_TRAINING: the same while a run trains
     max_new_tokens: int = 512      # SFT_UI_VISITOR_MAX_NEW_TOKENS: the longest reply
     pause: float = 3.0             # SFT_UI_VISITOR_PAUSE: while a run trains, seconds of
     #                                pause per second of generating (3: a quarter of the time)
 
     ENV = {"replies": "SFT_UI_VISITOR_REPLIES",
            "tokens_per_minute": "SFT_UI_VISITOR_TOKENS_PER_MINUTE",
-           "queue": "SFT_UI_VISITOR_QUEUE", "max_new_tokens": "SFT_UI_VISITOR_MAX_NEW_TOKENS",
+           "queue": "SFT_UI_VISITOR_QUEUE", "queue_training": "SFT_UI_VISITOR_QUEUE_TRAINING",
+           "max_new_tokens": "SFT_UI_VISITOR_MAX_NEW_TOKENS",
            "pause": "SFT_UI_VISITOR_PAUSE"}
 
     @classmethod
@@ -73,9 +75,11 @@ class Shares:
         self._next = 0
 
     @contextmanager
-    def admit(self, visitor: str, tokens: int, replies: int = 1) -> Iterator[None]:
+    def admit(self, visitor: str, tokens: int, replies: int = 1,
+              training: bool = False) -> Iterator[None]:
         """Hold a visitor's reply (or `replies` of `tokens` each, as Compare's two) while
-        it generates; LimitError where the visitor or the server is past a limit."""
+        it generates; LimitError where the visitor or the server is past a limit (fewer
+        replies at once while a run trains)."""
         limits, tokens = self.limits, int(tokens)
         if tokens > limits.max_new_tokens:
             raise LimitError(Message("On this shared server a reply is at most {limit} new "
@@ -90,7 +94,14 @@ class Shares:
                 raise LimitError(Message("Your last reply is still being written: wait for "
                                          "it (about {seconds} s), or press Stop, then send "
                                          "again.", seconds=self._wait(now)))
-            if sum(self._flying.values()) >= limits.queue:
+            flying = sum(self._flying.values())
+            if training and flying >= limits.queue_training:
+                raise LimitError(Message("A run is training on this shared server, and "
+                                         "visitors' replies are written {most} at a time "
+                                         "meanwhile: try again in about {seconds} s.",
+                                         most=limits.queue_training,
+                                         seconds=self._wait(now)))
+            if flying >= limits.queue:
                 raise LimitError(Message("{count} visitors' replies are being written on "
                                          "this shared server, its most at once: try again "
                                          "in about {seconds} s.",
@@ -124,7 +135,7 @@ class Shares:
         if visitor is None:
             yield from reply(None)
             return
-        with self.admit(visitor, tokens, replies):
+        with self.admit(visitor, tokens, replies, training()):
             yield from reply(Pause(self.limits.pause, training))
 
     def _wait(self, now: float) -> int:

@@ -24,9 +24,10 @@ class Clock:
         return self.now
 
 
-def _refusal(shares: Shares, visitor: str, tokens: int, replies: int = 1) -> str:
+def _refusal(shares: Shares, visitor: str, tokens: int, replies: int = 1,
+             training: bool = False) -> str:
     with pytest.raises(LimitError) as e:
-        with shares.admit(visitor, tokens, replies):
+        with shares.admit(visitor, tokens, replies, training):
             pass
     message = e.value.messages[0]
     assert not _left(message), i18n.translate(message, "ja")  # Japanese whole
@@ -44,8 +45,11 @@ def test_each_limit_refuses_with_how_long_to_wait():
         with shares.admit("bob", 100):
             said = _refusal(shares, "cid", 10)  # two replies at once: the server's most
             assert "2 visitors' replies" in said, said
+        # while a run trains, visitors' replies are written one at a time
+        said = _refusal(shares, "cid", 10, training=True)
+        assert "A run is training" in said and "1 at a time" in said, said
     clock.now += 20
-    with shares.admit("ann", 300):
+    with shares.admit("ann", 300, training=True):
         pass
     clock.now += 10  # ann asked 600 in the last minute: 300 more + 200 > 1000
     said = _refusal(shares, "ann", 250, replies=2)

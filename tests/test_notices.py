@@ -172,8 +172,10 @@ def test_start_s_refusal_goes_with_its_cause_and_no_run_s_start_brings_one(
     good = [widget_value(n, getattr(cfg, n)) for n in names]
     bad = [("-1" if n == "learning_rate" else v) for n, v in zip(names, good)]
 
-    def shown(*messages):
-        return _in("en", lambda: lang.problems("Cannot start:", ConfigError(list(messages))))
+    def shown(*messages):  # (a refusal is found by its kind, not its words)
+        from sft_ui.ui.run_controls import REFUSED
+        return _in("en", lambda: lang.problems("Cannot start:", ConfigError(list(messages)),
+                                               REFUSED))
 
     def asked(notice, values):
         token = LocalContext.request.set(FakeRequest(accept="en"))

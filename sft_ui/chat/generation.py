@@ -6,6 +6,7 @@ that stops when the reader goes (generate_streaming). Knows nothing of runs or o
 """
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from dataclasses import dataclass
@@ -197,6 +198,35 @@ def chat_prompt(tokenizer, history: list[dict], message: str, settings: GenSetti
     return render_prompt(tokenizer, conversation(history, message, settings))
 
 
+class _FewerThreads:
+    """While a reply that yields to a training run generates (a visitor's, `pause` given
+    while a run trains), this process's torch computes on one thread: two processes'
+    thread teams on the same cores make the training run's wait for each other (its
+    steps slowed most where the cores were fullest). Restored when the last such reply
+    ends."""
+
+    def __init__(self):
+        self.lock, self.count, self.saved = threading.Lock(), 0, 0
+
+    def __enter__(self):
+        import torch  # (loaded already: a model is generating)
+        with self.lock:
+            if not self.count:
+                self.saved = torch.get_num_threads()
+            self.count += 1
+            torch.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        import torch  # (loaded already, as above)
+        with self.lock:
+            self.count -= 1
+            if not self.count:
+                torch.set_num_threads(self.saved)
+
+
+FEWER_THREADS = _FewerThreads()
+
+
 def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
                        pause=None, **extra) -> Iterator[list[str]]:
     """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
@@ -208,13 +238,17 @@ def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings
                     add_special_tokens=settings.as_text).to(model.device)
     streamer, stop = _RowsStreamer(tokenizer, len(texts)), threading.Event()
 
+    yields = pause is not None and pause.training()
+
     def run() -> None:
         try:
-            model.generate(**enc, streamer=streamer, max_new_tokens=int(settings.max_new_tokens),
-                           use_cache=True, pad_token_id=tokenizer.pad_token_id,
-                           stopping_criteria=StoppingCriteriaList(
-                               [StopOnEvent(stop), *([pause] if pause else [])]),
-                           **settings.generate_kwargs(), **extra)
+            with FEWER_THREADS if yields else contextlib.nullcontext():
+                model.generate(**enc, streamer=streamer,
+                               max_new_tokens=int(settings.max_new_tokens), use_cache=True,
+                               pad_token_id=tokenizer.pad_token_id,
+                               stopping_criteria=StoppingCriteriaList(
+                                   [StopOnEvent(stop), *([pause] if pause else [])]),
+                               **settings.generate_kwargs(), **extra)
             streamer.end()
         except Exception as e:  # raised to the reader
             streamer.end(e)

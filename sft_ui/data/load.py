@@ -229,7 +229,19 @@ def store_upload(path: str | Path, folder: Path) -> str:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
     name = re.sub(r"[^\w.-]", "_", path.name)[-100:]
     target = folder / digest / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists():
-        shutil.copyfile(path, target)
+    if target.exists():
+        return str(target)
+    # Copied beside its place and moved there whole: a copy a full disk cut short is
+    # never later taken as the upload.
+    partial = target.with_name(target.name + ".partial")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, partial)
+        partial.replace(target)
+    except OSError as e:
+        partial.unlink(missing_ok=True)
+        raise DataError(Message("The upload could not be kept: `{error}` ({folder}). Free "
+                                "some disk space there (delete old runs on the Runs tab), "
+                                "then upload again.", error=e.strerror or str(e),
+                                folder=str(folder))) from None
     return str(target)

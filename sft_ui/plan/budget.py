@@ -83,6 +83,7 @@ class Choice:
     reasons: list[Message]     # one sentence per setting the budget chose
     needs_speed: bool = False  # no speed known for these settings: the plan has no steps
     fits_in_run: bool = False  # the run sets its length on its first steps (train/fit.py)
+    said: dict = dataclasses.field(default_factory=dict)  # setting name -> its reason
 
 
 def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
@@ -94,13 +95,14 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     their defaults (a sweep's trial keeps the values it tries)."""
     if not cfg.time_budget_minutes:
         return Choice(cfg, [])
-    defaults, changes, reasons = RunConfig(), {}, []
+    defaults, changes, reasons, reason_of = RunConfig(), {}, [], {}
 
     def pick(name: str, value, why: Message | None) -> None:
         if name not in keep and getattr(cfg, name) == getattr(defaults, name) and \
                 getattr(cfg, name) != value:
             changes[name] = value
             reasons.extend([why] if why else [])
+            reason_of.update({name: why} if why else {})
 
     stage = stage_of(cfg)  # its learning rates (a preference stage's are far lower)
     small = data is not None and data.rows <= SMALL_DATA_ROWS
@@ -181,6 +183,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
             "trains as a shorter one would until then"))
         choice.reasons.append(length_said)
         choice.config = dataclasses.replace(choice.config, **changes)
+    choice.said = reason_of
     return choice
 
 

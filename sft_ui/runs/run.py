@@ -187,6 +187,7 @@ class Run:
         `signal` hook (GRPO: its rewards tried on a few prompts) may choose settings too,
         in the budget, or refuse a run that would learn nothing."""
         person, signal = self.config, hook(self.config, "signal") if choose else None
+        rate_said = None  # the budget's sentence of the learning rate it chose
         if choose:
             self._size_to_data()
         if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
@@ -194,6 +195,7 @@ class Run:
             held = self.config.eval_fraction
             choice = budget.resolve(self.config, self.keep)
             self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
+            rate_said = choice.said.get("learning_rate")
             if self.config.eval_fraction != held:  # the rows it holds out give the samples
                 self._size_to_data(person)
         if signal:
@@ -203,7 +205,7 @@ class Run:
             if reasons:
                 # the budget's sentence of the steps stays last (`fitted` rewrites it); its
                 # learning rate's goes where the rewards chose another
-                said = [r for r in self.budget[:-1] if not r.startswith("learning rate")
+                said = [r for r in self.budget[:-1] if rate_said is None or r != rate_said
                         or config.learning_rate == self.config.learning_rate]
                 self._chosen(config, said + reasons + self.budget[-1:], self.fit_steps)
         self.deadline = budget.deadline(self.config, started)
@@ -305,7 +307,13 @@ class Run:
         """Rebuild a run from its folder (after a restart); a run cut off mid-way is failed."""
         config = RunConfig.from_yaml(folder / "config.yaml")
         run = cls(folder.name, folder, config)
-        state = json.loads((folder / "state.json").read_text())
+        try:
+            state = json.loads((folder / "state.json").read_text())
+        except (ValueError, OSError) as e:  # (cut by a full disk or a crash of the disk)
+            state = {"state": "failed", "error": Message(
+                "This run's state.json could not be read (`{error}`), so its state, name "
+                "and times are lost. Its folder is kept as it was: its checkpoints and "
+                "model, if any, are still there.", error=str(e)[:120])}
         for key in STATE_KEYS:
             if key in state:
                 setattr(run, key, state[key])

@@ -55,17 +55,25 @@ def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
     adapter = is_adapter(source)
     kind = "merged" if adapter and merged else ("adapter" if adapter else "full")
     out = run.dir / EXPORT_SUBDIR / (kind + (f"-{checkpoint}" if checkpoint else ""))
+    # Written beside its place and moved there whole: an export the app was killed in
+    # the middle of is never later taken (pushed, converted) as a whole one.
+    partial = out.with_name(out.name + PARTIAL)
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    if kind == "merged":
+        _merge(source, partial)
+    else:
+        _copy_model_files(source, partial)
+        if adapter:
+            _portable_base(partial / "adapter_config.json", run.config)
+    write_card(run, partial, kind, checkpoint)
     if out.exists():
         shutil.rmtree(out)
-    out.mkdir(parents=True)
-    if kind == "merged":
-        _merge(source, out)
-    else:
-        _copy_model_files(source, out)
-        if adapter:
-            _portable_base(out / "adapter_config.json", run.config)
-    write_card(run, out, kind, checkpoint)
+    partial.rename(out)
     return out
+
+
+PARTIAL = ".partial"  # an export being written (or one an ended app left half-written)
 
 
 def zip_export(folder: Path) -> Path:

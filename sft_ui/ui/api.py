@@ -13,7 +13,7 @@ from sft_ui.config import registry
 from sft_ui.errors import UserError
 from sft_ui.share.export import zip_export
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.api_types import checked
+from sft_ui.ui.api_types import checked, refusal
 from sft_ui.ui.lang import messages, say
 from sft_ui.ui.shared_reads import READS
 
@@ -23,7 +23,7 @@ def _answer(fn, *args):
     try:
         return fn(*args)
     except UserError as e:
-        raise gr.Error(" ".join(messages(e))) from None
+        raise refusal(" ".join(messages(e))) from None
 
 
 # The endpoints, each an Api method of the same name.
@@ -33,6 +33,7 @@ ENDPOINTS = ("sign_in", "start_run", "queue_run", "queue", "unqueue", "move_queu
              "plan", "settings", "list_runs", "rename_run", "delete_run", "chat", "compare",
              "compare_batch", "evaluate", "stop_evaluation", "export_run", "export_gguf",
              "push_to_hub", "publish_space")
+SHARED = ("chat", "compare")  # admitted by limits.py's shares, not by Gradio's queue
 
 
 def build(actions: Actions) -> None:
@@ -50,9 +51,12 @@ class Api:
             # (served at once on /gradio_api/run/<name>, about 2 ms of CPU with a session,
             # see ui/shared_reads.py), any number at once, so many clients polling do not
             # wait behind one another.
+            # Chat and Compare are admitted by the visitors' shares (limits.py), which
+            # refuse with a wait at once, where Gradio's queue would keep a visitor
+            # waiting without a word.
             reads = name in READS
             gr.api(self.endpoint(name), api_name=name, queue=not reads,
-                   concurrency_limit=None if reads else "default")
+                   concurrency_limit=None if reads or name in SHARED else "default")
 
     def endpoint(self, name: str):
         """The method of endpoint `name` as Gradio calls it: its values' types checked
@@ -68,7 +72,7 @@ class Api:
         """Start a run from RunConfig fields (missing ones take the defaults). `hf_token`:
         for run_on "hf_jobs", a Hugging Face token used for this launch only."""
         if config is None:
-            raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
+            raise refusal(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
         return {"run_id": _answer(self.actions.start, who(request), config, hf_token)}
 
@@ -76,7 +80,7 @@ class Api:
         """Queue a run (RunConfig fields, checked as Start checks them): it starts when the
         runs queued before it have ended, at once when none trains."""
         if config is None:
-            raise gr.Error(say("No settings were sent: send a mapping of RunConfig fields, "
+            raise refusal(say("No settings were sent: send a mapping of RunConfig fields, "
                                "or {} to train with every default."))
         return {"queued_id": _answer(self.actions.queue_run, who(request), config)}
 
@@ -104,7 +108,7 @@ class Api:
         run_on "hf_jobs", `at_once` of them run at once on Hugging Face Jobs with
         `hf_token` (used while the sweep runs, never saved). /sweep follows it."""
         if not isinstance(sweep, dict):
-            raise gr.Error(say("No sweep was sent: send a mapping with base, vary and "
+            raise refusal(say("No sweep was sent: send a mapping with base, vary and "
                                "budget_minutes."))
         return _answer(self.actions.start_sweep, who(request), sweep, hf_token)
 
@@ -186,7 +190,7 @@ class Api:
             yield from self.actions.chat(who(request), message, history, run_id or None,
                                          settings)
         except UserError as e:
-            raise gr.Error(" ".join(messages(e))) from None
+            raise refusal(" ".join(messages(e))) from None
 
     def compare(self, request: gr.Request, message: str, model_a: str = "base",
                 model_b: str = "latest",
@@ -201,7 +205,7 @@ class Api:
                                              settings):
                 yield [a, b]
         except UserError as e:
-            raise gr.Error(" ".join(messages(e))) from None
+            raise refusal(" ".join(messages(e))) from None
 
     def compare_batch(self, request: gr.Request, prompts: list, model_a: str = "base",
                       model_b: str = "latest", max_new_tokens: int = 64,
@@ -225,7 +229,7 @@ class Api:
                                                 thinking=thinking), batch_size)
         snap = self.actions.evaluator.wait(job)
         if snap["state"] == "failed":
-            raise gr.Error(say(snap["error"]))
+            raise refusal(say(snap["error"]))
         return {k: snap[k] for k in ("id", "state", "error", "models", "test_set",
                                      "rows_asked", "rows_answered", "scores", "files")}
 

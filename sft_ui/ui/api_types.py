@@ -20,6 +20,12 @@ KINDS = {str: Message("text"), int: Message("a whole number"), float: Message("a
          list: Message("a list (a JSON array)")}
 
 
+def refusal(text: str) -> gr.Error:
+    """The error an API client is answered with: the person-facing text, without a
+    traceback in the server's log (a refusal is an answer, not a fault)."""
+    return gr.Error(text, print_exception=False)
+
+
 def checked(method):
     """`method` (an Api endpoint) with its values checked first; a generator stays one,
     so that Gradio streams it."""
@@ -56,7 +62,7 @@ def _check(name: str, value, hint) -> None:
     allowed = [t for t in (typing.get_args(hint) or (hint,)) if t in KINDS]
     if not allowed or any(_is(value, t) for t in allowed):
         return
-    raise gr.Error(say(Message("{field} must be {kind}, not {given}.", field=name,
+    raise refusal(say(Message("{field} must be {kind}, not {given}.", field=name,
                                kind=KINDS[allowed[0]], given=_kind_of(value))))
 
 

@@ -157,7 +157,8 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
             yield history, _error(e)
 
     events = [trigger(add_user, [message, bot], [message, bot], api_name=False)
-              .then(reply, [bot, model, *settings], [bot, error], api_name=False)
+              .then(reply, [bot, model, *settings], [bot, error], api_name=False,
+                    concurrency_limit=None)  # (admitted by limits.py's shares)
               for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_name=False)
     # One conversation is with one model: picking another starts a new one, and the box
@@ -230,7 +231,8 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
             yield gr.skip(), _error(e)
 
     events = [go.click(compare, [prompt, model_a, model_b, *settings],
-                       [answer_a, answer_b, notice], api_name=False),
+                       [answer_a, answer_b, notice], api_name=False,
+                       concurrency_limit=None),  # (admitted by limits.py's shares)
               batch_go.click(compare_all, [prompts, model_a, model_b, settings[1], settings[5],
                                            settings[-1]], [table, notice], api_name=False)]
     for picked in (model_a, model_b):  # (text where either model was trained on text)

@@ -241,9 +241,12 @@ def _bold(heading: str) -> Message:
     return Message("**{heading}**", heading=as_message(heading))
 
 
-def problems(heading: str, error: Exception) -> str:
-    """A bold heading and the error's messages as a Markdown list, translated (a notice)."""
-    return _note({"text": _bold(heading), "items": _english(error), "listed": True})
+def problems(heading: str, error: Exception, kind: str = "") -> str:
+    """A bold heading and the error's messages as a Markdown list, translated (a notice);
+    `kind`: what the notice is, for code to find it by (`kept(...)[i]["kind"]`), never by
+    its words."""
+    return _note({"text": _bold(heading), "items": _english(error), "listed": True,
+                  **({"kind": kind} if kind else {})})
 
 
 def problem(heading: str, error: Exception, escape: bool = False) -> str:

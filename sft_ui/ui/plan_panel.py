@@ -17,11 +17,10 @@ from sft_ui.i18n.message import Message
 from sft_ui.ui import target_plan
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import T, after_switch, keep, kept, note, problems, say
-from sft_ui.ui.plan_text import plan_line, plan_markdown
+from sft_ui.ui.plan_text import NO_PLAN, plan_line, plan_markdown
 from sft_ui.ui.widgets import config_to_values, edits, values_to_dict
 
 FIT_FIELDS = fit_names()  # what Fit may change (config/fields.py's `fit`)
-NO_PLAN = "**No plan for these settings:**"  # (problems' heading of what is wrong with them)
 
 
 @dataclass
@@ -60,7 +59,7 @@ def plan_texts(actions: Actions, who: Who, values: dict,
     try:
         p = actions.plan(who, values, target)
     except UserError as e:
-        text = problems("No plan for these settings:", e)
+        text = problems("No plan for these settings:", e, NO_PLAN)
         return text, text, None
     except Exception as e:  # keep the page usable, say what happened
         text = say(Message("**No plan:** {error_type}: {error}", error_type=type(e).__name__,
@@ -147,7 +146,7 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         """A plan that could not be made says why until its cause is gone: while it says
         so (or Start said it in its stead), a setting the plan does not read (the data's
         template...) makes it again."""
-        if shown_line and not any(part["text"] == NO_PLAN for part in kept(shown_line)):
+        if shown_line and not any(part.get("kind") == NO_PLAN for part in kept(shown_line)):
             return gr.skip(), gr.skip(), gr.skip()
         return on_change(request, *values)
     read = {*plan_inputs("change"), *plan_inputs("leave")}

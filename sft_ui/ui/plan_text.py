@@ -11,6 +11,8 @@ from sft_ui.plan.planner import duration_text
 from sft_ui.ui import target_plan
 from sft_ui.ui.lang import say
 
+NO_PLAN = "no plan"  # the kind of the plan line that says why no plan could be made
+
 PARTS = [("weights", "weights"), ("gradients", "gradients"),
          ("optimizer", "optimizer state (AdamW)"), ("activations", "activations"),
          ("logits", "logits and loss"), ("reference", "reference model"),

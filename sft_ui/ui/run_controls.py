@@ -27,6 +27,7 @@ FIRST_TICKS, STEADY_TICKS, QUIET_TICKS = 1.0, 3.0, 6.0
 # What Start, Resume or Continue answered comes into view with the buttons above it: on a
 # wide screen the bar stops sticking while it shows (ui/style.py), and a page scrolled down
 # would lose both; on a phone they are pinned in sight.
+REFUSED = "start refused"  # the kind of Start's notice that says why it did not start
 SHOW_NOTICE_JS = """() => requestAnimationFrame(() => {
   const notice = document.querySelector('#start-notice');
   if (notice && notice.innerText.trim() && matchMedia('(min-width: 769px)').matches)
@@ -92,15 +93,15 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
     c.run_state = run_state  # (the queue's table follows it: ui/queue_panel.py)
     timer = gr.Timer(FIRST_TICKS, active=False)
 
-    def on_start(request: gr.Request, token, plan_text, *values):
+    def on_start(request: gr.Request, token, plan_shown, *values):
         """(run id, the notice, the timer, the plan line): a refusal the plan line already
         shows is said once, by Start's notice (the plan line steps aside until the next
         plan)."""
         try:
             new_id = actions.start(who(request), values_to_dict(s.names, values), token)
         except UserError as e:
-            same = plan_text == problems("No plan for these settings:", e)
-            return gr.skip(), problems("Cannot start:", e), gr.skip(), \
+            same = plan_shown == problems("No plan for these settings:", e, plan_text.NO_PLAN)
+            return gr.skip(), problems("Cannot start:", e, REFUSED), gr.skip(), \
                 ("" if same else gr.skip())
         except Exception as e:  # keep the page usable, say what happened
             return (gr.skip(), note(Message("**Start failed:** {error_type}: {error}",
@@ -114,7 +115,7 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
         without starting; the refusal they give now, or none. While a run trains that the
         refusal does not name (Start itself may have just started it, this event racing
         it), that run is left out and only a refusal gone is said."""
-        refused = [part for part in kept(notice) if part["text"] == "**Cannot start:**"]
+        refused = [part for part in kept(notice) if part.get("kind") == REFUSED]
         if not refused:
             return gr.skip()
         busy = manager.busy()
@@ -123,7 +124,7 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
             actions.check_start(who(request), values_to_dict(s.names, values), token,
                                 idle=named or not busy)
         except UserError as e:
-            again = problems("Cannot start:", e)
+            again = problems("Cannot start:", e, REFUSED)
             return again if kept(again) != kept(notice) and (named or not busy) else gr.skip()
         except Exception:  # (Start itself says what went wrong, when pressed)
             return gr.skip()
