@@ -76,14 +76,13 @@ def build_run_controls() -> RunControls:
 def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
     """Start, Stop, Resume and the live view's timer (`s`: the settings column,
     train_tab.Settings, whose names, inputs and Hugging Face token Start reads). The timer
-    ticks while a run trains, every second until the first loss shows and every two
-    seconds then, and stops once the page shows all of the run's end: each tick costs the
-    browser, often on the machine that trains, a round of Gradio's client work over each
-    of its outputs (headless Chromium on 2 cores, the whole live view at each tick: 25-29%
-    of a core at one tick a second, 9-12% at one every two seconds). So a tick updates the
-    status and the progress alone, and the rest (plots, samples, log, buttons) follows
-    only when what it draws from changed (`pulse`). Start, Resume, a page opened, a
-    language switch and a run started or ended elsewhere (`lists`) wake it."""
+    ticks while a run trains (FIRST_TICKS until the first loss shows, STEADY_TICKS then,
+    QUIET_TICKS after a tick that found nothing new) and stops once the page shows all of
+    the run's end: each tick costs the browser, often on the machine that trains, a round
+    of Gradio's client work over each of its outputs (figures: docs/benchmarks.md). So a
+    tick updates the status and the progress alone, and the rest (plots, samples, log,
+    buttons) follows only when what it draws from changed (`pulse`). Start, Resume, a page
+    opened, a language switch and a run started or ended elsewhere (`lists`) wake it."""
     manager, live = actions.manager, c.live
     run_id = gr.State("")
     seen = gr.State(None)  # (status, progress, timer's seconds, plan line) the tick sent
