@@ -45,7 +45,10 @@ KINDS = [  # (three training wordings, the test's wording, the answer sentence)
      "flow?", "The river {x} begins at {y}."),
 ]
 SIDES = {"quick": {}, "last-only": {"mask_history": True},
-         "all-tokens": {"completion_only_loss": False}}
+         "all-tokens": {"completion_only_loss": False},
+         # every answer trained, by hand: the rate and accumulation best on the long rows
+         "hand": {"completion_only_loss": True, "use_peft": True, "lora_r": 16,
+                  "learning_rate": 2e-3, "gradient_accumulation_steps": 1}}
 
 
 def word(rng: random.Random, parts: int) -> str:

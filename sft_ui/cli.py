@@ -34,6 +34,7 @@ from sft_ui.i18n.message import Message
 from sft_ui.models import prepare_default_model
 from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
 from sft_ui.runs.run_queue import RunQueue
+from sft_ui.runs.start import apply_budget
 from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
 from sft_ui.sweeps.score import kept_quick_said
 from sft_ui.train.events import EventSink, NullSink, TerminalSink
@@ -293,7 +294,7 @@ def _sweep(manager: RunManager, spec: SweepSpec, path: str) -> int:
 
 def _apply_budget(run: Run) -> None:
     """The run's time budget: the settings it chooses and its deadline, printed."""
-    run.apply_budget(time.time())
+    apply_budget(run, time.time())
     for reason in run.budget:
         print(f"  time budget: {reason}", flush=True)
     if run.deadline:

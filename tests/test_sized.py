@@ -198,7 +198,7 @@ def test_a_question_on_several_lines_stays_one_sample_prompt(tmp_path, tiny_mode
 
 def test_the_runs_start_sizes_its_settings_and_says_so(support_csv, tiny_model_dir,
                                                        tmp_path):
-    """Where settings are chosen before a run (runs/run.py's apply_budget): the trainer
+    """Where settings are chosen before a run (runs/start.py's apply_budget): the trainer
     gets them, config.yaml keeps them (a resume trains with them), the log says why."""
     got = []
     manager = RunManager(tmp_path / "runs", trainer=lambda cfg, *a, **k: got.append(cfg))

@@ -23,7 +23,7 @@ that is not a built-in set:
 - What a family sizes on its own (the `sized` hook: GRPO's Max completion length).
 
 `sized` gives the settings and a sentence for each; the run's start applies them
-(runs/run.py's apply_budget: config.yaml keeps them, a resume trains with them), the
+(runs/start.py's apply_budget: config.yaml keeps them, a resume trains with them), the
 plan and the data preview say them. A setting the person changed always wins. Knows
 nothing of training or of the page.
 """

@@ -27,6 +27,7 @@ from sft_ui.runs.checkpoints import (discard_partial_checkpoints, disk_full_mess
                                      is_disk_full, latest_checkpoint)
 from sft_ui.runs.folder import RUN_ID, clean_name, display_name, gone_is_deleted, runs_dir
 from sft_ui.runs.run import ACTIVE_STATES, Run, RunError, create_run, short_snapshot
+from sft_ui.runs.start import apply_budget
 
 
 class RunManager:
@@ -180,7 +181,7 @@ class RunManager:
         try:
             run.suggestion, started = {}, time.time()
             if run.config.run_on != "hf_jobs":  # a job resolves it where it trains
-                run.apply_budget(started, choose=resume_from is None)
+                apply_budget(run, started, choose=resume_from is None)
             if train is None:
                 train = backends.trainer_for(run.config, self._worker)
             processes = run.config.processes(detect().devices)

@@ -13,14 +13,12 @@ from pathlib import Path
 
 from sft_ui.config import RunConfig
 from sft_ui.config.length import DEFAULT_EPOCHS
-from sft_ui.data.sized import SIZED_SAMPLES, own_data, sized
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message, read_messages, saved_messages
-from sft_ui.plan import budget
 from sft_ui.plan.plateau import ending_said
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.runs.phases import Phases, phase_message
-from sft_ui.stages import hook, stage_of
+from sft_ui.stages import hook
 from sft_ui.train import log as runlog
 
 ACTIVE_STATES = ("queued", "running", "stopping")
@@ -178,74 +176,22 @@ class Run:
                 self.finished = time.time()
         self._save_state()
 
-    def apply_budget(self, started: float, choose: bool = True) -> None:
-        """A time budget, resolved once where the run starts (the app, or the command
-        line): with `choose`, the settings it picks replace the run's (config.yaml too;
-        it may measure the speed first); and this (re)start's deadline, from `started`,
-        which the training process only keeps. Before a first start, the settings the
-        person's data sizes come first (_size_to_data), and after the budget its family's
-        `signal` hook (GRPO: its rewards tried on a few prompts) may choose settings too,
-        in the budget, or refuse a run that would learn nothing."""
-        person, signal = self.config, hook(self.config, "signal") if choose else None
-        rate_said = None  # the budget's sentence of the learning rate it chose
-        if choose:
-            self._size_to_data()
-        if choose and self.config.time_budget_minutes and stage_of(self.config).time_budget:
-            self.set_state("running", Message("Choosing settings for the time budget..."))
-            held = self.config.eval_fraction
-            choice = budget.resolve(self.config, self.keep)
-            self._chosen(choice.config, list(choice.reasons), choice.fits_in_run)
-            rate_said = choice.said.get("learning_rate")
-            if self.config.eval_fraction != held:  # the rows it holds out give the samples
-                self._size_to_data(person)
-        if signal:
-            self.set_state("running", Message("Trying the rewards on a few prompts..."))
-            with runlog.capture(self.dir) as log:
-                config, reasons = signal(person, self.config, log, self.dir)
-            if reasons:
-                # the budget's sentence of the steps stays last (`fitted` rewrites it); its
-                # learning rate's goes where the rewards chose another
-                said = [r for r in self.budget[:-1] if rate_said is None or r != rate_said
-                        or config.learning_rate == self.config.learning_rate]
-                self._chosen(config, said + reasons + self.budget[-1:], self.fit_steps)
-        self.deadline = budget.deadline(self.config, started)
-
-    def _size_to_data(self, person: RunConfig | None = None) -> None:
-        """The settings the run's own data sizes where the person left them at their
-        defaults (data/sized.py: the samples' prompts and length, GRPO's answers'), each
-        said in the run's log; config.yaml too, so that a resume trains with them. Here,
-        not in the training process: once for the run, before a budget plans its steps
-        with them; again (`person`: the settings as the person gave them) where the
-        budget held rows out, whose questions the samples then ask. Data that cannot be
-        read here is left to the run, which reports it."""
-        if not own_data(self.config):
-            return
-        asked = self.config if person is None else dataclasses.replace(
-            self.config, **{name: getattr(person, name) for name in SIZED_SAMPLES})
-        self.set_state("running", Message("Sizing the settings to the data..."))
-        with runlog.capture(self.dir) as log:
-            try:
-                found = sized(asked)
-            except Exception as e:  # the run itself will meet (and report) what failed here
-                log.warning("%s", f"The settings could not be sized to the data: "
-                            f"{type(e).__name__}: {e}")
-                return
-            for line in found.reasons + found.notes:
-                log.info("Sized to the data: %s", line)
-        if found.reasons:
-            with self._lock:
-                self.config = found.config
-            (self.dir / "config.yaml").write_text(found.config.to_yaml(), encoding="utf-8")
-
-    def _chosen(self, config: RunConfig, reasons: list[str], fit_steps: bool) -> None:
-        """Settings chosen for the run where it starts, with their reasons; config.yaml
-        too."""
+    def chosen(self, config: RunConfig, reasons: list[str], fit_steps: bool) -> None:
+        """Settings chosen for the run where it starts (runs/start.py), with the budget's
+        reasons; config.yaml too."""
         with self._lock:
             self.config, self.budget = config, reasons
             self.max_steps = config.max_steps
             self.fit_steps = fit_steps
         (self.dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
         self._save_state()
+
+    def sized(self, config: RunConfig) -> None:
+        """Settings sized to the run's data (runs/start.py); config.yaml too, so that a
+        resume trains with them."""
+        with self._lock:
+            self.config = config
+        (self.dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
 
     def rename(self, name: str) -> None:
         with self._lock:

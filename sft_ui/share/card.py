@@ -122,6 +122,13 @@ def write_card(run: Run, out: Path, kind: str, checkpoint: str = "") -> Path:
     return path
 
 
+def card_moved(folder: Path, to: Path) -> None:
+    """The kept lines of the card in export folder `folder` follow it, renamed `to`."""
+    kept = _lines_file(folder / "README.md")
+    if kept.exists():
+        kept.replace(_lines_file(to / "README.md"))
+
+
 def written_lines(path: Path) -> list[str]:
     """The lines of a card's README.md: as they were made (its person-facing lines
     Messages; the front matter and a sample's answer one item of several lines) while the

@@ -18,7 +18,7 @@ from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, resolve_model
 from sft_ui.runs import Run, RunError, checkpoint_folder
 from sft_ui.runs.run import base_model_name
-from sft_ui.share.card import write_card
+from sft_ui.share.card import card_moved, write_card
 
 EXPORT_SUBDIR = "export"
 
@@ -70,6 +70,7 @@ def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
     if out.exists():
         shutil.rmtree(out)
     partial.rename(out)
+    card_moved(partial, out)  # (its lines as made, kept beside the folder)
     return out
 
 

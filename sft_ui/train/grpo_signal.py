@@ -1,6 +1,6 @@
 """Whether a GRPO run's rewards tell its answers apart, measured before it trains, and the
 settings its quick path chooses from that (the GRPO family's `signal` hook, called where
-a run starts: runs/run.py's apply_budget).
+a run starts: runs/start.py's apply_budget).
 
 GRPO learns only from the prompts whose answers got different rewards. `sample`
 (grpo_sample.py) has the model write answers to a few prompts, sampled as training samples
