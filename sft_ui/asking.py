@@ -30,16 +30,20 @@ class Asking:
     def _training(self) -> bool:
         return bool(self.manager.busy())
 
+    def _shared(self, who: Who, settings: GenSettings, replies: int, reply) -> Iterator:
+        """`reply(pause)`'s stream once the settings are checked, within the caller's
+        share (limits.Shares.share): `replies` replies of Max new tokens each."""
+        settings.check()
+        return self.shares.share(self._visitor(who), settings.max_new_tokens, replies,
+                                 reply, self._training)
+
     def chat(self, who: Who, message: str, history=None, ref: str | None = None,
              settings: GenSettings | None = None) -> Iterator[str]:
         """Stream a reply (open to everyone, like looking at runs; a visitor's within
         their share)."""
         settings = settings or GenSettings()
-        settings.check()
-        return self.shares.share(
-            self._visitor(who), settings.max_new_tokens, 1,
-            lambda pause: self.chat_service.stream(message, history, ref, settings, pause),
-            self._training)
+        return self._shared(who, settings, 1, lambda pause: self.chat_service.stream(
+            message, history, ref, settings, pause))
 
     def chat_notes(self, message: str, history=None, ref: str | None = None,
                    settings: GenSettings | None = None) -> list:
@@ -50,11 +54,8 @@ class Asking:
                 settings: GenSettings | None = None) -> Iterator[tuple[str, str]]:
         """Both models' replies as they grow (open as chat is: two replies of a share)."""
         settings = settings or GenSettings()
-        settings.check()
-        return self.shares.share(
-            self._visitor(who), settings.max_new_tokens, 2,
-            lambda pause: self.chat_service.compare(message, ref_a, ref_b, settings, pause),
-            self._training)
+        return self._shared(who, settings, 2, lambda pause: self.chat_service.compare(
+            message, ref_a, ref_b, settings, pause))
 
     def compare_batch(self, who: Who, prompts: list, ref_a: str, ref_b: str,
                       max_new_tokens: int = 64, ask_as: str = "",
