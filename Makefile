@@ -37,7 +37,7 @@ test-deps: install $(TEST_STAMP)
 
 test: test-deps
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --durations=25 tests
 
 # Speed and memory figures on this machine (run it when the machine is otherwise idle).
 bench: install

@@ -193,7 +193,7 @@ API_CASES = [
     ("batch-prompts-text", "/compare_batch", ["Hi", "base", RUN, 4],
      r"prompts must be a list \(a JSON array\), not text"),
     ("batch-prompts-mixed", "/compare_batch", [[1, None], "base", RUN, 4],
-     r"prompts must be a list \(a JSON array\), not text"),
+     r"Prompts must be a list of texts, one prompt each"),
     ("batch-tokens-word", "/compare_batch", [["Hi"], RUN, RUN, "x"],
      r"max_new_tokens must be a whole number, not text"),
 ]
