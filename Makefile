@@ -44,8 +44,8 @@ bench: install
 	$(PY) scripts/bench.py
 
 # The catalogues (sft_ui/locale/) brought up to date with the code: docs/languages.md.
-messages: $(TEST_STAMP)
-	$(PY) scripts/messages.py
+messages: install
+	$(PY) -m sft_ui.i18n.catalogues
 
 clean:
 	rm -rf .venv

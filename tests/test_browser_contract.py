@@ -5,7 +5,7 @@ and the buttons that need no run, before any run; then a run
 training with another queued, a sweep done and its best used; then the server killed with
 kill -9 mid-sweep and started again. After each: no traceback in the server's log, no
 Gradio error toast, in Japanese no English word outside names, numbers, paths and data or
-model text (tests/test_i18n.py's english_left and the short list below), and no notice that
+model text (sft_ui/i18n/scan.py's english_left and the short list below), and no notice that
 speaks of a state that has changed."""
 import json
 import os
@@ -16,10 +16,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from sft_ui.i18n.scan import english_left
 from tests.conftest import HANG, HANG_MS, fresh, serve, wait_for
 from tests.test_browser import ARGS, CHROMIUM
 from tests.test_browser_languages import SHOWN, _code_words
-from tests.test_i18n import english_left
 
 TABS = {"en": ("Train", "Chat", "Compare", "Evaluate", "Runs", "Export"),
         "ja": ("学習", "チャット", "比較", "評価", "実行履歴", "エクスポート")}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sft_ui.i18n.scan import english_left
 from tests.conftest import HANG_MS, set_field, wait_for
 from tests.test_browser import ARGS, CHROMIUM, _field, _set
 
@@ -268,10 +269,9 @@ def _code_words() -> set[str]:
 def test_switching_to_japanese_leaves_no_english_on_any_tab(ja_page, live_app):
     """Right after the selector switches the page (English at load), every tab, its panels
     opened, reads in Japanese: no English word left but names, paths, numbers, units and
-    code (tests/test_i18n.py's english_left, and the settings' own values)."""
+    code (sft_ui/i18n/scan.py's english_left, and the settings' own values)."""
     from playwright.sync_api import expect
 
-    from tests.test_i18n import english_left
     # (a browser of its own in this module: the English page, beside the Japanese one)
     context = ja_page.context.browser.new_context(locale="en-US",
                                                   viewport={"width": 1280, "height": 720})

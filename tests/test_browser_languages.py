@@ -11,9 +11,9 @@ import re
 
 import pytest
 
+from sft_ui.i18n.scan import AS_WRITTEN, english_left
 from tests.conftest import HANG_MS, field, fresh, newest_ended, open_panels, set_field, wait_for
 from tests.test_browser import ARGS, CHROMIUM
-from tests.test_i18n import AS_WRITTEN, english_left
 
 TABS = ("学習", "チャット", "比較", "評価", "実行履歴", "エクスポート")
 # What a person reads on a tab: its text (Gradio's status trackers left out, drawn

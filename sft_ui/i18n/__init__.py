@@ -5,7 +5,7 @@ text, or a message template such as "Run {run_id} is {state}: ...". A catalogue 
 language, in gettext's format (sft_ui/locale/<code>/LC_MESSAGES/messages.po, read here
 with Babel, no compile step), maps each English text (msgid) to its translation (msgstr).
 English rather than ids, so that the code reads as the page does, a text without an entry
-still shows readable English, and tests/test_i18n.py finds every message in the source.
+still shows readable English, and i18n/scan.py finds every message in the source.
 Adding or rewording a message is one edit in the code plus one entry, the same English as
 msgid, in each language's messages.po (`make messages` adds it untranslated; the test
 fails, naming it, until it is translated). Entries marked fuzzy or left empty are not used.

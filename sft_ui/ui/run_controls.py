@@ -73,31 +73,22 @@ def build_run_controls() -> RunControls:
                        follow, follow_also, gr.State(None), add, queue)
 
 
-def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
-    """Start, Stop, Resume and the live view's timer (`s`: the settings column,
-    train_tab.Settings, whose names, inputs and Hugging Face token Start reads). The timer
-    ticks while a run trains (FIRST_TICKS until the first loss shows, STEADY_TICKS then,
-    QUIET_TICKS after a tick that found nothing new) and stops once the page shows all of
-    the run's end: each tick costs the browser, often on the machine that trains, a round
-    of Gradio's client work over each of its outputs (figures: docs/benchmarks.md). So a
-    tick updates the status and the progress alone, and the rest (plots, samples, log,
-    buttons) follows only when what it draws from changed (`pulse`). Start, Resume, a page
-    opened, a language switch and a run started or ended elsewhere (`lists`) wake it."""
-    manager, live = actions.manager, c.live
-    run_id = gr.State("")
-    seen = gr.State(None)  # (status, progress, timer's seconds, plan line) the tick sent
-    pulse = gr.State(None)  # (run, state, time) of the tick that found more to draw
-    drawn = gr.State(None)  # (live_view.update's key, (run, state)) the rest shows
-    run_state = gr.State(None)  # (run, state) the page shows, set when either changes
-    c.run_state = run_state  # (the queue's table follows it: ui/queue_panel.py)
-    timer = gr.Timer(FIRST_TICKS, active=False)
+class RunHandlers:
+    """What Start, Stop, Resume, the timer and a page opened do, each a method that tests
+    call without building the page (`names`: the settings' names, in the order of the
+    values Start is given; `rest`: how many outputs on_pulse fills)."""
 
-    def on_start(request: gr.Request, token, plan_shown, *values):
+    def __init__(self, actions: Actions, names, rest: int):
+        self.actions, self.manager, self.names, self.rest = \
+            actions, actions.manager, names, rest
+
+    def on_start(self, request: gr.Request, token, plan_shown, *values):
         """(run id, the notice, the timer, the plan line): a refusal the plan line already
         shows is said once, by Start's notice (the plan line steps aside until the next
         plan)."""
         try:
-            new_id = actions.start(who(request), values_to_dict(s.names, values), token)
+            new_id = self.actions.start(who(request), values_to_dict(self.names, values),
+                                        token)
         except UserError as e:
             same = plan_shown == problems("No plan for these settings:", e, plan_text.NO_PLAN)
             return gr.skip(), problems("Cannot start:", e, REFUSED), gr.skip(), \
@@ -108,7 +99,7 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
                     gr.skip(), gr.skip())
         return new_id, "", gr.Timer(FIRST_TICKS, active=True), gr.skip()
 
-    def recheck(request: gr.Request, notice, token, *values):
+    def recheck(self, request: gr.Request, notice, token, *values):
         """Start's refusal goes once its cause is gone (another file, a setting filled in,
         the run that trained ended): while the notice says it, Start's checks again,
         without starting; the refusal they give now, or none. While a run trains that the
@@ -117,11 +108,11 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
         refused = [part for part in kept(notice) if part.get("kind") == REFUSED]
         if not refused:
             return gr.skip()
-        busy = manager.busy()
+        busy = self.manager.busy()
         named = bool(busy) and any(busy in part["items"] for part in refused)
         try:
-            actions.check_start(who(request), values_to_dict(s.names, values), token,
-                                idle=named or not busy)
+            self.actions.check_start(who(request), values_to_dict(self.names, values), token,
+                                     idle=named or not busy)
         except UserError as e:
             again = problems("Cannot start:", e, REFUSED)
             return again if kept(again) != kept(notice) and (named or not busy) else gr.skip()
@@ -129,40 +120,40 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
             return gr.skip()
         return ""
 
-    def shown_run(current):
+    def shown_run(self, current):
         """The run training now (whichever tab started it), else this page's last run."""
-        active = manager.active()
+        active = self.manager.active()
         if active is not None and active.state in ACTIVE_STATES:
             return active
         try:
-            return manager.get(current) if current else active
+            return self.manager.get(current) if current else active
         except RunError:
             return active
 
-    def on_stop(request: gr.Request, current):
-        run = shown_run(current)
+    def on_stop(self, request: gr.Request, current):
+        run = self.shown_run(current)
         if run is None or run.state not in ACTIVE_STATES:
             return note("No run is training.")
         try:
-            return live_view.status_markdown(actions.stop(who(request), run.id))
+            return live_view.status_markdown(self.actions.stop(who(request), run.id))
         except UserError as e:
             return problem("Cannot stop:", e)
 
-    def on_resume(request: gr.Request, current):
-        run = shown_run(current)
+    def on_resume(self, request: gr.Request, current):
+        run = self.shown_run(current)
         try:
-            return (actions.resume(who(request), run.id if run else ""), "",
+            return (self.actions.resume(who(request), run.id if run else ""), "",
                     gr.Timer(FIRST_TICKS, active=True))
         except UserError as e:
             return gr.skip(), problem("Cannot resume:", e), gr.skip()
 
-    def on_tick(current, last_seen, last_drawn, plan):
+    def on_tick(self, current, last_seen, last_drawn, plan):
         """(status, progress, seen, pulse, timer, plan line): the status and progress where
         their text changed; a pulse where the rest of the view has something to draw (its
         parts that live_view.sent_parts names, or the buttons of a new state); the plan
         line, while the run trains, with the run's own time beside the plan's (and the
         plan's alone again after it)."""
-        run = shown_run(current)
+        run = self.shown_run(current)
         if run is None:
             return (gr.skip(),) * 4 + (gr.Timer(active=False), gr.skip())
         snap, now = run.snapshot(), time.monotonic()
@@ -187,12 +178,12 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
                 (run.id, snap["state"], now) if fire else gr.skip(), ticks,
                 line if line != shown_line else gr.skip())
 
-    def on_pulse(current, last_drawn, fired):
+    def on_pulse(self, current, last_drawn, fired):
         """The rest of the live view and the buttons, after a tick fired the pulse (at
         the tick's time, so that the parts it found due are the parts sent)."""
-        run = shown_run(current)
+        run = self.shown_run(current)
         if run is None or fired is None:
-            return (gr.skip(),) * (len(live.outputs()) + 5)
+            return (gr.skip(),) * self.rest
         snap = run.snapshot()
         shown_key, shown_state = last_drawn or (None, None)
         values, key = live_view.update(snap, shown_key, now=fired[2])
@@ -207,45 +198,65 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
         return (*values[2:], *buttons, (key, (run.id, state)),
                 (run.id, state) if changed else gr.skip())
 
-    c.start.click(on_start, [s.hf_token, c.plan_line, *s.inputs],
+    def wake(self):
+        """On a page opened, and when the runs changed: the timer ticks until the page
+        shows the run of the moment (one that began and ended between two looks too)."""
+        return gr.Timer(active=True) if self.manager.active() is not None else gr.skip()
+
+    def opened(self, current):
+        """A page opened: the run of the moment, else the latest run there is (after a
+        restart of the server too), shown rather than "No run yet"."""
+        if self.manager.active() is not None or current:
+            return self.wake(), gr.skip()
+        runs = self.manager.all_runs()
+        return (gr.Timer(active=True), runs[0].id) if runs else (gr.skip(), gr.skip())
+
+
+def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
+    """Start, Stop, Resume and the live view's timer bound to RunHandlers (`s`: the settings
+    column, train_tab.Settings, whose names, inputs and Hugging Face token Start reads).
+    The timer ticks while a run trains (FIRST_TICKS until the first loss shows,
+    STEADY_TICKS then, QUIET_TICKS after a tick that found nothing new) and stops once the
+    page shows all of the run's end: each tick costs the browser, often on the machine that
+    trains, a round of Gradio's client work over each of its outputs. So a tick updates the
+    status and the progress alone, and the rest (plots, samples, log, buttons) follows only
+    when what it draws from changed (`pulse`). Start, Resume, a page opened, a language
+    switch and a run started or ended elsewhere (`lists`) wake it."""
+    live = c.live
+    h = RunHandlers(actions, s.names, len(live.outputs()) + 5)
+    run_id = gr.State("")
+    seen = gr.State(None)  # (status, progress, timer's seconds, plan line) the tick sent
+    pulse = gr.State(None)  # (run, state, time) of the tick that found more to draw
+    drawn = gr.State(None)  # (live_view.update's key, (run, state)) the rest shows
+    run_state = gr.State(None)  # (run, state) the page shows, set when either changes
+    c.run_state = run_state  # (the queue's table follows it: ui/queue_panel.py)
+    timer = gr.Timer(FIRST_TICKS, active=False)
+    c.start.click(h.on_start, [s.hf_token, c.plan_line, *s.inputs],
                   [run_id, c.notice, timer, c.plan_line],
                   api_name="ui_start", api_visibility="undocumented")
-    c.stop.click(on_stop, run_id, live.status, api_name="ui_stop",
+    c.stop.click(h.on_stop, run_id, live.status, api_name="ui_stop",
                  api_visibility="undocumented")
-    c.resume.click(on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
+    c.resume.click(h.on_resume, run_id, [run_id, c.notice, timer], api_name="ui_resume",
                    api_visibility="undocumented")
-    timer.tick(on_tick, [run_id, seen, drawn, c.plan],
+    timer.tick(h.on_tick, [run_id, seen, drawn, c.plan],
                [live.status, live.progress, seen, pulse, timer, c.plan_line],
                api_name="ui_tick", api_visibility="undocumented", show_progress="hidden",
                show_progress_on=timer)
-    pulse.change(on_pulse, [run_id, drawn, pulse],
+    pulse.change(h.on_pulse, [run_id, drawn, pulse],
                  [*live.outputs()[2:], c.start, c.stop, c.resume, c.follow, c.follow_also,
                   drawn, run_state], api_name="ui_pulse", api_visibility="undocumented",
                  show_progress="hidden", show_progress_on=timer)
     # Start's refusal is asked again when a setting changed or the shown run's state did.
-    gr.on([*edits(s.inputs), run_state.change], recheck, [c.notice, s.hf_token, *s.inputs],
-          c.notice, api_name=False, show_progress="hidden", trigger_mode=AFTER_EACH)
+    gr.on([*edits(s.inputs), run_state.change], h.recheck,
+          [c.notice, s.hf_token, *s.inputs], c.notice, api_name=False,
+          show_progress="hidden", trigger_mode=AFTER_EACH)
     keep(c.notice, live.status)  # what Start, Resume, Continue or Stop said, in a new one
     c.notice.change(None, js=SHOW_NOTICE_JS, api_name=False, show_progress="hidden")
-
-    def wake():
-        """On a page opened, and when the runs changed: the timer ticks until the page
-        shows the run of the moment (one that began and ended between two looks too)."""
-        return gr.Timer(active=True) if manager.active() is not None else gr.skip()
-
-    stage_view.wire_continue((c.follow, c.follow_also), shown_run, run_id, s.names,
+    stage_view.wire_continue((c.follow, c.follow_also), h.shown_run, run_id, s.names,
                              s.inputs, c.notice, actions)
-    def opened(current):
-        """A page opened: the run of the moment, else the latest run there is (after a
-        restart of the server too), shown rather than "No run yet"."""
-        if manager.active() is not None or current:
-            return wake(), gr.skip()
-        runs = manager.all_runs()
-        return (gr.Timer(active=True), runs[0].id) if runs else (gr.skip(), gr.skip())
-
-    Context.root_block.load(opened, run_id, [timer, run_id], api_name=False,
+    Context.root_block.load(h.opened, run_id, [timer, run_id], api_name=False,
                             show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
     after_switch(lambda: gr.Timer(active=True), None, timer)
     if lists is not None:
-        lists.add(wake, [], [timer])
+        lists.add(h.wake, [], [timer])

@@ -1,7 +1,8 @@
-"""`make messages`: the catalogues (sft_ui/locale/) brought up to date with the source.
+"""`make messages` (`python -m sft_ui.i18n.catalogues`): the catalogues (sft_ui/locale/)
+brought up to date with the source.
 
-Every module of the package is read for the text it can show, by the scan that
-tests/test_i18n.py checks with (its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply). Then:
+Every module of the package is read for the text it can show, by the scan the tests check
+with (i18n/scan.py: its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply). Then:
 - a message that a language does not translate yet gets an entry of its own, the English
   as msgid with {name} for each value, msgstr empty, in every language's messages.po and
   in the template: Poedit, Weblate and Crowdin list it as untranslated;
@@ -10,30 +11,23 @@ tests/test_i18n.py checks with (its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply)
   of the scan names may still be said (a word given as a value: a state, a column's name).
 The template, sft_ui/locale/messages.pot, holds every English text of the catalogues with
 msgstr empty: a new language starts from a copy of it (docs/languages.md).
-Needs the test tools (pytest: the scan lives in tests/test_i18n.py).
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from sft_ui import i18n
+from sft_ui.i18n.scan import english_left
+from sft_ui.i18n.scan import messages as scan_messages
 
-from sft_ui import i18n  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 TEMPLATE = i18n.LOCALE / "messages.pot"
 PROJECT = "SFT Studio"
 WIDTH = 79  # as msgmerge and Poedit wrap
-
-
-def scan():
-    """Every message of the package that is shown (tests/test_i18n.py's Message)."""
-    from tests.test_i18n import _messages
-    return _messages()
 
 
 def read(path: Path, lang: str | None = None) -> Catalog:
@@ -68,7 +62,6 @@ def uncovered(messages, ids) -> list:
     """The messages that no English text of `ids` is the template of: what a language
     translating every entry would leave English (a text of names and figures alone, such
     as a GPU's name, needs no entry)."""
-    from tests.test_i18n import english_left
     ids = {i.strip() for i in ids}
     return [m for m in messages if m.key.strip() not in ids and english_left(m.sample)]
 
@@ -96,7 +89,7 @@ def template(books: dict[str, Catalog]) -> Catalog:
 def update(messages=None) -> dict[str, int]:
     """Brings every catalogue and the template up to date; how many entries each
     language gained."""
-    messages = scan() if messages is None else messages
+    messages = scan_messages() if messages is None else messages
     books = {lang: read(i18n.catalogue_file(lang), lang) for lang in languages()}
     ids = {m.id for book in books.values() for m in book if m.id and not m.context}
     new = {m.key: m for m in uncovered(messages, ids)}

@@ -1,0 +1,60 @@
+"""The Train tab's handlers called as functions, without building the page: the run
+controls (ui/run_controls.py RunHandlers: Start's refusal kept with its kind, asked again
+as settings change, Stop and Resume with nothing to act on, a page opened on a server with
+no runs) and the sweep panel (ui/sweep_handlers.py SweepHandlers)."""
+import gradio as gr
+
+from sft_ui.access import Access, Who
+from sft_ui.actions import Actions
+from sft_ui.runs import RunManager
+from sft_ui.ui.lang import kept
+from sft_ui.ui.run_controls import REFUSED, RunHandlers
+from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
+
+
+def handlers(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    return RunHandlers(actions, ["learning_rate", "max_steps"], rest=7)
+
+
+def skipped(value) -> bool:
+    return isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1
+
+
+def test_start_refused_is_kept_by_kind_and_goes_when_its_cause_does(tmp_path):
+    h = handlers(tmp_path)
+    run_id, notice, timer, plan_line = h.on_start(None, "", "", "-1", "5")
+    assert skipped(run_id) and skipped(timer)
+    parts = kept(notice)
+    assert [p["kind"] for p in parts] == [REFUSED]
+    assert "learning rate" in str(parts[0]).lower()
+    # the same refusal asked again says nothing new; settings fixed take it away
+    assert skipped(h.recheck(None, notice, "", "-1", "5"))
+    assert h.recheck(None, notice, "", "0.0002", "5") == ""
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_stop_resume_and_a_page_opened_with_no_run(tmp_path):
+    h = handlers(tmp_path)
+    assert "No run is training" in str(h.on_stop(None, ""))
+    run_id, notice, timer = h.on_resume(None, "")
+    assert skipped(run_id) and skipped(timer) and "resume" in str(notice).lower()
+    assert all(skipped(v) for v in h.opened(""))
+    assert skipped(h.wake())
+    timer = h.on_tick("", None, None, None)[4]  # no run: the timer stops
+    assert isinstance(timer, gr.Timer) and timer.active is False
+    assert len(h.on_pulse("", None, None)) == 7
+
+
+def test_sweep_handlers_refuse_a_bad_line_and_show_nothing_without_a_sweep(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = SweepHandlers(actions, ["learning_rate", "stage"])
+    box, chosen = h.on_add("learning_rate", "lora_r: 8, 16", "0.0003", "sft")
+    assert box == "lora_r: 8, 16\nlearning_rate: 0.0001, 0.0003, 0.0009" and chosen is None
+    said = h.on_start(None, "learning_rate 1e-4", "grid", 5, 0, "eval_loss", "", "",
+                      "0.0003", "sft")
+    assert len(said) == 1 + SHOWN and "Cannot start the sweep" in str(said[1])
+    assert actions.sweep_ids(Who()) == []  # nothing started
+    sweep_id, notice, *rest = h.opened(None, "")
+    assert sweep_id == "" and notice == "" and len(rest) == SHOWN - 1 + FORM
+    assert "No best trial yet" in str(h.on_best(None, "")[0])
