@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 def one_run(work: Path, minutes: float, read: float) -> dict:
     """The figures of one budgeted run in a fresh app with a fresh cache."""
+    from scripts.served import serve
     from sft_ui.models import cache_dir
-    from tests.conftest import serve
     cache = work / f"cache-{time.time_ns()}"
     cache.mkdir()
     (cache / "models").symlink_to(cache_dir() / "models")  # the default model, prepared

@@ -31,7 +31,7 @@ def one_run(work: Path, steps: int, follow: bool) -> float:
     """Training tokens/s of one run in a fresh app; `follow`: with a page following it."""
     from gradio_client import Client
 
-    from tests.conftest import ARGS, CHROMIUM
+    from scripts.served import ARGS, CHROMIUM
     env = {**os.environ, "SFT_UI_RUNS_DIR": str(work / f"runs-{time.time_ns()}"),
            "GRADIO_ANALYTICS_ENABLED": "False"}
     app = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",

@@ -66,7 +66,7 @@ def start_to_first_loss(page) -> float:
 def page_figures() -> dict:
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.conftest import ARGS, CHROMIUM, set_field
+    from scripts.served import ARGS, CHROMIUM, set_field
     work = Path(tempfile.mkdtemp())
     env = {**os.environ, "SFT_UI_RUNS_DIR": str(work / "runs"),
            "SFT_UI_CACHE": str(work / "cache"), "GRADIO_ANALYTICS_ENABLED": "False"}

@@ -46,8 +46,8 @@ def write_csv(path: Path) -> int:
 
 
 def one_run(work: Path, read: float, steps: int) -> dict:
+    from scripts.served import serve
     from sft_ui.models import cache_dir
-    from tests.conftest import serve
     cache = work / "cache"
     cache.mkdir()
     (cache / "models").symlink_to(cache_dir() / "models")  # the default model, prepared

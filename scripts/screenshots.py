@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import ARGS, CHROMIUM, field, serve, set_field  # noqa: E402
+from scripts.served import ARGS, CHROMIUM, field, serve, set_field  # noqa: E402
 
 RUN = {"Batch size per device": 2, "Gradient accumulation steps": 1, "Max length (tokens)": 128}
 

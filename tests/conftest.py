@@ -7,16 +7,30 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import weakref
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from scripts.served import (
+    ARGS,
+    CHROMIUM,
+    HANG,
+    HANG_MS,
+    field,
+    free_port,
+    open_panels,
+    serve,
+    set_field,
+    wait_for,
+)
+
+# What the tests take from here that scripts/served.py holds (the page's tools and benches
+# use it too).
+__all__ = ["HANG", "HANG_MS", "field", "open_panels", "serve", "set_field", "wait_for"]
 
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -41,15 +55,6 @@ def _suite_cache() -> Path:
 
 os.environ["SFT_UI_CACHE"] = str(_suite_cache())
 
-# The ceiling of every wait in a test, in seconds: tests wait for an event (a state, a
-# text, a file), never for a time, and this only turns a hang into a failure. Playwright's
-# own waits (expect, clicks) get it too.
-HANG = 600
-HANG_MS = HANG * 1000
-
-CHROMIUM = os.environ.get("SFT_UI_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 # Threads of the process rather than of a test: pools (Gradio's server, asyncio, AnyIO)
@@ -229,31 +234,6 @@ def _playwright_waits_for_a_hang():
     expect.set_options(timeout=HANG_MS)
 
 
-def wait_for(predicate, timeout=HANG, interval=0.25):
-    """Poll until predicate() returns something truthy; fail the test on timeout. A poll
-    over HTTP that timed out (httpx's TimeoutException: a loaded machine answered late)
-    is a poll to repeat, as a page repeats it: only `timeout` ends the wait."""
-    import httpx
-    end, late = time.time() + timeout, None
-    while time.time() < end:
-        try:
-            value = predicate()
-        except httpx.TimeoutException as e:
-            value, late = None, e
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {predicate}"
-                         + (f" (its last poll over HTTP timed out: {late!r})" if late else "")
-                         ) from late
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_group(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
     """subprocess.run for a command that starts processes of its own (a launcher): in a
     session of its own, killed whole when it outlasts `timeout` (subprocess.run would
@@ -267,35 +247,6 @@ def run_group(command: list[str], timeout: float, **options) -> subprocess.Compl
             proc.communicate()
             raise
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
-
-
-@contextmanager
-def serve(runs: Path, log: Path, port: int | None = None):
-    """The app as its own process (`python -m sft_ui serve`) on `port` (else a free one);
-    yields the process and a client connected to it."""
-    from gradio_client import Client
-    port = port or free_port()
-    env = {**os.environ, "SFT_UI_RUNS_DIR": str(runs), "GRADIO_ANALYTICS_ENABLED": "False"}
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "sft_ui", "serve", "--host", "127.0.0.1",
-                                 "--port", str(port)], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        def connect():
-            assert proc.poll() is None, f"the app exited; see {log}"
-            try:
-                return Client(f"http://127.0.0.1:{port}/", verbose=False)
-            except Exception:
-                return None
-        client = wait_for(connect, interval=0.5)
-        try:
-            yield proc, client
-        finally:
-            client.close()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
 
 
 @pytest.fixture
@@ -359,33 +310,6 @@ def fresh(page, url: str | None = None):
         page.goto(url)
     else:
         page.reload()
-
-
-def open_panels(page):
-    """Open the Train tab's closed settings panels (the page opens only the first)."""
-    page.locator(".gr-accordion.settings").first.wait_for(state="attached")  # page loaded
-    closed = page.locator(".gr-accordion.settings > button.label-wrap:not(.open)")
-    for _ in range(50):
-        if not closed.count():
-            return
-        closed.first.click()
-
-
-def field(page, label):
-    """A settings field by its label (Gradio puts the help text into the name too), its
-    panel opened first."""
-    found = page.get_by_label(re.compile(rf"^\s*{re.escape(label)}(\s|$)"))
-    try:
-        found.first.wait_for(state="attached", timeout=3000)  # the page may still load
-    except Exception:  # playwright's TimeoutError: not in the page, or in a closed panel
-        open_panels(page)
-    return found
-
-
-def set_field(page, label, value):
-    box = field(page, label)
-    box.fill(str(value))
-    box.press("Tab")
 
 
 def newest_ended(manager, count):
