@@ -1,5 +1,6 @@
 # make run: install everything, prepare the offline default model, serve the app.
-# make test: install test tools (pytest, ruff, Playwright, Debian's Chromium), lint, run every test.
+# make test: install test tools (pytest, ruff, mypy, Playwright, Debian's Chromium), lint,
+# type-check, run every test.
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
@@ -37,6 +38,7 @@ test-deps: install $(TEST_STAMP)
 
 test: test-deps
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest -q --durations=25 tests
 
 # Speed and memory figures on this machine (run it when the machine is otherwise idle).

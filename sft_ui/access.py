@@ -184,7 +184,7 @@ class Access:
     def upload_folder(self, root: Path, who: Who) -> Path:
         return root / UPLOADS / self.owner(who)
 
-    def check_paths(self, root: Path, who: Who, paths: dict[str, str]) -> None:
+    def check_paths(self, root: Path, who: Who, paths: dict[str, object]) -> None:
         """On a shared server a local file may come only from this caller's uploads or
         the runs folder (fine-tuned models); Hub ids and 'demo' pass through.
         `paths` maps a setting's label to its value."""

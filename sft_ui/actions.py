@@ -265,7 +265,7 @@ class Actions(Asking):
                 continue
             cfg = run.config if run else None
             local = name in demos() or Path(name).expanduser().exists()
-            if cfg and cfg.dataset_name.strip() == name and \
+            if run and cfg and cfg.dataset_name.strip() == name and \
                     (local or split.strip() == cfg.dataset_train_split.strip()):
                 return Message("The test set is the data run {run_id} trained on ({name}): "
                                "its scores will look better than on data it never saw. For a "

@@ -23,7 +23,7 @@ class UserError(Exception):
             self.messages = [message] if message else []
 
 
-def said(error: Exception) -> Message | str:
+def said(error: BaseException) -> Message | str:
     """A person-facing error's message as it was made: its Message (or its Messages, one
     after the other, as `ConfigError` joins them), kept as a value for the run's status;
     else its English (str(error) of a Message is its English only)."""

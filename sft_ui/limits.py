@@ -52,8 +52,8 @@ class Limits:
         given = {}
         for f in fields(cls):
             text = env.get(cls.ENV[f.name], "").strip()
-            try:
-                value = type(f.default)(float(text)) if text else None
+            try:  # (every limit has a default: its type reads the text)
+                value = type(f.default)(float(text)) if text else None  # type: ignore[misc]
             except ValueError:
                 value = None
             if value is not None and value >= 0 and math.isfinite(value):

@@ -70,9 +70,10 @@ def prepare_default_model() -> Path:
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         # GGUF loading marks the model quantized; the dequantized copy is plain fp32.
         model.config.quantization_config = None
+        # (transformers' types take these attributes for submodules)
         if hasattr(model, "hf_quantizer"):
-            model.hf_quantizer = None
-        model.is_quantized = False
+            model.hf_quantizer = None  # type: ignore[assignment]
+        model.is_quantized = False  # type: ignore[assignment]
         partial = target.with_name(target.name + ".partial")
         model.save_pretrained(partial)
         tokenizer.save_pretrained(partial)

@@ -7,6 +7,8 @@ import gradio as gr
 from sft_ui.access import Access, Who
 from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
+from sft_ui.ui import build_app
+from sft_ui.ui.api import ENDPOINTS
 from sft_ui.ui.lang import kept
 from sft_ui.ui.run_controls import REFUSED, RunHandlers
 from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
@@ -58,3 +60,13 @@ def test_sweep_handlers_refuse_a_bad_line_and_show_nothing_without_a_sweep(tmp_p
     sweep_id, notice, *rest = h.opened(None, "")
     assert sweep_id == "" and notice == "" and len(rest) == SHOWN - 1 + FORM
     assert "No best trial yet" in str(h.on_best(None, "")[0])
+
+
+def test_the_api_keeps_its_names_beside_the_pages_private_events(tmp_path):
+    """A page's event is private (api_visibility) and takes its function's name; the
+    API's endpoints keep theirs exactly (a private `compare` once made /compare
+    /compare_1)."""
+    app = build_app(RunManager(tmp_path / "runs"))
+    public = {f.api_name for f in app.fns.values() if f.api_visibility == "public"}
+    assert set(ENDPOINTS) <= public
+    assert not {name for name in public if name.rstrip("0123456789").endswith("_")}

@@ -100,6 +100,7 @@ def follow(child: subprocess.Popen, run_dir: Path, sink, alone: bool = False) ->
 
 
 def _read(child: subprocess.Popen, sink, ending: dict, tail) -> None:
+    assert child.stdout is not None  # every training process starts with stdout=PIPE
     for line in child.stdout:
         event = read_event(line)
         if event is None:

@@ -35,12 +35,13 @@ def accelerate_settings(processes: int, strategy: str, machines: int = 1) -> dic
     """accelerate's settings for `processes` processes on each of `machines` machines,
     DDP or FSDP ("fsdp"): the keys of its config file."""
     machines = max(1, int(machines))
-    values = {"compute_environment": "LOCAL_MACHINE",
-              "distributed_type": "FSDP" if strategy == "fsdp" else "MULTI_GPU",
-              "num_machines": machines, "num_processes": max(1, int(processes)) * machines,
-              "machine_rank": 0,
-              "mixed_precision": "no",  # the run's own bf16/fp16 settings decide
-              "dynamo_config": {}}
+    values: dict[str, object] = {
+        "compute_environment": "LOCAL_MACHINE",
+        "distributed_type": "FSDP" if strategy == "fsdp" else "MULTI_GPU",
+        "num_machines": machines, "num_processes": max(1, int(processes)) * machines,
+        "machine_rank": 0,
+        "mixed_precision": "no",  # the run's own bf16/fp16 settings decide
+        "dynamo_config": {}}
     if strategy == "fsdp":
         values["fsdp_config"] = dict(FSDP_OPTIONS)
     return values

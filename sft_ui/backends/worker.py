@@ -93,7 +93,9 @@ class WarmWorker:
         """Wait until the spare has warmed up (a benchmark's Start, like a person's, comes
         after that); False if it ended first."""
         self.warm()
-        for line in self._spare.stdout:
+        spare = self._spare
+        assert spare is not None and spare.stdout is not None  # warm() started it with PIPEs
+        for line in spare.stdout:
             if (read_event(line) or {}).get("ready"):
                 return True
         return False
@@ -121,6 +123,7 @@ class WarmWorker:
         job = {"run_dir": str(run_dir), "resume": str(resume_from) if resume_from else None,
                "deadline": getattr(sink, "deadline", None),
                "fit_steps": getattr(sink, "fit_steps", False)}
+        assert child.stdin is not None  # _spawn starts every worker with stdin=PIPE
         try:
             child.stdin.write(json.dumps(job) + "\n")
             child.stdin.close()

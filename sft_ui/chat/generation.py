@@ -149,7 +149,8 @@ class _RowsStreamer:
     row): `put` receives the prompt first, then each step's new token of every row."""
 
     def __init__(self, tokenizer, rows: int):
-        self.tokenizer, self.ids = tokenizer, [[] for _ in range(rows)]
+        self.tokenizer = tokenizer
+        self.ids: list[list[int]] = [[] for _ in range(rows)]
         self.queue: queue.Queue = queue.Queue()
         self._prompt_seen = False
 

@@ -73,8 +73,8 @@ class ChatService:
     def choices(self) -> list[tuple[str, str]]:
         """(label, reference) of everything one can chat with, newest runs first, the best
         trial of each sweep before them (its name ends with sweeps/trial.py's mark)."""
-        out = [(Message("latest finished run"), LATEST),
-               (Message("base: {model}", model=DEFAULT_MODEL_ID), BASE)]
+        out: list[tuple[str, str]] = [(Message("latest finished run"), LATEST),
+                                      (Message("base: {model}", model=DEFAULT_MODEL_ID), BASE)]
         runs = self.manager.all_runs()
         best = [run for run in runs if run.name.endswith(BEST_MARK)]
         for run in best + [run for run in runs if run not in best]:

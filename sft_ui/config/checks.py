@@ -12,7 +12,7 @@ from sft_ui.stages import demos, get, hook
 
 def problems(cfg) -> list[str]:
     """Readable messages for every bad value or combination of `cfg`; empty when fine."""
-    errors = []
+    errors: list[str] = []
     for f in dataclasses.fields(cfg):
         if not applies_field(f, cfg.stage):
             continue  # another stage's setting: hidden and ignored
@@ -30,10 +30,11 @@ def problems(cfg) -> list[str]:
             errors.append(Message("{label} must be at most {high} (got {value}).", label=label,
                                   high=hi, value=shorten(value, str)))
         picked = value if isinstance(value, list) else [value]  # a list picks several
-        if choices(f) and any(v not in choices(f) for v in picked):
-            wrong = [v for v in picked if v not in choices(f)]
+        allowed = choices(f)
+        if allowed and any(v not in allowed for v in picked):
+            wrong = [v for v in picked if v not in allowed]
             errors.append(Message("{label} must be one of {choices} (got {value}).",
-                                  label=label, choices=", ".join(choices(f)),
+                                  label=label, choices=", ".join(allowed),
                                   value=shorten(wrong[0] if isinstance(value, list) else value)))
     if not cfg.model_name_or_path.strip():
         errors.append(Message("Model is empty: enter a Hub id or a local folder."))
@@ -75,7 +76,7 @@ def problems(cfg) -> list[str]:
 
 def sft_data_problems(cfg) -> list[str]:
     """The combinations an SFT run's data settings cannot read."""
-    errors = []
+    errors: list[str] = []
     if not cfg.dataset_text_field.strip():
         errors.append(Message("Text field is empty: name the column that holds the text "
                               "(usually 'text')."))
@@ -95,6 +96,7 @@ def _stage_problems(cfg) -> list[str]:
     if stage is None:
         return []  # the Stage setting's choices say it
     other = demos().get(name)
+    errors: list[str]
     if other and other.family != stage.family:
         errors = [Message("'{name}' is {other}'s built-in set, not {stage}'s: for {stage2} "
                           "choose '{demo}' or a file of {columns} rows; for '{name2}' choose "

@@ -10,7 +10,7 @@ read them. It knows nothing of torch, TRL or Gradio.
 from __future__ import annotations
 
 import dataclasses
-import typing  # noqa: F401  (the settings' types name it)
+import typing  # (the settings' types name it too)
 from pathlib import Path
 
 from sft_ui.config.length import AUTO, DEFAULT_EPOCHS, DEFAULT_STEPS
@@ -324,11 +324,20 @@ class _Common:
 
 # Every setting of a run (config/setting.py's `setting` each): the common ones (_Common)
 # and each family's own, in page order.
-RunConfig = dataclasses.make_dataclass(
-    "RunConfig", ordered(declared(_Common), [declared(family_hook(f, "settings")())
-                                             for f in families() if "settings" in f.hooks]),
-    bases=(RunConfigMethods,))
-RunConfig.__module__ = __name__
+if typing.TYPE_CHECKING:  # what the type checker reads: the same fields, as classes
+    from sft_ui.config.grpo_settings import GRPOSettings
+    from sft_ui.config.preference_settings import PreferenceSettings
+
+    class RunConfig(RunConfigMethods, _Common, GRPOSettings, PreferenceSettings):
+        __dataclass_fields__: typing.ClassVar[dict[str, dataclasses.Field[typing.Any]]]
+
+        def __init__(self, **values: typing.Any) -> None: ...
+else:
+    RunConfig = dataclasses.make_dataclass(
+        "RunConfig", ordered(declared(_Common), [declared(family_hook(f, "settings")())
+                                                 for f in families() if "settings" in f.hooks]),
+        bases=(RunConfigMethods,))
+    RunConfig.__module__ = __name__
 
 
 def load_preset(name: str) -> RunConfig:

@@ -17,7 +17,8 @@ def reward_problems(cfg) -> list[str]:
     """The combinations a GRPO run cannot train: no reward, weights that do not match the
     rewards, a written reward without code, answers per prompt that do not divide the
     batch of answers generated at once (TRL's generation batch)."""
-    errors, rewards = [], list(cfg.rewards)
+    errors: list[str] = []
+    rewards = list(cfg.rewards)
     if not rewards:
         errors.append(Message("Reward functions is empty: choose at least one (for example "
                               "json_answer) or write one and choose 'written'."))
@@ -78,7 +79,8 @@ def _divisor_near(n: int, wanted: int) -> int:
 def trl_rewards(cfg, script: dict, training: dict) -> None:
     """The rewards in TRL's keys: `trl grpo` reads the built-in ones by import path; a
     written one is the studio's own (train/grpo.py adds it and its weight)."""
-    weights = [float(w) for w in cfg.rewards_weights.split(",") if w.strip()]
+    weights: list[float | None] = [float(w) for w in cfg.rewards_weights.split(",")
+                                   if w.strip()]
     kept = [(n, w) for n, w in zip(cfg.rewards, weights or [None] * len(cfg.rewards))
             if n != WRITTEN_REWARD]
     script["reward_funcs"] = [import_path(n) for n, _ in kept]

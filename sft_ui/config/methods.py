@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import yaml
 
@@ -21,6 +21,15 @@ from sft_ui.i18n.message import Message, as_message
 class RunConfigMethods:
     """What a RunConfig does besides holding its settings (config/fields.py makes RunConfig
     with this class as its base)."""
+
+    if TYPE_CHECKING:  # the settings these methods read (config/fields.py declares them)
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+        train_by: str
+        max_steps: int
+        num_train_epochs: float
+        num_processes: int | None
+        per_device_train_batch_size: int
+        gradient_accumulation_steps: int
 
     def __post_init__(self):
         # a length left to the rule (train_by "auto"): what was given trains (config/length.py)
@@ -35,7 +44,7 @@ class RunConfigMethods:
                                        kind=as_message(kind_of(values)))])
         values = dict(values or {})
         known = {f.name: f for f in dataclasses.fields(cls)}
-        errors = [_unknown(k, known) for k in values if k not in known]
+        errors: list[str] = [_unknown(k, known) for k in values if k not in known]
         kwargs = {}
         for name, value in values.items():
             if name in known:

@@ -9,6 +9,7 @@ in one order. Knows nothing of torch, TRL or Gradio.
 """
 from __future__ import annotations
 
+import typing
 from dataclasses import Field, field
 
 from sft_ui.stages import families, setting_tags
@@ -36,7 +37,7 @@ def panel_titles() -> dict[str, str]:
 
 def setting(default, help, group, minimum=None, maximum=None, choices=None, label=None,
             trl=None, plan="", card=False, advanced=False, min_exclusive=False, fit=False,
-            stages=None, code=False, sweep=False) -> Field:
+            stages=None, code=False, sweep=False) -> typing.Any:
     """A setting and everything said of it once (config/registry.py derives the rest):
     help text, bounds, choices and label (widgets and checks; `min_exclusive`: the value
     must be greater than `minimum`, not equal to it); `group`, the panel it is in

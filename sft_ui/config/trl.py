@@ -36,7 +36,7 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     arguments} keyword values for cfg, except MACHINE_CHOICES; the settings of other
     stages left out. `has_eval`: whether the trainer gets eval data (default: cfg names
     some; `trl sft` itself reads only dataset_test_split)."""
-    out = {dest: {} for dest in TRL_DESTINATIONS}
+    out: dict[str, dict] = {dest: {} for dest in TRL_DESTINATIONS}
     for name in trl_names(stage=cfg.stage):
         if name not in MACHINE_CHOICES:
             out[field(name).metadata["trl"]][name] = getattr(cfg, name)

@@ -5,6 +5,7 @@ Knows the fields only through their dataclass types and labels.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
@@ -27,7 +28,7 @@ def derived_trl_keys() -> tuple:
 class ConfigError(UserError, ValueError):
     """Bad settings; `messages` holds one readable line per problem."""
 
-    def __init__(self, messages: list[str]):
+    def __init__(self, messages: Sequence[str]):
         self.messages = list(messages)
         super().__init__(" ".join(self.messages))
 
@@ -93,7 +94,7 @@ def coerce(f: dataclasses.Field, value):
         except (TypeError, ValueError):
             number = None
         finite = number is not None and number == number and abs(number) != float("inf")
-        if whole and not (finite and number == int(number)):
+        if whole and (number is None or not finite or number != int(number)):
             raise ValueError(Message("{label} must be a whole number (got {value}).", label=label,
                                      value=shorten(value)))
         if not finite:
@@ -101,6 +102,7 @@ def coerce(f: dataclasses.Field, value):
                                      if number is not None else
                                      "{label} must be a number (got {value}).", label=label,
                                      value=shorten(value)))
+        assert number is not None  # (finite)
         return int(number) if whole else number
     if kind == "list":
         if isinstance(value, str):

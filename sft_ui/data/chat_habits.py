@@ -156,7 +156,8 @@ def fit_rows(rows: list[dict], tokenizer) -> tuple[list[dict], list]:
     found = habits(tokenizer) if tokenizer is not None else Habits()
     if not found.template:
         return rows, []
-    out, notes = [], []
+    out: list[dict] = []
+    notes: list = []
     for row in rows:
         for column in CONVERSATIONS:
             if isinstance(row.get(column), list):
@@ -170,7 +171,7 @@ def stop_ids(tokenizer, model=None) -> list[int]:
     """The token ids a reply ends at: the model's end-of-sequence ids and the chat
     template's end-of-turn token (a model whose generation config names only `<eos>`
     would otherwise write on past `<end_of_turn>`)."""
-    ids = []
+    ids: list = []
     config = getattr(model, "generation_config", None)
     listed = getattr(config, "eos_token_id", None)
     ids += listed if isinstance(listed, list) else [listed]
@@ -191,6 +192,8 @@ def stops_at_turn_end(model, tokenizer) -> None:
     `<end_of_turn>`. Called where a model is loaded to answer or to train (Chat, a run,
     GRPO's first answers, the merged export): a run saves its config so."""
     config = getattr(model, "generation_config", None)
-    ids = stop_ids(tokenizer, model) if config is not None else []
+    if config is None:
+        return
+    ids = stop_ids(tokenizer, model)
     if ids:
         config.eos_token_id = ids[0] if len(ids) == 1 else ids

@@ -215,7 +215,7 @@ def _read_csv(label: str, text: str, delimiter: str) -> Source:
                 raise DataError(Message("{file}: line {line} has more fields than the header "
                                         "({fields}). Quote fields that contain the "
                                         "delimiter.", file=label, line=reader.line_num,
-                                        fields=", ".join(reader.fieldnames)))
+                                        fields=", ".join(reader.fieldnames or ())))
             rows.append(row)
             numbers.append(reader.line_num)
     except csv.Error as e:

@@ -167,7 +167,9 @@ def normalise(row: dict, fmt: str, cfg, chat: bool) -> dict:
         return {"prompt": plain.format(instruction=instruction, input=extra),
                 "completion": row["output"]}
     if fmt == "question/answer":
-        question, answer = question_answer(k for k, v in row.items() if v is not None)
+        columns = question_answer(k for k, v in row.items() if v is not None)
+        assert columns is not None  # (what made its format question/answer)
+        question, answer = columns
         row = {"prompt": row[question], "completion": row[answer]}
     pair = {"prompt": row["prompt"], "completion": row["completion"]}
     return as_chat(pair, ("completion",)) if turns else pair

@@ -55,7 +55,8 @@ def is_held_out(a: int, op: str, b: int) -> bool:
 
 
 def _rows(rng: random.Random, count: int, held_out: bool) -> list[dict]:
-    rows, seen = [], set()
+    rows: list[dict] = []
+    seen: set[tuple[int, str, int]] = set()
     while len(rows) < count:
         for _ in range(TRIES):
             problem = _problem(rng)

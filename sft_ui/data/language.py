@@ -68,7 +68,7 @@ PATTERNS = {script: re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, 
             for script, ranges in SCRIPTS.items()}
 
 
-def language_shares(rows: Sequence[dict], limit: int = SAMPLE_ROWS) -> dict[str, float]:
+def language_shares(rows: Sequence[dict | str], limit: int = SAMPLE_ROWS) -> dict[str, float]:
     """The share of the letters of the first `limit` rows (a list, or a datasets.Dataset)
     in each language (NAMES' keys; CJK text with kana is Japanese, without it Chinese);
     {} for rows without letters."""
@@ -89,7 +89,7 @@ def main_language(rows: Sequence[dict]) -> str | None:
     """The language (NAMES' key) of most of the rows' letters, or None when none has
     half of them."""
     shares = language_shares(rows)
-    top = max(shares, key=shares.get, default=None)
+    top = max(shares, key=shares.__getitem__, default=None)
     return top if top and shares[top] >= MOSTLY else None
 
 
@@ -104,7 +104,9 @@ def language_note(model_name: str, rows: Sequence[dict]) -> str | None:
     the model was not trained for, naming a small model that knows it; None otherwise
     (and for a model not known)."""
     known = known_languages(model_name)
-    found = main_language(rows) if known is not None else None
+    if known is None:
+        return None
+    found = main_language(rows)
     if found is None or found in known:
         return None
     label, name = NAMES[found], PurePath(model_name.strip().rstrip("/\\")).name

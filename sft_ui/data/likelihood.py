@@ -67,7 +67,7 @@ def measure(model, tokenizer, rows: list[dict], pairs: int = CHECK_PAIRS) -> Lik
     shown = shown[:pairs]
     if not shown:
         return None
-    sequences = {"chosen": [], "rejected": []}
+    sequences: dict[str, list] = {"chosen": [], "rejected": []}
     for row in shown:
         prompt = tokenizer(row["prompt"], add_special_tokens=False)["input_ids"]
         for answer, found in sequences.items():

@@ -6,6 +6,8 @@ and a tokenizer; knows nothing of training or of the page.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 OPENING_TOKENS = 24  # an opening's tokens, at most
 OPENING_SHARE = 3    # ... and at most a third of its row's
 LEAST_TOKENS = 12    # a row shorter than this has no opening worth continuing
@@ -45,7 +47,7 @@ def openings(texts: list[str], tokenizer, count: int) -> list[str]:
     return found
 
 
-def continuations(prompts: list[str], texts: list[str], tokenizer,
+def continuations(prompts: list[str], texts: Sequence[str | None], tokenizer,
                   max_tokens: int) -> list[str]:
     """For each prompt, the true continuation of the first text it opens (its next
     `max_tokens` tokens, as long as a sample), or "" where no text begins with it."""

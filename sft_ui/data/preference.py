@@ -89,7 +89,7 @@ def check_preference_rows(rows: Sequence[dict], stage: str,
         raise DataError(Message("The dataset has no rows."))
     columns = list(columns) if columns is not None else columns_present(rows)
     fmt = _format_of(columns)
-    if fmt not in known.formats:
+    if fmt is None or fmt not in known.formats:
         raise DataError(_wrong_data(known, fmt, rows, columns))
     out, first_form = [], None
     for i, row in enumerate(rows):
@@ -161,7 +161,7 @@ def load_preference(name: str, cfg: RunConfig, stage: str, split: str = "train",
     asks in; `as_chat` then says so)."""
     source = read_preference_source(name, cfg, split)
     rows = check_preference_rows(source.rows, stage, source.where, source.columns)
-    fmt = _format_of(source.columns)
+    fmt = preference_format(source.rows, source.columns)  # (the rows' check found one)
     turned = tokenizer is not None and formats.chat_form(cfg, tokenizer) and \
         not is_conversational(rows) and "prompt" in COLUMNS.get(fmt, ("prompt",))
     if turned:
@@ -192,6 +192,7 @@ def check_preference_dataset(cfg: RunConfig) -> str:
 # ---- one row -----------------------------------------------------------------------
 def _check_row(row: dict, fmt: str, where: str) -> tuple[dict, bool]:
     """The row in TRL's shape, and whether it is conversational."""
+    texts: tuple[str, ...]
     if fmt == "unpaired preference":
         texts = ("prompt", "completion")
     else:

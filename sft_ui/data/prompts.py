@@ -241,8 +241,8 @@ def prompts_from(cfg: RunConfig, folder: Path) -> tuple[str, str] | None:
         fmt = resolve_format(source, cfg)
     except (DataError, OSError):
         return None
-    pairs = [_question_and_answer(row, fmt) for row in source.rows]
-    pairs = [p for p in pairs if p is not None]
+    pairs = [p for p in (_question_and_answer(row, fmt) for row in source.rows)
+             if p is not None]
     if not pairs:
         return None
     path = Path(folder) / "grpo-prompts.jsonl"

@@ -114,7 +114,9 @@ def sized(cfg: RunConfig, tokenizer=None) -> Sized:
     if tokenizer is None:
         tokenizer, _ = applied(load_tokenizer(resolve_model(cfg.model_name_or_path),
                                               cfg.trust_remote_code), cfg.enable_thinking)
-    changes, reasons, notes = {}, [], []
+    changes: dict = {}
+    reasons: list = []
+    notes: list = []
     stage = stage_of(cfg)
     if stage.family == SUPERVISED and cfg.max_length == RunConfig().max_length:
         _max_length(cfg, tokenizer, changes, reasons)

@@ -73,7 +73,7 @@ def _fitted(pieces: list[str], tokenizer, limit: int) -> list[str]:
         if _size(tokenizer, piece) <= limit:
             out.append(piece)
             continue
-        sentences = []
+        sentences: list[str] = []
         for sentence in SENTENCE.findall(piece):
             sentences += [sentence] if _size(tokenizer, sentence) <= limit else \
                 _cut(sentence, tokenizer, limit)

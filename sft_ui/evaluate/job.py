@@ -14,6 +14,7 @@ import time
 import uuid
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import cast
 
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
@@ -149,13 +150,16 @@ class Evaluator:
     def _describe(self, ref: str) -> dict:
         """The model a reference loads (RunError when it cannot), and its run."""
         path = self.chat.model_path(ref)
-        run_id = None
+        run_id: str | None = None
+        chosen = ref  # its name among the choices
         if ref == LATEST:
-            run_id = self.manager.latest_finished().id
+            latest = self.manager.latest_finished()
+            assert latest is not None  # (model_path found it)
+            run_id = chosen = latest.id
         elif ref != BASE and not ref.endswith("/" + BASE):
             run_id = ref.partition("/")[0]
         named = dict((r, label) for label, r in self.chat.choices())
-        label = named.get(run_id if ref == LATEST else ref, ref)
+        label = named.get(chosen, ref)
         return {"ref": ref, "label": label, "folder": str(path), "run_id": run_id}
 
     def _work(self, job: Evaluation) -> None:
@@ -189,7 +193,7 @@ class Evaluator:
         """A text test set: each model's perplexity on its texts, then its cases as the
         texts' openings and continuations (testset.text_cases)."""
         from sft_ui.evaluate.answer import perplexity  # torch: only when measuring
-        texts = [c.prompt for c in job.test.cases]
+        texts = cast(list[str], [c.prompt for c in job.test.cases])  # (a text set's: texts)
         job.perplexity = [perplexity(m, t, texts) for m, t in loaded]
         job.test = replace(job.test, cases=text_cases(texts, loaded[0][1], TEXT_REFERENCE))
         if not job.test.cases:

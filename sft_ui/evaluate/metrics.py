@@ -20,6 +20,7 @@ import json
 import re
 import statistics
 import unicodedata
+from typing import Any
 
 from sft_ui.data.language import MOSTLY, SCRIPTS, language_shares
 from sft_ui.data.language import NAMES as LANGUAGES
@@ -80,12 +81,12 @@ def tokenisation(references: list[str]) -> dict:
     most of the letters together."""
     shares = language_shares(references, limit=len(references))
     characters = {k: v for k, v in shares.items() if k in CHARACTER_LANGUAGES}
-    top = max(shares, key=shares.get, default=None)
+    top = max(shares, key=shares.__getitem__, default=None)
     if sum(characters.values()) >= MOSTLY:
-        language = max(characters, key=characters.get)
-        return {"language": language, "rouge": "characters",
-                "bleu": CHARACTER_LANGUAGES[language],
-                "length": "characters" if language in NO_SPACES else "words"}
+        most = max(characters, key=characters.__getitem__)
+        return {"language": most, "rouge": "characters",
+                "bleu": CHARACTER_LANGUAGES[most],
+                "length": "characters" if most in NO_SPACES else "words"}
     language = top if top and shares[top] >= MOSTLY else None
     rouge = "script_words" if language in WORDS_OF_ANY_SCRIPT else "words"
     return {"language": language, "rouge": rouge, "bleu": "13a", "length": "words"}
@@ -126,10 +127,10 @@ def score(answers: list[str], references: list[str]) -> dict:
         raise ValueError("score needs one answer per reference, and at least one")
     tokens = tokenisation(references)
     tokenizer = rouge_tokenizer(tokens["rouge"])
-    out = {"rows": len(answers),
-           "exact_match": 100 * statistics.fmean(a.strip() == r.strip()
-                                                for a, r in zip(answers, references))}
-    not_valid = []
+    out: dict[str, Any] = {"rows": len(answers),
+                           "exact_match": 100 * statistics.fmean(
+                               a.strip() == r.strip() for a, r in zip(answers, references))}
+    not_valid: list[str] = []
     if any(tokenizer.tokenize(r) for r in references):
         scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=tokenizer)
         rouge = [scorer.score(ref, ans) for ans, ref in zip(answers, references)]

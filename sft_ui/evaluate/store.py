@@ -34,7 +34,7 @@ def save(result: dict, folders: list[Path]) -> dict:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(result["created"]))
     summary = {k: v for k, v in result.items() if k != "rows"}
     rows = prediction_rows(result)
-    paths = {}
+    paths: dict[str, str] = {}
     for folder in folders:
         target = Path(folder) / EVALUATIONS
         target.mkdir(parents=True, exist_ok=True)
@@ -74,7 +74,7 @@ def side_of(result: dict, run_id: str) -> int | None:
 def headline(result: dict | None, run_id: str) -> Message | str:
     """'ROUGE-L 53.2, exact 40% (20 rows)' for this run's model, or '--'."""
     side = side_of(result, run_id) if result else None
-    if side is None:
+    if side is None or result is None:
         return "--"
     s = result["scores"][side]
     rouge = "--" if s["rougeL"] is None else f"{s['rougeL']:.1f}"  # not valid for the text

@@ -52,8 +52,9 @@ def accepted_language(header: str | None) -> str:
                 quality = float(params.strip()[2:])
             except ValueError:
                 continue
-        if language(tag) and quality > 0:
-            ranked.append((-quality, n, language(tag)))
+        code = language(tag)
+        if code and quality > 0:
+            ranked.append((-quality, n, code))
     return min(ranked)[2] if ranked else DEFAULT
 
 

@@ -106,8 +106,9 @@ def update(messages=None) -> dict[str, int]:
                 book.add(m.id, "", auto_comments=m.auto_comments, context=m.context)
         found = references(messages, [m.id for m in book if m.id and not m.context])
         for m in book:
-            if m.id and not m.context:
-                m.locations = [(module, None) for module in sorted(found.get(m.id, ()))]
+            if m.id and not m.context:  # (babel's types: an id may be plural, a line an int)
+                m.locations = [(module, None)  # type: ignore[misc]
+                               for module in sorted(found.get(m.id, ()))]  # type: ignore[arg-type]
     for lang, book in books.items():
         write(book, i18n.catalogue_file(lang))
     write(pot, TEMPLATE)

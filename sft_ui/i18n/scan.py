@@ -137,15 +137,17 @@ def _variants(node) -> list[str] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.JoinedStr):
-        out, names = [""], {}
-        for part in node.values:
+        out = [""]
+        names: dict[str, str] = {}
+        for part in node.values:  # (an f-string's parts: Constant text, FormattedValues)
             if isinstance(part, ast.Constant):
-                out = [o + part.value for o in out]
-            elif isinstance(part.value, ast.IfExp):
+                out = [o + str(part.value) for o in out]
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.IfExp):
                 alts = (_variants(part.value.body) or [_value(part.value.body)]) + \
                     (_variants(part.value.orelse) or [_value(part.value.orelse)])
                 out = [o + a for o in out for a in alts]
             else:
+                assert isinstance(part, ast.FormattedValue)
                 value, source = _value(part.value), ast.unparse(part.value)
                 base, n = value.strip(VALUE), 1
                 while names.get(value, source) != source:  # a name taken by another value
@@ -166,9 +168,10 @@ def _variants(node) -> list[str] | None:
     return None
 
 
-def _strings(roots, skip=()) -> list[tuple[ast.AST, str]]:
+def _strings(roots, skip=()) -> list[tuple[ast.expr, str]]:
     """(node, template) of every string expression under `roots`, outermost only."""
-    seen, found = set(skip), []
+    seen = set(skip)
+    found: list[tuple[ast.expr, str]] = []
     for root in roots:
         for node in ast.walk(root):
             if id(node) in seen or not isinstance(node, (ast.Constant, ast.JoinedStr,
@@ -241,7 +244,7 @@ def _worded_fstrings(tree) -> list[ast.JoinedStr]:
     wherever they go (a notice built first and passed to note() later, a table's cell):
     finished English, whichever call shows them."""
     return [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) and re.search(
-        r"[A-Za-z]{2,}[.:,]? [A-Za-z]", "".join(v.value for v in n.values
+        r"[A-Za-z]{2,}[.:,]? [A-Za-z]", "".join(str(v.value) for v in n.values
                                                 if isinstance(v, ast.Constant)))]
 
 
@@ -249,11 +252,11 @@ def page_messages(module: str, tree) -> list[Message]:
     """The text a module of the page translates: what goes through T (PAGE), say or
     problem(s) (MESSAGES), the text of UI_FUNCTIONS and its Messages' templates
     (MESSAGES)."""
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+    calls = [(n.func.id, n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and
              isinstance(n.func, ast.Name) and n.func.id in SAID and n.args]
     templates = _templates(tree)
-    groups = [([n.args[0] for n in calls if n.func.id == "T"], "PAGE"),
-              ([n.args[0] for n in calls if n.func.id != "T"] +
+    groups = [([text for name, text in calls if name == "T"], "PAGE"),
+              ([text for name, text in calls if name != "T"] +
                [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and
                 n.name in UI_FUNCTIONS] +
                [n for n in ast.walk(tree) if id(n) in templates] +

@@ -168,7 +168,7 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
             "gradient accumulation 1: at {accumulation} the budget buys only {steps} "
             "optimizer steps; one batch a step gives twice as many updates in the same "
             "minutes", accumulation=chosen.gradient_accumulation_steps, steps=bought))
-        if "eval_steps" in changes:  # (as often in rows as before: twice the steps apart)
+        if held and "eval_steps" in changes:  # (rows as often as before: twice the steps apart)
             said = reasons.index(_held_said(held[2], changes["eval_steps"]))
             changes["eval_steps"] = _every(dataclasses.replace(cfg, **changes), held[2], hw)
             reasons[said] = _held_said(held[2], changes["eval_steps"])

@@ -10,6 +10,7 @@ nothing of TRL or the UI; train/arguments.py applies the choices.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from sft_ui.i18n.message import Message
 from sft_ui.plan.hardware import Hardware, precision
@@ -109,4 +110,4 @@ def liger_on(cfg, hw: Hardware) -> bool:
 
 
 def optimizer(cfg, hw: Hardware) -> str:
-    return _optimizer(cfg, hw).value
+    return cast(str, _optimizer(cfg, hw).value)  # (an optimizer's name)

@@ -93,7 +93,7 @@ def fit_mode(cfg: RunConfig, mode: str, shape: ModelShape, hw: Hardware,
                  <= room), None)
         plain, saved = best[False], best[True]
         enough = plain and (plain == target or plain * length >= GOOD_TOKENS)
-        checkpointing = bool(saved) and not enough and (plain or 0) < saved
+        checkpointing = bool(saved) and not enough and (plain or 0) < (saved or 0)
         batch = best[checkpointing]
         if batch is None:
             continue

@@ -44,7 +44,8 @@ def is_gain(loss: float, best: float) -> bool:
 def ending_record(step: int, kept_step: int, loss: float | None, why: str,
                   plateau_step: int | None = None, key: str = "eval_loss") -> dict:
     """`loss`: the saved model's held-out value of the judge's measure (`key`)."""
-    record = {"step": step, "kept_step": kept_step, "ended_by": ENDINGS.index(why) + 1}
+    record: dict[str, float] = {"step": step, "kept_step": kept_step,
+                                "ended_by": ENDINGS.index(why) + 1}
     if plateau_step is not None and plateau_step < step:
         record["plateau_step"] = plateau_step  # (the rate came down from there)
     if loss is not None:
@@ -83,7 +84,9 @@ def ending_said(record: dict) -> Message:
     """The sentence a judged run's budget ends with: why it ended, and which model it
     kept ("held-out rows stopped improving: the model of step 110 of 140, best on
     the held-out rows, is kept"), and where the rate came down after the plateau."""
-    why, kept = ended_by([record])
+    ended = ended_by([record])
+    assert ended is not None  # (`record` is the run's ending record: it has ended_by)
+    why, kept = ended
     if "plateau_step" in record:
         return Message("{ending} at step {at}, and the learning rate came down to 0 over the "
                        "{cool} steps after it: the model of step {kept} of {step}, best on "

@@ -94,6 +94,7 @@ def _shape_at(path: str) -> ModelShape:
     if folder.is_dir() and adapter.exists() and not (folder / "config.json").exists():
         base = json.loads(adapter.read_text(encoding="utf-8"))["base_model_name_or_path"]
         return model_shape(base)
+    file: str | Path
     if folder.is_dir():
         file = folder / "config.json"
     else:

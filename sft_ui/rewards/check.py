@@ -29,7 +29,8 @@ def _prompt_text(prompt) -> str:
 
 
 def _labels(functions: Sequence[Callable]) -> list[str]:
-    labels, seen = [], Counter()
+    labels: list[str] = []
+    seen: Counter[str] = Counter()
     for fn in functions:
         name = getattr(fn, "__name__", type(fn).__name__)
         name = f"{name} (reward)" if name in ROW_KEYS else name
@@ -81,7 +82,8 @@ def score_table(functions: Sequence[Callable], prompts: Sequence, completions: S
         scores.append(got)
     rows = []
     for i in range(n):
-        row = {"prompt": _prompt_text(prompts[i]), "completion": text_of(completions[i])}
+        row: dict[str, object] = {"prompt": _prompt_text(prompts[i]),
+                                  "completion": text_of(completions[i])}
         mine = [s[i] for s in scores]
         row.update(zip(labels, mine))
         row["total"] = weighted_total(mine, weights)
@@ -238,7 +240,8 @@ def preflight(reward_names: list[str], options: dict, columns: list[str],
               written: dict[str, tuple[str, ...]] | None = None) -> list[Message | str]:
     """What would stop a GRPO run, one message each; empty when all is fine. `written`:
     the functions of the person's code and the columns each needs (function_columns)."""
-    problems = _generations(num_generations, generation_batch)
+    problems: list[Message | str] = []
+    problems += _generations(num_generations, generation_batch)
     problems += _lengths(max_prompt_tokens, max_completion_length, max_length)
     written = written or {}
     options = dict(options)

@@ -9,9 +9,10 @@ that the pattern does not match again with the value in its group is never retur
 """
 from __future__ import annotations
 
+# Python's own regex parser, as re.compile uses it (private modules: typeshed has no stubs)
 import re
-from re import _constants as _c  # Python's own regex parser, as re.compile uses it
-from re import _parser as _parse
+from re import _constants as _c  # type: ignore[attr-defined]
+from re import _parser as _parse  # type: ignore[attr-defined]
 
 # a category's plain member: what \s, \d and \w are written as
 _CATEGORY = {_c.CATEGORY_SPACE: " ", _c.CATEGORY_DIGIT: "0", _c.CATEGORY_WORD: "a"}

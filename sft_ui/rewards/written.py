@@ -92,6 +92,7 @@ def _read(stream, lines: queue.Queue) -> None:
 
 def _stop(process: subprocess.Popen) -> None:
     """End the worker: its input closed, then killed after a short wait; waited for."""
+    assert process.stdin is not None  # (started with stdin=PIPE)
     try:
         process.stdin.close()
     except OSError:  # its end is gone already

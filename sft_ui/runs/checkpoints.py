@@ -45,7 +45,7 @@ def discard_partial_checkpoints(folder: Path) -> list[str]:
     return partial
 
 
-def is_disk_full(error: BaseException) -> bool:
+def is_disk_full(error: BaseException | None) -> bool:
     """A write that failed for want of space, however a library wrapped the OSError
     (safetensors and torch.save re-raise it as their own errors)."""
     seen = set()

@@ -10,6 +10,7 @@ import shutil
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from sft_ui import backends
@@ -43,7 +44,7 @@ class RunManager:
         # Injectable for tests; default: backends.trainer_for's and backends.preflight.
         self._train, self._preflight = trainer, preflight
         self.hub = hub  # the HfApi runs on Hugging Face Jobs use (None: a new HfApi)
-        self._trainers: dict[str, object] = {}  # run id -> its own trainer (a job's)
+        self._trainers: dict[str, Callable] = {}  # run id -> its own trainer (a job's)
         self._runs: dict[str, Run] = {}
         self._active: Run | None = None
         self._lock = threading.RLock()
@@ -178,6 +179,7 @@ class RunManager:
 
     def _work(self, run: Run, resume_from: Path | None = None) -> None:
         train = self._train or self._trainers.pop(run.id, None)
+        outcome: tuple[str, ...]  # (state, message[, error])
         try:
             run.suggestion, started = {}, time.time()
             if run.config.run_on != "hf_jobs":  # a job resolves it where it trains

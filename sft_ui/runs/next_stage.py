@@ -82,8 +82,9 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
                   learning_rate=rate, ref_model="")  # the time budget set stays
     fix = hook(after, "continued")  # what the next stage's family needs of the settings
     new, grouped = fix(new) if fix else (new, "")
-    notes = [Message("Model: the model run {run_id} saved (`{folder}`).", run_id=run.id,
-                     folder=model_dir), Message("Stage: `{stage}`.", stage=after.name)]
+    notes: list[str] = [
+        Message("Model: the model run {run_id} saved (`{folder}`).", run_id=run.id,
+                folder=model_dir), Message("Stage: `{stage}`.", stage=after.name)]
     if made:
         notes.append(made[1])
     elif dataset:

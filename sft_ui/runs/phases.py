@@ -64,6 +64,7 @@ class Phases:
         if "save_seconds" not in self.after:  # a training process that said nothing
             return 0.0
         doing, since = self.doing
+        assert self.pace is not None  # (eta, which asks, has a pace)
         every = int(self.after.get("sample_steps") or 0)
         each = self.after.get("round_seconds") or self.pace.per_step() or 0.0
         started = self.pace.start_step
@@ -116,6 +117,7 @@ class Pace:
         per_step = self.per_step()
         if per_step is None:
             return None
+        assert self.last is not None  # (per_step measured from it)
         step, then, paused = self.last
         left = max(max_steps - step, 0)
         trained = now - then - (self.paused - paused) - pausing  # on the step under way

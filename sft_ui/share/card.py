@@ -197,7 +197,7 @@ def evaluation_lines(run: Run) -> list[str]:
     """The run's latest evaluation (Evaluate tab): its scores beside the other model's."""
     result = store.latest(run.dir)
     side = store.side_of(result, run.id) if result else None
-    if side is None:
+    if side is None or result is None:
         return []
     models, scores = result["models"], result["scores"]
     order = [side] + [i for i in range(len(models)) if i != side]

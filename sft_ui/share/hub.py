@@ -86,7 +86,7 @@ def check_push(repo_id: str, token: str, api=None) -> str:
     return repo_id
 
 
-def push_folder(folder: Path, repo_id: str, token: str, private: bool = True,
+def push_folder(folder: str | Path, repo_id: str, token: str, private: bool = True,
                 api=None) -> str:
     """Create (or reuse) a model repo and upload the folder; return its URL."""
     repo_id = check_push(repo_id, token, api)

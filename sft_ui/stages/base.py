@@ -220,7 +220,7 @@ def of_family(family: str) -> list[Stage]:
 
 def demos() -> dict[str, Stage]:
     """Each built-in set and the first stage that reads it."""
-    out = {}
+    out: dict[str, Stage] = {}
     for s in _STAGES.values():
         out.setdefault(s.demo, s)
     return out

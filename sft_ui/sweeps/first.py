@@ -33,7 +33,8 @@ def quick_path_first(spec: SweepSpec, base: RunConfig) -> list[dict]:
     params = {}
     for name, values in spec.vary.items():
         value = getattr(chosen, name, None)
-        if (isinstance(values, Range) and values.low <= value <= values.high) or \
+        if (isinstance(values, Range) and value is not None and
+                values.low <= value <= values.high) or \
                 (isinstance(values, list) and value in values):
             params[name] = value
     return [params] if params else []

@@ -88,7 +88,7 @@ class OptunaSearch(Search):
             sampler=optuna.samplers.TPESampler(seed=spec.seed),
             pruner=optuna.pruners.MedianPruner(n_startup_trials=PRUNE_AFTER_TRIALS,
                                                n_warmup_steps=PRUNE_AFTER_STEPS))
-        self._asked: dict = {}  # trial number: Optuna's trial, until told
+        self._trials: dict = {}  # trial number: Optuna's trial, until told
         state = optuna.trial.TrialState
         for cut in self.study.get_trials(deepcopy=False, states=(state.RUNNING,)):
             self.study.tell(cut.number, state=state.FAIL)  # (the stop cut it off)
@@ -115,7 +115,7 @@ class OptunaSearch(Search):
             if _key(params) not in scored:
                 break
             self.study.tell(trial, scored[_key(params)])
-        self._asked[number] = trial
+        self._trials[number] = trial
         return params
 
     @staticmethod
@@ -131,16 +131,16 @@ class OptunaSearch(Search):
         """A trial's eval loss at `step` (lower is better): told to a study that maximizes
         its score (exact match...) as its negative, so the pruner stops the worse trials,
         not the better."""
-        if number in self._asked:
+        if number in self._trials:
             loss = float(value)
-            self._asked[number].report(-loss if self.spec.higher_is_better else loss,
-                                       int(step))
+            self._trials[number].report(-loss if self.spec.higher_is_better else loss,
+                                        int(step))
 
     def should_prune(self, number: int = 0) -> bool:
-        return number in self._asked and self._asked[number].should_prune()
+        return number in self._trials and self._trials[number].should_prune()
 
     def tell(self, score: float | None, pruned: bool = False, number: int = 0) -> None:
-        trial = self._asked.pop(number, None)
+        trial = self._trials.pop(number, None)
         if trial is None:
             return
         state = self._optuna.trial.TrialState

@@ -88,7 +88,7 @@ class SweepSpec:
 
     def check(self) -> list[str]:
         """What is wrong with the sweep, for a person ([]: nothing)."""
-        problems = []
+        problems: list[str] = []
         stage = self.config().stage
         own_score = "judge" in family_of(self.config()).hooks  # (its runs' held-out score)
         if self.method not in METHODS:
@@ -177,7 +177,8 @@ class SweepSpec:
 def parse_vary(text: str) -> dict:
     """The page's box: one setting a line, `name: v1, v2, ...` (a list) or
     `name: low .. high` with `log` after it for a range spread by ratio."""
-    found, problems = {}, []
+    found: dict[str, object] = {}
+    problems: list[str] = []
     for number, line in enumerate(str(text or "").splitlines(), 1):
         line = line.split("#")[0].strip()
         if not line:

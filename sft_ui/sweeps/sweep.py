@@ -1,33 +1,19 @@
-"""A sweep running: its trials, each an ordinary run with the settings the search asks for
-(trial.py: queued one after another here, or several at once on Hugging Face Jobs),
-judged on held-out data when it ends (score.py), the search told its score. The time
-budget holds for the whole sweep: the planner's estimate of a trial decides how many fit
-(then the trials' own times), and each trial's own time budget is its share of the time
-left, so the last one ends by the deadline with its model saved (a first trial that is the
-quick path's own choice takes the quick path's time, at most half the sweep's: the sweep's
-best is then never a model judged worse than the quick path's; nor one better by no more
-than the noise of its score: score.py's `noise`). The first trial to end
-sets the steps of the others (their scores then compare runs of one length). A sweep's
-state is kept in sweeps/<id>.json of the runs folder; one whose app ended while it ran is
-"interrupted" (its unfinished trials too: `settle`), and can be resumed (`resume`): the
-budget left then, the finished trials kept, the cut-off ones asked again, Optuna's study
-read back from its journal file beside the sweep's (sweeps/<id>.optuna).
+"""A sweep running: trials asked of the search, each an ordinary run (trial.py) judged on
+held-out data when it ends (score.py), until no more fit the sweep's time budget. How many
+fit, each trial's share of the time and its length are said where they are decided
+(plan_trials, run, quick_seconds, _set_length); docs/training.md gives the whole policy.
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
 import threading
 import time
 import uuid
 from pathlib import Path
 
-from sft_ui.access import LOCAL_OWNER
 from sft_ui.config import RunConfig, length
 from sft_ui.errors import UserError, said
-from sft_ui.i18n.message import Message
 from sft_ui.plan.budget import LENGTH
 from sft_ui.plan.plateau import ended_by
 from sft_ui.runs.run_queue import estimate
@@ -35,9 +21,9 @@ from sft_ui.sweeps.first import BUDGET_MINUTES, quick_path_first
 from sft_ui.sweeps.score import kept_quick, kept_said, score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
+from sft_ui.sweeps.stored import FOLDER, StoredSweep
 from sft_ui.sweeps.trial import Trials, names, new_trial
 
-FOLDER = "sweeps"
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
 MIN_TRIAL_SECONDS = 45.0  # less time left than this: no trial is started
 QUICK_SHARE = 0.5  # the most of a sweep's time its first trial, the quick path's, takes
@@ -45,27 +31,12 @@ HELD_OUT = 0.1  # the held-out fraction a sweep's trials keep when the page gave
 POLL_SECONDS = 0.5
 
 
-INTERRUPTED = Message("The app stopped while this sweep ran: its trials so far are kept.")
-TRIAL_INTERRUPTED = Message("The app stopped while this trial ran.")
-
-
-def _alive(pid) -> bool:
-    """Whether the process that saved a sweep still runs (another server on the folder)."""
-    if not pid or pid == os.getpid():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except (OSError, ValueError):
-        return False
-    return True
-
-
 class SweepError(UserError):
     """A sweep that cannot start, or is not there (`messages`: its Message, kept whole
     for the page)."""
 
 
-class Sweep:
+class Sweep(StoredSweep):
     def __init__(self, spec: SweepSpec, owner: str, root: Path):
         self.id = time.strftime("sweep-%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
         self.spec, self.owner = spec, owner
@@ -73,22 +44,14 @@ class Sweep:
         self.state, self.error = "running", ""
         self.started = time.time()
         self.deadline = self.started + spec.budget_minutes * 60
-        self.planned = 0  # trials that fit, planned again as trials end
-        self.estimate_seconds: float | None = None  # the planner's, for the whole sweep
-        self.trial_estimate: float | None = None
-        self.first_planned = 0  # the trials that fit, as planned before the first
-        self.length: dict | None = None  # the steps every trial trains (_set_length)
-        self.finished: float | None = None
-        self.trials: list[dict] = []
-        self.offline = 0.0  # seconds its app was down before the sweep was resumed
-        self.interrupted_at: float | None = None  # when its app stopped while it ran
-        self._again: list[dict] = []  # the settings of trials a stop cut off (resume)
-        self.cut = False  # read back as running by another app: its app stopped (settle)
-        self.paused = 0.0  # seconds its trials waited in the queue behind other runs
-        self._waiting_since: float | None = None
-        self._stop = threading.Event()
-        self._done = threading.Event()
-        self._closed: threading.Event | None = None  # the manager's: the app is closing
+        self.planned, self.first_planned = 0, 0
+        self.estimate_seconds = self.trial_estimate = None
+        self.length, self.finished, self.interrupted_at = None, None, None
+        self.trials, self._again = [], []
+        self.offline, self.paused, self.cut = 0.0, 0.0, False
+        self._waiting_since = None
+        self._stop, self._done = threading.Event(), threading.Event()
+        self._closed = None
 
     def halted(self) -> bool:
         """Stop asked of the sweep, or the app closing."""
@@ -125,73 +88,6 @@ class Sweep:
                 "trials": self.ranked(), "best": best,
                 "kept_quick": kept_said(kept_quick(self._scored(), self.spec)),
                 "higher_is_better": self.spec.higher_is_better}
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = {**self.snapshot(), "owner": self.owner, "started": self.started,
-                "finished": self.finished, "trials": self.trials, "offline": self.offline,
-                "interrupted_at": self.interrupted_at, "pid": os.getpid()}
-        partial = self.path.with_suffix(".partial")
-        partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        os.replace(partial, self.path)
-
-    @classmethod
-    def load(cls, path: Path) -> "Sweep":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        sweep = cls.__new__(cls)
-        sweep.id, sweep.path = data["id"], path
-        sweep.spec = SweepSpec(**data["spec"])
-        sweep.owner = data.get("owner", LOCAL_OWNER)
-        sweep.state, sweep.error = data["state"], data.get("error", "")
-        sweep.offline = data.get("offline", 0.0)
-        sweep.interrupted_at = data.get("interrupted_at")
-        sweep.paused, sweep._waiting_since = data.get("paused", 0.0), None
-        sweep._again, sweep.cut = [], sweep.state == "running" and not _alive(data.get("pid"))
-        if sweep.state == "running":  # its app ended while it ran (or runs it elsewhere)
-            sweep.state = "interrupted"
-            sweep.error = INTERRUPTED
-        sweep.started, sweep.deadline = data["started"], data["deadline"]
-        sweep.planned, sweep.estimate_seconds = data["planned"], data["estimate_seconds"]
-        sweep.trial_estimate = None
-        sweep.first_planned, sweep.length = data.get("first_planned", 0), data.get("length")
-        sweep.finished, sweep.trials = data.get("finished"), data["trials"]
-        sweep._stop, sweep._done, sweep._closed = threading.Event(), threading.Event(), None
-        sweep._done.set()
-        return sweep
-
-    # ---- after its app stopped ---------------------------------------------------
-    def settle(self, queue) -> None:
-        """A sweep whose app stopped while it ran, read by the next: its unfinished trials
-        are "interrupted" (a queued one leaves the queue, which would otherwise start it
-        as a run of no sweep), and so is the sweep, until it is resumed."""
-        self.interrupted_at = self.interrupted_at or self.path.stat().st_mtime
-        for trial in self.trials:
-            if trial["seconds"] is not None:
-                continue
-            if trial["queued_id"] and not trial["run_id"]:
-                try:
-                    queue.remove(trial["queued_id"], self.owner)
-                except UserError:  # (it had left the queue)
-                    pass
-            trial["state"], trial["error"] = "interrupted", TRIAL_INTERRUPTED
-            trial["seconds"] = max(0.0, self.interrupted_at - trial["started"])
-        self.cut = False
-        self.save()
-
-    def resume(self) -> None:
-        """Go on after a stop of its app: the time it was down is not counted (the budget
-        left is what was left then), and the trials the stop cut off are asked again first;
-        the finished ones are kept and never run again."""
-        now = time.time()
-        down = max(0.0, now - (self.interrupted_at or now))
-        self.offline += down
-        self.deadline += down
-        cut = [t for t in self.trials if t["state"] == "interrupted" and not t.get("retried")]
-        self._again = [dict(t["params"]) for t in cut]
-        for trial in cut:
-            trial["retried"] = True
-        self.state, self.error, self.finished, self.interrupted_at = "running", "", None, None
-        self._stop, self._done = threading.Event(), threading.Event()
 
     # ---- running it ------------------------------------------------------------
     def base_config(self):

@@ -33,8 +33,13 @@ APP_PID = "SFT_UI_APP_PID"  # environment: the app's process (train/process.watc
 
 
 class RunSink(Protocol):
-    deadline: float | None  # time.time() by which a time-budgeted run has its model
-    fit_steps: bool  # the budget left the length to the run's first steps (train/fit.py)
+    # Read only (a plain attribute or a property): time.time() by which a time-budgeted
+    # run has its model; whether the budget left the length to the run's first steps
+    # (train/fit.py).
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def fit_steps(self) -> bool: ...
 
     def progress(self, step: int, max_steps: int) -> None: ...
     def fitted(self, steps: int) -> None: ...  # the length the run's first steps set

@@ -205,7 +205,8 @@ def grpo_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, 
     sinks = [c.sink for c in callbacks if hasattr(c, "sink")]
     GRPOTrainer = trl_class(*stage_of(cfg).trainer)
 
-    class StudioGRPOTrainer(GRPOTrainer):
+    # (a class found at run time: mypy cannot check it as a base)
+    class StudioGRPOTrainer(GRPOTrainer):  # type: ignore[misc, valid-type]
         """GRPOTrainer whose logged answers reach the run as samples."""
 
         shown_step = -1  # the step whose answers the run has (the end's log repeats it)

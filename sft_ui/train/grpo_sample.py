@@ -38,7 +38,7 @@ class Sampled:
         are all one value; the mean over the prompts."""
         shares = []
         for totals in self.totals():
-            counts = {}
+            counts: dict[float, int] = {}
             for t in totals:
                 counts[round(t, 6)] = counts.get(round(t, 6), 0) + 1
             shares.append(1 - sum((c / len(totals)) ** n for c in counts.values()))

@@ -153,13 +153,14 @@ def _probe(person: RunConfig, cfg: RunConfig, log,
                 break
             rows = list(data.rows[start:start + prompts]) or list(data.rows[:prompts])
             start += prompts
-            tried = sample(model, tokenizer, cfg, data, functions, answers, temperature,
-                           tokens, rows)
-            seen.append(tried)
-            if found is None or tried.spread(answers) > found.spread(answers):
-                found = tried
+            sampled = sample(model, tokenizer, cfg, data, functions, answers, temperature,
+                             tokens, rows)
+            seen.append(sampled)
+            if found is None or sampled.spread(answers) > found.spread(answers):
+                found = sampled
             if found.spread(answers) >= WANTED_SPREAD:
                 break
+        assert found is not None  # (the first round is always run)
         needed = needed_tokens(found, tokenizer, cfg, data, functions) \
             if "max_completion_length" in free else None
         rounds_run, examples = len(seen), []
@@ -264,8 +265,9 @@ def _warm(cfg: RunConfig, person: RunConfig, found: Sampled, examples: list[dict
     if "max_completion_length" not in free and longest > cfg.max_completion_length:
         return None  # the form does not fit the person's limit: the limit is said instead
     path = grpo_warmup.write(examples, folder)
-    changes = {"warmup_file": str(path)}
+    changes: dict[str, object] = {"warmup_file": str(path)}
     most = GENERATIONS[-1]
+    reasons: list[str]
     reasons = [Message("a warm-up of {steps_for} SFT steps on {examples} examples of the form "
                        "before GRPO: {spread} of groups of {most} answers would differ "
                        "({tried}), too few to learn from; the examples are the model's own "

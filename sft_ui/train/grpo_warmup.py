@@ -50,7 +50,8 @@ def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) 
     if not examples_possible(cfg):
         return []
     pattern = cfg.reward_pattern
-    prompts, texts, columns, keys, seen = [], [], {}, [], set()
+    prompts, texts, keys, seen = [], [], [], set()
+    columns: dict[str, list] = {}
     for found in sampled:
         answers = tokenizer.batch_decode(found.ids, skip_special_tokens=True)
         for i, answer in enumerate(answers):

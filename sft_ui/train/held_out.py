@@ -80,7 +80,8 @@ class HeldOut:
         self.match = match = self.matches(model)
         if self.best is None:
             better = gain = True
-        elif match is not None and match != self._best_match:
+        elif match is not None and self._best_match is not None and \
+                match != self._best_match:
             better = gain = match > self._best_match
         elif match is not None and self.plateau_at is not None:
             # a model of the cool-down that answers as many rows right is kept over the

@@ -20,7 +20,8 @@ log = logging.getLogger("sft_ui.train")
 class _ThreadFilter(logging.Filter):
     def __init__(self, thread_id: int):
         super().__init__()
-        self.thread_id, self._last = thread_id, None
+        self.thread_id = thread_id
+        self._last: logging.LogRecord | None = None
 
     def filter(self, record: logging.LogRecord) -> bool:
         # A record that propagates from one watched logger to another comes twice.

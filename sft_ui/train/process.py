@@ -26,18 +26,18 @@ def train_for_app(run_dir: str | Path, resume_from: str | None = None) -> int:
     watch_app()
     run_dir = Path(run_dir)
     main = is_main_process()
-    sink = EventSink(run_dir) if main else NullSink()
+    sink: EventSink | NullSink = EventSink(run_dir) if main else NullSink()
     try:
         cfg = RunConfig.from_yaml(run_dir / "config.yaml")
         out = train(cfg, run_dir, sink, Path(resume_from) if resume_from else None)
     except BaseException as e:  # the app says how the run ended
-        if main:
+        if isinstance(sink, EventSink):  # (the main process)
             user = isinstance(e, UserError) and not is_out_of_memory(e)
             sink.emit(failed={"message": str(e) if user else f"{type(e).__name__}: {e}",
                               "user": user, "trace": "" if user else traceback.format_exc(),
                               **(said_as_json(said(e)) if user else {})})
         return 130 if isinstance(e, KeyboardInterrupt) else 1
-    if main:
+    if isinstance(sink, EventSink):  # (the main process)
         sink.emit(done=str(out))
     return 0
 

@@ -43,7 +43,7 @@ def build(actions: Actions) -> None:
         actions.sign_out(who(request))
         return note("Signed out.")
 
-    sign_in.click(on_sign_in, [user, password], [status, password], api_name=False)
-    password.submit(on_sign_in, [user, password], [status, password], api_name=False)
-    sign_out.click(on_sign_out, None, status, api_name=False)
+    sign_in.click(on_sign_in, [user, password], [status, password], api_visibility="private")
+    password.submit(on_sign_in, [user, password], [status, password], api_visibility="private")
+    sign_out.click(on_sign_out, None, status, api_visibility="private")
     keep(status)

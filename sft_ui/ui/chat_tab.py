@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gradio as gr
 import pandas as pd
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.chat import LATEST, ChatService, GenSettings, normalise_history
@@ -13,7 +12,7 @@ from sft_ui.config import DEFAULT_SAMPLE_PROMPTS
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, keep, note, problem, say
+from sft_ui.ui.lang import T, after_switch, keep, note, page, problem, say
 from sft_ui.ui.lists import Lists
 
 COMPARE_COLUMNS = ["prompt", "model A", "model B"]  # English; headers in the page's language
@@ -75,12 +74,12 @@ def settings_widgets(penalty: float = REPETITION_PENALTY, asks: bool = True) -> 
                                     info=T("0: greedy (the same answer every time)"))
         with gr.Row():
             top_p = gr.Slider(0.05, 1, 1, step=0.05, label=T("Top-p"))
-            penalty = gr.Slider(0.5, 2, penalty, step=0.05,
-                                label=T("Repetition penalty"),
-                                info=T("1: off. A little above 1 keeps a small model from "
-                                       "saying the same words over and over."))
+            repetition = gr.Slider(0.5, 2, penalty, step=0.05,
+                                   label=T("Repetition penalty"),
+                                   info=T("1: off. A little above 1 keeps a small model from "
+                                          "saying the same words over and over."))
         thinking = thinking_radio()
-    return [system, max_new, temperature, top_p, penalty, thinking, *ask]
+    return [system, max_new, temperature, top_p, repetition, thinking, *ask]
 
 
 def new_conversation(chat: ChatService, ref: str) -> tuple:
@@ -156,22 +155,22 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         except UserError as e:
             yield history, _error(e)
 
-    events = [trigger(add_user, [message, bot], [message, bot], api_name=False)
-              .then(reply, [bot, model, *settings], [bot, error], api_name=False,
+    events = [trigger(add_user, [message, bot], [message, bot], api_visibility="private")
+              .then(reply, [bot, model, *settings], [bot, error], api_visibility="private",
                     concurrency_limit=None)  # (admitted by limits.py's shares)
               for trigger in (send.click, message.submit)]
-    stop.click(None, cancels=events, api_name=False)
+    stop.click(None, cancels=events, api_visibility="private")
     # One conversation is with one model: picking another starts a new one, and the box
     # names the model every reply in it came from.
     model.input(lambda ref: (*new_conversation(chat, ref), asked_as(chat, ref)), model,
-                [bot, error, settings[-1]], api_name=False, show_progress="hidden")
-    Context.root_block.load(lambda ref: asked_as(chat, ref), model, settings[-1],
-                            api_name=False, show_progress="hidden")
+                [bot, error, settings[-1]], api_visibility="private", show_progress="hidden")
+    page().load(lambda ref: asked_as(chat, ref), model, settings[-1],
+                api_visibility="private", show_progress="hidden")
 
     def listed():
         return gr.update(choices=choices(chat)), say(chat.latest_text())
 
-    refresh.click(listed, None, [model, latest], api_name=False)
+    refresh.click(listed, None, [model, latest], api_visibility="private")
     keep(error)  # what went wrong, in the page's new language
     after_switch(listed, None, [model, latest])  # the labels in the new language
     if lists is not None:
@@ -203,11 +202,11 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
     batch_go = gr.Button(T("Compare all"))
     table = gr.Dataframe(compare_frame(), wrap=True, interactive=False,
                          column_widths=["20%", "40%", "40%"], elem_id="compare-table")
-    Context.root_block.load(relabel_compare, table, table, api_name=False,
-                            show_progress="hidden")
+    page().load(relabel_compare, table, table, api_visibility="private",
+                show_progress="hidden")
     after_switch(relabel_compare, table, table)
 
-    def compare(request: gr.Request, text, ref_a, ref_b, *values):
+    def compare_two(request: gr.Request, text, ref_a, ref_b, *values):
         try:
             for a, b in actions.compare(who(request), text, ref_a, ref_b,
                                         GenSettings(*values)):
@@ -230,20 +229,22 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
         except UserError as e:
             yield gr.skip(), _error(e)
 
-    events = [go.click(compare, [prompt, model_a, model_b, *settings],
-                       [answer_a, answer_b, notice], api_name=False,
+    events: list[dict]  # (gradio's Dependency is a dict, as `cancels` takes it)
+    events = [go.click(compare_two, [prompt, model_a, model_b, *settings],
+                       [answer_a, answer_b, notice], api_visibility="private",
                        concurrency_limit=None),  # (admitted by limits.py's shares)
               batch_go.click(compare_all, [prompts, model_a, model_b, settings[1], settings[5],
-                                           settings[-1]], [table, notice], api_name=False)]
+                                           settings[-1]], [table, notice],
+                             api_visibility="private")]
     for picked in (model_a, model_b):  # (text where either model was trained on text)
         picked.input(lambda a, b: asked_as(chat, a, b), [model_a, model_b], settings[-1],
-                     api_name=False, show_progress="hidden")
-    Context.root_block.load(lambda a, b: asked_as(chat, a, b), [model_a, model_b],
-                            settings[-1], api_name=False, show_progress="hidden")
-    stop.click(None, cancels=events, api_name=False)
+                     api_visibility="private", show_progress="hidden")
+    page().load(lambda a, b: asked_as(chat, a, b), [model_a, model_b],
+                settings[-1], api_visibility="private", show_progress="hidden")
+    stop.click(None, cancels=events, api_visibility="private")
     keep(notice)
     refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
-                  api_name=False)
+                  api_visibility="private")
     after_switch(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b])
     if lists is not None:
         lists.add(lambda: [gr.update(choices=choices(chat))] * 2, [], [model_a, model_b])

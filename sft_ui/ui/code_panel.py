@@ -80,9 +80,9 @@ def wire(controls, names: list[str], inputs: list) -> None:
         return config_to_values(cfg, names) + [loaded]
 
     show.click(on_show, [machines, *inputs],
-               [notice, yaml_code, script, command, launch], api_name=False)
-    save.click(on_save, inputs, [notice, saved], api_name=False)
-    load.upload(on_load, load, [*inputs, notice], api_name=False,
+               [notice, yaml_code, script, command, launch], api_visibility="private")
+    save.click(on_save, inputs, [notice, saved], api_visibility="private")
+    load.upload(on_load, load, [*inputs, notice], api_visibility="private",
                 show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
     keep(notice)
 

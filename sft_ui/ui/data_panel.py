@@ -73,7 +73,7 @@ def summary_markdown(p: dict) -> str:
     if p.get("kind") == "prompts":
         return prompt_summary_markdown(p)
     s = p["stats"]
-    lines = [
+    lines: list[str] = [
         Message("**Format: {format}** ({description}). Change it under *Data format* if this "
                 "is wrong.", format=p["format"], description=as_message(p["format_description"])),
         Message("**Rows:** {rows} to train on, {eval_rows} for eval &middot; source {where} "
@@ -107,7 +107,7 @@ def summary_markdown(p: dict) -> str:
 def preference_summary_markdown(p: dict) -> str:
     """The summary of preference data: format and form, rows, token lengths."""
     s = p["stats"]
-    lines = [
+    lines: list[str] = [
         Message("**Format: {format}** ({description}), for {stage}.", format=p["format"],
                 description=as_message(p["format_description"]), stage=p["stage"].upper()),
         "Conversational rows: the model's chat template renders each turn, as in training."
@@ -135,7 +135,7 @@ def prompt_summary_markdown(p: dict) -> str:
     s = p["stats"]
     others = [c for c in p["columns"] if c != "prompt"]
     rows = {"rows": f"{p['rows']:,}", "where": _source(p)}
-    lines = [
+    lines: list[str] = [
         Message("**Format: {format}** ({description}).", format=p["format"],
                 description=as_message(p["format_description"])),
         Message("**Rows:** {rows} prompts &middot; source {where} &middot; columns the "
@@ -179,7 +179,7 @@ def preference_examples_html(p: dict) -> str:
         parts.append(f"<div class='example' data-example='{n}'><b>{_example(n)}</b>"
                      f"<details{' open' if n == 1 else ''}><summary>{say('Raw row')}"
                      f"</summary><pre class='raw'>{raw}</pre></details>")
-        answers = [("prompt", say("Prompt"))]
+        answers: list[tuple[str, ...]] = [("prompt", say("Prompt"))]
         if "completion" in ex:
             good = bool(ex.get("label"))
             answers.append(("completion", say("Answer, labelled good" if good else
@@ -278,12 +278,13 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
     stored, before = gr.State(False), gr.State("")
     stage = inputs[names.index("stage")]
     upload.upload(on_upload, [upload, dataset_box, before, stage],
-                  [dataset_box, summary, examples, stored, before], api_name=False).then(
-        after_upload, [stored, *inputs], [summary, examples], api_name=False)
-    upload.clear(on_clear, [before, stage], [dataset_box, summary, examples], api_name=False)
+                  [dataset_box, summary, examples, stored, before], api_visibility="private").then(
+        after_upload, [stored, *inputs], [summary, examples], api_visibility="private")
+    upload.clear(on_clear, [before, stage], [dataset_box, summary, examples],
+                 api_visibility="private")
     # A preview (or its error) belongs to the data it read: gone once the person picks or
     # types other data (`input`: their own change, not an upload's or a preset's).
-    dataset_box.input(lambda: ("", ""), None, [summary, examples], api_name=False,
+    dataset_box.input(lambda: ("", ""), None, [summary, examples], api_visibility="private",
                       show_progress="hidden")
     button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")

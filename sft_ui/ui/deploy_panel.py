@@ -38,4 +38,4 @@ def wire(d: Deploy, actions: Actions, token: gr.Textbox, notice: gr.Markdown) ->
         return note(Message("Studio deployed: [{url}]({link}) (it builds for a few minutes).",
                             url=url, link=url))
 
-    d.deploy.click(on_deploy, [d.space, token], notice, api_name=False)
+    d.deploy.click(on_deploy, [d.space, token], notice, api_visibility="private")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gradio as gr
 import pandas as pd
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.chat import BASE, LATEST, GenSettings
@@ -26,6 +25,7 @@ from sft_ui.ui.lang import (
     keep,
     kept,
     note,
+    page,
     problem,
     redrawn,
     say,
@@ -142,8 +142,8 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
                     elem_id="eval-files")
     job, shown = gr.State(""), gr.State("")
     # The empty tables' headers in the request's language (built before any request).
-    Context.root_block.load(lambda: (scores_frame(None), answers_frame(None)), None,
-                            [scores, table], api_name=False, show_progress="hidden")
+    page().load(lambda: (scores_frame(None), answers_frame(None)), None,
+                [scores, table], api_visibility="private", show_progress="hidden")
     _wire(actions, dict(model_a=model_a, model_b=model_b, upload=upload, test_set=test_set,
                         run_split=run_split, split=split, limit=limit, batch=batch,
                         settings=settings, go=go, stop=stop, progress=progress,
@@ -155,7 +155,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
                 gr.update(choices=model_choices(actions, True)),
                 gr.update(choices=eval_split_choices(actions)))
 
-    refresh.click(listed, None, [model_a, model_b, run_split], api_name=False)
+    refresh.click(listed, None, [model_a, model_b, run_split], api_visibility="private")
     after_switch(listed, None, [model_a, model_b, run_split])
     if lists is not None:
         lists.add(listed, [], [model_a, model_b, run_split])
@@ -216,19 +216,20 @@ def _wire(actions: Actions, w: dict) -> None:
         return (progress_html(snap), scores_frame(snap), tokens_markdown(snap),
                 answers_frame(evaluator.rows(job)), paths or None, notice, job_id, asleep)
 
-    w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]], api_name=False)
+    w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]],
+                       api_visibility="private")
     w["run_split"].input(lambda value: value or gr.skip(), w["run_split"], w["test_set"],
-                         api_name=False)
+                         api_visibility="private")
     inputs = [w["model_a"], w["model_b"], w["test_set"], w["split"], w["limit"], w["batch"],
               *w["settings"]]
     timer = gr.Timer(1.0, active=False)  # ticks while this page's job runs
     warned = gr.State("")  # a note on the test set (training data), kept with the results
     w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer, warned],
-                  api_name=False)
-    w["stop"].click(on_stop, None, w["notice"], api_name=False)
+                  api_visibility="private")
+    w["stop"].click(on_stop, None, w["notice"], api_visibility="private")
     timer.tick(poll, [w["job"], w["shown"], warned],
                [w["progress"], w["scores"], w["tokens"], w["table"], w["files"], w["notice"],
-                w["shown"], timer], api_name=False, show_progress="hidden")
+                w["shown"], timer], api_visibility="private", show_progress="hidden")
 
     def relabel(shown_id):
         """The tables in the page's new language: the shown evaluation's, or empty."""

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.errors import UserError
 from sft_ui.runs import RunManager, checkpoints, display_name
 from sft_ui.share.export import is_lora_run
-from sft_ui.ui.lang import T, after_switch, say
+from sft_ui.ui.lang import T, after_switch, page, say
 from sft_ui.ui.lists import Lists
 
 FINAL = "final model"
@@ -82,20 +81,20 @@ def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
         return gr.update(choices=choices, value=latest.id if latest else None)
 
     picked = gr.State(None)  # the run the person picked from the list (none: the page's)
-    source.run.input(lambda run_id: run_id, source.run, picked, api_name=False,
+    source.run.input(lambda run_id: run_id, source.run, picked, api_visibility="private",
                      show_progress="hidden")
-    source.run.change(on_run, source.run, [source.checkpoint, merged], api_name=False)
-    source.refresh.click(runs, [source.run, picked], source.run, api_name=False)
-    Context.root_block.load(runs, [source.run, picked], source.run, api_name=False,
-                            show_progress="hidden")
+    source.run.change(on_run, source.run, [source.checkpoint, merged], api_visibility="private")
+    source.refresh.click(runs, [source.run, picked], source.run, api_visibility="private")
+    page().load(runs, [source.run, picked], source.run, api_visibility="private",
+                show_progress="hidden")
     # After a language switch: the run list's states in the new one.
     after_switch(runs, [source.run, picked], source.run)
 
     def listed(run_id):
         """The chosen run's models in the page's language ("final model")."""
         return gr.update(choices=checkpoint_choices(manager, run_id))
-    Context.root_block.load(listed, source.run, source.checkpoint, api_name=False,
-                            show_progress="hidden")
+    page().load(listed, source.run, source.checkpoint, api_visibility="private",
+                show_progress="hidden")
     after_switch(listed, source.run, source.checkpoint)
     if lists is not None:
         lists.add(runs, [source.run, picked], [source.run])

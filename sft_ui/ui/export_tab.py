@@ -93,5 +93,5 @@ def wire_export(view: Export, actions: Actions, source: export_source.Source,
                 card_view(str(out)))
 
     view.export.click(on_export, [source.run, source.checkpoint, view.merged],
-                      [folder, view.notice, view.download, card], api_name=False)
+                      [folder, view.notice, view.download, card], api_visibility="private")
     keep(view.notice)  # (the GGUF export's too) in the page's new language

@@ -49,4 +49,4 @@ def wire(g: Gguf, actions: Actions, source: export_source.Source, notice: gr.Mar
                 [str(file), str(modelfile)])
 
     g.export.click(on_gguf, [source.run, source.checkpoint, g.quantisation], [notice, g.files],
-                   api_name=False)
+                   api_visibility="private")

@@ -65,6 +65,6 @@ def wire(h: Hub, actions: Actions, folder: gr.State) -> None:
         return note(Message("Space created: [{url}]({link}) (it builds for a few minutes).",
                             url=url, link=url))
 
-    h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_name=False)
-    h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_name=False)
+    h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_visibility="private")
+    h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_visibility="private")
     keep(h.notice)  # (the deploy panel's too) in the page's new language

@@ -7,9 +7,9 @@ A kept value that no longer makes a setting (a setting renamed, a choice gone) i
 from __future__ import annotations
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.config import ConfigError, RunConfig
+from sft_ui.ui.lang import page
 from sft_ui.ui.widgets import AFTER_EACH, config_to_values, edits
 
 # One key for every page of this app in a browser. Its secret only scrambles what the
@@ -55,9 +55,9 @@ def wire(names: list[str], inputs: list):
         found = restorable(saved)
         return [found[n] if n in found else gr.skip() for n in names]
 
-    gr.on(edits(inputs), keep, inputs, kept, api_name=False, show_progress="hidden",
+    gr.on(edits(inputs), keep, inputs, kept, api_visibility="private", show_progress="hidden",
           trigger_mode=AFTER_EACH)
     # (its loading status on one component: on every setting, each later message of any
     # event would redraw them all; train_tab's PROGRESS_NOTE)
-    return Context.root_block.load(restore, kept, inputs, api_name=False,
-                                   show_progress="hidden", show_progress_on=inputs[0])
+    return page().load(restore, kept, inputs, api_visibility="private",
+                       show_progress="hidden", show_progress_on=inputs[0])

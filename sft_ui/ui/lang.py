@@ -297,17 +297,27 @@ def _remember(tag: str, request: gr.Request) -> str:
     return lang
 
 
+def page() -> gr.Blocks:
+    """The Blocks being built: a panel's wiring runs inside its `with gr.Blocks()`."""
+    root = Context.root_block
+    assert root is not None, "outside the Blocks being built"
+    return root
+
+
 def build_selector() -> gr.Dropdown:
     """The language selector (inside the Blocks being built): it starts at the page's
     locale and switches both the page and this session's messages."""
     choice = gr.Dropdown([(name, code) for code, name in i18n.LANGUAGES.items()],
                          value=i18n.DEFAULT, label=T("Language"), elem_id="language",
                          scale=0, min_width=160)
-    root = Context.root_block
-    root.load(_remember, choice, choice, js=LOAD_JS, api_name=False, show_progress="hidden")
-    root.sft_language = choice
-    root.sft_language_switch = choice.input(_remember, choice, choice, js=SWITCH_JS,
-                                            api_name=False, show_progress="hidden")
+    root = page()
+    root.load(_remember, choice, choice, js=LOAD_JS, api_visibility="private",
+              show_progress="hidden")
+    # (the page's own attributes, which after_switch reads: not gr.Blocks' own)
+    root.sft_language = choice  # type: ignore[attr-defined]
+    root.sft_language_switch = choice.input(  # type: ignore[attr-defined]
+        _remember, choice, choice, js=SWITCH_JS, api_visibility="private",
+        show_progress="hidden")
     return choice
 
 
@@ -318,7 +328,7 @@ def relabel(dropdown, choices) -> None:
     def labelled():
         return gr.update(choices=[(say(label), value) for label, value in choices()])
     if Context.root_block is not None:
-        Context.root_block.load(labelled, None, dropdown, api_name=False,
+        Context.root_block.load(labelled, None, dropdown, api_visibility="private",
                                 show_progress="hidden")
         after_switch(labelled, None, dropdown)
 
@@ -327,7 +337,7 @@ def after_switch(fn, inputs, outputs) -> None:
     """Run fn again (inside the Blocks being built) once the page switched language,
     to redraw text made in Python; nothing when the page has no selector."""
     switch = getattr(Context.root_block, "sft_language_switch", None)
-    if switch is not None:
+    if switch is not None:  # (build_selector set both)
         # (its loading status on the selector alone: see train_tab's PROGRESS_NOTE)
-        switch.then(fn, inputs, outputs, api_name=False, show_progress="hidden",
-                    show_progress_on=Context.root_block.sft_language)
+        switch.then(fn, inputs, outputs, api_visibility="private", show_progress="hidden",
+                    show_progress_on=getattr(Context.root_block, "sft_language"))

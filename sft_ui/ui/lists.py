@@ -6,9 +6,9 @@ No Refresh needed (the buttons stay)."""
 from __future__ import annotations
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.runs import ACTIVE_STATES, RunManager, checkpoints
+from sft_ui.ui.lang import page
 
 EVERY_SECONDS = 3.0
 # While a run trains: each look costs the browser a round of client work, often on the
@@ -64,11 +64,11 @@ class Lists:
                 new += list(result) if len(outs) > 1 else [result]
             return new
 
-        timer.tick(tick, [seen], [seen, changed, timer], api_name=False,
+        timer.tick(tick, [seen], [seen, changed, timer], api_visibility="private",
                    show_progress="hidden", show_progress_on=timer)
-        changed.change(refresh, inputs, outputs, api_name=False, show_progress="hidden",
+        changed.change(refresh, inputs, outputs, api_visibility="private", show_progress="hidden",
                        show_progress_on=timer)
         # A page opened gets its lists at once, in its language (the page was built with
         # English labels; the first look is seconds away).
-        Context.root_block.load(refresh, inputs, outputs, api_name=False,
-                                show_progress="hidden", show_progress_on=timer)
+        page().load(refresh, inputs, outputs, api_visibility="private",
+                    show_progress="hidden", show_progress_on=timer)

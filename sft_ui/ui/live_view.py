@@ -15,11 +15,10 @@ from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
-from gradio.context import Context
 
 from sft_ui import i18n
 from sft_ui.i18n.message import Message, as_message
-from sft_ui.ui.lang import T, after_switch, current_language, say
+from sft_ui.ui.lang import T, after_switch, current_language, page, say
 from sft_ui.ui.run_frames import (
     ACCURACY_COLOURS,
     LOSS_COLOURS,
@@ -104,14 +103,14 @@ def build(progress: gr.HTML) -> LiveView:
     # does: once new data is drawn with new series (eval, another language), a new map
     # redraws it. (Sent with the data, the map would be drawn with the data before it.)
     series, reward_series = gr.State(None), gr.State(None)
-    series.change(_recolour, series, loss, api_name=False, show_progress="hidden")
-    reward_series.change(_recolour_rewards, reward_series, [rewards, accuracy], api_name=False,
-                         show_progress="hidden")
-    log.change(None, js=SCROLL_LOG_JS, api_name=False, show_progress="hidden")
+    series.change(_recolour, series, loss, api_visibility="private", show_progress="hidden")
+    reward_series.change(_recolour_rewards, reward_series, [rewards, accuracy],
+                         api_visibility="private", show_progress="hidden")
+    log.change(None, js=SCROLL_LOG_JS, api_visibility="private", show_progress="hidden")
     # The samples table is built before any request: its headers are English until the
     # page loads or switches language (a shown run's table is redrawn by `update`).
-    Context.root_block.load(_relabel_samples, samples, samples, api_name=False,
-                            show_progress="hidden")
+    page().load(_relabel_samples, samples, samples, api_visibility="private",
+                show_progress="hidden")
     after_switch(_relabel_samples, samples, samples)
     return LiveView(status, progress, loss, rewards, accuracy, lr, grad, samples, log, series,
                     reward_series, plot_notes)
@@ -208,6 +207,7 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
     sent = sent_parts(snap, drawn, now)
     values = [status if status != shown_status else gr.skip(),
               progress if progress != shown_progress else gr.skip()]
+    series: tuple | None  # (what the page shows: None before its first draw)
     if "loss" in sent:
         loss = loss_frame(snap)
         series = tuple(sorted(set(loss["series"]))) if loss is not None else ()
@@ -252,7 +252,8 @@ def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
 # Shares of the table's width: the step's holds its whole header on a phone (390 px: 78
 # px for "ステップ", 72 wide; at 12% it was cut to "ステ"). ("auto" sizes it by the
 # samples' text too, and the table ran past a phone's width.)
-SAMPLE_WIDTHS = {3: ["21%", "29%", "50%"], 4: ["21%", "22%", "35%", "22%"]}
+SAMPLE_WIDTHS: dict[int, list[str | int]] = {3: ["21%", "29%", "50%"],
+                                             4: ["21%", "22%", "35%", "22%"]}
 
 
 def _samples_update(snap: dict):

@@ -129,10 +129,10 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     # At page load, for the settings every panel starts with (not while the page is built:
     # the plan reads the data's token lengths, which imports TRL).
-    gr.on(None, on_load, [], [c.details, line, shown], api_name=False,
+    gr.on(None, on_load, [], [c.details, line, shown], api_visibility="private",
           show_progress="hidden")
     after_switch(on_change, plan_of, [c.details, line, shown])
-    c.target.change(on_target, c.target, c.fit, api_name=False, show_progress="hidden")
+    c.target.change(on_target, c.target, c.fit, api_visibility="private", show_progress="hidden")
     after_switch(on_target, c.target, c.fit)
     c.fit.click(on_fit, plan_of, [*fitted, c.notice], api_name="ui_fit",
                 api_visibility="undocumented", show_progress_on=c.notice)
@@ -151,5 +151,5 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
         return on_change(request, *values)
     read = {*plan_inputs("change"), *plan_inputs("leave")}
     gr.on(edits([widgets[n] for n in names if n not in read]), on_other, [line, *plan_of],
-          [c.details, line, shown], api_name=False, show_progress="hidden",
+          [c.details, line, shown], api_visibility="private", show_progress="hidden",
           trigger_mode="always_last")

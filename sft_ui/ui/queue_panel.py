@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, compact_duration, keep, kept, note, problems, say
+from sft_ui.ui.lang import T, after_switch, compact_duration, keep, kept, note, page, problems, say
 from sft_ui.ui.widgets import settings_said, values_to_dict
 
 COLUMNS = ("Position", "Queued", "State", "Settings", "Time")
@@ -89,7 +88,7 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
                                   "training.", queued=queued)
         return (note(said), *shown(request, queued))
 
-    add.click(on_add, inputs, [start_notice, *outputs], api_name=False,
+    add.click(on_add, inputs, [start_notice, *outputs], api_visibility="private",
               show_progress="hidden")
 
     def act(fn):
@@ -101,6 +100,7 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
             return ("", *shown(request, current))
         return handler
 
+    buttons: tuple[tuple, ...]  # (button, its action, its inputs besides the chosen entry)
     buttons = ((panel.sooner, lambda w, q: actions.move_queued(w, q, -1), []),
                (panel.later, lambda w, q: actions.move_queued(w, q, 1), []),
                (panel.remove, actions.unqueue, []),
@@ -108,10 +108,10 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
                    w, q, values_to_dict(names, v)), inputs))
     for button, fn, extra in buttons:
         button.click(act(fn), [panel.chosen, *extra], [panel.notice, *outputs],
-                     api_name=False, show_progress="hidden")
+                     api_visibility="private", show_progress="hidden")
     keep(panel.notice)
-    gr.on([Context.root_block.load, run_state.change], shown, panel.chosen,
-          outputs, api_name=False, show_progress="hidden")
+    gr.on([page().load, run_state.change], shown, panel.chosen,
+          outputs, api_visibility="private", show_progress="hidden")
 
     def still_true(request: gr.Request, said):
         """Add to queue's notice goes once its run has left the queue (started)."""
@@ -120,6 +120,6 @@ def wire(panel: QueuePanel, add: gr.Button, names: list[str], inputs: list, acti
             return gr.skip()
         waiting = {r["id"] for r in actions.queued(who(request)) if r["state"] == "waiting"}
         return "" if any(queued not in waiting for queued in found) else gr.skip()
-    run_state.change(still_true, start_notice, start_notice, api_name=False,
+    run_state.change(still_true, start_notice, start_notice, api_visibility="private",
                      show_progress="hidden")
     after_switch(shown, panel.chosen, outputs)

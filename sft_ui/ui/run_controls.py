@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.errors import UserError
@@ -18,7 +17,7 @@ from sft_ui.i18n.message import Message
 from sft_ui.runs import ACTIVE_STATES, RunError
 from sft_ui.ui import live_view, plan_text, queue_panel, stage_view
 from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, after_switch, keep, kept, note, problem, problems, say
+from sft_ui.ui.lang import T, after_switch, keep, kept, note, page, problem, problems, say
 from sft_ui.ui.widgets import AFTER_EACH, edits, values_to_dict
 
 # Seconds between the live view's looks at the run: until the first loss shows, then
@@ -248,14 +247,14 @@ def wire_run_controls(c: RunControls, s, actions: Actions, lists=None) -> None:
                  show_progress="hidden", show_progress_on=timer)
     # Start's refusal is asked again when a setting changed or the shown run's state did.
     gr.on([*edits(s.inputs), run_state.change], h.recheck,
-          [c.notice, s.hf_token, *s.inputs], c.notice, api_name=False,
+          [c.notice, s.hf_token, *s.inputs], c.notice, api_visibility="private",
           show_progress="hidden", trigger_mode=AFTER_EACH)
     keep(c.notice, live.status)  # what Start, Resume, Continue or Stop said, in a new one
-    c.notice.change(None, js=SHOW_NOTICE_JS, api_name=False, show_progress="hidden")
+    c.notice.change(None, js=SHOW_NOTICE_JS, api_visibility="private", show_progress="hidden")
     stage_view.wire_continue((c.follow, c.follow_also), h.shown_run, run_id, s.names,
                              s.inputs, c.notice, actions)
-    Context.root_block.load(h.opened, run_id, [timer, run_id], api_name=False,
-                            show_progress="hidden")
+    page().load(h.opened, run_id, [timer, run_id], api_visibility="private",
+                show_progress="hidden")
     # A shown run is redrawn in the page's new language by one more tick.
     after_switch(lambda: gr.Timer(active=True), None, timer)
     if lists is not None:

@@ -109,7 +109,9 @@ def layout(manager: RunManager) -> RunsView:
                           info=T("Choose runs to overlay their training loss."))
     plot = gr.LinePlot(curves_frame(manager, []), x="step", y="loss", color="run",
                        label=T("Training loss by run"), elem_id="runs-plot",
-                       x_title=T("step"), y_title=T("loss"), color_title="")
+                       # (gradio's types leave out the I18nData it takes)
+                       x_title=T("step"), y_title=T("loss"),  # type: ignore[arg-type]
+                       color_title="")
     with gr.Row():
         target = gr.Dropdown(run_choices(rows), value=None, label=T("Run to rename or delete"),
                              elem_id="runs-target")
@@ -192,21 +194,24 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
         gr.on(refresh_triggers, refreshed, [v.compare, v.target], views,
               api_name="ui_runs_refresh", api_visibility="undocumented",
               show_progress="hidden"),
-        v.rename.click(on_rename, [v.target, v.new_name, v.compare], [v.notice] + views,
+        v.rename.click(on_rename, [v.target, v.new_name, v.compare], [v.notice, *views],
                        api_name="ui_rename", api_visibility="undocumented"),
         v.confirm.click(on_confirm, [pending, v.compare, v.target], confirm_step + views,
                         api_name="ui_delete", api_visibility="undocumented"),
     ]
     for event in plot_changes:  # the plot for the runs chosen when it is drawn, then colours
-        event = event.then(replot, v.compare, v.plot, api_name=False, show_progress="hidden")
-        event.then(redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
-    v.compare.input(replot, v.compare, v.plot, api_name=False, show_progress="hidden").then(
-        redraw, v.compare, v.plot, api_name=False, show_progress="hidden")
+        event = event.then(replot, v.compare, v.plot, api_visibility="private",
+                           show_progress="hidden")
+        event.then(redraw, v.compare, v.plot, api_visibility="private", show_progress="hidden")
+    v.compare.input(replot, v.compare, v.plot, api_visibility="private",
+                    show_progress="hidden").then(
+        redraw, v.compare, v.plot, api_visibility="private", show_progress="hidden")
     v.delete.click(on_delete, v.target, confirm_step, api_name="ui_delete_ask",
                    api_visibility="undocumented")
     v.cancel.click(lambda: hide_confirm(note("Nothing was deleted.")), None, confirm_step,
-                   api_name=False)
-    v.target.input(hide_confirm, None, confirm_step, api_name=False, show_progress="hidden")
+                   api_visibility="private")
+    v.target.input(hide_confirm, None, confirm_step, api_visibility="private",
+                   show_progress="hidden")
     # The table's headers, states and durations, and the pickers' runs, in the language the
     # page switched to; what the notice said too.
     after_switch(refreshed, [v.compare, v.target], views)

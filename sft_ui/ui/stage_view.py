@@ -10,7 +10,6 @@ the panels.
 from __future__ import annotations
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, panels
@@ -21,7 +20,7 @@ from sft_ui.stages import demos, get, stage_of, stages
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.data_panel import dataset_choices
-from sft_ui.ui.lang import T, note, problem, say
+from sft_ui.ui.lang import T, note, page, problem, say
 from sft_ui.ui.widgets import config_to_values
 
 
@@ -79,12 +78,12 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
                 [offered(request, stage, dataset,
                          **({} if switched is None else {"value": switched}))])
 
-    stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_name=False,
+    stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_visibility="private",
                      show_progress="hidden", show_progress_on=stage_box)
     def on_load(request: gr.Request, stage, dataset):
         return offered(request, stage, dataset)
-    (opened.then if opened is not None else Context.root_block.load)(
-        on_load, [stage_box, dataset_box], dataset_box, api_name=False,
+    (opened.then if opened is not None else page().load)(
+        on_load, [stage_box, dataset_box], dataset_box, api_visibility="private",
         show_progress="hidden")
 
 
@@ -100,7 +99,7 @@ def build_continue() -> tuple[gr.Button, gr.Button]:
 
 
 def continue_visible(snap: dict | None) -> bool:
-    return bool(snap) and can_continue(snap)
+    return can_continue(snap) if snap else False
 
 
 def continue_update(snap: dict | None) -> tuple:

@@ -60,7 +60,8 @@ class SweepHandlers:
                               x_title=setting_label(name) if name else say("value"),
                               y_title=say("Score"), color_title=say("Trial"),
                               x_lim=_room([r[0] for r in rows]),
-                              y_lim=_room([r[1] for r in rows]))
+                              # (gradio's type leaves out its default, None)
+                              y_lim=_room([r[1] for r in rows]))  # type: ignore[arg-type]
 
     def shown(self, found: dict | None, against: str | None = None):
         if not found:
@@ -190,7 +191,7 @@ def suggestion(name: str, value) -> str:
     return f"{name}: {value / 3:.2g}, {value:.2g}, {value * 3:.2g}"
 
 
-def _room(values: list) -> list[float] | None:
+def _room(values: list) -> list[float | None] | None:  # (gradio's type of an axis' limits)
     """Axis limits a twentieth wider than the values on each side (a point at the edge
     was drawn half outside the chart); None where they are not numbers."""
     if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gradio as gr
-from gradio.context import Context
 
 from sft_ui.actions import Actions
 from sft_ui.config.registry import applies, field
@@ -17,6 +16,7 @@ from sft_ui.ui.lang import (
     T,
     after_switch,
     keep,
+    page,
     say,
 )
 from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
@@ -81,8 +81,9 @@ def build() -> SweepPanel:
                                    info=T("For an Evaluate score or the rewards' mean: a "
                                           "file of held-out rows (blank: the rows each "
                                           "trial holds out)."))
-            eval_upload = gr.UploadButton(T("Upload an eval file"), size="sm", scale=1,
-                                          elem_id="sweep-eval-upload")
+            eval_upload = gr.UploadButton(
+                T("Upload an eval file"),  # type: ignore[arg-type]  # (gradio takes I18nData)
+                size="sm", scale=1, elem_id="sweep-eval-upload")
         with gr.Row():
             start = gr.Button(T("Start sweep"), variant="primary", elem_id="sweep-start")
             stop = gr.Button(T("Stop sweep"), variant="stop", elem_id="sweep-stop",
@@ -120,25 +121,26 @@ def wire(p: SweepPanel, names: list[str], inputs: list, actions: Actions,
     form = [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file]
     assert len(shown_out) == SHOWN and len(form) == FORM
     p.add_setting.change(h.on_add, [p.add_setting, p.vary, *inputs], [p.vary, p.add_setting],
-                         api_name=False, show_progress="hidden")
+                         api_visibility="private", show_progress="hidden")
     stage = inputs[names.index("stage")]
     stage.change(lambda chosen: gr.Dropdown(choices=_offered(chosen), value=None), stage,
-                 p.add_setting, api_name=False, show_progress="hidden",
+                 p.add_setting, api_visibility="private", show_progress="hidden",
                  trigger_mode=AFTER_EACH)
     p.start.click(h.on_start, [p.vary, p.method, p.budget, p.trials, p.score, p.eval_file,
-                               token, *inputs], [p.sweep_id, *shown_out], api_name=False)
-    p.stop.click(h.on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_name=False)
-    p.resume.click(h.on_resume, [p.sweep_id, token], [p.sweep_id, *shown_out], api_name=False)
+                               token, *inputs], [p.sweep_id, *shown_out], api_visibility="private")
+    p.stop.click(h.on_stop, p.sweep_id, [p.sweep_id, *shown_out], api_visibility="private")
+    p.resume.click(h.on_resume, [p.sweep_id, token], [p.sweep_id, *shown_out],
+                   api_visibility="private")
     p.eval_upload.upload(h.on_eval_upload, p.eval_upload, [p.eval_file, p.notice],
-                         api_name=False)
-    p.best.click(h.on_best, p.sweep_id, [p.notice, *inputs], api_name=False,
+                         api_visibility="private")
+    p.best.click(h.on_best, p.sweep_id, [p.notice, *inputs], api_visibility="private",
                  show_progress_on=p.best)  # (not on each setting: see test_page)
     p.timer.tick(h.latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out],
-                 api_name=False, show_progress="hidden")
+                 api_visibility="private", show_progress="hidden")
     p.against.input(h.latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out],
-                    api_name=False, show_progress="hidden")
+                    api_visibility="private", show_progress="hidden")
     keep(p.notice)
-    Context.root_block.load(h.opened, [p.sweep_id], [p.sweep_id, *shown_out, *form],
-                            api_name=False, show_progress="hidden",
-                            show_progress_on=p.notice)  # (see test_page)
+    page().load(h.opened, [p.sweep_id], [p.sweep_id, *shown_out, *form],
+                api_visibility="private", show_progress="hidden",
+                show_progress_on=p.notice)  # (see test_page)
     after_switch(h.latest, [p.sweep_id, p.against], [p.sweep_id, *shown_out])

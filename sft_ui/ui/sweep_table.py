@@ -15,7 +15,7 @@ ENDED = {"plateau": Message("held-out plateau"), "budget": Message("its time sha
          "length": Message("its whole length")}
 # (the table fits the panel at 1366 px; a run by the end of its id, which the Runs tab
 # and the Best line say whole)
-WIDTHS = ["10%", "9%", "20%", "10%", "15%", "10%", "14%", "12%"]
+WIDTHS: list[str | int] = ["10%", "9%", "20%", "10%", "15%", "10%", "14%", "12%"]
 
 
 def _short(value) -> str:

@@ -104,6 +104,7 @@ def build(actions: Actions, lists=None) -> None:
             controls = build_run_controls()
     wire_settings(settings, controls, actions)
     wire_run_controls(controls, settings, actions, lists)
+    assert controls.run_state is not None  # (wire_run_controls made it)
     queue_panel.wire(controls.queue, controls.add, settings.names, settings.inputs, actions,
                      controls.notice, controls.run_state)
     sweep_panel.wire(settings.sweep, settings.names, settings.inputs, actions,
@@ -195,7 +196,7 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     plan_panel.wire(s.plan, c.plan_line, names, inputs, widgets, actions, c.plan)
     widgets["trust_remote_code"].change(lambda on: gr.update(visible=bool(on)),
                                         widgets["trust_remote_code"], s.remote_warning,
-                                        api_name=False, show_progress="hidden",
+                                        api_visibility="private", show_progress="hidden",
                                         trigger_mode=AFTER_EACH)
     # (on each pick, the one already shown too: "default" brings back the defaults over
     # the settings the browser kept, ui/kept_settings.py)
@@ -205,6 +206,6 @@ def wire_settings(s: Settings, c: RunControls, actions: Actions) -> None:
     sizes = [widgets[n] for n in ("per_device_train_batch_size", "gradient_accumulation_steps",
                                   "num_processes")]
     for w in sizes:
-        w.change(effective_batch_text, sizes, s.effective, api_name=False,
+        w.change(effective_batch_text, sizes, s.effective, api_visibility="private",
                  show_progress="hidden")
     after_switch(effective_batch_text, sizes, s.effective)
