@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sft_ui.access import UPLOADS, Access, Who
+from sft_ui.access import LOCAL_OWNER, UPLOADS, Access, Who
 from sft_ui.asking import Asking
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.config import RunConfig
@@ -119,6 +119,11 @@ class Actions(Asking):
 
     def sweep_ids(self, who: Who) -> list[str]:
         return self.sweeps.ids(self.access.owner(who))
+
+    def damaged_sweeps(self, who: Who) -> list[str]:
+        """The sweep files the app found it could not read (whose they were cannot be
+        read either: said where the studio is one person's only)."""
+        return list(self.sweeps.damaged) if self.access.owner(who) == LOCAL_OWNER else []
 
     def stop_sweep(self, who: Who, sweep_id: str) -> dict:
         self._may(who, "stop a sweep")

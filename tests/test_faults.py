@@ -20,6 +20,8 @@ from sft_ui.actions import Actions
 from sft_ui.data import DataError, store_upload
 from sft_ui.runs import RunManager
 from sft_ui.share.export import PARTIAL, export_run
+from sft_ui.ui.lang import kept
+from sft_ui.ui.sweep_handlers import SweepHandlers
 from tests.conftest import HANG, trained
 from tests.test_messages_checks import _left
 
@@ -93,6 +95,14 @@ def test_a_sweep_file_cut_short_does_not_stop_the_app(tmp_path):
     actions = Actions(RunManager(tmp_path / "runs"), Access())
     assert actions.sweeps.ids() == []
     assert (sweeps / "sweep-20261207-000000-abcdef.json").exists()  # kept as it was
+    # the sweep panel says so when the page opens, in both languages
+    sweep_id, notice, *_ = SweepHandlers(actions, ["stage"]).opened(None, "")
+    said = kept(notice)[0]["text"]
+    assert sweep_id == "" and "sweep-20261207-000000-abcdef.json could not be read" in notice
+    assert not _left(said), i18n.translate(said, "ja")
+    # on a shared server, whose file it was cannot be read: nobody is told
+    shared = Actions(RunManager(tmp_path / "runs"), Access(users={"ann": "pw"}))
+    assert shared.damaged_sweeps(Who("s", "ann")) == []
 
 
 def test_an_upload_the_disk_could_not_hold_is_not_kept(tmp_path, monkeypatch):

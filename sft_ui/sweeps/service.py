@@ -19,18 +19,20 @@ class Sweeps:
         self.root = Path(manager.root)
         self._live: dict[str, Sweep] = {}
         self._lock = threading.Lock()
+        self.damaged: list[str] = []  # files of sweeps/ that cannot be read, left as they are
         self._settle()
 
     def _settle(self) -> None:
         """The sweeps an app stopped while they ran, made true (Sweep.settle): their
-        trials' rows and the queue agree before anything else reads them."""
+        trials' rows and the queue agree before anything else reads them. A file that
+        cannot be read (cut short, damaged) is left as it is and named in `damaged`."""
         for path in sorted((self.root / FOLDER).glob("sweep-*.json")):
             try:
                 sweep = Sweep.load(path)
                 if sweep.cut:
                     sweep.settle(self.queue)
             except (ValueError, KeyError, TypeError, OSError):
-                continue
+                self.damaged.append(path.name)
 
     def start(self, spec: SweepSpec, owner: str = LOCAL_OWNER, token: str = "") -> Sweep:
         """Check the sweep's settings as Start checks them and run it in a thread.

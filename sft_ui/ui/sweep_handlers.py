@@ -63,9 +63,15 @@ class SweepHandlers:
                               # (gradio's type leaves out its default, None)
                               y_lim=_room([r[1] for r in rows]))  # type: ignore[arg-type]
 
-    def shown(self, found: dict | None, against: str | None = None):
+    def shown(self, found: dict | None, against: str | None = None, damaged=()):
+        """What the panel shows of a sweep (None: none); `damaged`: sweep files the app
+        could not read, said under it."""
+        cut = [Message("The sweep file {file} could not be read (cut short or damaged): it "
+                       "is left as it is in the runs folder's sweeps/ and not listed.",
+                       file=name) for name in damaged]
         if not found:
-            return ("", frame(None), self.curves_of(None), gr.Dropdown(choices=[], value=None),
+            return (note(cut[0], cut[1:]) if cut else "", frame(None), self.curves_of(None),
+                    gr.Dropdown(choices=[], value=None),
                     self.scores_of(None, None), gr.Timer(active=False), gr.Button(visible=False),
                     gr.Button(interactive=False))
         varied = list(found["spec"]["vary"])
@@ -84,7 +90,7 @@ class SweepHandlers:
             more.append(Message("The sweep's clock paused for {seconds} while other runs of "
                                 "the queue trained.",
                                 seconds=compact_duration(found["paused"])))
-        return (note(line, more + ([found["error"]] if found["error"] else [])),
+        return (note(line, more + ([found["error"]] if found["error"] else []) + cut),
                 frame(found),
                 self.curves_of(found), gr.Dropdown(choices=[(setting_label(name), name) for name
                                                         in varied], value=against),
@@ -101,13 +107,15 @@ class SweepHandlers:
 
     def latest(self, request: gr.Request, sweep_id: str, against=None):
         found = self.found_of(request, sweep_id)
-        return (found["id"] if found else "", *self.shown(found, against))
+        damaged = self.actions.damaged_sweeps(who(request))
+        return (found["id"] if found else "", *self.shown(found, against, damaged))
 
     def opened(self, request: gr.Request, sweep_id: str):
         """The page opened (or came back after a restart): the person's latest sweep, and
         its form as they filled it in."""
         found = self.found_of(request, sweep_id)
-        said = (found["id"] if found else "", *self.shown(found))
+        damaged = self.actions.damaged_sweeps(who(request))
+        said = (found["id"] if found else "", *self.shown(found, None, damaged))
         if not found:
             return (*said, *[gr.update()] * FORM)
         spec = found["spec"]
