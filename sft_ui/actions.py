@@ -30,6 +30,7 @@ from sft_ui.plan.targets import find
 from sft_ui.runs import ACTIVE_STATES, RunError, RunManager
 from sft_ui.runs.next_stage import FollowUp, preference_after
 from sft_ui.runs.run_queue import RunQueue
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.share.export import export_run
 from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
@@ -145,7 +146,7 @@ class Actions(Asking):
         run = self.manager.get(found["best"]["run_id"])
         return run.config, run.id
 
-    def stop(self, who: Who, run_id: str) -> dict:
+    def stop(self, who: Who, run_id: str) -> RunSnapshot:
         """Ask a run to stop after the current step; its snapshot."""
         self._may(who, "stop a run")
         return self.manager.stop(run_id)
@@ -158,7 +159,7 @@ class Actions(Asking):
         self._may(who, "rename a run")
         return self.manager.rename(run_id, name)
 
-    def ask_delete(self, who: Who, run_id: str) -> dict:
+    def ask_delete(self, who: Who, run_id: str) -> RunSnapshot:
         """The run a delete would remove (its short snapshot), before the confirmation."""
         self._may(who, "delete a run")
         return self.manager.get(run_id).snapshot(log=False)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sft_ui import backends
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.backends import jobs
 from sft_ui.backends.worker import WarmWorker
 from sft_ui.config import DEFAULT_MODEL_ID, ConfigError, RunConfig, shorten
@@ -307,7 +308,7 @@ class RunManager:
                 self._active = None
             return run.id
 
-    def stop(self, run_id: str) -> dict:
+    def stop(self, run_id: str) -> RunSnapshot:
         run = self.get(run_id)
         run.request_stop()
         return run.snapshot()

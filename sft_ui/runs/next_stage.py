@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.config import RunConfig
 from sft_ui.i18n.message import Message, as_message
 from sft_ui.runs.run import Run, RunError
@@ -39,7 +40,7 @@ def next_stage(stage_name: str, choice: str = ""):
         (offered[0] if offered else None)
 
 
-def can_continue(snap: dict) -> bool:
+def can_continue(snap: RunSnapshot) -> bool:
     """Whether a run (its snapshot) can be continued with the next stage: a run of a stage
     that has one, ended, with its model saved."""
     return (snap.get("state") in FINISHED and bool(snap.get("model_dir"))

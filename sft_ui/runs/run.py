@@ -16,6 +16,7 @@ from sft_ui.config.length import DEFAULT_EPOCHS
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message, read_messages, saved_messages
 from sft_ui.plan.plateau import ending_said
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.runs.folder import clean_name, read_jsonl
 from sft_ui.runs.phases import Phases, phase_message
 from sft_ui.stages import hook
@@ -209,11 +210,11 @@ class Run:
             return None
         return self._phases.eta(self.step, self.max_steps, self.deadline, time.time())
 
-    def snapshot(self, log: bool = True) -> dict:
+    def snapshot(self, log: bool = True) -> RunSnapshot:
         """The run as the page and the API show it; `log` adds the log's last lines
         (read after the lock is released, so training never waits on that file)."""
         with self._lock:
-            snap = {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
+            snap: RunSnapshot = {"run_id": self.id, "name": self.name, "state": self.state, "step": self.step,
                     "max_steps": self.max_steps, "metrics": list(self.metrics),
                     "samples": list(self.samples), "error": self.error,
                     "message": self.message, "eta_seconds": self.eta_seconds(),
@@ -277,7 +278,7 @@ class Run:
         return run
 
 
-def short_snapshot(snap: dict) -> dict:
+def short_snapshot(snap: RunSnapshot) -> dict:
     """A snapshot without its metrics, samples and log."""
     return {k: v for k, v in snap.items() if k not in ("metrics", "samples", "log")}
 

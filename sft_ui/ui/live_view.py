@@ -18,6 +18,7 @@ import pandas as pd
 
 from sft_ui import i18n
 from sft_ui.i18n.message import Message, as_message
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.ui.lang import T, after_switch, current_language, page, say
 from sft_ui.ui.run_frames import (
     ACCURACY_COLOURS,
@@ -163,7 +164,7 @@ TIMED = PLOTS | {"log"}
 PARTS = {"loss": ("loss", "eval_loss"), "lr": ("learning_rate",), "grad": ("grad_norm",)}
 
 
-def drawn_from(snap: dict) -> dict:
+def drawn_from(snap: RunSnapshot) -> dict:
     """Each part's key: what it shows changes only when its key does (a new row of its
     own metrics, a new sample, a longer log, another run or language)."""
     both = (snap["run_id"], current_language())
@@ -176,7 +177,7 @@ def drawn_from(snap: dict) -> dict:
     return {**keys, "samples": (*both, len(snap["samples"])), "log": (*both, len(snap["log"]))}
 
 
-def sent_parts(snap: dict, drawn, now: float) -> set:
+def sent_parts(snap: RunSnapshot, drawn, now: float) -> set:
     """The parts besides the status and the progress that update() sends now: a plot when
     a step of its own was logged, the log when it grew (while the run trains, each at most
     every PLOT_SECONDS), the samples when one came; each at once for another run or
@@ -193,7 +194,7 @@ def sent_parts(snap: dict, drawn, now: float) -> set:
     return {part for part in keys if new(part)}
 
 
-def update(snap: dict, drawn, now: float | None = None) -> tuple[list, tuple]:
+def update(snap: RunSnapshot, drawn, now: float | None = None) -> tuple[list, tuple]:
     """New values for LiveView.outputs(), gr.skip() for what the page shows already
     (`drawn`, the key this returned last), and the key of what it shows then: a page
     redraws every output it is sent, so a part is sent only when sent_parts says (`now`:
@@ -256,7 +257,7 @@ SAMPLE_WIDTHS: dict[int, list[str | int]] = {3: ["21%", "29%", "50%"],
                                              4: ["21%", "22%", "35%", "22%"]}
 
 
-def _samples_update(snap: dict):
+def _samples_update(snap: RunSnapshot):
     frame = samples_frame(snap)
     return gr.update(value=frame, column_widths=SAMPLE_WIDTHS[len(frame.columns)])
 
@@ -298,11 +299,11 @@ def _duration(seconds) -> str:
     return i18n.formatted("{seconds}s", lang, seconds=seconds)
 
 
-def _last(snap: dict, key: str):
+def _last(snap: RunSnapshot, key: str):
     return next((m[key] for m in reversed(snap["metrics"]) if key in m), None)
 
 
-def progress_html(snap: dict | None) -> str:
+def progress_html(snap: RunSnapshot | None) -> str:
     if not snap:
         return _no_run(say("No run yet."))
     step, total = snap["step"], max(snap["max_steps"], 1)
@@ -324,7 +325,7 @@ def progress_html(snap: dict | None) -> str:
             f"<div>{' &middot; '.join(say(p) for p in parts)}</div></div>")
 
 
-def status_markdown(snap: dict | None) -> str:
+def status_markdown(snap: RunSnapshot | None) -> str:
     if not snap:
         return say("Choose settings and click **Start**.")  # (not "ready": the data may not be)
     head = say(Message("**Run {run_id}: {state}.**", run_id=snap["run_id"],

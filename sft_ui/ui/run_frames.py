@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.stages import get
 from sft_ui.ui.lang import say
 
@@ -35,7 +36,7 @@ SMOOTHING = 0.6  # exponential moving average weight, as TensorBoard's default
 OWN_SERIES = {"rewards": tuple(REWARDS.items()), "accuracy": tuple(ACCURACY.items())}
 
 
-def plot_series(snap: dict | None, part: str) -> tuple:
+def plot_series(snap: RunSnapshot | None, part: str) -> tuple:
     """(metric, English name) of the stage plot `part` of the shown run."""
     plot = stage_plots(snap).get(part)
     return plot.series if plot and plot.series else OWN_SERIES[part]
@@ -53,9 +54,9 @@ def series_name(series: tuple, key: str) -> str | None:
     return None
 
 
-def stage_plots(snap: dict | None) -> dict:
+def stage_plots(snap: RunSnapshot | None) -> dict:
     """The plots of the shown run's stage by their part ("rewards", "accuracy")."""
-    stage = get(((snap or {}).get("config") or {}).get("stage", ""))
+    stage = get(snap["config"].get("stage", "") if snap else "")
     return {p.key: p for p in stage.plots} if stage else {}
 
 
@@ -99,9 +100,9 @@ def smooth(values: list[float], weight: float = SMOOTHING) -> list[float]:
     return out
 
 
-def loss_frame(snap: dict | None) -> pd.DataFrame | None:
+def loss_frame(snap: RunSnapshot | None) -> pd.DataFrame | None:
     """Train, smoothed and eval loss, the series named in the request's language."""
-    metrics = (snap or {}).get("metrics", [])
+    metrics = (snap["metrics"] if snap else [])
     train = [(m["step"], m["loss"]) for m in metrics if "loss" in m]
     rows = [(s, v, say("train")) for s, v in train]
     rows += [(s, v, say("train (smoothed)"))
@@ -121,7 +122,7 @@ def loss_colours(shown=None, colours: dict[str, str] = LOSS_COLOURS) -> dict[str
     return {**known, **{name: PALETTE[i % len(PALETTE)] for i, name in enumerate(others)}}
 
 
-def stage_frame(snap: dict | None, part: str) -> pd.DataFrame | None:
+def stage_frame(snap: RunSnapshot | None, part: str) -> pd.DataFrame | None:
     """The series of the stage plot `part` ("rewards", "accuracy"), named in the request's
     language; None for a run without them. A preference run's: the rewards of the chosen
     and rejected answers and their margin, and how often the chosen answer's reward beat
@@ -129,7 +130,7 @@ def stage_frame(snap: dict | None, part: str) -> pd.DataFrame | None:
     shares of prompts with no reward spread and of answers cut at the limit."""
     series = plot_series(snap, part)
     rows = []
-    for m in (snap or {}).get("metrics", []):
+    for m in (snap["metrics"] if snap else []):
         for key, value in m.items():
             name = series_name(series, key)
             if name is not None and isinstance(value, (int, float)):
@@ -137,22 +138,22 @@ def stage_frame(snap: dict | None, part: str) -> pd.DataFrame | None:
     return _frame(rows)
 
 
-def reward_frame(snap: dict | None) -> pd.DataFrame | None:
+def reward_frame(snap: RunSnapshot | None) -> pd.DataFrame | None:
     return stage_frame(snap, "rewards")
 
 
-def accuracy_frame(snap: dict | None) -> pd.DataFrame | None:
+def accuracy_frame(snap: RunSnapshot | None) -> pd.DataFrame | None:
     return stage_frame(snap, "accuracy")
 
 
-def metric_frame(snap: dict | None, key: str) -> pd.DataFrame | None:
-    return _frame([(m["step"], m[key], key) for m in (snap or {}).get("metrics", [])
+def metric_frame(snap: RunSnapshot | None, key: str) -> pd.DataFrame | None:
+    return _frame([(m["step"], m[key], key) for m in (snap["metrics"] if snap else [])
                    if key in m])
 
 
-def samples_frame(snap: dict | None) -> pd.DataFrame:
+def samples_frame(snap: RunSnapshot | None) -> pd.DataFrame:
     """The samples, newest first, under headers in the request's language."""
-    rows = list(reversed((snap or {}).get("samples", [])))  # newest first
+    rows = list(reversed((snap["samples"] if snap else [])))  # newest first
     # A GRPO run's answers come with their reward (each function's score) and advantage.
     # A text run's continuations come with the text's own (data/openings.py).
     columns = SAMPLE_COLUMNS + (["reward"] if any("reward" in r for r in rows) else []) + \

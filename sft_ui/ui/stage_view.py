@@ -16,6 +16,7 @@ from sft_ui.config.registry import applies, panels
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.runs.next_stage import can_continue, next_stages
+from sft_ui.runs.snapshot import RunSnapshot
 from sft_ui.stages import demos, get, stage_of, stages
 from sft_ui.stages import names as stage_names
 from sft_ui.ui.access_panel import who
@@ -98,14 +99,14 @@ def build_continue() -> tuple[gr.Button, gr.Button]:
                       min_width=80, elem_id="continue-also"))
 
 
-def continue_visible(snap: dict | None) -> bool:
+def continue_visible(snap: RunSnapshot | None) -> bool:
     return can_continue(snap) if snap else False
 
 
-def continue_update(snap: dict | None) -> tuple:
+def continue_update(snap: RunSnapshot | None) -> tuple:
     """The two Continue buttons for the shown run: each shown when the run can be
     continued with a stage offered there, with the words of that stage."""
-    offered = next_stages((snap or {}).get("config", {}).get("stage", "sft")) \
+    offered = next_stages(snap["config"].get("stage", "sft") if snap else "sft") \
         if continue_visible(snap) else []
     return tuple(gr.update(visible=True, value=say(offered[i].continue_label))
                  if i < len(offered) else gr.update(visible=False) for i in range(2))
