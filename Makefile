@@ -6,7 +6,7 @@ PIP := .venv/bin/pip
 STAMP := .venv/.installed
 TEST_STAMP := .venv/.test-installed
 
-.PHONY: install model run test test-deps bench messages clean
+.PHONY: install model run test test-fast test-deps bench messages clean
 
 install: $(STAMP) model
 
@@ -40,6 +40,13 @@ test: test-deps
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest -q --durations=25 tests
+
+# The quick tier while working (a few minutes): lint, types, and every test but the
+# browser and served tiers and the longest ones (pytest.ini's markers, tests/slow.txt).
+test-fast: test-deps
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -q -m "not browser and not served and not slow" tests
 
 # Speed and memory figures on this machine (run it when the machine is otherwise idle).
 bench: install

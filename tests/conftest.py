@@ -68,6 +68,36 @@ PROCESS_GRACE = 30.0  # seconds a process the test started gets to end before it
 _MANAGERS: weakref.WeakSet = weakref.WeakSet()  # every RunManager the tests create
 
 
+# ---- tiers (pytest.ini's markers) -------------------------------------------------------
+TIERS = {"browser": {"page", "browser"}, "served": {"live_app", "connect"}}
+SLOW = ROOT / "tests" / "slow.txt"  # the longest tests, by id: `make test-fast` leaves them
+
+
+def pytest_collection_modifyitems(items):
+    """A test's tier: its folder (tests/browser/, tests/served/), a fixture it takes, or an
+    app it serves itself (scripts/served.py's serve); `slow` where tests/slow.txt names
+    it (its id without parameters, or its file)."""
+    slow = {line.split("#")[0].strip() for line in SLOW.read_text().splitlines()} - {""} \
+        if SLOW.exists() else set()
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        folder = Path(str(item.fspath)).parent.name
+        source = _source(item)
+        for tier, takes in TIERS.items():
+            if folder == tier or fixtures & takes or (tier == "served" and "serve(" in source):
+                item.add_marker(tier)
+        if item.nodeid.split("[")[0] in slow or item.nodeid.split("::")[0] in slow:
+            item.add_marker("slow")
+
+
+def _source(item) -> str:
+    import inspect
+    try:
+        return inspect.getsource(item.function)
+    except (AttributeError, OSError, TypeError):
+        return ""
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _managers_are_known():
     """Every RunManager made in the session is remembered (weakly), module fixtures'

@@ -76,8 +76,8 @@ def preference_after(run: Run, choice: str = "") -> FollowUp:
     rate = after.default_learning_rate(cfg.use_peft)
     reader = demos().get(cfg.dataset_name.strip())
     dataset = after.demo if reader is not None and reader.family == stage.family else ""
-    made = hook(after, "follow_data") if reader is None else None
-    made = made(cfg, run.dir) if made else None  # (the run's own data, in the next form)
+    follow = hook(after, "follow_data") if reader is None else None
+    made = follow(cfg, run.dir) if follow else None  # (the run's own data, in the next form)
     dataset = made[0] if made else dataset
     new = replace(cfg, model_name_or_path=model_dir, stage=after.name, dataset_name=dataset,
                   learning_rate=rate, ref_model="")  # the time budget set stays

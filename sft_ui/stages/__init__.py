@@ -15,9 +15,10 @@ from sft_ui.stages.sft import SFT_DEMO
 from sft_ui.stages.preference import PREFERENCE_DEMO
 from sft_ui.stages import grpo  # noqa: F401  (registers GRPO and its family)
 from sft_ui.stages.base import (HOOKS, LOSSES, PREFERENCE, REFERENCE, SUPERVISED, UNPAIRED,
-                                Family, Plot, Stage, demos, families, family_hook, family_of,
-                                following, get, hook, names, of_family, register, register_family,
+                                Family, Plot, Stage, demos, families, family_of,
+                                following, get, names, of_family, register, register_family,
                                 setting_tags, stage_of, stages, unregister)
+from sft_ui.stages.hooks import family_hook, hook
 
 __all__ = ["HOOKS", "LOSSES", "PREFERENCE", "PREFERENCE_DEMO", "REFERENCE", "SFT_DEMO",
            "SUPERVISED", "UNPAIRED", "Family", "Plot", "Stage", "demos", "families",

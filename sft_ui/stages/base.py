@@ -10,7 +10,6 @@ its own module. Imports nothing of the studio but its Message (i18n/message.py).
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 from sft_ui.i18n.message import Message
@@ -22,43 +21,14 @@ SUPERVISED, PREFERENCE = "supervised", "preference"
 # reference model, with loss types to choose from, or reading answers labelled good or bad.
 REFERENCE, LOSSES, UNPAIRED = "reference", "losses", "unpaired"
 # Each hook a family may name, and the layer that calls it (docs/architecture.md): the
-# family's function for it lives in that layer or a lower one (tests/test_layers.py).
+# family's function for it lives in that layer or a lower one (tests/house/test_layers.py);
+# its signature and what it answers: stages/hooks.py, a Protocol each.
+REQUIRED = ("data_check", "trainer", "preview", "script")  # every family names these
 HOOKS = {
-    "data_check": "backends",  # (cfg): refuse data or settings before a run folder exists
-    "trainer": "train",        # (cfg, model, tokenizer, output_dir, callbacks, log): a trainer
-    "preview": "data",         # (cfg, tokenizer, examples): the data as its trainer reads it
-    "script": "share",         # (cfg, output_dir): the Python script of Show code
-    "yaml_note": "share",      # (cfg, command): a note at the top of the settings file
-    "checks": "config",        # (cfg): the combinations the family cannot train, as lines
-    "trl": "config",           # (cfg, script, training): its TRL keys, changed in place
-    "continued": "config",     # (cfg): (cfg made trainable after Continue, a note or '')
-    "plan_sample": "plan",     # (cfg, tokenizer, limit): (lengths, rows, format, notes)
-    # (the person's cfg, the run's cfg, log): before a run trains, what its data and model
-    # call for: (the run's settings, a sentence per setting chosen); raises a UserError
-    # where training would learn nothing
-    "signal": "runs",
-    # (the earlier run's cfg, its folder): Continue's data for this family from the data
-    # the earlier run trained on: (a file written into that folder, a note), or None
-    "follow_data": "runs",
-    # (records): a run that learns nothing, read from its logged metric records (oldest
-    # first, the newest few): a sentence saying so and what to do, or None
-    "stalled": "runs",
-    # (cfg, tokenizer): what the family sizes from its own data where cfg left it at its
-    # default (data/sized.py calls it for the run's start, the plan and the preview):
-    # ({setting: value}, a sentence each)
-    "sized": "data",
-    # (eval file, run): a sweep's score of an ended run of the family, on held-out data,
-    # for a family whose runs have no eval loss (sweeps/score.py's "reward"); higher is better
-    "judge": "sweeps",
-    # (): a class whose annotated names are the family's own settings, each a
-    # config/setting.py `setting`, in the order the YAML and the page show them (called
-    # once, when config/fields.py makes RunConfig)
-    "settings": "config",
-    # (cfg, shape, hw, prompt_tokens): the plan's sentences on what a run of the family
-    # holds and does besides an SFT run (plan/memory.py's memory_notes)
-    "plan_notes": "plan",
-    # (cfg, prompts): Test rewards before a run: the model's answers to a few prompts,
-    # scored by the run's rewards, nothing saved (the page's table; actions.py)
+    "data_check": "backends", "trainer": "train", "preview": "data", "script": "share",
+    "yaml_note": "share", "checks": "config", "trl": "config", "continued": "config",
+    "plan_sample": "plan", "signal": "runs", "follow_data": "runs", "stalled": "runs",
+    "sized": "data", "judge": "sweeps", "settings": "config", "plan_notes": "plan",
     "try": "actions",
 }
 
@@ -86,6 +56,7 @@ _FAMILIES: dict[str, Family] = {}
 
 def register_family(family: Family) -> Family:
     assert set(family.hooks) <= set(HOOKS), set(family.hooks) - set(HOOKS)
+    assert set(REQUIRED) <= set(family.hooks), set(REQUIRED) - set(family.hooks)
     _FAMILIES[family.name] = family
     return family
 
@@ -234,18 +205,3 @@ def following(stage: Stage) -> list[Stage]:
 def family_of(cfg_or_stage) -> Family:
     stage = cfg_or_stage if isinstance(cfg_or_stage, Stage) else stage_of(cfg_or_stage)
     return _FAMILIES[stage.family]
-
-
-def hook(cfg_or_stage, name: str):
-    """The function the run's family names for hook `name` (HOOKS), or None where it names
-    none. Imported on first use: the family's code lies in the layer that calls it."""
-    return family_hook(family_of(cfg_or_stage), name)
-
-
-def family_hook(family: Family, name: str):
-    """What `family` names for hook `name` (HOOKS), imported; None where it names none."""
-    path = family.hooks.get(name)
-    if not path:
-        return None
-    module, _, function = path.partition(":")
-    return getattr(importlib.import_module(module), function)

@@ -3,7 +3,7 @@ writes several answers (generations), reward functions score them, and the model
 to write more like the answers that scored above their group's mean (TRL's GRPOConfig
 and GRPOTrainer). Its data: prompts only (data/prompts.py), every other column reaches
 the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py. Its
-family's code in each layer is named below (the Family's hooks); tests/test_grpo_room.py
+family's code in each layer is named below (the Family's hooks); tests/stages/test_grpo_room.py
 counts the modules outside these that know GRPO."""
 from sft_ui.i18n.message import Message
 from sft_ui.stages.base import Family, Plot, Stage, register, register_family

@@ -97,8 +97,9 @@ class Scorer:
         self.rows = None
         if spec.score == "eval_loss":
             return last_eval_loss(run)
-        if spec.score == "reward":  # (the check allows it only where the family has one)
-            return hook(run.config, "judge")(spec.eval_file, run)
+        judge = hook(run.config, "judge") if spec.score == "reward" else None
+        if judge is not None:  # (the check allows "reward" only where the family has one)
+            return judge(spec.eval_file, run)
         return self.answers(spec, run)
 
     def answers(self, spec: SweepSpec, run) -> float | None:

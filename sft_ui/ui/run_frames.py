@@ -56,7 +56,7 @@ def series_name(series: tuple, key: str) -> str | None:
 
 def stage_plots(snap: RunSnapshot | None) -> dict:
     """The plots of the shown run's stage by their part ("rewards", "accuracy")."""
-    stage = get(snap["config"].get("stage", "") if snap else "")
+    stage = get((snap.get("config") or {}).get("stage", "") if snap else "")
     return {p.key: p for p in stage.plots} if stage else {}
 
 
@@ -102,7 +102,7 @@ def smooth(values: list[float], weight: float = SMOOTHING) -> list[float]:
 
 def loss_frame(snap: RunSnapshot | None) -> pd.DataFrame | None:
     """Train, smoothed and eval loss, the series named in the request's language."""
-    metrics = (snap["metrics"] if snap else [])
+    metrics = (snap.get("metrics", []) if snap else [])
     train = [(m["step"], m["loss"]) for m in metrics if "loss" in m]
     rows = [(s, v, say("train")) for s, v in train]
     rows += [(s, v, say("train (smoothed)"))
@@ -130,7 +130,7 @@ def stage_frame(snap: RunSnapshot | None, part: str) -> pd.DataFrame | None:
     shares of prompts with no reward spread and of answers cut at the limit."""
     series = plot_series(snap, part)
     rows = []
-    for m in (snap["metrics"] if snap else []):
+    for m in (snap.get("metrics", []) if snap else []):
         for key, value in m.items():
             name = series_name(series, key)
             if name is not None and isinstance(value, (int, float)):
@@ -147,13 +147,13 @@ def accuracy_frame(snap: RunSnapshot | None) -> pd.DataFrame | None:
 
 
 def metric_frame(snap: RunSnapshot | None, key: str) -> pd.DataFrame | None:
-    return _frame([(m["step"], m[key], key) for m in (snap["metrics"] if snap else [])
+    return _frame([(m["step"], m[key], key) for m in (snap.get("metrics", []) if snap else [])
                    if key in m])
 
 
 def samples_frame(snap: RunSnapshot | None) -> pd.DataFrame:
     """The samples, newest first, under headers in the request's language."""
-    rows = list(reversed((snap["samples"] if snap else [])))  # newest first
+    rows = list(reversed((snap.get("samples", []) if snap else [])))  # newest first
     # A GRPO run's answers come with their reward (each function's score) and advantage.
     # A text run's continuations come with the text's own (data/openings.py).
     columns = SAMPLE_COLUMNS + (["reward"] if any("reward" in r for r in rows) else []) + \

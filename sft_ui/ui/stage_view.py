@@ -106,7 +106,7 @@ def continue_visible(snap: RunSnapshot | None) -> bool:
 def continue_update(snap: RunSnapshot | None) -> tuple:
     """The two Continue buttons for the shown run: each shown when the run can be
     continued with a stage offered there, with the words of that stage."""
-    offered = next_stages(snap["config"].get("stage", "sft") if snap else "sft") \
+    offered = next_stages((snap.get("config") or {}).get("stage", "sft") if snap else "sft") \
         if continue_visible(snap) else []
     return tuple(gr.update(visible=True, value=say(offered[i].continue_label))
                  if i < len(offered) else gr.update(visible=False) for i in range(2))
