@@ -24,8 +24,8 @@ from sft_ui.train.events import RunSink, announce
 from sft_ui.train.held_out import HeldOut
 from sft_ui.train.sample_rounds import SampleRounds
 
-# Bytes a second a save of the trained model writes, at least (SmolLM2-135M's fp32
-# weights on a 2-core CPU's disk: docs/benchmarks.md): the run's ETA counts it
+# Bytes a second a save of the trained model writes, at least (measured: docs/training.md,
+# the Train tab's ETA): the run's ETA counts it
 SAVE_RATE = 250e6
 
 
