@@ -1,19 +1,6 @@
-"""Who may change things on a shared server.
-
-Three modes, read from the environment when the app starts:
-- open: the app serves one person (the default away from a Hugging Face Space).
-- login: SFT_UI_AUTH=user:password[,user2:password2] (or `serve --auth`). Anyone may
-  look at runs, charts, samples and chat; training, stopping, resuming, renaming,
-  deleting, uploading, exporting and pushing need a signed-in session.
-- view-only: a public Space (SPACE_ID set) without SFT_UI_AUTH. Those actions are off
-  and the message says how to duplicate the Space or add the secret. SFT_UI_OPEN=1
-  opens such a Space to every visitor (for a private Space).
-
-On a shared server (login or view-only) files belong to a session: uploads go to a
-folder of their own (per signed-in user, else per browser session), and a run or a
-preview may read local files only from that folder, the runs folder, or folders the
-operator lists in SFT_UI_SHARED_PATHS (separated by the OS path separator).
-Knows nothing of Gradio: callers pass the session key and the signed-in name.
+"""Who may change things on a shared server (open, login or view-only, read from the
+environment) and whose files are whose. Knows nothing of Gradio: callers pass the session
+key and the signed-in name.
 """
 from __future__ import annotations
 
@@ -62,6 +49,13 @@ class Who:
 
 
 class Access:
+    """The server's mode (docs/reliability.md). open: one person's (the default away from
+    a Space). login: SFT_UI_AUTH users (or `serve --auth`); anyone may look at runs,
+    charts, samples and chat, but acting (training, stopping, renaming, deleting,
+    uploading, exporting, pushing) needs a signed-in session. view-only: a public Space
+    (SPACE_ID) without SFT_UI_AUTH, where acting is off and the message says how to
+    duplicate the Space or add the secret; SFT_UI_OPEN=1 opens such a Space to everyone."""
+
     def __init__(self, users: dict[str, str] | None = None, space_id: str | None = None,
                  open_space: bool = False, shared_paths: list[str] | None = None,
                  allow_code: bool = False):
@@ -185,9 +179,10 @@ class Access:
         return root / UPLOADS / self.owner(who)
 
     def check_paths(self, root: Path, who: Who, paths: dict[str, object]) -> None:
-        """On a shared server a local file may come only from this caller's uploads or
-        the runs folder (fine-tuned models); Hub ids and 'demo' pass through.
-        `paths` maps a setting's label to its value."""
+        """On a shared server a local file may come only from this caller's uploads (a
+        folder per signed-in user, else per browser session), the runs folder (fine-tuned
+        models) or the operator's SFT_UI_SHARED_PATHS (separated by os.pathsep); Hub ids
+        and 'demo' pass through. `paths` maps a setting's label to its value."""
         if not self.shared:
             return
         uploads = self.upload_folder(root, who).resolve()

@@ -1,13 +1,5 @@
-"""Everything a person can do to the studio, in one place: who may do it, what it does,
-and the error a person sees (a UserError) when it cannot be done.
-
-The page's handlers and the HTTP API are thin bindings over these methods: they turn a
-request into a `Who`, call one action, and show its result or its error. Reading is
-open to everyone (run states, lists, chat); acting (evaluating too, like training: it
-holds this server's CPU for minutes and writes into run folders) needs the right that
-`Access.require` checks (sft_ui/access.py), and settings that name files may name only
-files this caller may read. Knows nothing of Gradio; imports training, data and the
-Hub only inside the actions that use them.
+"""Everything a person can do to the studio, in one place: who may do it, what it does, and
+the UserError a person sees when it cannot be done. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
@@ -39,6 +31,11 @@ from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
 
 
 class Actions(Asking):
+    """The page's handlers and the HTTP API are thin bindings over these methods: a request
+    becomes a `Who`, one action is called, and its result or its error is shown. Reading is
+    open to everyone (run states, lists, chat); acting needs the right `Access.require`
+    checks, and settings that name files may name only files this caller may read."""
+
     def __init__(self, manager: RunManager, access: Access, chat: ChatService | None = None):
         self.manager, self.access = manager, access
         self.chat_service = chat or ChatService(manager)

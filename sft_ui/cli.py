@@ -1,19 +1,6 @@
-"""The command line, `python -m sft_ui ...`:
-  prepare-model                              convert the offline default model once
-  serve [--host H] [--port P] [--auth USER:PASSWORD] [--private]           the app
-        [--allow-reward-code]
-  train --config FILE [--runs-dir DIR] [--events]                    train headless
-  train --run-dir DIR [--resume CHECKPOINT]   a run the app created and follows
-                                              (train/process.py)
-  worker [--load-ahead MODEL]                 the served app's warm training process
-                                              (the app starts it: backends/worker.py)
-
-`train --config` runs the same engine into the same run folder format as the app (its
-runs appear in the app's history), for the file's stage (SFT, or a preference stage: for
-ORPO the one command line, `trl` has none), printing progress in the terminal, and
-resolves a time budget as the app does. Under `accelerate launch` every process trains one shared
-run; only the main process writes the run folder. With `--events` the records are also
-printed as events (a Hugging Face Job's log, which the app follows).
+"""The command line, `python -m sft_ui ...` (prepare-model, serve, train, worker, queue,
+sweep; their options: `parser`): the app served, and runs trained, queued and swept
+without a browser into the same runs folder.
 """
 from __future__ import annotations
 
@@ -147,10 +134,13 @@ def serve(host: str, port: int, users: dict[str, str], private: bool) -> None:
 
 def train_from_file(config: str | Path, root: str | Path | None = None,
                     events: bool = False) -> int:
-    """Train the run described by a YAML file; return the process exit status. A time
-    budget is resolved here, as the app resolves it. `events`: also print the run's
-    records as events (train/events.py) for an app that follows this process's output
-    (a job's logs)."""
+    """Train the run described by a YAML file; return the process exit status. The same
+    engine and run folder format as the app (its runs appear in the app's history), for
+    the file's stage (ORPO too, which `trl` has no command line for), and a time budget
+    resolved as the app resolves it. Under `accelerate launch` every process trains one
+    shared run and only the main one writes the run folder. `events`: also print the
+    run's records as events (train/events.py) for an app that follows this process's
+    output (a job's logs)."""
     from sft_ui.train.engine import is_main_process, train  # heavy: torch, TRL
     main = is_main_process()
     try:
@@ -201,8 +191,8 @@ def queue_files(configs: list[str], root: str | Path | None = None, run: bool = 
     """Queue the runs of YAML files (checked as Start checks them); with `run`, train the
     queue (in a warm child process) until none waits. The exit status: 2 when a file was
     refused."""
-    # (a run trains in a warm child's main thread, as the app's: in a thread of this
-    # process it trained 25-40% slower)
+    # (a run trains in a warm child's main thread, as the app's: PyTorch trains slower in
+    # another thread of this process; docs/benchmarks.md#make-bench-the-eight-figures)
     manager = RunManager(Path(root) if root else None, in_child=run)
     try:
         return _queue_files(manager, configs, run)

@@ -1,10 +1,6 @@
-"""The person-facing error: its message is written for the person who asked (what was
-wrong, what to do) and is shown as it is in the page or the API, never as a trace.
-
-Each room raises its own kind (ConfigError, DataError, ModelError, RunError, HubError,
-AccessError), all `UserError`s; anything else that escapes is a bug, reported with its
-type. `said(error)` is what a run or a sweep keeps of one as its error: the Message(s)
-it was made with, else its English. Knows nothing of the rooms.
+"""The person-facing error (`UserError`): written for the person who asked (what was wrong,
+what to do) and shown as it is, never as a trace; each room raises its own kind, and
+anything else that escapes is a bug. Knows nothing of the rooms.
 """
 from __future__ import annotations
 

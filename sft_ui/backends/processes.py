@@ -1,16 +1,6 @@
-"""A run on several processes of this machine: the app starts `accelerate launch` (DDP or
-FSDP, one process per GPU; gloo processes on a CPU) as its child and follows it
-(child.py).
-
-The processes train the run's folder with `python -m sft_ui train --run-dir`
-(train/process.py): the main one prints events that the app feeds to the run, so the
-folder, the page and the API see one run as they see a run trained in the app. Stop is
-the folder's stop file, which the processes agree on at each step's end
-(train/callbacks.py), so all of them save the checkpoint and stop at the same step.
-
-`accelerate_settings` is the one place that turns processes and a strategy into
-accelerate's settings: the launch's flags here, and the config file "Show code" writes
-(share/recipe.py).
+"""A run on several processes of this machine: `accelerate launch` (DDP or FSDP) started as
+the app's child and followed (child.py), and the one place that turns processes and a
+strategy into accelerate's settings.
 """
 from __future__ import annotations
 
@@ -33,7 +23,8 @@ FSDP_OPTIONS = {"fsdp_sharding_strategy": "FULL_SHARD",
 
 def accelerate_settings(processes: int, strategy: str, machines: int = 1) -> dict:
     """accelerate's settings for `processes` processes on each of `machines` machines,
-    DDP or FSDP ("fsdp"): the keys of its config file."""
+    DDP or FSDP ("fsdp"): the keys of its config file. The one source of both the
+    launch's flags here and the config file "Show code" writes (share/recipe.py)."""
     machines = max(1, int(machines))
     values: dict[str, object] = {
         "compute_environment": "LOCAL_MACHINE",
@@ -72,8 +63,11 @@ def launch_command(run_dir: Path, processes: int, strategy: str,
 
 def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None) -> Path:
     """Train the run in `run_dir` (its config.yaml is cfg) on cfg.processes() processes,
-    feeding their events to `sink` (the app's Run); return the model folder. A stop
-    asked of the sink reaches every process; a failure raises with their last lines."""
+    feeding their events to `sink` (the app's Run); return the model folder. The
+    processes train with `python -m sft_ui train --run-dir` and only the main one reports,
+    so the run looks like one trained in the app. A stop is the folder's stop file, which
+    the processes agree on at each step's end (train/callbacks.py), so all of them save
+    and stop at the same step; a failure raises with their last lines."""
     hw = detect()
     processes = cfg.processes(hw.devices)
     command = launch_command(run_dir, processes, cfg.distributed, resume_from)

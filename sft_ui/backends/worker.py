@@ -1,17 +1,6 @@
-"""The served app's training process: a child started before it is needed, which has
-imported torch, transformers and TRL and waits. Start hands it a run folder; it trains
-that run in its main thread and reports through events (train/events.py), as the main
-process of a multi-process run does, and the app follows both alike (child.follow).
-
-Why a process of its own: the app's threads answer the page (every open page polls the
-run's status each second); in the process that trained they shared its GIL with the
-training loop, and 20 polling pages took two thirds of the training speed and were
-answered in 0.8 s at p95. Why started early: importing the libraries takes seconds on a
-small CPU; done before Start, the first loss follows Start by a model load and a step.
-A worker trains one run and exits (its memory, a GPU's too, goes with it); the next
-one warms up when the run has ended. It also loads the model the next run will most
-likely train (the app's guess: the latest run's), so Start skips that load too, and
-its answers before training to the default sample prompts.
+"""The served app's warm training process: a child that imports the training libraries (and
+loads the likely next model) before Start, then trains one run and exits. Keeps training
+out of the process whose threads answer the page (docs/training.md#the-warm-training-process).
 """
 from __future__ import annotations
 
@@ -40,7 +29,11 @@ from sft_ui.train.events import (
 
 
 class WarmWorker:
-    """The app's spare training process (at most one waits)."""
+    """The app's spare training process (at most one waits). A process of its own because
+    the app's threads answer every open page's polls and, sharing the training's GIL,
+    slowed it (docs/benchmarks.md#the-served-app); started early because importing the
+    libraries takes seconds on a small CPU. It trains one run and exits, so its memory (a
+    GPU's too) goes with it; the next one warms up when the run has ended."""
 
     def __init__(self, likely_model=None):
         self._likely_model = likely_model  # () -> the model name to load ahead, or None

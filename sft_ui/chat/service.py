@@ -1,11 +1,6 @@
-"""The models a person talks to after (or during) training, named by a reference:
-  "latest"                  the latest finished run's model
-  "<run id>"                that run's saved model (while it trains: its newest checkpoint)
-  "<run id>/checkpoint-N"   one checkpoint of a run
-  "<run id>/base"           the model that run started from
-  "base"                    the default model
-loaded and cached (at most SFT_UI_MAX_LOADED_MODELS, default 2), streamed replies, and
-two models compared (ChatService). Generation itself: chat/generation.py.
+"""The models a person talks to after (or during) training, named by a reference ("latest",
+a run id, "<run id>/checkpoint-N", "<run id>/base", "base"): loaded and cached, their
+replies streamed, two of them compared (ChatService). Generation itself: chat/generation.py.
 """
 from __future__ import annotations
 
@@ -94,7 +89,10 @@ class ChatService:
                 else Message("Latest finished run: none yet."))
 
     def model_path(self, ref: str | None) -> Path:
-        """The folder a reference loads from, or RunError saying what is missing."""
+        """The folder a reference loads from, or RunError saying what is missing.
+        "latest": the latest finished run's model; "<run id>": that run's saved model (while
+        it trains: its newest checkpoint); "<run id>/checkpoint-N": one checkpoint;
+        "<run id>/base": the model that run started from; "base": the default model."""
         ref = (ref or LATEST).strip()
         if ref == LATEST:
             run = self.manager.latest_finished()

@@ -1,11 +1,6 @@
-"""RunConfig: every setting of a run, written once.
-
-Owns the common settings' names (TRL's own, so a saved file reads as a `trl sft`
-config), defaults, help texts and bounds (each a config/setting.py `setting`), and makes
-RunConfig once from them and each family's own settings (its "settings" hook), in page
-order, with config/methods.py's RunConfigMethods (loose input, YAML, `validate`) as its
-base; and the presets. The UI builds its widgets from these fields; the API and presets
-read them. It knows nothing of torch, TRL or Gradio.
+"""RunConfig: every setting of a run, written once (the common settings' TRL names, defaults,
+help and bounds, and each family's own), in page order; and the presets. Knows nothing of
+torch, TRL or Gradio.
 """
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""How long a run trains: one rule for the page, YAML, the API, the command line, sweeps
-and the queue.
-
-- A person who gives epochs trains epochs; one who gives steps trains steps; with
-  neither, `max_steps`' default (or, with a time budget, the steps the budget fits:
-  plan/budget.py). That is TRL's own rule (epochs unless `max_steps > 0`) read from what
-  was given: `train_by` left out ("auto", its default) is decided here from the values
-  that differ from their defaults; where both differ, steps win, as in TRL.
-- `Train for` given explicitly wins; the other length it leaves unused is said
-  (`said`), in the plan and the run's log, before Start.
-Knows nothing of torch, TRL or Gradio.
+"""How long a run trains, one rule for the page, YAML, the API, the command line, sweeps and
+the queue: epochs given train epochs, steps given train steps, neither the default (or a
+time budget's fit), and a length given but unused is said. Knows nothing of torch, TRL or
+Gradio.
 """
 from __future__ import annotations
 
@@ -22,8 +15,10 @@ NAMES = ("train_by", "max_steps", "num_train_epochs")  # the settings of a run's
 
 
 def decide(train_by: str, max_steps: int, epochs: float) -> str:
-    """`train_by` as it trains: itself where given, else steps where max_steps was given,
-    epochs where only epochs were, steps (max_steps' default) where neither was."""
+    """`train_by` as it trains: itself where given, else steps where max_steps was given
+    (epochs too: steps win, as in TRL), epochs where only epochs were, steps (max_steps'
+    default) where neither was. TRL's own rule, read from the values that differ from
+    their defaults."""
     if train_by != AUTO:
         return train_by
     if max_steps != DEFAULT_STEPS:

@@ -1,11 +1,6 @@
-"""A setting and everything said of it once (`setting`), the Train tab's panels it may sit
-in, and how a class of declared settings becomes RunConfig's fields in page order.
-
-The studio's common settings are declared in config/fields.py; a family of stages
-declares its own in its room (config/preference_settings.py, config/grpo_settings.py),
-named by its Family's "settings" hook, and brings its panel (Family.panel). `ordered`
-puts them where their panel is, so the YAML, /settings and the page list every setting
-in one order. Knows nothing of torch, TRL or Gradio.
+"""A setting and everything said of it once (`setting`), the Train tab's panels, and how
+declared settings (the common ones and each family's own) become RunConfig's fields in page
+order. Knows nothing of torch, TRL or Gradio.
 """
 from __future__ import annotations
 

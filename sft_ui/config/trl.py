@@ -1,12 +1,5 @@
 """RunConfig -> TRL's argument names: the one translation of the settings, before this
-machine's choices (train/arguments.py adds those: precision, optimizer, Liger, use_cpu).
-
-Each setting of the run's stage goes where its field's `trl` metadata says
-(config/fields.py), under its own name: "train" is the stage's training arguments
-(SFTConfig, DPOConfig, ...: each stage's `config`, stages/); only the
-settings whose studio form differs from TRL's are converted here (training for epochs,
-"off" written as 0, lists written as text, "auto" left to TRL). Imports no TRL: the
-recipe writes files without it, and the data's tokenization (data/tokens.py) reads it.
+machine's choices (train/arguments.py). Imports no TRL: the recipe writes files without it.
 """
 from __future__ import annotations
 
@@ -35,7 +28,10 @@ def translate(cfg: RunConfig, has_eval: bool | None = None) -> dict[str, dict]:
     """{"script": ScriptArguments, "model": ModelConfig, "train": the stage's training
     arguments} keyword values for cfg, except MACHINE_CHOICES; the settings of other
     stages left out. `has_eval`: whether the trainer gets eval data (default: cfg names
-    some; `trl sft` itself reads only dataset_test_split)."""
+    some; `trl sft` itself reads only dataset_test_split). Each setting goes where its
+    field's `trl` metadata says, under its own name; only those whose studio form differs
+    from TRL's are converted (epochs, "off" as 0, lists written as text, "auto" left to
+    TRL)."""
     out: dict[str, dict] = {dest: {} for dest in TRL_DESTINATIONS}
     for name in trl_names(stage=cfg.stage):
         if name not in MACHINE_CHOICES:

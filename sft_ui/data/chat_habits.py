@@ -1,11 +1,6 @@
-"""What a model's chat template does with a conversation, learned once per template by
-trying it on small conversations (`habits`): where a system message goes (a turn of
-its own, into the first user turn, refused, or dropped), the system text it writes when
-given none, whether user and assistant must alternate, the token that ends a turn (the
-one a reply stops at), whether it marks the answer with `{% generation %}`, and whether
-it writes today's date. `fit` turns a conversation into one the template takes and says
-what it changed; Chat, the samples, the data layer's chat rows, the preference and GRPO
-prompts and the Modelfile all read the template through this one place.
+"""What a model's chat template does with a conversation, learned once per template by trying
+it (`habits`), and conversations fitted to it (`fit`): the one place Chat, the samples, the
+data, the preference and GRPO prompts and the Modelfile read a template's habits through.
 Knows nothing of Gradio or of training.
 """
 from __future__ import annotations

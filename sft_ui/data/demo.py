@@ -1,9 +1,7 @@
-"""The built-in demo dataset: Captain Byte, a pirate assistant.
-
-Deterministic, a few hundred chat examples in a persona and answer format the
-base model does not have ("Arr, matey! ... Yo-ho-ho!"), so a short run visibly
-changes its answers. The default sample prompts (Italy, spider, cooking) are
-held out: no training example mentions them.
+"""The built-in demo dataset: Captain Byte, a pirate assistant, a few hundred deterministic chat
+examples in a persona and answer format the base model does not have, so a short run visibly
+changes its answers. The default sample prompts (Italy, spider, cooking) are held out: no
+training example mentions them.
 """
 from __future__ import annotations
 

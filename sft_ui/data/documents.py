@@ -1,10 +1,6 @@
-"""A person's documents as plain text to train on: PDF (pypdf), Word .docx
-(python-docx), HTML (Beautiful Soup) and Markdown, each file one row of text with its
-headings marked as Markdown's (`# `), so data/windows.py splits it at its headings and
-paragraphs into windows of the run's length (nothing cut away). A folder of documents
-gives a row a file. A file that gives no text (a scanned PDF without a text layer, an
-encrypted or broken file) is named with what to do; the other files of a folder still
-load. Knows nothing of models or training.
+"""A person's documents (PDF, Word .docx, HTML, Markdown; a folder of them) as plain-text rows,
+one a file, with headings marked as Markdown's so data/windows.py can split at them; a file
+that gives no text is named with what to do. Knows nothing of models or training.
 """
 from __future__ import annotations
 

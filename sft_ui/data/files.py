@@ -1,12 +1,7 @@
-"""Local data files read into rows: the file type and size checked, the text's encoding
-found, and JSON lines, JSON, CSV, TSV, plain text and Parquet parsed; `Source`, the rows of
-one source as every reader (these, and data/load.py's folders and Hub) returns them.
-
-Local files are parsed here, not by `datasets`, so that every problem names the
-file and line: bad JSON, an empty file, a file that is neither UTF-8 nor another
-encoding told by charset-normalizer (a CSV that Excel saved as Shift-JIS is read, with a
-note), a size over the limit (SFT_UI_MAX_DATA_MB). Knows nothing of models, training,
-formats or the UI.
+"""Local data files read into rows (`Source`, as every reader returns them): type, size and
+encoding checked, and JSON lines, JSON, CSV, TSV, text and Parquet parsed here rather than by
+`datasets`, so that every problem names the file and line. Knows nothing of models,
+training, formats or the UI.
 """
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Data formats: recognise a row's shape, check every row, and turn rows into the
-three shapes TRL trains on: {"text"}, {"messages"} or {"prompt", "completion"}.
-
-One rule for every stage (`chat_form`, `as_chat`): a model with a chat template reads a
-text prompt as the user's turn of a conversation, and its answer as the assistant's,
-the form Chat, Compare, Evaluate and the samples ask it in; a model without one, or a
-run with `prompts_as_chat` off, reads the text as it is.
-
-Errors name the row (`where(i)` says "line 7" or "row 7") and what to do.
-Knows nothing of files, models or training.
+"""Data formats: a row's shape recognised, every row checked (errors name the row and what to
+do), and rows turned into TRL's three shapes: {"text"}, {"messages"} or {"prompt",
+"completion"}. Knows nothing of files, models or training.
 """
 from __future__ import annotations
 
@@ -185,7 +178,9 @@ def turn(message: dict) -> dict:
 
 def chat_form(cfg, tokenizer) -> bool:
     """Whether text prompts reach this model as the user's turn of a conversation: it has
-    a chat template (Chat and the samples ask through it) and `prompts_as_chat` is on."""
+    a chat template (Chat, Compare, Evaluate and the samples ask through it) and
+    `prompts_as_chat` is on. One rule for every stage; otherwise the text is read as it
+    is."""
     return bool(getattr(cfg, "prompts_as_chat", True)) and \
         bool(getattr(tokenizer, "chat_template", None))
 

@@ -1,15 +1,6 @@
-"""The built-in GRPO demo set: fresh arithmetic problems made from the seed.
-
-Sized for a 135M-parameter instruct model (SmolLM2-135M-Instruct) training on a CPU:
-additions and subtractions of two numbers from 2 to 99 and small multiplications (2-12 by
-2-12), no result below 0. Each row is TRL's conversational prompt-only form plus the
-result: {"prompt": [{"role": "user", "content": "What is 37 + 45? Reply with JSON only:
-{\"answer\": <the number>}."}], "answer": "82"}; the rewards read "answer" by name.
-
-Nothing is downloaded and nothing can be memorised: the problems come from the seed,
-and another seed gives other problems. Held-out problems (`held_out_problems`, for
-measuring correctness after a run) come from their own share of all problems: no
-training row of any seed or size asks one of them.
+"""The built-in GRPO demo set: fresh arithmetic problems made from the seed, sized for a small
+instruct model training on a CPU, with the result in an "answer" column the rewards read.
+Nothing is downloaded, and held-out problems are never asked by a training row of any seed.
 """
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """Which language most of a dataset is in, told by the Unicode ranges of its letters, and
-whether the model knows it: a small model trained for English (SmolLM2) answers nonsense
-after fine-tuning on Japanese rows, so the preview and the plan say so and name a small
-model that knows the language.
-
-Reads the first SAMPLE_ROWS rows, every string value (a chat row's contents, not its
-roles). Only scripts are told apart, so a Latin-script language other than English is not
-recognised; a model not in MODELS gets no note. No dependency; knows nothing of training
-or the UI.
+whether the model knows it (the preview's and the plan's note). No dependency; knows nothing
+of training or the UI.
 """
 from __future__ import annotations
 
@@ -71,7 +65,8 @@ PATTERNS = {script: re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, 
 def language_shares(rows: Sequence[dict | str], limit: int = SAMPLE_ROWS) -> dict[str, float]:
     """The share of the letters of the first `limit` rows (a list, or a datasets.Dataset)
     in each language (NAMES' keys; CJK text with kana is Japanese, without it Chinese);
-    {} for rows without letters."""
+    {} for rows without letters. Only scripts are told apart: a Latin-script language
+    other than English is not recognised."""
     counts: Counter = Counter()
     for i in range(min(len(rows), limit)):
         for text in strings(rows[i]):
@@ -102,7 +97,8 @@ def known_languages(model_name: str) -> frozenset[str] | None:
 def language_note(model_name: str, rows: Sequence[dict]) -> str | None:
     """A sentence for the preview and the plan where most of the data is in a language
     the model was not trained for, naming a small model that knows it; None otherwise
-    (and for a model not known)."""
+    (and for a model not in MODELS). A small model trained for English answers nonsense
+    after fine-tuning on, say, Japanese rows."""
     known = known_languages(model_name)
     if known is None:
         return None

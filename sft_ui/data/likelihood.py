@@ -1,10 +1,6 @@
 """How likely the starting model finds a preference set's answers: the mean log-probability
-per token of the chosen and of the rejected answers, each given its prompt, on the first
-pairs. Chosen answers far less likely than the rejected ones are a form the model does
-not write yet: DPO alone then learns to rank the pairs (reward accuracy 1) while the
-model still writes the rejected form, so a DPO run whose Loss type is auto adds TRL's
-SFT term on the chosen answers (loss_type sigmoid + sft) where `Likelihood.unlikely`.
-Imports torch when it measures.
+per token of the chosen and of the rejected answers on the first pairs (DPO's Loss type
+auto reads it). Imports torch when it measures.
 """
 from __future__ import annotations
 
@@ -32,7 +28,10 @@ class Likelihood:
 
     @property
     def unlikely(self) -> bool:
-        """The chosen answers are a form the starting model does not write yet."""
+        """The chosen answers are a form the starting model does not write yet. DPO alone
+        then learns to rank the pairs (reward accuracy 1) while the model still writes the
+        rejected form, so a DPO run whose Loss type is auto adds TRL's SFT term on the
+        chosen answers (loss_type sigmoid + sft)."""
         return self.chosen < self.rejected - GAP
 
     def sentence(self) -> str:

@@ -1,15 +1,6 @@
-"""Preference data: recognise and check rows as TRL 1.16's DPOTrainer, ORPOTrainer and
-KTOTrainer read them, and hand them over in TRL's own shapes.
-
-Formats (TRL's dataset formats; each in standard form, strings, or conversational form,
-lists of {"role", "content"} messages, the same form in every column of a row):
-- "preference": prompt, chosen, rejected (DPO, ORPO; KTO unpairs it itself);
-- "implicit preference": chosen and rejected only, both starting with the same prompt
-  (TRL's extract_prompt takes their shared beginning as the prompt);
-- "unpaired preference": prompt, completion and a true/false label (KTO only).
-
-Errors name the row ("row 3", or the file and line through `Source.where`) and what
-to do. Files are read by load.py (`read_source`); this module only adds the demo set.
+"""Preference data (DPO, ORPO, KTO): rows recognised and checked as TRL's trainers read them,
+and handed over in TRL's own shapes; errors name the row and what to do. Files are read by
+load.py; this module only adds the demo set.
 """
 from __future__ import annotations
 
@@ -31,6 +22,10 @@ from sft_ui.i18n.message import Message
 from sft_ui.lazy import trl_class
 from sft_ui.stages import PREFERENCE, PREFERENCE_DEMO, get, of_family
 
+# TRL's dataset formats, each in standard form (strings) or conversational form (messages,
+# the same form in every column of a row): "preference" for DPO and ORPO (KTO unpairs it
+# itself), "implicit preference" (TRL's extract_prompt takes the shared beginning as the
+# prompt), "unpaired preference" for KTO only.
 COLUMNS = {
     "preference": ("prompt", "chosen", "rejected"),
     "implicit preference": ("chosen", "rejected"),

@@ -1,15 +1,7 @@
-"""The built-in preference demo set: Captain Byte's answer preferred to a plain one.
-
-Built from the SFT demo set (demo.py), with no download: every third of its questions,
-so each topic (who he is, capitals, legs, tips, colours, sums) is there. "chosen" is
-Captain Byte's answer ("Arr, matey! ... Yo-ho-ho!"), "rejected" the same answer without
-his greeting and sign-off: the one difference a preference run can learn, and one that
-shows at once in a reply. In TRL's conversational preference form (prompt/chosen/
-rejected as messages), so the model's chat template renders it; `unpaired_demo_rows`
-gives the same pairs as KTO's unpaired form (prompt/completion/label).
-
-The held-out prompts are those of the SFT demo (Italy, spider, cooking): no row asks
-them, so a reply to them after a run shows what was learnt, not what was seen.
+"""The built-in preference demo set, made from the SFT demo without a download: Captain Byte's
+answer chosen, the same answer without his greeting and sign-off rejected (the one
+difference a run can learn), in TRL's conversational form or KTO's unpaired one. The SFT
+demo's held-out prompts stay held out.
 """
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""What the model will learn from, before training: a few rows three ways (raw,
-the text the model sees, tokens with the loss mask) and token statistics; for a
-preference stage (dpo, orpo, kto), the rows as prompt, chosen and rejected answers (or
-an answer labelled good or bad) in the text the model sees, with their token lengths;
-another family's by its `preview` hook (GRPO's prompts: data/prompt_preview.py).
-
-Tokens come from TRL's own dataset preparation (data/tokens.py), so the
-mask shown is the mask trained on. Knows nothing of Gradio.
+"""What the model will learn from, before training: a few rows raw, as the text the model sees
+and as tokens with the loss mask (from TRL's own preparation, so the mask shown is the mask
+trained on), with token statistics; a preference or another family's view by its stage.
+Knows nothing of Gradio.
 """
 from __future__ import annotations
 

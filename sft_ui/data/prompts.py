@@ -1,14 +1,6 @@
-"""Prompt-only data for GRPO: recognise and check rows as TRL 1.16's GRPOTrainer reads
-them, and hand them over in its shape.
-
-A row has a "prompt": text (standard form) or a list of {"role", "content"} messages
-ending with the user's turn (conversational form), the same form in every row. The model
-writes the answers itself; every other column ("answer", even "chosen" or "completion")
-passes through unchanged and reaches the reward functions by name.
-
-Errors name the row ("row 3", or the file and line through `Source.where`) and what to
-do. Files are read by load.py (`read_source`); this module only adds the demo set
-(grpo_demo.py).
+"""Prompt-only data for GRPO: rows recognised and checked as TRL's GRPOTrainer reads them and
+handed over in its shape, every other column passed on to the rewards by name. Files are
+read by load.py; this module only adds the demo set (grpo_demo.py).
 """
 from __future__ import annotations
 
@@ -71,8 +63,10 @@ def read_prompt_source(name: str, cfg: RunConfig, split: str = "train") -> Sourc
 
 def check_prompt_rows(rows: Sequence[dict], where: Callable[[int], str] = row_number,
                       columns: Sequence[str] | None = None) -> list[dict]:
-    """Every row checked as GRPO's prompt-only data; the rows with roles in lower case
-    and every column of `columns` (missing ones as None), the others unchanged. DataError
+    """Every row checked as GRPO's prompt-only data: a "prompt" of text or of messages
+    ending with the user's turn, the same form in every row. The rows with roles in lower
+    case and every column of `columns` (missing ones as None), the others unchanged: they
+    reach the reward functions by name. DataError
     names the first row that cannot be used and what to do."""
     if not len(rows):
         raise DataError(Message("The dataset has no rows."))

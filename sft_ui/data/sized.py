@@ -1,31 +1,7 @@
-"""Settings sized from the person's own data, where they left them at their defaults.
-
-The defaults of the sample settings suit short English answers: 48 tokens cut a Japanese
-answer (about 1.6 tokens a character with SmolLM2's tokenizer) long before its end, and
-the demo's English prompts say nothing of a model trained on other data. So, for data
-that is not a built-in set:
-
-- `tokens_needed`: the tokens the data's answers need, one rule for every length sized
-  from answers (the samples' here, the evaluation's in evaluate/job.py, GRPO's answers
-  through its family's `sized` hook and its probe, train/grpo_signal.py).
-- Sample length (`sample_max_new_tokens`) from the answers of the rows the run reads,
-  only ever raised (a shorter round would hide how far the model runs on).
-- Sample prompts (`sample_prompts`): the questions of rows the run does not train on
-  (its eval rows: an eval split, an eval file, a held-out fraction); without eval rows,
-  the last questions of the data, which it trains on too (a note says so: the studio
-  does not take rows out of a person's training data on its own); a preset's prompts
-  asked of other data than the preset's are left to the data too. For plain text, the
-  openings of those rows, asked as text (`samples_as`: data/openings.py), which the run's
-  samples show beside their true continuation.
-- Max length (`max_length`), for chat and prompt/completion data, where the default would
-  cut more than a twentieth of the rows (their answers come last): raised to hold 95% of
-  them, at most LONGEST_ROWS.
-- What a family sizes on its own (the `sized` hook: GRPO's Max completion length).
-
-`sized` gives the settings and a sentence for each; the run's start applies them
-(runs/start.py's apply_budget: config.yaml keeps them, a resume trains with them), the
-plan and the data preview say them. A setting the person changed always wins. Knows
-nothing of training or of the page.
+"""Settings sized from the person's own data where they were left at their defaults (the
+samples' prompts and length, Max length, a family's own through its `sized` hook), each
+with its sentence; and `tokens_needed`, the tokens the data's answers need. Knows nothing of
+training or of the page.
 """
 from __future__ import annotations
 
@@ -81,7 +57,9 @@ def answer_tokens(tokenizer, texts: Sequence[str]) -> list[int]:
 def tokens_needed(lengths: Sequence[int]) -> int | None:
     """The tokens that hold the data's answers: the PERCENTILE of their lengths (nearest
     rank: the longest of fewer than 20), a quarter more and ROOM tokens, rounded up to a
-    multiple of STEP; None without answers."""
+    multiple of STEP; None without answers. The one rule for every length sized from
+    answers: the samples' here, the evaluation's (evaluate/job.py), GRPO's answers (its
+    family's `sized` hook and train/grpo_signal.py)."""
     lengths = [n for n in lengths if n > 0]
     if not lengths:
         return None
@@ -106,9 +84,15 @@ def own_data(cfg: RunConfig) -> bool:
 
 
 def sized(cfg: RunConfig, tokenizer=None) -> Sized:
-    """cfg with the settings its data sizes (the module's rules), each with its sentence;
-    cfg as it is for a built-in set. Reads the data (and the tokenizer, unless given): a
-    DataError or ModelError raises, as reading the data would."""
+    """cfg with the settings its data sizes, each with its sentence; cfg as it is for a
+    built-in set (the defaults suit short English answers and the demo's prompts say
+    nothing of a model trained on other data). Sized where left at its default: Max
+    length (`_max_length`), the samples' prompts and length (`_samples`), and what the
+    family sizes itself (its `sized` hook: GRPO's Max completion length); a setting the
+    person changed always wins. The run's start applies them (runs/start.py's
+    apply_budget: config.yaml keeps them, a resume trains with them); the plan and the
+    preview say them. Reads the data (and the tokenizer, unless given): a DataError or
+    ModelError raises, as reading the data would."""
     if not own_data(cfg):
         return Sized(cfg)
     if tokenizer is None:
@@ -156,7 +140,12 @@ def _max_length(cfg: RunConfig, tokenizer, changes: dict, reasons: list) -> None
 
 def _samples(cfg: RunConfig, tokenizer, trained: list, held: list, changes: dict,
              reasons: list, notes: list) -> None:
-    """The sample prompts and the sample length, where left at their defaults."""
+    """The sample prompts and the sample length, where left at their defaults. Prompts:
+    the questions of the eval rows, which the run does not train on; without them the
+    last questions of the data, which it trains on too (a note says so: the studio does
+    not take rows out of a person's training data on its own); plain text is asked as
+    openings. Length: what the answers need (`tokens_needed`), only ever raised, since a
+    shorter round would hide how far the model runs on."""
     defaults = RunConfig()
     pairs = [p for p in map(question_answer, trained) if p]
     unseen = [p for p in map(question_answer, held) if p]

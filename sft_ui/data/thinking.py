@@ -1,11 +1,6 @@
-"""Whether a thinking model thinks: the Thinking setting (on, off, or the template's
-default) for chat templates that take `enable_thinking` (Qwen3, Nemotron 3 and others).
-
-The choice is written into the tokenizer's chat template itself (a first line that sets
-`enable_thinking`), where the run loads it: the training rows, the samples and the
-held-out answers render with it, and the run saves that template with its model, so Chat,
-Compare, Evaluate and the exports' Modelfile ask the trained model as it was trained.
-Knows nothing of the trainer or the UI.
+"""Whether a thinking model thinks: the Thinking setting (on, off, or the template's default)
+written into the chat template a run loads and saves, so its rows, samples and exports ask
+the model as it was trained. Knows nothing of the trainer or the UI.
 """
 from __future__ import annotations
 

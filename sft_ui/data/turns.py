@@ -1,16 +1,6 @@
-"""Loss on every answer of a conversation: a chat row's tokens with the mask that trains
-each assistant turn and nothing else (system, user and tool turns masked).
-
-Where the chat template has `{% generation %}` marks, or TRL ships a training template
-for it (`trl.chat_template_utils.get_training_chat_template`: prefix-preserving, with the
-marks), the mask is TRL's own (`return_assistant_tokens_mask`). Otherwise it is computed:
-each assistant turn's span is what the conversation up to it adds to the conversation
-before it with the generation prompt (the turn as the model is later asked to write it,
-its end-of-turn mark included), located by characters in the whole conversation's text.
-A turn the template renders differently inside the whole (a thinking template that drops
-earlier reasoning) is found by its text. Rows leave as TRL's tokenized rows (`input_ids`,
-`assistant_masks`): its trainer builds the labels from them and tokenizes nothing again.
-Knows nothing of the trainer's run or the UI.
+"""Loss on every answer of a conversation: a chat row's tokens with the mask that trains each
+assistant turn and nothing else, by the template's own marks (or TRL's training template)
+where there are some, else computed turn by turn. Knows nothing of the trainer's run or the UI.
 """
 from __future__ import annotations
 
@@ -87,7 +77,9 @@ def masked(rows: list[dict], tokenizer, apart: bool = False
            ) -> tuple[list[dict], Message | None]:
     """Each conversation row as `input_ids` and `assistant_masks` (other rows as they
     are), and how the mask was made (None: no conversation among them); `apart`: the rows
-    were prompt/completion rows that the template asks apart (`asked_apart`)."""
+    were prompt/completion rows that the template asks apart (`asked_apart`). The rows
+    leave as TRL's tokenized rows: its trainer builds the labels from them and tokenizes
+    nothing again."""
     if not any("messages" in r and "input_ids" not in r for r in rows):
         return rows, None
     template = training_template(tokenizer)
@@ -149,7 +141,11 @@ def spans_of(messages: list[dict], tokenizer, extra: dict | None = None,
              full: str | None = None) -> tuple[list[tuple[int, int]], bool]:
     """The character spans of the whole conversation's text (`full`, rendered here where
     not given) that are assistant turns, and whether each was found by rendering (True)
-    rather than by its text."""
+    rather than by its text. A turn's span is what the conversation up to it adds to the
+    conversation before it with the generation prompt (the turn as the model is later
+    asked to write it, its end-of-turn mark included); a turn the template renders
+    otherwise inside the whole (a thinking template dropping earlier reasoning) is found
+    by its text."""
     full = render(tokenizer, messages, False, extra) if full is None else full
     spans, by_render, after = [], True, 0
     for i, message in enumerate(messages):

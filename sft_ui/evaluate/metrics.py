@@ -1,18 +1,6 @@
-"""Scores of answers against references, from established libraries: ROUGE-1/2/L
-F-measures (rouge-score, Google's reimplementation of ROUGE-1.5.5), corpus BLEU and chrF
-(sacrebleu), plus exact match (equal after trimming surrounding whitespace), answer
-length, and, where references are JSON, the share of answers that parse as JSON. Every
-score but length is 0-100. Knows nothing of models.
-
-How text is cut into tokens is chosen per test set from its references' letters
-(data/language.py): mostly Latin (or no one script): rouge-score's own tokenizer and
-sacrebleu's 13a, exactly as those libraries score by default; mostly Japanese, Chinese,
-Korean or Thai, written without spaces between words (Korean with spaces between
-phrases of several words): ROUGE over characters and BLEU with sacrebleu's char (zh for
-Chinese) tokenizer, answer length in characters; another script with spaces (Cyrillic,
-Arabic, Devanagari): ROUGE over words of any script. A score that cannot be computed
-for the text (answer length in words where there are no spaces between words, ROUGE or
-BLEU where no reference holds a token) is None and named in "not_valid", never 0.
+"""Scores of answers against references, from established libraries (rouge-score, sacrebleu)
+plus exact match, answer length and valid JSON, every score but length 0-100; how the text
+is cut into tokens is chosen from the references' letters. Knows nothing of models.
 """
 from __future__ import annotations
 
@@ -78,7 +66,8 @@ def tokenisation(references: list[str]) -> dict:
     """How a test set's text is cut, from its references' letters: the language chosen
     (data/language.py's key; None for no one language) and the ROUGE, BLEU and length
     units. Scripts without spaces between words (CJK, Thai) are chosen when they hold
-    most of the letters together."""
+    most of the letters together; mostly Latin (or no one script) is scored exactly as
+    rouge-score and sacrebleu (13a) score by default."""
     shares = language_shares(references, limit=len(references))
     characters = {k: v for k, v in shares.items() if k in CHARACTER_LANGUAGES}
     top = max(shares, key=shares.__getitem__, default=None)
@@ -120,7 +109,9 @@ def rouge_tokenizer(unit: str):
 def score(answers: list[str], references: list[str]) -> dict:
     """The scores of `answers` (one per reference); json_valid is None when no reference
     is JSON; "tokens" says how the text was cut (`tokenisation`), "not_valid" which
-    scores are None because they do not apply to this text."""
+    scores are None because they do not apply to this text (never 0: answer length in
+    words without spaces between words, ROUGE or BLEU where no reference holds a
+    token)."""
     import sacrebleu  # sacrebleu: loaded on first use
     from rouge_score import rouge_scorer
     if not answers or len(answers) != len(references):

@@ -1,11 +1,6 @@
-"""A test set: rows of prompt + reference answer, read through the same sources, format
-detection and row checks as training data (sft_ui/data), so a bad file gets the same
-message (but a file no format fits, told what a test set needs). Chat rows: the last
-assistant turn is the reference and the turns before it the prompt; prompt/completion
-rows (Alpaca and question/answer rows, 質問/回答 too, become these): the completion is
-the reference. Plain text rows are texts (`text_cases`: the opening of each, continued,
-against the text's own continuation; and the text's perplexity). Knows nothing of
-models.
+"""A test set: rows of prompt and reference answer, read through the same sources, format
+detection and row checks as training data, so a bad file gets the same message; plain text
+rows become openings to continue. Knows nothing of models.
 """
 from __future__ import annotations
 
@@ -52,7 +47,9 @@ def _text(value) -> str:
 
 
 def to_case(row: dict, where: str) -> Case:
-    """A normalised row (formats.normalise) as prompt + reference."""
+    """A normalised row (formats.normalise) as prompt + reference: a chat row's last
+    assistant turn is the reference and the turns before it the prompt; a
+    prompt/completion row's completion is the reference."""
     if "messages" in row:
         messages = row["messages"]
         last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"),

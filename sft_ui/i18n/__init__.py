@@ -1,21 +1,7 @@
-"""English and Japanese: which language a person reads, and the text in that language.
-
-The English text written in the code is the key, as with gettext: a label, a help
-text, or a message template such as "Run {run_id} is {state}: ...". A catalogue per
-language, in gettext's format (sft_ui/locale/<code>/LC_MESSAGES/messages.po, read here
-with Babel, no compile step), maps each English text (msgid) to its translation (msgstr).
-English rather than ids, so that the code reads as the page does, a text without an entry
-still shows readable English, and i18n/scan.py finds every message in the source.
-Adding or rewording a message is one edit in the code plus one entry, the same English as
-msgid, in each language's messages.po (`make messages` adds it untranslated; the test
-fails, naming it, until it is translated). Entries marked fuzzy or left empty are not used.
-`translate` renders a Message (message.py: its template and values, made where it is
-said) from its template's entry, its nested Messages alike; any other text is looked up
-exactly, whole. Nothing is parsed back from finished English: a message with values is a
-Message, and a text without an entry stays English. Figures such as durations are written
-by `formatted` from a language's entries of context "format". Static labels reach the
-browser through gr.I18n (sft_ui/ui/lang.py builds it from the same catalogue). Knows
-nothing of Gradio.
+"""English and Japanese: which language a person reads, and the text in that language. The
+English written in the code is the key, as with gettext: each language's messages.po (read
+with Babel, no compile step) maps it to its translation (docs/languages.md). Knows nothing
+of Gradio.
 """
 from __future__ import annotations
 
@@ -90,8 +76,10 @@ def entries(lang: str) -> dict:
 
 def translate(text: str, lang: str | None) -> str:
     """`text` in `lang`: a Message (message.py) rendered from its template's entry and its
-    values; any other text by its own entry, exactly; what the catalogue does not know
-    stays English."""
+    values; any other text by its own entry, exactly, whole; what the catalogue does not
+    know stays English (English rather than ids as keys, so the code reads as the page
+    does and an untranslated text is still readable). Nothing is parsed back from
+    finished English: a message with values is a Message."""
     lang = language(lang) or DEFAULT
     text = from_json(text)  # a Message kept in JSON (a notice's English)
     if isinstance(text, Message):  # a value: rendered from its template, nothing parsed
@@ -108,7 +96,8 @@ def has_entry(text: str, lang: str) -> bool:
 
 
 def formats(lang: str) -> dict:
-    """A language's forms of figures (English form -> its own), if it has any."""
+    """A language's forms of figures (English form -> its own), if it has any: its
+    catalogue's entries of context FORMAT."""
     return {} if lang == DEFAULT else dict(_read(lang)[1])
 
 

@@ -1,16 +1,6 @@
-"""`make messages` (`python -m sft_ui.i18n.catalogues`): the catalogues (sft_ui/locale/)
-brought up to date with the source.
-
-Every module of the package is read for the text it can show, by the scan the tests check
-with (i18n/scan.py: its NOT_SHOWN, AS_WRITTEN and NO_MESSAGES apply). Then:
-- a message that a language does not translate yet gets an entry of its own, the English
-  as msgid with {name} for each value, msgstr empty, in every language's messages.po and
-  in the template: Poedit, Weblate and Crowdin list it as untranslated;
-- each entry's references (#:) name anew the modules whose text it translates whole;
-- translations, comments and flags are kept, and no entry is removed: one that no message
-  of the scan names may still be said (a word given as a value: a state, a column's name).
-The template, sft_ui/locale/messages.pot, holds every English text of the catalogues with
-msgstr empty: a new language starts from a copy of it (docs/languages.md).
+"""`make messages` (`python -m sft_ui.i18n.catalogues`): the catalogues (sft_ui/locale/) and
+their template brought up to date with the messages the scan (i18n/scan.py) finds in the
+source.
 """
 from __future__ import annotations
 
@@ -88,7 +78,11 @@ def template(books: dict[str, Catalog]) -> Catalog:
 
 def update(messages=None) -> dict[str, int]:
     """Brings every catalogue and the template up to date; how many entries each
-    language gained."""
+    language gained. A message not yet translated gets an entry (the English as msgid,
+    msgstr empty: tools list it as untranslated) in every language and the template; each
+    entry's references (#:) are named anew; translations, comments and flags are kept,
+    and no entry is removed (one the scan no longer names may still be said as a value).
+    A new language starts from a copy of the template (docs/languages.md)."""
     messages = scan_messages() if messages is None else messages
     books = {lang: read(i18n.catalogue_file(lang), lang) for lang in languages()}
     ids = {m.id for book in books.values() for m in book if m.id and not m.context}

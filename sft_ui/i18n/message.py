@@ -1,13 +1,6 @@
 """A message as a value: its English template and its arguments, made where it is said and
-rendered in the reader's language at the edge (i18n.translate, the page's `say`, a
-notice), so that nothing of it is parsed back from finished English.
-
-A Message is also a str, its English text, so code that logs, joins, compares or stores a
-message as English keeps working; only rendering looks inside. An argument that is a
-Message (a reason inside an error, a stage's columns) is a message of its own and is
-rendered in the same language; any other value is kept as it is (a name, a number, a
-path). `as_json` / `from_json` carry one through JSON (a notice keeps its English so for
-a switch of language). Imports nothing of the studio.
+rendered in the reader's language at the edge, so nothing is parsed back from finished
+English. Imports nothing of the studio.
 """
 from __future__ import annotations
 
@@ -19,7 +12,10 @@ _FIELDS = string.Formatter()
 
 
 class Message(str):
-    """English `template` ("Run {run_id} is {state}.") filled with `args`."""
+    """English `template` ("Run {run_id} is {state}.") filled with `args`. Also a str, its
+    English, so code that logs, joins, compares or stores it as English keeps working;
+    only rendering looks inside. An argument that is a Message is rendered in the same
+    language; any other value is kept as it is (a name, a number, a path)."""
 
     template: str
     args: dict

@@ -1,9 +1,6 @@
-"""The figures the memory estimate (plan/memory.py) is fitted to, as measured.
-
-Owns the measured peaks each figure comes from (in the comments), what a device adds to
-the sizes of the parts (Calibration: CPU, CUDA), the process's own runtime, TRL's fused
-LM head's tile, Liger's share of the activations and NF4's bytes per weight.
-Knows no RunConfig and no model: only numbers the arithmetic in memory.py reads.
+"""The figures the memory estimate (plan/memory.py) is fitted to, per device (Calibration: CPU,
+CUDA), with the measured peaks they come from in the comments. Only numbers: knows no
+RunConfig and no model.
 """
 from __future__ import annotations
 
@@ -57,18 +54,15 @@ class Calibration:
 # token accuracy and entropy metrics make 4.5 copies; LoRA keeps about 1.5 copies of each
 # adapted layer's input, and activation checkpointing does not remove them.
 # GRPO's answers keep about 11: its per-token log-probabilities and entropies over the
-# whole vocabulary, in fp32 beside the logits; peak RSS of 3-step GRPO trainings of
-# SmolLM2-135M's shape on a 2-core CPU (scripts/grpo_gpu_plan.py, 2026-11-27), with the
-# estimate over it at 4.5 copies and at 11: full b8 x 2, 8 answers of 128 tokens 6.1 GiB
-# (0.79, 1.00); full b4 x 2, 4 of 64 3.9 GiB (0.86, 0.94); LoRA b4 x 2, 4 of 64 2.7 GiB
-# (0.91, 1.01).
+# whole vocabulary, in fp32 beside the logits (fitted to GRPO trainings' peak RSS on a
+# CPU, where 4.5 copies fell short: docs/grpo.md#the-plan).
 CPU = Calibration(RUNTIME_BYTES, 1.0, 4.5, 1.5, FUSED_CPU_COPIES, 11.0)
 # CUDA, fitted to the allocator's peak plus the CUDA context of 12 trainings of
 # SmolLM2-135M on an H100 (batch 1-16, max_length 128-512; fp32, fp16, bf16, checkpointing,
 # LoRA, QLoRA; scripts/bench_gpu.py), worst error 6%: the context and kernels' workspace
 # take about 1.25 GiB, TRL's fused LM head (Triton) keeps about half a copy of the logits,
 # and LoRA's input copies vanish in the activations that are kept anyway.
-# GRPO's answers: as measured on an H100 (docs/grpo.md: plan / measured 0.93-1.00).
+# GRPO's answers: as measured on an H100 (docs/grpo.md#the-plan).
 CUDA = Calibration(int(1.25 * 2**30), 1.1, 0.5, 0.0, 1.0, 0.5)
 # Liger's fused RMSNorm, RoPE and SwiGLU kept 0.78 of the activations there (16 x 512 tokens).
 LIGER_ACTIVATIONS = 0.8

@@ -1,17 +1,6 @@
-"""What a stage that writes its own answers (GRPO) puts in a step's memory, for the plan.
-
-A GRPO step (TRL 1.16's GRPOTrainer, vLLM off) first writes the answers of a generation
-batch: `per_device_train_batch_size x steps_per_generation` sequences (the accumulation
-steps, by default) of the prompt and up to max_completion_length new tokens, with the
-keys and values of every layer kept for every token (the KV cache). Then it trains on
-them a micro-batch at a time, the prompt and the answer with gradients, the logits for
-the answer's tokens only. TRL does not cut prompts: their length comes from the data
-where it is measured (plan/sample.py), else PROMPT_TOKENS. The answers are written
-before the backward pass, so the KV cache and the step's activations are not held at
-once: the plan counts the larger. With vLLM (use_vllm, TRL's colocate mode) vLLM keeps
-VLLM_SHARE of the GPU's memory for its own copy of the weights and its KV cache instead.
-Arithmetic on the model's shape; `prompt_sample` (GRPO's plan_sample hook) reads the
-prompts' token lengths for plan/sample.py.
+"""What a stage that writes its own answers (GRPO) puts in a step's memory, for the plan: its
+sequences, the KV cache of a generation batch or vLLM's share of the GPU, and its data
+sample (`prompt_sample`). Arithmetic on the model's shape.
 """
 from __future__ import annotations
 
@@ -35,7 +24,8 @@ def writes_answers(cfg: RunConfig) -> bool:
 
 def sequence_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
     """One sequence's tokens at its longest: max_length; GRPO: the prompt, then an answer
-    of max_completion_length."""
+    of max_completion_length (TRL does not cut prompts: their length comes from the data
+    where it is measured, else PROMPT_TOKENS)."""
     if not writes_answers(cfg):
         return cfg.max_length
     return (prompt_tokens or PROMPT_TOKENS) + cfg.max_completion_length
@@ -76,7 +66,9 @@ def length_setting(cfg: RunConfig) -> str:
 
 def generation_batch(cfg: RunConfig) -> int:
     """The sequences written together in one process: the batch of every accumulation
-    step (TRL's steps_per_generation, by default the accumulation)."""
+    step (TRL's steps_per_generation, by default the accumulation). A GRPO step writes
+    them first, with the KV cache of every layer, then trains on them a micro-batch at a
+    time."""
     return cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps
 
 

@@ -1,10 +1,6 @@
-"""What this machine can do: device, native bf16, memory, optional speed-ups.
-
-Owns the hardware-aware defaults (bf16 only where it is native: on a CPU
-without avx512_bf16/amx it is emulated and 10-125x slower, and on a CPU with
-avx512_bf16 but no AMX it can still be slower than fp32, so there it is measured;
-fp16 on a CUDA GPU without bf16) and which settings this machine cannot run. Knows nothing of
-runs or the UI.
+"""What this machine can do (device, native bf16, memory, optional speed-ups), the
+hardware-aware defaults that follow, and which settings this machine cannot run. Knows
+nothing of runs or the UI.
 """
 from __future__ import annotations
 
@@ -59,6 +55,9 @@ def _cpu_flags() -> set[str]:
 
 @functools.lru_cache(maxsize=1)
 def detect() -> Hardware:
+    """This machine: CUDA's first device, else the CPU. A CPU's bf16 counts as native only
+    with avx512_bf16 or AMX, and only where it pays (`bf16_pays`): emulated, it is many
+    times slower than fp32 (docs/benchmarks.md#precision-on-a-cpu)."""
     import torch  # heavy: torch loaded on first use
     if torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)

@@ -1,11 +1,6 @@
-"""Precision, optimizer and kernels decided for the hardware a run trains on (or is
-planned for), each with the reason a person reads in the plan.
-
-Owns: mixed precision (bf16 where native, fp16 with loss scaling on a GPU without bf16
-such as a T4, fp32 on a CPU without native bf16), the optimizer (fused AdamW on CUDA, a
-paged 8-bit AdamW for QLoRA on a card of 24 GB or less), Liger kernels when installed,
-and padding-free batching. A setting a person set wins over every choice here. Knows
-nothing of TRL or the UI; train/arguments.py applies the choices.
+"""Precision, optimizer, Liger kernels and padding-free batching decided for the hardware a run
+trains on (or is planned for), each with the reason a person reads in the plan; a setting the
+person set wins. Knows nothing of TRL or the UI: train/arguments.py applies the choices.
 """
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""How much memory a training run needs.
-
-Owns the peak memory of a training step by part, from the model's shape (plan/shape.py),
-what the step puts through it (plan/passes.py) and the figures measured per device
-(plan/calibration.py): for a preference stage, dpo, orpo or kto, also what its trainer
-adds (two answers per example, the reference model and its forward pass without
-gradients), for GRPO the answers it writes (plan/generation.py); this machine's
-available memory and the fit against it, and the RAM guard (with plan/oom.py's fixes).
+"""How much memory a training run needs: the peak of a step by part (each stage's own parts
+included), this machine's available memory and the fit against it, and the RAM guard.
 Knows nothing of Gradio, runs or the data.
 """
 from __future__ import annotations
@@ -104,7 +98,7 @@ def activation_bytes(cfg: RunConfig, shape: ModelShape, value: int,
     if cfg.use_peft:
         inputs = sum(a for a, _ in shape.adapted(cfg.lora_target_modules).values())
         # 4 + 1 bytes (fp32 and a dropout mask) whatever the precision: with bf16 on a CPU
-        # the measured LoRA rows of `make bench` came 10-17% above a half-precision count
+        # the LoRA rows `make bench` measures came out above a half-precision count
         kept += round(lora_input_copies * (4 + 1) * inputs * shape.layers)
     return kept
 

@@ -1,11 +1,6 @@
-"""What one training step puts through the model, by stage.
-
-Owns the sequences each example puts through with gradients (DPO and ORPO: the chosen and
-the rejected answer; KTO and SFT: one), the tokens of a step's forward and backward pass,
-the passes without gradients (a preference stage's reference model, KTO's KL batch) and
-the time they add to a step, and whether the reference model is a second copy or an
-adapter. The memory estimate (plan/memory.py) and the time budget (plan/budget.py) read
-these. Knows nothing of memory sizes, Gradio or runs.
+"""What one training step puts through the model, by stage: the sequences with gradients, the
+passes without them (a reference model, KTO's KL batch) and the time they add, and whether
+the reference is a second copy or an adapter. Knows nothing of memory sizes, Gradio or runs.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Will a run fit this machine, and how long will it take?
-
-Owns the plan of a run before it starts: effective batch, tokens per step, the
-peak memory (memory.py) against this machine and, for a preference stage, what that
-memory holds (memory_notes), time per step from a remembered
-throughput (speed.py), the batch and accumulation that
-fit, and padding waste. Knows nothing of Gradio; imports torch only to measure.
+"""Will a run fit this machine, and how long will it take: the plan of a run before it starts
+(batch, tokens per step, peak memory against this machine, time per step, padding waste) and
+Fit. Knows nothing of Gradio; imports torch only to measure.
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""When a time-budgeted run's held-out rows say it has learnt what it can, and how its end
-is recorded and said: the policy train/held_out.py applies while the run trains (PATIENCE
-evaluations in a row without a gain, `is_gain`: the plateau), what the run does then (its
-learning rate comes down to 0 over `cool_steps`, as a run whose schedule ends there would:
-a model judged at a high rate is a noisy one), the run's last record
-(`ended_by` coded as a number, as every record's values are, and `kept_step`, the step
-whose model it saved), and the sentence that the run's budget ends with. Pure; knows
-nothing of torch or the trainer.
+"""When a time-budgeted run's held-out rows say it has learnt what it can (the plateau), what
+the run does then, and how its end is recorded and said: the policy train/held_out.py
+applies. Pure; knows nothing of torch or the trainer.
 """
 from __future__ import annotations
 
@@ -25,7 +20,8 @@ MIN_COOL_STEPS = 10  # and over this many steps at least
 def cool_steps(step: int, length: int) -> int | None:
     """The steps over which a run at its plateau at `step` brings its learning rate down
     to 0; None where its length (`length`) ends within them: its schedule brings the rate
-    down by then."""
+    down by then. It cools as a run whose schedule ends there would: a model judged at a
+    high rate is a noisy one."""
     cool = max(MIN_COOL_STEPS, math.ceil(step * COOL_SHARE))
     return cool if step + cool < length else None
 

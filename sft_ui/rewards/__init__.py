@@ -1,15 +1,6 @@
-"""The rewards of the GRPO stage: what scores the answers the model writes.
-
-A reward function is called as TRL's GRPOTrainer calls it, `fn(prompts=..., completions=...,
-completion_ids=..., **row_columns)`, and returns one number (or None: skip) per completion.
-Built-in ones (builtin.py, their scores in scores.py), ones the person writes in the page
-and that run in a worker process of their own (written.py, sandbox.py), and what "Test
-rewards" shows and the checks made before a run (check.py). Imports neither gradio nor
-torch; TRL only when a reward of its own is first called.
-
-The modules import RewardError from here, so their public names are re-exported as they
-are first asked for (`from sft_ui.rewards import make_reward` works) rather than imported
-at the top, which would close a cycle.
+"""The rewards of the GRPO stage: what scores the answers the model writes (built-in, or
+written in the page and run in a worker of its own), and RewardError. Imports neither gradio
+nor torch; TRL only when a reward of its own is first called.
 """
 from __future__ import annotations
 
@@ -33,6 +24,8 @@ __all__ = ["RewardError", *_EXPORTS]
 
 
 def __getattr__(name: str):
+    """The modules' public names, imported as they are first asked for: they import
+    RewardError from here, so importing them at the top would close a cycle."""
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,11 +1,6 @@
-"""The built-in rewards: what each one scores, the options it reads from the page, the
-columns of the data it needs, and the reward function made from it (its score lives in
-rewards/scores.py); which of them work here, and their import paths for `trl grpo`.
-
-A reward function is a `Reward`: called as TRL calls it, named by `__name__` (TRL logs
-`rewards/<name>/mean`), and picklable (TRL's async rollout worker sends rewards to another
-process, which a closure cannot be). Options arrive as the page holds them: strings or
-numbers, an empty one meaning its default. TRL's own rewards are imported on first call.
+"""The built-in rewards as the page offers them: what each scores, the options and data
+columns it reads, the reward function made from it (its score: rewards/scores.py), which of
+them work here, and their import paths for `trl grpo`.
 """
 from __future__ import annotations
 
@@ -166,7 +161,10 @@ def available() -> list[str]:
 
 
 def make_reward(name: str, options: dict | None = None) -> Callable:
-    """The reward function of the built-in `name` under the page's options."""
+    """The reward function of the built-in `name` under the page's options (strings or
+    numbers as the page holds them, an empty one meaning its default). A `Reward`: named by
+    `__name__` (TRL logs `rewards/<name>/mean`) and picklable, as TRL's async rollout
+    worker sends rewards to another process, which a closure cannot be."""
     builtin = BUILTINS.get(name)
     if builtin is None:
         raise RewardError(Message("There is no built-in reward {name}. The built-in rewards "

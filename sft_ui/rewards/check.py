@@ -1,10 +1,6 @@
-"""What "Test rewards" shows, and the checks made before a GRPO run starts.
-
-`score_table`: each reward function's score of each completion and their weighted total;
-`no_spread`: the prompts whose answers all scored the same, from which GRPO learns nothing;
-`cut_warning`: most answers cut at Max completion length (the fix is a longer limit; a
-run's steps are judged in rewards/stalled.py);
-`preflight`: the settings, rewards and data that cannot make a run, as messages.
+"""What "Test rewards" shows (each function's score of each completion and their total, the
+prompts whose answers all scored alike, answers cut at Max completion length) and the checks
+made before a GRPO run starts (`preflight`).
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The form a `regex` reward asks for, written out: the shortest text its Pattern matches,
-with the pattern's first group holding a given value (`fill`), and the values an answer
-offers for that group (`values_in`). GRPO's warm-up (train/grpo_warmup.py) puts the
-model's own answers in the form with them, where the model never writes it by itself.
-
-Python's own parser (re._parser) reads the pattern; a construct this does not write
-(a lookaround, a backreference, a class without a plain member) gives None, and a text
-that the pattern does not match again with the value in its group is never returned.
+"""The form a `regex` reward asks for, written out: the shortest text its pattern matches with
+a given value in its first group (`fill`), and the values an answer offers for that group
+(`values_in`), for GRPO's warm-up (train/grpo_warmup.py).
 """
 from __future__ import annotations
 
@@ -84,8 +79,9 @@ def _group_pattern(pattern: str) -> str | None:
 
 def fill(pattern: str, value: str = "") -> str | None:
     """The shortest text `pattern` matches, its first group holding `value` (a pattern
-    without a group: its fixed text; `value` unused). None where that is not written or
-    the pattern does not find the value in it again."""
+    without a group: its fixed text; `value` unused), read by Python's own parser
+    (re._parser). None where that is not written (a lookaround, a backreference, a class
+    without a plain member) or the pattern does not find the value in it again."""
     try:
         items = _parse.parse(pattern)
         text = _write(items, value, 1)

@@ -1,13 +1,6 @@
-"""The worker process that runs the reward code the person wrote (its parent: written.py).
-
-One JSON object a line on stdin and stdout. The first request carries the code and the
-names of its functions; the code is run once and the reply is `{"names": [...]}`. Then
-each request `{"call": name, "kwargs": {...}}` is answered `{"result": [...]}` (a score
-that is no number: `{"bad": type, "repr": ...}`; no list at all: `{"not_list": ...}`).
-What goes wrong is answered `{"error": {"type", "message", "line", "source"}}`, the line
-being that of the person's code (a message of the worker's own goes as a Message's
-as_json). The protocol owns stdout: the code's print() (and stdin) go elsewhere. The
-worker ends at the end of stdin, or when its parent is gone.
+"""The worker process that runs the reward code the person wrote (its parent: written.py): one
+JSON request a line on stdin, one reply a line on stdout (`main`). It ends at the end of
+stdin, or when its parent is gone.
 """
 from __future__ import annotations
 
@@ -113,6 +106,12 @@ def _call(namespace: dict, request: dict) -> dict:
 
 
 def main() -> None:
+    """The protocol, which owns stdin and stdout. The first request carries the code and
+    the names of its functions; the code runs once and the reply is `{"names": [...]}`.
+    Then each `{"call": name, "kwargs": {...}}` is answered `{"result": [...]}` (a score
+    that is no number: `{"bad": type, "repr": ...}`; no list at all: `{"not_list": ...}`),
+    and what goes wrong `{"error": {"type", "message", "line", "source"}}`, the line being
+    that of the person's code (a message of the worker's own as a Message's as_json)."""
     requests, replies = _protocol()
     _watch_parent()
 

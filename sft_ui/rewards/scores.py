@@ -1,10 +1,6 @@
-"""How the built-in rewards score answers: the text of a completion, `Reward` (a score
-function under a name, as TRL calls it), and each built-in's score: JSON, text, and TRL's
-own rewards (imported on first call).
-
-A score function is `score(texts, completion_ids, row, **settings)`: one number (or None:
-skip) per completion; the columns of the data it reads come in `row`. Which rewards the page
-offers, with their options and checks, is rewards/builtin.py's.
+"""How the built-in rewards score answers: a completion's text, `Reward` (a score function
+under a name, as TRL calls it), and each built-in's score (JSON, text, and TRL's own,
+imported on first call). Which rewards the page offers is rewards/builtin.py's.
 """
 from __future__ import annotations
 
@@ -37,7 +33,8 @@ def text_of(completion) -> str:
 
 
 class Reward:
-    """A reward function: `score(texts, completion_ids, row, **settings)` under a name."""
+    """A reward function: `score(texts, completion_ids, row, **settings)` under a name,
+    giving one number (or None: skip) per completion; the data's columns come in `row`."""
 
     def __init__(self, name: str, score: Callable, **settings):
         self.__name__ = name

@@ -1,10 +1,6 @@
-"""Reward functions the person writes in the page, as Python source: which functions the
-code defines, and running them in one worker process of their own (sandbox.py), started
-on first call, with a time limit per call: a function that hangs or crashes stops its
-worker, never the app or the training, and the next call starts a fresh one.
-
-Each score is checked here: one finite number (or None: skip) per completion, else a
-RewardError naming the function, the completion and what to do.
+"""Reward functions the person writes in the page: which functions the code defines, and
+running them in a worker process of their own (sandbox.py) with a time limit per call, so a
+function that hangs or crashes stops its worker, never the app or the training.
 """
 from __future__ import annotations
 
@@ -167,7 +163,8 @@ def _preview(completions, i: int) -> str:
 
 
 def _checked(name: str, reply: dict, completions: list) -> list[float | None]:
-    """The scores of a reply, or a RewardError saying which one is wrong and why."""
+    """The scores of a reply (one finite number, or None: skip, per completion), or a
+    RewardError naming the function, the completion and what to do."""
     if "not_list" in reply:
         got = reply["not_list"]
         raise RewardError(Message(
@@ -239,8 +236,8 @@ class WrittenReward:
 
 class WrittenRewards:
     """The reward functions of `code`, run in one worker process (started on first call)
-    that gets `timeout_s` seconds a call. A context manager; `close()` ends the worker and
-    waits for it."""
+    that gets `timeout_s` seconds a call; after a hang or a crash the next call starts a
+    fresh worker. A context manager; `close()` ends the worker and waits for it."""
 
     def __init__(self, code: str, timeout_s: float = 10.0):
         self.code = code

@@ -1,11 +1,7 @@
-"""The run queue: runs that wait to start, one after another on this machine, kept on disk
-(queue.json in the runs folder) so that nothing queued is lost when the app restarts or
-is killed. The next waiting run starts when the manager has none training (a run that
-ends, whether done, stopped or failed, starts the next); one that cannot start keeps its
-error on its row and the queue goes on. First queued, first run, whoever queued it; each
-person sees and changes only their own waiting runs (`owner`: access.py's owner key).
-The file is the truth: every change reads it, changes it and writes it whole under a
-lock, so that the command line (`python -m sft_ui queue`) and the app share one queue.
+"""The run queue: runs that wait to start, one after another on this machine, first queued
+first run, each person seeing and changing only their own. Kept whole in queue.json in the
+runs folder, read and written under a lock, so a restart loses nothing and the command line
+and the app share one queue.
 """
 from __future__ import annotations
 
@@ -81,6 +77,10 @@ def changed(cfg: RunConfig) -> dict:
 
 
 class RunQueue:
+    """The file is the truth: every change reads it, changes it and writes it whole under a
+    lock (`_locked`). The next waiting run starts when the manager has none training (a
+    run that ends, done, stopped or failed, starts the next)."""
+
     def __init__(self, manager, path: Path | None = None, listen: bool = True):
         """`listen`: start the next run when the manager's run ends (one queue object
         of a manager does; a watcher need not)."""

@@ -1,10 +1,8 @@
-"""The model card (README.md) of an export: base model, data, stage (SFT, or a preference
-stage with its trainer and reference model), settings, the run's real losses (and a
-preference run's reward accuracy and margin), its loss curve as an image, its latest
-evaluation's scores, sample answers, and how to load it; and the card as a page shows it
-(`card_for_page`). Its person-facing lines are Messages (sft_ui/i18n/message.py): the file
-is their English, kept as made beside the export folder, and the page (ui/export_tab.py)
-renders them (`written_lines`) in its own language."""
+"""The model card (README.md) of an export: base model, data, stage, settings, the run's real
+losses and curve, its latest evaluation, sample answers and how to load it. The file is the
+English of its lines, which are kept as Messages beside it so the page renders the card in
+its own language (`written_lines`, `card_for_page`).
+"""
 from __future__ import annotations
 
 import base64

@@ -1,10 +1,6 @@
-"""Export a run's model in the standard Hugging Face layout, with a model card.
-
-A LoRA run exports its adapter as is (loads with peft on the base model) or
-merged into the base model (`merge_and_unload`, loads with transformers alone);
-a full fine-tune exports its weights. The folder `<run>/export/<kind>/` holds
-the model, tokenizer, README.md (the card) and loss.png; a zip of it is the
-download. Knows nothing of Gradio.
+"""Export a run's model in the standard Hugging Face layout, with a model card: a LoRA adapter
+as it is or merged into its base, or a full fine-tune's weights, in `<run>/export/<kind>/`
+with a zip of it for download. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
@@ -48,9 +44,10 @@ def is_lora_run(run: Run) -> bool:
 
 
 def export_run(run: Run, checkpoint: str = "", merged: bool = False) -> Path:
-    """Write the export folder for a run (replacing an earlier one) and return it. `merged`
-    merges a LoRA adapter into its base; a full fine-tune has none, and exports its
-    model as it is."""
+    """Write the export folder for a run (replacing an earlier one) and return it: the
+    model, tokenizer, README.md (the card) and loss.png. An adapter loads with peft on its
+    base; `merged` merges it into the base (`merge_and_unload`: loads with transformers
+    alone); a full fine-tune has none, and exports its model as it is."""
     source = source_folder(run, checkpoint)
     adapter = is_adapter(source)
     kind = "merged" if adapter and merged else ("adapter" if adapter else "full")

@@ -1,9 +1,6 @@
-"""Push an export to the Hugging Face Hub, and publish a chat Space for it.
-
-The token is used for the calls of one request and never stored: it is passed
-to the Hub client and nowhere else (no file, no log, no model card). `api` can
-be a stand-in with the same methods (create_repo, upload_folder), for tests.
-Knows nothing of Gradio.
+"""Push an export to the Hugging Face Hub, and publish a chat Space for it. The token serves the
+calls of one request and is never stored (no file, no log, no model card). Knows nothing of
+Gradio.
 """
 from __future__ import annotations
 
@@ -28,6 +25,7 @@ class HubError(UserError, RuntimeError):
 
 
 def _client(token: str, api):
+    """The Hub client; `api`, where given, is a stand-in with the same methods (tests)."""
     if api is not None:
         return api
     from huggingface_hub import HfApi  # huggingface_hub: loaded on first use

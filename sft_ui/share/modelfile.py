@@ -1,15 +1,7 @@
-"""An Ollama `Modelfile` for an exported GGUF file: FROM the file, a TEMPLATE that writes
-a conversation exactly as the model's own (Jinja) chat template does, its default
-system prompt, stop tokens and a few sampling PARAMETERs.
-
-Ollama's templates are Go templates, not Jinja: the chat template is not translated
-line by line but measured. It is rendered on marker messages, which gives the text
-around each role's content (the part before a system, user or assistant message, the
-part after every message, the assistant's opening). A template of that shape is then
-checked against the Jinja rendering of a longer conversation; where the two differ (a
-template with per-turn logic) the Modelfile leaves TEMPLATE out and says so, so that
-Ollama falls back on the chat template stored in the GGUF file.
-Knows nothing of Gradio or of the conversion.
+"""An Ollama `Modelfile` for an exported GGUF file: FROM the file, a TEMPLATE that writes a
+conversation exactly as the model's own chat template does (or none, where it cannot),
+its default system prompt, stop tokens and a few sampling PARAMETERs. Knows nothing of
+Gradio or of the conversion.
 """
 from __future__ import annotations
 
@@ -45,7 +37,11 @@ def _common_prefix(texts: list[str]) -> str:
 
 def measure(tokenizer) -> ChatShape | None:
     """The shape of the tokenizer's chat template, or None when it has none or its
-    output is not of the one-block-per-message shape."""
+    output is not of the one-block-per-message shape. Ollama's templates are Go, not
+    Jinja: the template is not translated but measured, rendered on marker messages for
+    the text around each role's content, then checked against the Jinja rendering of a
+    longer conversation (`_fits`). Where they differ (per-turn logic) the Modelfile
+    leaves TEMPLATE out, so Ollama uses the chat template stored in the GGUF file."""
     if not getattr(tokenizer, "chat_template", None):
         return None
     m = _MARK

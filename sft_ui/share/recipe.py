@@ -1,13 +1,6 @@
-"""Take a run elsewhere: the settings as a YAML file that `trl sft --config` reads (`trl
-dpo` or `trl kto` for those stages), a complete Python script using TRL's API (the
-stage's Config and Trainer), the equivalent `trl` command line, and the `accelerate
-launch` command for several GPUs or machines.
-
-TRL reads the keys it knows and ignores the studio's own (sample prompts, data
-format, stage, reference model...); the studio reads both. Each file holds the settings
-of the run's stage only (config/registry.py's `applies`), as the run itself reads them.
-TRL 1.16 has no `trl orpo` command (ORPO is in trl.experimental): an ORPO run's file is
-for the studio's CLI, and the Python script trains it. Knows nothing of Gradio.
+"""Take a run elsewhere ("Show code"): the settings as a YAML file the stage's `trl` command and
+the studio both read, a Python script using TRL's API, the `trl` command line, and the
+`accelerate launch` command for several GPUs or machines. Knows nothing of Gradio.
 """
 from __future__ import annotations
 
@@ -84,7 +77,10 @@ def _header(cfg: RunConfig) -> str:
 
 
 def to_yaml(cfg: RunConfig) -> str:
-    """One YAML file for both the stage's `trl` command (`--config`) and the studio."""
+    """One YAML file for both the stage's `trl` command (`--config`) and the studio: TRL
+    reads the keys it knows and ignores the studio's own; the studio reads both. It holds
+    the settings of the run's stage only (config/registry.py's `applies`); an ORPO run's
+    file, which no `trl` command reads, is for the studio's command line."""
     body = yaml.safe_dump(trl_values(cfg), sort_keys=False, allow_unicode=True)
     studio = yaml.safe_dump(studio_values(cfg), sort_keys=False, allow_unicode=True)
     ignored = f"{trl_cli(cfg)} ignores these" if trl_cli(cfg) else "TRL's parsers ignore these"

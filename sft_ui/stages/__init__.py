@@ -1,10 +1,6 @@
-"""The stages a run can train, each said once: SFT (stages/sft.py), the preference
-stages DPO, ORPO and KTO (stages/preference.py) and GRPO (stages/grpo.py). A stage's
-module describes it (a Stage, stages/base.py), registers it and its family (a Family:
-the code each layer calls for it); every other layer asks `stage_of(cfg)` and `hook`.
-A stage or family of one's own: modules named in the SFT_UI_STAGES environment variable
-(comma-separated, importable), imported after the built-ins, register themselves as these
-do (docs/architecture.md, "A new stage").
+"""The stages a run can train, each said once in its own module (SFT, DPO, ORPO, KTO, GRPO) and
+registered here with its family; every other layer asks `stage_of(cfg)` and `hook`. A stage
+of one's own: a module named in SFT_UI_STAGES (docs/architecture.md#a-new-stage).
 """
 # SFT registers first (the Stage setting's first choice and default), then the stages that
 # follow it.
@@ -25,6 +21,8 @@ __all__ = ["HOOKS", "LOSSES", "PREFERENCE", "PREFERENCE_DEMO", "REFERENCE", "SFT
            "family_hook", "family_of", "following", "get", "hook", "names", "of_family",
            "register", "register_family", "setting_tags", "stage_of", "stages", "unregister"]
 
+# SFT_UI_STAGES: importable modules, comma-separated, imported after the built-ins; each
+# registers itself as these do.
 for _module in os.environ.get("SFT_UI_STAGES", "").split(","):
     if _module.strip():
         importlib.import_module(_module.strip())

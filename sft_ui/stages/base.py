@@ -1,12 +1,6 @@
-"""The Stage: what one kind of training is, said once, and the registry of stages.
-
-Every layer asks a run's stage (`stage_of(cfg)`) instead of comparing stage names: the
-facts below, or its `family`: a kind of training, whose code each layer finds by
-`hook(stage, name)` (the data check, the trainer builder, the script writer: a Family
-names them by import path, so this bottom layer imports none of them). A stage of an
-existing family needs no edit outside its own module: `register` makes it a choice of
-the Stage setting, a `trl` config, a plan and a run; a new family brings its hooks in
-its own module. Imports nothing of the studio but its Message (i18n/message.py).
+"""The Stage (what one kind of training is, said once), the Family (the code each layer calls
+for it, named by import path so this bottom layer imports none of it), and their registries.
+Imports nothing of the studio but its Message.
 """
 from __future__ import annotations
 
@@ -87,6 +81,8 @@ class Plot:
 
 @dataclass(frozen=True)
 class Stage:
+    """The facts every layer asks of a run's stage (`stage_of(cfg)`) instead of comparing
+    stage names, and its `family`, whose code each layer finds by `hook(stage, name)`."""
     name: str          # the Stage setting's value
     title: str         # how the page, the log and the card name it
     family: str        # a registered Family's name
@@ -149,7 +145,9 @@ _STAGES: dict[str, Stage] = {}
 
 
 def register(stage: Stage) -> Stage:
-    """Make `stage` a choice of the Stage setting and known to every layer."""
+    """Make `stage` a choice of the Stage setting and known to every layer: a `trl`
+    config, a plan and a run. A stage of an existing family needs no edit outside its
+    own module; a new family brings its hooks in its own module."""
     assert stage.family in _FAMILIES, stage.family
     assert stage.continue_label or not stage.follows, stage.name  # Continue's words
     _STAGES[stage.name] = stage

@@ -1,10 +1,8 @@
-"""GRPO: reinforcement learning from rewards, usually after SFT. For each prompt the model
-writes several answers (generations), reward functions score them, and the model learns
-to write more like the answers that scored above their group's mean (TRL's GRPOConfig
-and GRPOTrainer). Its data: prompts only (data/prompts.py), every other column reaches
-the rewards by name; its rewards: sft_ui/rewards/; its trainer: train/grpo.py. Its
-family's code in each layer is named below (the Family's hooks); tests/stages/test_grpo_room.py
-counts the modules outside these that know GRPO."""
+"""GRPO, reinforcement learning from rewards (TRL's GRPOConfig and GRPOTrainer): the model
+writes several answers to each prompt, reward functions score them, and it learns toward
+those above their group's mean. Its family's code in each layer is named below (the hooks);
+tests/stages/test_grpo_room.py counts the modules outside them that know GRPO.
+"""
 from sft_ui.i18n.message import Message
 from sft_ui.stages.base import Family, Plot, Stage, register, register_family
 

@@ -54,8 +54,8 @@ DPO = register(Stage(
     sequences_per_example=2, reference_sequences=2, fused_head=True, follows=("sft",),
     continue_label="Continue with preference tuning",
     plots=(REWARDS, ACCURACY), judged_by=MARGIN,
-    # (measured on a new form: 15/16 held-out replies in it at 5e-4 with LoRA, 0/16 at
-    # 5e-5; docs/preference.md)
+    # (SFT's rates, with LoRA and without: at DPO's own the term moves nothing in a short
+    # run; docs/preference.md#when-the-chosen-answers-are-a-new-form)
     sft_term={True: 5e-4, False: 5e-5}))
 SFT_TERM = "sigmoid+sft"  # TRL's loss_type ["sigmoid", "sft"], each weighed 1
 

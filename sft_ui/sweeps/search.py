@@ -1,12 +1,6 @@
-"""How a sweep picks its next trial's settings: every combination in turn (grid), drawn
-at random, or by Optuna's model-based search (TPE, through its ask/tell interface, with
-its median pruner stopping a trial whose eval score is clearly worse than the others'
-at the same step). One interface for the three: `ask(number)` the settings of trial
-`number` (None: the grid is done), `report()` its score so far, `should_prune()`, `tell()`
-its end; several trials may be asked before any is told (trials on Hugging Face Jobs).
-A search resumed after its app stopped asks again, first, the settings of the trials the
-stop cut off (`again`); Optuna's study is kept on disk in its journal file (`storage`),
-so the trials told before the stop still guide it and none is told twice.
+"""How a sweep picks its next trial's settings (grid, random, or Optuna's TPE with its median
+pruner) behind one interface: `ask`, `report`, `should_prune`, `tell`, with several trials
+asked before any is told (trials on Hugging Face Jobs).
 """
 from __future__ import annotations
 
@@ -21,7 +15,9 @@ REPEATS = 50  # settings Optuna may suggest again before one not tried is taken
 
 
 class Search:
-    """Grid or random search: the settings to try, in order; no pruning."""
+    """Grid or random search: the settings to try, in order; no pruning. A search resumed
+    after its app stopped asks first, again, the settings of the trials the stop cut off
+    (`again`), and runs none of `tried` twice."""
 
     def __init__(self, spec: SweepSpec, storage: Path | None = None, tried=(), again=()):
         self.spec = spec
@@ -72,7 +68,9 @@ class Search:
 
 class OptunaSearch(Search):
     """Optuna's TPE sampler asked for each trial's settings; its median pruner judges a
-    trial's eval scores so far against the finished trials' at the same step."""
+    trial's eval scores so far against the finished trials' at the same step. The study is
+    kept on disk in its journal file (`storage`), so trials told before a stop of the app
+    still guide it and none is told twice."""
 
     def __init__(self, spec: SweepSpec, storage: Path | None = None, tried=(), again=()):
         super().__init__(spec)

@@ -1,8 +1,6 @@
 """A sweep's settings: what it varies (each setting a list of values or a range), how it
-searches (grid, random, or Optuna's model-based search), the score that judges its trials
-on held-out data, and its time budget. Read from the page's box ("learning_rate: 1e-4,
-3e-4" or "learning_rate: 1e-5 .. 1e-3 log", one setting a line), from YAML (`vary:` a
-mapping of lists or {low, high, log}), or from the API's dict. Knows nothing of runs.
+searches, the score that judges its trials on held-out data, and its time budget; read from
+the page's box, from YAML or from the API's dict. Knows nothing of runs.
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""One trial of a sweep, from its start to its score: queued as an ordinary run (one after
-another on this machine), or started at once on Hugging Face Jobs beside the other
-trials of its batch (no hardware of this machine is used; the queue cannot hold a run on
-Jobs, whose token is kept in memory only); followed while it trains (its eval losses
-reported to the search, which may prune it; a stopped sweep stops it); judged when it
-ends (score.py). A trial is a dict the sweep's file keeps. Its run is named for the
-sweep and the trial ("sweep-4403 #2", and " ★" on the best once the sweep ends: `names`),
-so that the Runs tab and the model lists say which is which.
+"""One trial of a sweep, from its start to its score: queued as an ordinary run, or started at
+once on Hugging Face Jobs beside its batch; followed while it trains (reported to the search,
+which may prune it); judged when it ends. A trial is a dict the sweep's file keeps.
 """
 from __future__ import annotations
 
@@ -33,7 +28,7 @@ def trial_name(sweep_id: str, number: int) -> str:
 
 def names(manager, sweep_id: str, trials: list[dict], best: dict | None) -> None:
     """The trials' runs named again, the best marked (a run the person renamed keeps the
-    name given)."""
+    name given), so that the Runs tab and the model lists say which is which."""
     for trial in trials:
         if not trial.get("run_id"):
             continue
@@ -63,7 +58,8 @@ class Trials:
             queued_id=self.queue.add(cfg, self.sweep.owner, keep=keep)))
 
     def start_on_jobs(self, trial: dict, cfg, keep) -> None:
-        """Start the trial's run on Hugging Face Jobs now, beside the others."""
+        """Start the trial's run on Hugging Face Jobs now, beside the others (the queue
+        cannot hold a run on Jobs, whose token is kept in memory only)."""
         def start():
             trial["run_id"] = self.manager.start_beside(cfg, self.token, keep)
             names(self.manager, self.sweep.id, [trial], None)

@@ -1,10 +1,6 @@
-"""The TrainerCallback that turns training into small events for a run: progress, log
-records, Stop (a checkpoint at a step's end), and the calls into its parts: the sample
-rounds (train/sample_rounds.py), a time budget's clock (train/budget_clock.py) and the
-held-out rows' judge (train/held_out.py).
-
-It only calls methods of a `sink` (train/events.py's RunSink: progress, add_metrics,
-add_samples, stop_requested, deadline); it never touches UI objects or files.
+"""The TrainerCallback that turns training into small events for a run (progress, log records,
+Stop at a step's end) and calls into the sample rounds, the budget clock and the held-out
+judge. It only calls a `sink` (train/events.py); it never touches UI objects or files.
 """
 from __future__ import annotations
 
@@ -152,7 +148,9 @@ class StudioCallback(TrainerCallback):
                                   sampled, now, self._start_step)
         if self.judge and (control.should_training_stop or
                            state.global_step >= state.max_steps):
-            control.should_evaluate = True  # the model the run ends with is judged too
+            # the model the run ends with is judged too (not after a Stop, which returned
+            # above: the person asked for the model as it is)
+            control.should_evaluate = True
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         record = {"step": state.global_step}

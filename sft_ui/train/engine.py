@@ -1,11 +1,6 @@
-"""Build and run a run's TRL trainer from a RunConfig: SFTTrainer, or the trainer its
-stage's family builds (its `trainer` hook: train/preference.py, train/grpo.py).
-
-Owns the trainer of a run: its SFTConfig (train/arguments.py's translation plus this
-process's own arguments), the model loaded as plan/loading.py says, the data as
-data/tokens.py reads it, the callbacks, and the saved model. Enforces a time budget's
-deadline given by the sink (the budget itself is resolved where the run started:
-plan/budget.py). Knows nothing of Gradio; reports through a RunSink (train/events.py).
+"""Build and run a run's TRL trainer from a RunConfig: SFTTrainer, or the trainer its stage's
+family builds (its `trainer` hook), with the model, data, callbacks and saved model. Knows
+nothing of Gradio; reports through a RunSink (train/events.py).
 """
 from __future__ import annotations
 
@@ -123,7 +118,9 @@ def sft_trainer(cfg: RunConfig, model, tokenizer, output_dir: Path, callbacks, l
 
 def train(cfg: RunConfig, run_dir: Path, sink: RunSink, resume_from: Path | None = None) -> Path:
     """Train to the end or until the sink asks to stop; save and return the model folder.
-    With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state."""
+    With `resume_from` (a checkpoint folder) continue with its optimizer and RNG state.
+    Enforces a time budget's deadline given by the sink; the budget itself is resolved
+    where the run started (plan/budget.py)."""
     from transformers import PrinterCallback  # heavy: loaded with TRL, on first use
     run_dir.mkdir(parents=True, exist_ok=True)
     main = is_main_process()

@@ -1,17 +1,7 @@
-"""The event protocol: what a training run reports, and to whom.
-
-The engine reports through a RunSink (progress, metrics records, sample answers, the
-length a time budget's first steps set, what it does now: its `phase`; it asks
-`stop_requested` and reads `deadline`). The sinks:
-- runs.Run: the app's own record of a run (its folder, the page, the API);
-- EventSink: a training process another process follows (the served app's warm worker,
-  accelerate's processes, a Hugging Face Job). Its main process prints each record and
-  its ending as a line `@sft_ui {...}` on stdout, among its other output; the follower
-  reads those lines (a child's stdout, a job's logs) with `read_event` and feeds them to
-  the run with `deliver`, so a run trained elsewhere looks like one trained in the app
-  (a failure's Message crosses beside its English: said_as_json, read back by read_event);
-- TerminalSink: the command line's run, also printed for a person;
-- NullSink: the other processes of a multi-process run (only the main one reports).
+"""The event protocol: what a training run reports (a RunSink: progress, records, samples, its
+phase; it asks `stop_requested` and reads `deadline`), the sinks that hear it, and the
+`@sft_ui {...}` lines by which a run trained in another process looks like one trained in
+the app (`read_event`, `deliver`).
 """
 from __future__ import annotations
 
@@ -33,6 +23,10 @@ APP_PID = "SFT_UI_APP_PID"  # environment: the app's process (train/process.watc
 
 
 class RunSink(Protocol):
+    """What the engine reports to: runs.Run (the app's own record of a run), EventSink (a
+    process another follows: the warm worker, accelerate's main process, a Hugging Face
+    Job), TerminalSink (the command line) or NullSink (a multi-process run's others)."""
+
     # Read only (a plain attribute or a property): time.time() by which a time-budgeted
     # run has its model; whether the budget left the length to the run's first steps
     # (train/fit.py).
@@ -105,7 +99,9 @@ class NullSink:
 
 class EventSink:
     """The RunSink of a run's main process when another process follows the run: events
-    on `out`; a stop is asked for by the file STOP_FILE in the run folder."""
+    on `out`, each a line `@sft_ui {...}` among its other output, which the follower reads
+    (a child's stdout, a job's logs); a stop is asked for by the file STOP_FILE in the run
+    folder."""
 
     def __init__(self, run_dir: Path, out=None, deadline: float | None = None):
         self.stop_file = Path(run_dir) / STOP_FILE

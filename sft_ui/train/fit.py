@@ -1,14 +1,7 @@
-"""A time budget's length set on the run's own first steps: they train, and their pace is
-what the rest of the budget buys. The run starts from its longest length (plan/budget.py:
-at most MAX_EPOCHS epochs); after FIT_AFTER steps, `steps_that_fit` says how many steps
-end in time (whole epochs where they keep most of them), and `fit_schedule` gives the learning
-rate schedule that length (its warmup and its decay end there); `cool_schedule` brings the
-rate from where it is down to 0 at a new, earlier end (after a plateau of the held-out rows:
-plan/plateau.py). A rule that holds its rate (constant, the budget's choice:
-plan/budget.py) comes down over the last DECAY_SHARE of the length (`decay`), so a
-longer budget trains as a shorter one would until the shorter one's last fifth (warmup,
-stable, decay). Pure arithmetic and the scheduler's own lambdas; the callback
-(train/callbacks.py) times the steps.
+"""A time budget's length set on the run's own first steps (their pace says how many steps end
+in time) and the learning rate schedule made to end there, held then decayed, or cooled
+after a plateau. Pure arithmetic and the scheduler's own lambdas; the callback times the
+steps.
 """
 from __future__ import annotations
 
@@ -95,7 +88,9 @@ def decay_start(steps: int) -> int:
 def decay(scheduler, step: int, steps: int) -> bool:
     """At `step` of a run `steps` long: a rate held constant (`holds_rate`) from
     `decay_start` on starts down to 0 at `steps` (`cool_schedule`; a length set again
-    later moves that end: `fit_schedule`). True when it started now."""
+    later moves that end: `fit_schedule`). True when it started now. So a longer budget
+    trains as a shorter one would until the shorter one's last DECAY_SHARE (warmup,
+    stable, decay)."""
     if scheduler is None or step < decay_start(steps) or not holds_rate(scheduler):
         return False
     cool_schedule(scheduler, steps)

@@ -1,13 +1,6 @@
-"""The trainer of a GRPO run (the reward family of sft_ui/stages/): TRL's GRPOTrainer with
-the run's prompts, its reward functions and the answers it writes shown as the run's
-samples.
-
-Owns what differs from the other stages: GRPOConfig from the settings (train/arguments.py's
-translation), the prompt rows (data/prompts.py) with their eval rows, the reward functions
-the settings name (sft_ui/rewards/: the built-in ones, and a written one that runs in a
-worker process of its own, closed with the trainer), and the completions table: each
-logged step's answers with their rewards and advantage reach the run as samples. The
-engine (train/engine.py) loads the model, runs and saves the trainer.
+"""The trainer of a GRPO run: TRL's GRPOTrainer with the run's prompts, the reward functions its
+settings name, and each logged step's answers shown as the run's samples. The engine
+(train/engine.py) loads the model, runs and saves the trainer.
 """
 from __future__ import annotations
 

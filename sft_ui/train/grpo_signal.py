@@ -1,20 +1,6 @@
-"""Whether a GRPO run's rewards tell its answers apart, measured before it trains, and the
-settings its quick path chooses from that (the GRPO family's `signal` hook, called where
-a run starts: runs/start.py's apply_budget).
-
-GRPO learns only from the prompts whose answers got different rewards. `sample`
-(grpo_sample.py) has the model write answers to a few prompts, sampled as training samples
-them, and scores them with the run's own rewards (Test rewards shows the same:
-grpo_try.py). From each prompt's rewards follows the share of groups of n answers that
-would differ (`Sampled.spread`); the quick path picks Answers per prompt, Temperature,
-Max completion length (what the rewarded answers need to keep their score), the
-accumulation that holds two groups and a LoRA learning rate, among the settings left at
-their defaults, each with its reason. Where the groups would rarely differ and a regex
-reward holds the form, it warms up first on the model's own answers put in that form
-(grpo_warmup.py); where every answer scored alike and no warm-up can be made, a
-quick-path run ends before training with what helps; another run says so in its log.
-Loads the model in the calling process (it is small beside the run's; a model over
-MAX_PARAMS is not tried).
+"""Whether a GRPO run's rewards tell its answers apart, measured on a few prompts before it
+trains, and the settings the quick path chooses from that (the family's `signal` hook, called
+where a run starts). Loads the model in the calling process.
 """
 from __future__ import annotations
 
@@ -106,8 +92,14 @@ def probe(person: RunConfig, cfg: RunConfig, log,
     chose from `person`'s, or `person`'s own) trains, its rewards tried on a few prompts.
     A time-budgeted run gets Answers per prompt, Temperature, Max completion length, the
     accumulation and the LoRA rate its rewards call for, among the settings `person` left
-    at their defaults: (its settings, a reason for each choice). NothingToLearn where
-    every answer scored alike on such a run; another run only has it in its log."""
+    at their defaults: (its settings, a reason for each choice). GRPO learns only from
+    prompts whose answers got different rewards: the answers are sampled as training
+    samples them (grpo_sample.py) and scored by the run's own rewards, and from each
+    prompt's rewards follows the share of groups that would differ. Where they rarely
+    would and a regex reward holds the form, the run warms up first (grpo_warmup.py).
+    NothingToLearn where every answer scored alike and no warm-up can be made, on such a
+    run; another run only has it in its log. The model is loaded here (small beside the
+    run's); one over MAX_PARAMS is not tried."""
     if cfg.run_on == "hf_jobs":
         return cfg, []  # the model is loaded where the run trains, not here
     try:

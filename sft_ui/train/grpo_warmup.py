@@ -1,14 +1,6 @@
-"""GRPO's warm-up: a few SFT steps on examples of the form the rewards ask, before GRPO.
-
-GRPO learns only from answers that score differently; where the model never writes the
-form a `regex` reward asks for, every answer scores alike and GRPO learns nothing.
-`examples` makes examples of the form from the model's own answers (the ones the rewards
-were tried on before the run, grpo_signal.py): each value an answer offers, and each
-value of its row's own columns (a right answer the data holds), is put in the form
-(rewards/form.py), and the run's own rewards score it; each prompt's best, where it
-scores as high as any, is kept. `write` keeps them in the run's folder as a
-prompt/completion JSONL that the setting Warm-up examples names (a person's own file
-works the same); `warm_up` trains them into the model the GRPO trainer then trains on.
+"""GRPO's warm-up: a few SFT steps, before GRPO, on the model's own answers put in the form a
+`regex` reward asks for, where the model never writes that form itself and GRPO would learn
+nothing (every answer scoring alike).
 """
 from __future__ import annotations
 
@@ -46,7 +38,10 @@ def examples_possible(cfg) -> bool:
 def examples(sampled, tokenizer, cfg, conversational: bool, functions, weights) -> list[dict]:
     """Examples of the form from `sampled` (grpo_sample.Sampled, one per round tried):
     [{"prompt", "completion"}, ...], the prompts as the data has them. Empty where the
-    rewards hold no `regex` form, or fewer than MIN_EXAMPLES prompts reach the best score."""
+    rewards hold no `regex` form, or fewer than MIN_EXAMPLES prompts reach the best score.
+    Each value an answer offers, and each of its row's own columns (a right answer the
+    data holds), is put in the form (rewards/form.py) and scored by the run's rewards;
+    each prompt's best, where it scores as high as any, is kept."""
     if not examples_possible(cfg):
         return []
     pattern = cfg.reward_pattern
@@ -124,6 +119,8 @@ def _total(row: dict) -> float:
 
 
 def write(rows: list[dict], folder: Path) -> Path:
+    """The examples in the run's folder as the prompt/completion JSONL that the setting
+    Warm-up examples names (a person's own file works the same)."""
     path = Path(folder) / FILE
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                     encoding="utf-8")

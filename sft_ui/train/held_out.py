@@ -1,17 +1,6 @@
-"""A time-budgeted run judged by its held-out rows while it trains (the policy:
-plan/plateau.py): every evaluation's loss is heard, and where the rows' answers are short
-(a fact, a label, a number: `short_answers`) the share the model gives exactly, which
-counts first (a held-out loss can rise while more answers come out right). The trainable
-weights of the best one so far are kept (in memory: a LoRA adapter's few megabytes, or
-every weight of a full fine-tune); once PATIENCE evaluations in a row bring no gain (the
-plateau), the callback brings the learning rate down to 0 over a few more steps and the run
-stops there (a model of that cool-down that answers as many held-out rows exactly as the
-best is kept over it); at its end the best model is put back before it is saved, and the run's last
-record says which model was kept, where the plateau was and why it ended (`ending`).
-
-The callback (train/callbacks.py) asks for an evaluation at the run's last step, so the
-model the run ends with is judged too. Not after a Stop: the person asked for the model
-as it is. Knows nothing of the UI; reports through the callback's sink and log.
+"""A time-budgeted run judged by its held-out rows while it trains (the policy: plan/plateau.py):
+each evaluation heard, the best model's trainable weights kept in memory and put back before
+the save, and the run's ending recorded. Knows nothing of the UI.
 """
 from __future__ import annotations
 
@@ -74,8 +63,10 @@ class HeldOut:
 
     def heard(self, loss: float, step: int, model) -> bool:
         """An evaluation's loss at `step` (and where the answers are short, the share of
-        held-out answers the model gives exactly, which counts first); True when it is
-        the plateau (the rate comes down from here)."""
+        held-out answers the model gives exactly, which counts first: a held-out loss can
+        rise while more answers come out right); True when it is the plateau (PATIENCE
+        evaluations without a gain: the rate comes down from here). A model of the
+        cool-down that answers as many rows exactly as the best is kept over it."""
         self.last_step = step
         self.match = match = self.matches(model)
         if self.best is None:
@@ -128,6 +119,7 @@ class HeldOut:
             len(self.answers)
 
     def _keep(self, model) -> None:
+        # (in memory: a LoRA adapter's few megabytes, or every weight of a full fine-tune)
         if model is None:
             return
         self._kept = {name: p.detach().to("cpu", copy=True)

@@ -1,22 +1,6 @@
-"""The studio's trainer: TRL's SFTTrainer with a leaner step on a CPU, the same loss.
-
-Owns what the studio changes in TRL's training step where a CPU trains (the engine
-passes TRL's class in, so only engine.py imports trl):
-- padding-free batches: the rows of a batch end to end in one sequence (TRL's own
-  collator with `padding_free`); position_ids keep each row's attention to itself, so
-  no compute goes to pad tokens and the loss is the padded batch's;
-- the loss from the model's own LM head on the positions that have a label only, summed
-  and divided by the step's label count as TRL does, instead of TRL's chunked fused LM
-  head (made for GPUs: on a CPU it scores every position, pads included, folds 32k-wide
-  fp32 tiles in Python and projects again in the backward);
-- attention row by row in those batches: PyTorch's CPU attention has no kernel for rows
-  laid end to end, so one masked attention over the whole batch would cost (sum of the
-  rows' lengths)^2 instead of the sum of their squares;
-- TRL's extra metrics (entropy, mean_token_accuracy) on the steps that log only, from
-  the same log-probabilities;
-- trained weights in memory of their own (`own_weights`, any CPU run).
-On a GPU, and with settings this step does not cover (a custom loss, label smoothing,
-DFT loss, MoE aux loss, vision data), TRL's own step runs unchanged. Knows nothing of
+"""The studio's trainer: TRL's SFTTrainer with a leaner step on a CPU and the same loss
+(padding-free batches, attention row by row, the loss on labelled positions only). On a GPU,
+and with settings this step does not cover, TRL's own step runs unchanged. Knows nothing of
 the studio's runs or pages.
 """
 from __future__ import annotations
@@ -75,7 +59,9 @@ def rows_attention(bounds: list[int] | None):
     attends within each row (between consecutive `bounds`) with a causal kernel. Any other
     call (no bounds, a cache, one query, a sliding window shorter than the longest row)
     goes to transformers' own function unchanged, so generation in another thread
-    meanwhile is unaffected; the backward needs no swap."""
+    meanwhile is unaffected; the backward needs no swap. PyTorch's CPU attention has no
+    kernel for rows laid end to end: one masked attention over the whole batch would cost
+    (sum of the rows' lengths)^2 instead of the sum of their squares."""
     if not bounds:
         yield
         return
@@ -115,7 +101,10 @@ def rows_attention(bounds: list[int] | None):
 
 def lean_loss(trainer, model, inputs: dict, num_items_in_batch=None) -> torch.Tensor:
     """TRL's SFT loss (summed token NLL over the step's label count) from the model's own
-    LM head on the labelled positions, with TRL's metrics at logging steps."""
+    LM head on the labelled positions, with TRL's metrics (entropy, mean_token_accuracy)
+    at logging steps only, from the same log-probabilities. Instead of TRL's chunked fused
+    LM head, made for GPUs: on a CPU it scores every position, pads included, folds 32k-wide
+    fp32 tiles in Python and projects again in the backward."""
     mode = "train" if trainer.model.training else "eval"
     labels = inputs["labels"]
     forward = {k: v for k, v in inputs.items() if k != "labels"}
@@ -184,8 +173,11 @@ def own_weights(model) -> None:
 
 
 def studio_trainer(SFTTrainer):
-    """A subclass of TRL's SFTTrainer (passed in) that takes the lean step where it
-    applies; `lean` says whether it does, `padding_free` whether batches are."""
+    """A subclass of TRL's SFTTrainer (passed in, so only engine.py imports trl) that takes
+    the lean step where it applies; `lean` says whether it does, `padding_free` whether
+    batches are: the rows of a batch end to end in one sequence (TRL's own collator),
+    position_ids keeping each row's attention to itself, so no compute goes to pad tokens
+    and the loss is the padded batch's."""
 
     class StudioSFTTrainer(SFTTrainer):
         def __init__(self, *args, **kwargs):

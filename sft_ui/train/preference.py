@@ -1,21 +1,7 @@
-"""The trainer of a preference run (the preference family of sft_ui/stages/: DPO, ORPO,
-KTO): the stage's TRL trainer, named by its Stage.
-
-Owns what differs from an SFT run: the stage's training arguments (to_trl's "train"
-part in the stage's Config class), the preference rows as TRL reads them
-(data/preference.py) with their eval rows (a held-out fraction, an eval split or file),
-KTO's rows in the order it should read them (good and bad answers alternating) and its
-label weights, the check of a named reference model before Start, and the policy and
-its reference model:
-- LoRA on a base model: a new adapter; the reference is the same model with the adapter
-  switched off (TRL's own way: no second copy in memory);
-- LoRA on a finished LoRA run (its model folder is an adapter): that adapter trains on
-  (stacked, not merged), and TRL keeps a frozen copy of it as the reference: a second
-  adapter, not a second model;
-- full fine-tuning: the reference is a frozen copy of the starting weights (a finished
-  LoRA run is merged into its base first); ORPO needs no reference at all;
-- a Reference model setting (ref_model): that model, loaded as a second frozen copy.
-The engine (train/engine.py) loads the model, runs and saves the trainer.
+"""The trainer of a preference run (DPO, ORPO, KTO; named by its Stage): the stage's arguments,
+its rows as TRL reads them (KTO's ordered and weighed), the check of a named reference
+model, and the policy with its reference model. The engine (train/engine.py) loads the
+model, runs and saves the trainer.
 """
 from __future__ import annotations
 
@@ -154,7 +140,12 @@ def reference_description(cfg: RunConfig) -> Message:
 
 def policy_and_reference(cfg: RunConfig, model, log) -> tuple:
     """(model, peft_config, ref_model) for the trainer, with no second copy of the model
-    where TRL allows (reference_description says which)."""
+    where TRL allows (reference_description says which): LoRA on a base model trains a
+    new adapter against the same model with it switched off; LoRA on a finished LoRA run
+    trains its adapter on (stacked, not merged) against a frozen copy of that adapter;
+    a full fine-tune's reference is a frozen copy of the starting weights (a finished
+    LoRA run merged first); a Reference model setting loads that model as a second
+    frozen copy; ORPO needs none."""
     trained, lora = policy(cfg, model, log)
     ref_model = None
     if not stage_of(cfg).reference:  # ORPO has none

@@ -1,18 +1,6 @@
-"""A preference run (DPO, ORPO, KTO) that learns nothing, read from the metric records it
-logged: the preference family's "stalled" hook (stages/preference.py), which the run
-calls as each record arrives (runs/run.py), whichever process trains it. GRPO's rule is
-its own (rewards/check.py's `stalled`); SFT has none (its loss moves with each batch, so
-a flat curve cannot be told from a run that learns slowly).
-
-TRL logs each training step's `rewards/margins` (the chosen answers' reward minus the
-rejected ones': against the reference for DPO and KTO, so 0 until the model moves; beta
-times the log-probabilities' difference for ORPO) and, but for KTO, `rewards/accuracies`
-(the share of pairs whose chosen answer has the higher reward). The rule: over the last
-STALL_STEPS logged steps with a margin (at least that many), the mean margin is within
-FLAT_MARGIN of 0 and the mean accuracy is at most MOST_ACCURACY: the chosen answers are
-no more preferred than the rejected ones. KTO's accuracy is read from its margins: the
-share of those steps whose margin is above 0 (a run that learns slowly has small
-margins, but above 0).
+"""A preference run (DPO, ORPO, KTO) that learns nothing, read from the margins and accuracies
+it logged: the preference family's "stalled" hook, called as each record arrives. SFT has no
+such rule: its loss moves with each batch, so a flat curve cannot be told from slow learning.
 """
 from __future__ import annotations
 
@@ -29,8 +17,14 @@ def _number(value) -> bool:
 
 
 def preference_stalled(records: list[dict], cfg=None) -> Message | None:
-    """The message of a preference run that learns nothing (the module's rule), with what
-    to do; None while it learns, or before it has logged STALL_STEPS steps."""
+    """The message of a preference run that learns nothing, with what to do; None while it
+    learns, or before it has logged STALL_STEPS steps with a margin. The rule: over the
+    last STALL_STEPS such steps the mean `rewards/margins` (chosen minus rejected reward:
+    against the reference for DPO and KTO, so 0 until the model moves; beta times the
+    log-probabilities' difference for ORPO) is within FLAT_MARGIN of 0 and the mean
+    `rewards/accuracies` at most MOST_ACCURACY. KTO logs no accuracy: the share of steps
+    whose margin is above 0 stands for it (a run that learns slowly has small margins,
+    but above 0)."""
     steps = [r for r in records if _number(r.get(MARGIN))][-STALL_STEPS:]
     if len(steps) < STALL_STEPS:
         return None

@@ -1,15 +1,6 @@
-"""The page in English or Japanese.
-
-Static text (labels, help, buttons, headings) is marked with `T` and translated in
-the browser through gr.I18n, by the page's locale: the browser's language, or the
-selector at the top of the page. Text made while the app runs (notices, errors,
-status, the plan) goes through `say`, in the language of the session that asked:
-the selector's choice, else the request's Accept-Language, else English. Both read
-the same catalogues (sft_ui/locale/<code>/LC_MESSAGES/messages.po, through sft_ui/i18n/).
-A notice (what Start, Continue, Fit... answered) is written by `note`, `problem` or
-`problems`: its text in the page's language keeps the English it was made from, so that
-a language switch redraws it (`keep`) and a check of whether its cause is gone can read
-it (`kept`).
+"""The page in English or Japanese: static text marked with `T` and translated in the browser
+through gr.I18n, text made while the app runs rendered by `say` in the language of the
+session that asked, and notices that keep their English so a switch of language redraws them.
 """
 from __future__ import annotations
 
@@ -167,7 +158,8 @@ def _header(request) -> str:
 
 
 def current_language() -> str:
-    """The language of the request being answered (English outside a request)."""
+    """The language of the request being answered: the selector's choice, else the
+    request's Accept-Language, else English (English outside a request)."""
     request = LocalContext.request.get(None)
     if request is None:
         return i18n.DEFAULT

@@ -1,11 +1,6 @@
-"""The live view of a run: status, progress, loss (train raw and smoothed, eval), the
-stage's own plots (a preference run's rewards and reward accuracy), learning rate, grad
-norm, throughput and memory, samples and the run's log; their data: ui/run_frames.py.
-
-Everything is drawn from a run snapshot (RunManager), so a reload or a second
-tab shows the same run; `update` only re-sends what changed (or everything, in the
-page's language, once the language changed). Series names, table headers and
-durations are written in the language of the request (say), as the static labels are.
+"""The live view of a run (status, progress, loss, the stage's own plots, samples and log),
+drawn from a run snapshot so a reload or a second tab shows the same run, in the language of
+the request; `update` re-sends only what changed. Its data: ui/run_frames.py.
 """
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""A script that runs before Gradio's own: what `Studio` puts in front of the app so that
-the page's HTML carries it at the top of its head. Gradio adds a Blocks' `head` only once
-its modules have loaded, too late for what they take at load (ui/style.py's HEAD holds
-the rest of the page's head).
-
-The script: Gradio 6's loading status keeps a requestAnimationFrame loop going (60
-frames a second, to count an elapsed time it shows in tenths of a second, mostly hidden),
-on an idle page too; its module takes the browser's requestAnimationFrame when it loads.
-The page lets it ask 10 times a second: an idle page's browser took 0.09 of a core, 0.04
-after (docs/benchmarks.md). Other callers draw as they asked.
-
-It also loads the plots' library (Vega, 650 kB of JavaScript that Gradio loads when a plot
-first has data) a few seconds after the page has loaded, while a person chooses settings,
-rather than at a run's first logged step, on a machine that trains.
+"""A script that runs before Gradio's own, put at the top of the page's head: Gradio's loading
+status draws 10 times a second rather than 60, and the plots' library loads a few seconds
+after the page rather than at a run's first logged step
+(docs/benchmarks.md#following-a-run-in-the-page).
 """
 from __future__ import annotations
 
@@ -30,6 +20,10 @@ def plots_module() -> str | None:
 
 
 def _early_script(plots: str | None) -> bytes:
+    """Not a Blocks' `head`, which Gradio adds only once its modules have loaded: the
+    loading status's module takes the browser's requestAnimationFrame when it loads and
+    keeps a loop going (to count tenths of a second, mostly hidden), on an idle page too.
+    Other callers draw as they asked (ui/style.py's HEAD holds the rest of the head)."""
     preload = "" if plots is None else f"""
   addEventListener('load', () => setTimeout(
     () => import('./assets/{plots}').catch(() => {{}}), {PLOTS_AFTER_MS}));"""

@@ -1,11 +1,6 @@
-"""The Train tab follows the stage: the settings that apply to it are shown and the others
-hidden (each field's `stages`, config/fields.py), a panel with none left is hidden, and
-the demo set follows the stage (its `demo`, stages/).
-Whatever sets the stage (a person, a preset, a settings file, Apply suggestion, Continue
-with preference tuning) updates the panels, since the stage's change event does it.
-Also Continue: the settings of the next stage's run after a finished run
-(runs/next_stage.py: DPO or GRPO after SFT, GRPO after a preference stage), filled into
-the panels.
+"""The Train tab follows the stage: the settings and panels that apply to it are shown, the
+others hidden, and the demo set follows it; and Continue, the settings of the next stage's
+run after a finished run filled into the panels (runs/next_stage.py).
 """
 from __future__ import annotations
 
@@ -56,7 +51,8 @@ def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordi
     (`accordions`, by group) that depend on it; switch the demo set; and offer the
     datasets for the stage (its built-in set, earlier runs' data: Actions.dataset_choices)
     when the page loads (after `opened`, the event that fills a page's settings, when
-    given) and whenever the stage changes."""
+    given) and whenever the stage changes. On the change event, so whatever sets the stage
+    (a person, a preset, a settings file, Apply suggestion, Continue) updates the panels."""
     names = staged(widgets)
     row_list = [(row, row_names) for row, row_names in rows if staged(row_names)]
     groups = [g for g in accordions if staged(n for p in panels() if p.group == g

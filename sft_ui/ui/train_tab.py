@@ -1,10 +1,6 @@
-"""The Train tab: settings panels, Start/Stop, and the live view of a run (its run
-controls and live view's timer: ui/run_controls.py).
-
-The first panel (model, data, time budget) is open, the others closed under "All
-settings"; the run column beside them stays in view (ui/style.py). The live view pulls
-`RunManager` snapshots on a gr.Timer (never a generator held open for a run), so a
-reload or a second tab shows the run as it is.
+"""The Train tab: settings panels (the first open, the others under "All settings"), Start and
+Stop, and the live view of a run beside them, which pulls snapshots on a gr.Timer
+(ui/run_controls.py), never a generator held open for a run.
 """
 from __future__ import annotations
 
