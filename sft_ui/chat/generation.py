@@ -7,6 +7,7 @@ that stops when the reader goes (generate_streaming). Knows nothing of runs or o
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 from dataclasses import dataclass
@@ -228,6 +229,16 @@ class _FewerThreads:
 FEWER_THREADS = _FewerThreads()
 
 
+def _lowest_priority() -> None:
+    """This thread (a reply that yields to a training run) at the lowest CPU priority
+    (nice 19): where the cores are wanted, the training process gets them first. A thread
+    of its own per reply, so the priority ends with it. Linux only; elsewhere a no-op."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
+
+
 def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
                        pause=None, **extra) -> Iterator[list[str]]:
     """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
@@ -242,6 +253,8 @@ def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings
     yields = pause is not None and pause.training()
 
     def run() -> None:
+        if yields:
+            _lowest_priority()
         try:
             with FEWER_THREADS if yields else contextlib.nullcontext():
                 model.generate(**enc, streamer=streamer,

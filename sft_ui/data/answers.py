@@ -1,12 +1,6 @@
-"""What a file's answers ask of a run, read from its rows: facts to recall (short answers
-found nowhere in their prompts, most of them different: a place's capital, a company's
-founder) or a form to learn (everything else: an answer made from its prompt, a label
-from a fixed set, a format, free text). The time budget (plan/budget.py) trains the first
-kind harder: facts asked in new words are only answered once they are memorised, where a
-form is learnt in a few epochs and more would memorise its rows.
-
-Pure text arithmetic on rows as data/formats.py gives them (prompt/completion, or
-messages); knows nothing of tokenizers or the trainer.
+"""What a file's answers ask of a run, read from its rows: facts to recall or a form to learn.
+Pure text arithmetic on rows as data/formats.py gives them; knows nothing of tokenizers or
+the trainer.
 """
 from __future__ import annotations
 
@@ -16,17 +10,23 @@ import re
 RECALL = "recall"
 FORM = "form"
 SHORT_WORDS = 8  # an answer of at most this many words is short
-NEW_SHARE = 0.8  # of the answers, those with no word of their prompt
-VARIED_SHARE = 0.3  # distinct answers of all
+NEW_SHARE = 0.8  # of the answers, those that bring a new name (`_brings_new`)
+NEW_WORDS = 4  # an answer that restates its question adds at most this many words
+VARIED_SHARE = 0.1  # distinct answers of all (and at least MIN_ROWS): not a fixed label set
 MIN_ROWS = 20  # fewer rows say nothing of their kind
 WORD = re.compile(r"\w+")
 
 
 @dataclasses.dataclass(frozen=True)
 class Answers:
+    """RECALL: short answers that bring what their prompt does not hold, most of them
+    different (a place's capital, a company's founder); FORM: everything else (an answer
+    made from its prompt, a label, a format, free text). The time budget (plan/budget.py)
+    trains recall harder: facts asked in new words are answered only once memorised,
+    where a form is learnt in a few epochs and more would memorise its rows."""
     kind: str = FORM       # RECALL or FORM
     short: float = 0.0     # share of answers of at most SHORT_WORDS words
-    new: float = 0.0       # share of answers sharing no word with their prompt
+    new: float = 0.0       # share of answers that bring a new name (_brings_new)
     varied: float = 0.0    # distinct answers / answers
 
 
@@ -54,6 +54,18 @@ def pairs(rows: list[dict]) -> list[tuple[str, str]]:
     return found
 
 
+def _brings_new(prompt: set[str], answer: list[str]) -> bool:
+    """Whether an answer brings what its prompt does not hold: no word of it in the
+    prompt ("Sarjor"), or a sentence that restates its question around a few new words,
+    not all numbers ("The capital of Zor is Sarjor."). A number made from the prompt (a
+    date, a sum) or a word the prompt offers (a label from its list) brings nothing."""
+    novel = [w for w in answer if w not in prompt]
+    if not novel:
+        return False
+    return len(novel) == len(answer) or (len(novel) <= NEW_WORDS
+                                         and not all(w.isdigit() for w in novel))
+
+
 def read_answers(rows: list[dict]) -> Answers:
     """The kind of the rows' answers, with the shares it was told by."""
     found = [(p, a.strip()) for p, a in pairs(rows) if a.strip()]
@@ -62,7 +74,9 @@ def read_answers(rows: list[dict]) -> Answers:
     words = [(set(w.lower() for w in WORD.findall(p)), WORD.findall(a.lower()))
              for p, a in found]
     short = sum(1 for _, a in words if 0 < len(a) <= SHORT_WORDS) / len(found)
-    new = sum(1 for p, a in words if a and not (set(a) & p)) / len(found)
-    varied = len({a for _, a in found}) / len(found)
-    recall = short >= NEW_SHARE and new >= NEW_SHARE and varied >= VARIED_SHARE
+    new = sum(1 for p, a in words if _brings_new(p, a)) / len(found)
+    distinct = len({a for _, a in found})
+    varied = distinct / len(found)
+    recall = short >= NEW_SHARE and new >= NEW_SHARE and varied >= VARIED_SHARE \
+        and distinct >= MIN_ROWS
     return Answers(RECALL if recall else FORM, short, new, varied)

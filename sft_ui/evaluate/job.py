@@ -1,12 +1,7 @@
-"""One evaluation at a time: check the models and the test set at once (errors show
-before anything runs), then in a thread load the models, answer the test rows batch by
-batch (both models answer each batch, so a Stop leaves rows answered by both), score
-them and save the files. Max new tokens left at its default is sized from the test set's
-reference answers (data/sized.py's rule, as a run's samples are sized from its data),
-and a note says so. A test set of plain text is asked as openings to continue (its
-rows' first words, as text), scored against each text's own continuation, with the
-share that begins as it does and each model's perplexity on the texts. The page polls
-`snapshot()`; the API waits with `wait()`. Knows nothing of Gradio."""
+"""One evaluation at a time: the models and the test set checked at once, then answered batch
+by batch in a thread, scored and saved; the page polls `snapshot()`, the API waits with
+`wait()`. Knows nothing of Gradio.
+"""
 from __future__ import annotations
 
 import threading
@@ -30,6 +25,10 @@ ACTIVE = ("loading", "answering", "scoring")
 SHORTEST, LONGEST = 32, 1024
 MAX_BATCH = 64
 TEXT_REFERENCE = 32  # tokens of a text's own continuation an answer is scored against
+
+
+class EvaluationBusy(RunError):
+    """Another evaluation holds the server's one evaluation slot."""
 
 
 class Evaluation:
@@ -128,8 +127,8 @@ class Evaluator:
         test = load_test_set(test_set, split, limit, self.manager)
         with self._lock:
             if self._current is not None and self._current.state in ACTIVE:
-                raise RunError(Message("An evaluation is running: wait for it to end, or "
-                                       "stop it."))
+                raise EvaluationBusy(Message("An evaluation is running: wait for it to "
+                                             "end, or stop it."))
             job = self._current = Evaluation(refs, models, test, settings, batch_size)
         threading.Thread(target=self._work, args=(job,), daemon=True,
                          name=f"evaluate-{job.id}").start()
@@ -163,6 +162,9 @@ class Evaluator:
         return {"ref": ref, "label": label, "folder": str(path), "run_id": run_id}
 
     def _work(self, job: Evaluation) -> None:
+        """The evaluation's thread: load the models, answer the rows batch by batch (both
+        models answer each batch, so a Stop leaves rows answered by both), score and save.
+        A text test set is asked as openings to continue (`_as_text`)."""
         try:
             loaded = [self.chat.load(ref) for ref in job.refs]
             if job.test.format == "text":

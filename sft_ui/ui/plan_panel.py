@@ -68,55 +68,79 @@ def plan_texts(actions: Actions, who: Who, values: dict,
     return plan_markdown(p), plan_line(p), p  # (each said in the page's language already)
 
 
-def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, widgets: dict,
-         actions: Actions, shown: gr.State) -> None:
-    """Re-plan on the settings the plan depends on, into the panel, the one-line plan
-    `line` and `shown` (the plan itself); Fit, Measure speed and Apply suggestion."""
-    manager = actions.manager
-    plan_of = [*inputs, c.target]  # the settings, then the target
-    fitted = [widgets[n] for n in FIT_FIELDS]
+class PlanHandlers:
+    """What the plan panel does, each a method that tests call without building the page
+    (`names`: the settings' names, in the order of the values each is given, the target
+    after them)."""
 
-    def on_change(request: gr.Request, *values):
-        return plan_texts(actions, who(request), values_to_dict(names, values[:-1]),
+    def __init__(self, actions: Actions, names: list[str]):
+        self.actions, self.manager, self.names = actions, actions.manager, names
+
+    def on_change(self, request: gr.Request, *values):
+        """(the plan in full, its one line, the plan) for the settings and the target."""
+        return plan_texts(self.actions, who(request), values_to_dict(self.names, values[:-1]),
                           values[-1] or "")
 
-    def on_load(request: gr.Request):
-        return plan_texts(actions, who(request), {})
+    def on_load(self, request: gr.Request):
+        return plan_texts(self.actions, who(request), {})
 
-    def on_fit(*values):
+    def on_fit(self, *values):
+        """Fit to this machine (or the target): the fitted settings and what changed."""
         try:
-            new, text = actions.fit(values_to_dict(names, values[:-1]), values[-1] or "")
+            new, text = self.actions.fit(values_to_dict(self.names, values[:-1]),
+                                         values[-1] or "")
         except UserError as e:
-            return (*[gr.skip()] * len(fitted), problems("Cannot fit:", e))
+            return (*[gr.skip()] * len(FIT_FIELDS), problems("Cannot fit:", e))
         return (*config_to_values(new, FIT_FIELDS), note(text))
 
-    def on_target(target):
+    def on_target(self, target):
         return gr.update(value=say(target_plan.fit_label(target or "")))
 
-    def on_measure(request: gr.Request, *values):
-        try:  # on this machine, whatever the target
-            speed = actions.measure(who(request), values_to_dict(names, values[:-1]))
+    def on_measure(self, request: gr.Request, *values):
+        """Measure speed on this machine (whatever the target), then plan again with it."""
+        try:
+            speed = self.actions.measure(who(request), values_to_dict(self.names, values[:-1]))
         except UserError as e:
             return gr.skip(), gr.skip(), gr.skip(), problems("Cannot measure:", e)
         except Exception as e:  # out of memory, for one: say it in the page
             return gr.skip(), gr.skip(), gr.skip(), note(Message(
                 "**Measuring failed:** {error_type}: {error}", error_type=type(e).__name__,
                 error=str(e)))
-        return (*on_change(request, *values),
+        return (*self.on_change(request, *values),
                 note(Message("Measured {speed} tokens/s.", speed=f"{speed:,.0f}")))
 
-    def on_apply():
+    def on_apply(self):
+        """Apply suggestion: the settings of the last run that ran out of memory, with the
+        smaller ones it suggested."""
+        manager = self.manager
         runs = [manager.active()] if manager.active() else manager.all_runs()[:1]
         run = runs[0] if runs else None
         if run is None or run.state != "failed" or not run.suggestion:
-            return (*[gr.skip()] * len(inputs),
+            return (*[gr.skip()] * len(self.names),
                     note("No suggestion to apply: the last run did not run out of memory."))
         cfg = RunConfig.from_dict({**run.config.to_dict(), **run.suggestion})
         changes = ", ".join(f"{k} {v}" for k, v in run.suggestion.items())
-        return (*config_to_values(cfg, names),
+        return (*config_to_values(cfg, self.names),
                 note(Message("Filled in the settings of run {name} with {changes}. Press "
                              "Start.", name=run.name, changes=changes)))
 
+    def on_other(self, request: gr.Request, shown_line, *values):
+        """A plan that could not be made says why until its cause is gone: while it says
+        so (or Start said it in its stead), a setting the plan does not read (the data's
+        template...) makes it again."""
+        if shown_line and not any(part.get("kind") == NO_PLAN for part in kept(shown_line)):
+            return gr.skip(), gr.skip(), gr.skip()
+        return self.on_change(request, *values)
+
+
+def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, widgets: dict,
+         actions: Actions, shown: gr.State) -> None:
+    """Bind the panel to PlanHandlers: re-plan on the settings the plan depends on, into
+    the panel, the one-line plan `line` and `shown` (the plan itself); Fit, Measure speed
+    and Apply suggestion."""
+    h = PlanHandlers(actions, names)
+    plan_of = [*inputs, c.target]  # the settings, then the target
+    fitted = [widgets[n] for n in FIT_FIELDS]
     # The settings the plan depends on (their `plan` metadata); typed boxes re-plan when
     # left, not on every key.
     triggers = [widgets[n].change for n in plan_inputs("change") if n in widgets] + \
@@ -125,31 +149,24 @@ def wire(c: PlanControls, line: gr.Markdown, names: list[str], inputs: list, wid
                        else (widgets[n].blur, widgets[n].submit))] + [c.target.change]
     # "multiple": with Gradio's "always_last", a change made while a plan was pending at
     # times left the effective batch above it unchanged (seen in the browser test).
-    gr.on(triggers, on_change, plan_of, [c.details, line, shown], api_name="ui_plan",
+    gr.on(triggers, h.on_change, plan_of, [c.details, line, shown], api_name="ui_plan",
           api_visibility="undocumented", show_progress="hidden", trigger_mode="multiple")
     # At page load, for the settings every panel starts with (not while the page is built:
     # the plan reads the data's token lengths, which imports TRL).
-    gr.on(None, on_load, [], [c.details, line, shown], api_visibility="private",
+    gr.on(None, h.on_load, [], [c.details, line, shown], api_visibility="private",
           show_progress="hidden")
-    after_switch(on_change, plan_of, [c.details, line, shown])
-    c.target.change(on_target, c.target, c.fit, api_visibility="private", show_progress="hidden")
-    after_switch(on_target, c.target, c.fit)
-    c.fit.click(on_fit, plan_of, [*fitted, c.notice], api_name="ui_fit",
+    after_switch(h.on_change, plan_of, [c.details, line, shown])
+    c.target.change(h.on_target, c.target, c.fit, api_visibility="private",
+                    show_progress="hidden")
+    after_switch(h.on_target, c.target, c.fit)
+    c.fit.click(h.on_fit, plan_of, [*fitted, c.notice], api_name="ui_fit",
                 api_visibility="undocumented", show_progress_on=c.notice)
-    c.measure.click(on_measure, plan_of, [c.details, line, shown, c.notice],
+    c.measure.click(h.on_measure, plan_of, [c.details, line, shown, c.notice],
                     api_name="ui_measure_speed", api_visibility="undocumented")
-    c.apply.click(on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
+    c.apply.click(h.on_apply, None, [*inputs, c.notice], api_name="ui_apply_suggestion",
                   api_visibility="undocumented", show_progress_on=c.notice)
     keep(c.notice)  # what Fit, Measure speed or Apply suggestion said, in a new language
-
-    def on_other(request: gr.Request, shown_line, *values):
-        """A plan that could not be made says why until its cause is gone: while it says
-        so (or Start said it in its stead), a setting the plan does not read (the data's
-        template...) makes it again."""
-        if shown_line and not any(part.get("kind") == NO_PLAN for part in kept(shown_line)):
-            return gr.skip(), gr.skip(), gr.skip()
-        return on_change(request, *values)
     read = {*plan_inputs("change"), *plan_inputs("leave")}
-    gr.on(edits([widgets[n] for n in names if n not in read]), on_other, [line, *plan_of],
-          [c.details, line, shown], api_visibility="private", show_progress="hidden",
-          trigger_mode="always_last")
+    gr.on(edits([widgets[n] for n in names if n not in read]), h.on_other,
+          [line, *plan_of], [c.details, line, shown], api_visibility="private",
+          show_progress="hidden", trigger_mode="always_last")

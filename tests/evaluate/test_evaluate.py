@@ -16,7 +16,7 @@ import pytest
 from sft_ui.chat import ChatService, GenSettings
 from sft_ui.config import RunConfig
 from sft_ui.data import DataError, load_data
-from sft_ui.evaluate.job import Evaluator
+from sft_ui.evaluate.job import EvaluationBusy, Evaluator
 from sft_ui.evaluate.metrics import score
 from sft_ui.evaluate.testset import load_test_set
 from tests.conftest import HANG, HANG_MS, wait_for
@@ -465,7 +465,7 @@ def test_one_evaluation_at_a_time(wordy_model, tmp_path, monkeypatch):
     says why and what to do; the first goes on unaffected (its rows, its answers, its
     scores, its files), and once it has ended the next one starts."""
     from sft_ui.evaluate import answer as answer_module
-    from sft_ui.runs import RunError, RunManager, create_run
+    from sft_ui.runs import RunManager, create_run
     settings = GenSettings(max_new_tokens=8)
     prompts = _prompts("chat", 3)
     alone = _one_by_one(wordy_model, prompts, settings)
@@ -483,7 +483,7 @@ def test_one_evaluation_at_a_time(wordy_model, tmp_path, monkeypatch):
     monkeypatch.setattr(answer_module, "answer_batch", held)
     first = evaluator.start([f"{run.id}/base"], first_file, settings=settings)
     assert answering.wait(120) and first.state == "answering"
-    with pytest.raises(RunError) as refused:
+    with pytest.raises(EvaluationBusy) as refused:
         evaluator.start(["base"], other_file, settings=GenSettings(max_new_tokens=4),
                         batch_size=1)
     assert str(refused.value) == "An evaluation is running: wait for it to end, or stop it."

@@ -1,6 +1,6 @@
-"""Faults that leave nothing half-done later taken as whole: an export the app dies in
-the middle of (a real kill -9 of a process exporting), a state.json or a sweep file cut
-short at start, a full disk during an upload; and the page's words for each."""
+"""Faults that leave nothing half-done later taken as whole: a real kill -9 of a process
+exporting, converting to GGUF or judging a sweep's trial; a state.json or a sweep file cut
+short at start; a full disk during an upload; and the page's words for each."""
 from __future__ import annotations
 
 import errno
@@ -26,6 +26,18 @@ from tests.conftest import HANG, trained
 from tests.i18n.test_messages_checks import _left
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def killed_at(script: str, line: str) -> None:
+    """Run `script` in a process of its own and kill -9 it (and its children) once it
+    prints `line`: the app ended at that point, as a power cut or the OOM killer ends it."""
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, text=True,
+                             stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert child.stdout.readline().strip() == line
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=HANG)
 
 
 @pytest.fixture(scope="module")
@@ -59,18 +71,87 @@ def test_an_export_killed_midway_is_never_taken_whole(lora_run):
         run = RunManager(Path({str(manager.root)!r})).get({run.id!r})
         export.export_run(run, merged=True)
     """)
-    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, text=True,
-                             stdout=subprocess.PIPE, start_new_session=True)
-    try:
-        assert child.stdout.readline().strip() == "written"
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=HANG)
+    killed_at(script, "written")
     assert sorted(p.name for p in merged.iterdir()) == whole  # the earlier one, whole
     assert (merged.parent / f"merged{PARTIAL}" / "model.safetensors").read_bytes() == b"half"
     again = export_run(run, merged=True)
     assert (again / "model.safetensors").stat().st_size > 1000
     assert not (merged.parent / f"merged{PARTIAL}").exists()
+
+
+def test_a_gguf_conversion_killed_midway_leaves_no_file_taken_whole(lora_run):
+    """kill -9 of a process while llama.cpp's converter has written its file but the
+    export has not yet put it in place: the folder holds no .gguf and no Modelfile (the
+    earlier export's is gone with its file), only the .partial; the next export is
+    whole."""
+    from sft_ui.share.gguf_export import export_gguf
+    manager, run = lora_run
+    first, modelfile = export_gguf(run, "", "f16")
+    folder = first.parent
+    script = textwrap.dedent(f"""
+        import subprocess, time
+        from pathlib import Path
+        from sft_ui.runs import RunManager
+        from sft_ui.share import gguf_export
+        real = subprocess.run
+        def converted_then_hang(*args, **kwargs):
+            done = real(*args, **kwargs)  # the real converter, to the .partial file
+            print("converted", flush=True)
+            time.sleep(600)
+            return done
+        gguf_export.subprocess.run = converted_then_hang
+        run = RunManager(Path({str(manager.root)!r})).get({run.id!r})
+        gguf_export.export_gguf(run, "", "f16")
+    """)
+    killed_at(script, "converted")
+    assert sorted(p.name for p in folder.iterdir()) == [first.name + ".partial"]
+    again, modelfile = export_gguf(run, "", "f16")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([again.name, "Modelfile"])
+    assert again.read_bytes()[:4] == b"GGUF" and again.name in modelfile.read_text()
+
+
+KILLED_IN_JUDGING = """
+import sys, time
+from pathlib import Path
+from sft_ui.runs import RunManager
+from sft_ui.runs.run_queue import RunQueue
+from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+def trainer(cfg, run_dir, sink, resume_from=None):
+    for step in (1, 2):
+        sink.progress(step, 2)
+        sink.add_metrics({{"step": step, "loss": 1.0, "eval_loss": 2.0}})
+class Hangs(Scorer):
+    def __call__(self, spec, run):
+        print("judging", flush=True)
+        time.sleep(600)
+manager = RunManager(Path({runs!r}), trainer=trainer)
+sweeps = Sweeps(RunQueue(manager), manager, Hangs())
+sweeps.start(SweepSpec(vary={{"learning_rate": [1e-4, 1e-3]}}, trials=2, budget_minutes=30))
+time.sleep(600)
+"""
+
+
+def test_a_sweep_killed_while_judging_a_trial_never_takes_it_as_judged(tmp_path):
+    """kill -9 of the app while a sweep judges its first trial (its run trained): the
+    next app reads the trial as cut off, with no score and not the sweep's best (a resumed
+    sweep asks a cut-off trial again: tests/sweeps/test_sweeps.py)."""
+    from sft_ui.runs.run_queue import RunQueue
+    from sft_ui.sweeps import Scorer, Sweeps
+    runs = tmp_path / "runs"
+    killed_at(KILLED_IN_JUDGING.format(runs=str(runs)), "judging")
+    saved = json.loads(next((runs / "sweeps").glob("sweep-*.json")).read_text())
+    assert [t["state"] for t in saved["trials"]] == ["scoring"]  # as the kill left it
+    manager = RunManager(runs, trainer=lambda cfg, run_dir, sink, resume_from=None: None)
+    found = Sweeps(RunQueue(manager), manager, Scorer())
+    try:
+        sweep = found.get(saved["id"])
+        snap = sweep.snapshot()
+        assert snap["state"] == "interrupted"
+        assert [(t["state"], t["score"]) for t in snap["trials"]] == [("interrupted", None)]
+        assert sweep.best() is None
+    finally:
+        found.close()
+        manager.close()
 
 
 def test_a_state_file_cut_short_lists_the_run_as_failed_with_why(lora_run, tmp_path):

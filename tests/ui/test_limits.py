@@ -102,3 +102,38 @@ def test_a_visitors_chat_and_compare_are_shared_out_and_rights_are_not(tmp_path)
     own = _actions(tmp_path, Access())
     with own.shares.admit(own.access.owner(visitor), 10):
         assert list(own.chat(visitor, "Hi", [], "base", GenSettings(max_new_tokens=2)))
+
+
+def test_a_reply_that_yields_to_a_training_run_generates_at_the_lowest_priority(
+        tiny_model_dir):
+    """While a run trains, a visitor's reply generates on a thread of its own at nice 19
+    and torch on one thread (the training process gets the cores first); a reply while
+    nothing trains keeps the process's priority; the priority ends with the reply."""
+    import os
+    import threading
+
+    import torch
+
+    from sft_ui.chat.generation import generate_streaming
+    from sft_ui.models import load_model_and_tokenizer
+    model, tokenizer = load_model_and_tokenizer(tiny_model_dir)
+    threads = torch.get_num_threads()
+
+    class Seen(Pause):
+        def __init__(self, training: bool):
+            super().__init__(0.0, lambda: training)
+            self.nice: list[tuple[int, int]] = []
+
+        def __call__(self, input_ids, scores, **kwargs) -> bool:
+            here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            self.nice.append((here, torch.get_num_threads()))
+            return False
+
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    for training, expected in ((True, (19, 1)), (False, (mine, threads))):
+        seen = Seen(training)
+        list(generate_streaming(model, tokenizer, ["Hi"], GenSettings(max_new_tokens=3),
+                                pause=seen))
+        assert seen.nice and set(seen.nice) == {expected}, training
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    assert torch.get_num_threads() == threads

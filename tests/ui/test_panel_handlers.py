@@ -1,7 +1,8 @@
 """The Train tab's handlers called as functions, without building the page: the run
 controls (ui/run_controls.py RunHandlers: Start's refusal kept with its kind, asked again
 as settings change, Stop and Resume with nothing to act on, a page opened on a server with
-no runs) and the sweep panel (ui/sweep_handlers.py SweepHandlers)."""
+no runs), the sweep panel (ui/sweep_handlers.py SweepHandlers) and the plan panel
+(ui/plan_panel.py PlanHandlers)."""
 import gradio as gr
 
 from sft_ui.access import Access, Who
@@ -10,6 +11,8 @@ from sft_ui.runs import RunManager
 from sft_ui.ui import build_app
 from sft_ui.ui.api import ENDPOINTS
 from sft_ui.ui.lang import kept
+from sft_ui.ui.plan_panel import FIT_FIELDS, PlanHandlers
+from sft_ui.ui.plan_text import NO_PLAN
 from sft_ui.ui.run_controls import REFUSED, RunHandlers
 from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
 
@@ -70,3 +73,22 @@ def test_the_api_keeps_its_names_beside_the_pages_private_events(tmp_path):
     public = {f.api_name for f in app.fns.values() if f.api_visibility == "public"}
     assert set(ENDPOINTS) <= public
     assert not {name for name in public if name.rstrip("0123456789").endswith("_")}
+
+
+def test_plan_handlers_say_why_there_is_no_plan_and_what_fit_and_apply_cannot_do(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = PlanHandlers(actions, ["learning_rate", "max_steps"])
+    # a plan that cannot be made says why, with its kind, in both its texts
+    details, line, plan = h.on_change(None, "-1", "5", "")
+    assert plan is None and [p["kind"] for p in kept(line)] == [NO_PLAN]
+    assert "learning rate" in str(details).lower()
+    # while it says so, a setting the plan does not read asks again; a plan shown is left
+    assert h.on_other(None, line, "-1", "5", "")[2] is None
+    assert all(skipped(v) for v in h.on_other(None, "**Plan:** 5 steps", "-1", "5", ""))
+    fitted = h.on_fit("-1", "5", "")
+    assert len(fitted) == len(FIT_FIELDS) + 1 and all(skipped(v) for v in fitted[:-1])
+    assert "Cannot fit" in str(fitted[-1])
+    # no run ran out of memory: nothing to apply, every setting left
+    applied = h.on_apply()
+    assert all(skipped(v) for v in applied[:-1]) and len(applied) == 3
+    assert "No suggestion to apply" in str(applied[-1])
