@@ -5,7 +5,7 @@ random_model_folder: nothing downloaded; random weights never end an answer earl
 every answer runs to Max completion length: the plan's upper bound) trains GRPO through
 the studio's engine on "demo-grpo" for --steps steps in a process of its own
 (scripts/bench_gpu_train.py: the allocator's peak plus the CUDA context); beside it the
-plan's peak (plan/memory.py with plan/generation.py: the prompt measured in the data, the
+plan's peak (plan/memory.py with plan/rollouts.py: the prompt measured in the data, the
 longest answer, the answers' KV cache), its parts, and the tokens/s the run logged.
 
     python scripts/grpo_gpu_plan.py [--steps 3] [--only qwen05-lora-long,...]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from sft_ui.data import thinking as think
-from sft_ui.data.chat_habits import fit, habits
+from sft_ui.data.chat_habits import habits, to_template
 from sft_ui.i18n.message import Message
 from sft_ui.runs import RunError
 
@@ -126,10 +126,10 @@ def normalise_history(history) -> list[dict]:
 
 
 def render_prompt(tokenizer, messages: list[dict]) -> str:
-    """The model's chat template (the conversation fitted to its habits: chat_habits.fit),
+    """The model's chat template (the conversation fitted to its habits: chat_habits.to_template),
     or a plain transcript for models without one."""
     if getattr(tokenizer, "chat_template", None):
-        fitted, _ = fit(messages, habits(tokenizer))
+        fitted, _ = to_template(messages, habits(tokenizer))
         return tokenizer.apply_chat_template(fitted, tokenize=False,
                                              add_generation_prompt=True)
     return "\n".join(m["content"] for m in messages) + "\n"

@@ -22,7 +22,7 @@ from sft_ui.chat.generation import (
     normalise_history,
 )
 from sft_ui.config import DEFAULT_MODEL_ID
-from sft_ui.data.chat_habits import fit, habits, stops_at_turn_end
+from sft_ui.data.chat_habits import habits, stops_at_turn_end, to_template
 from sft_ui.data.thinking import switchable
 from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError, load_for_inference, load_tokenizer, resolve_model
@@ -173,7 +173,7 @@ class ChatService:
 
     def notes(self, message: str, history=None, ref: str | None = None,
               settings: GenSettings | None = None) -> list:
-        """What the model's chat template changes in this conversation (chat_habits.fit:
+        """What the model's chat template changes in this conversation (chat_habits.to_template:
         a system prompt it has no role for, turns of one role in a row), as sentences."""
         settings = self._asked(settings or GenSettings(), ref)
         if settings.as_text:
@@ -183,7 +183,7 @@ class ChatService:
             return []
         tokenizer, no_switch = settings.template_for(tokenizer)
         messages = conversation(normalise_history(history), message or "", settings)
-        return fit(messages, habits(tokenizer))[1] + ([no_switch] if no_switch and
+        return to_template(messages, habits(tokenizer))[1] + ([no_switch] if no_switch and
                                                      not switchable(tokenizer) else [])
 
     def compare(self, message: str, ref_a: str, ref_b: str,
@@ -245,7 +245,7 @@ class ChatService:
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
         text = self._asked(text, ref_a, ref_b)  # (after the cheap checks)
-        from sft_ui.train.generation import generate_batch  # torch: only when generating
+        from sft_ui.train.answering import generate_batch  # torch: only when generating
         answers = []
         for ref in (ref_a, ref_b):
             model, tokenizer = self.load(ref)

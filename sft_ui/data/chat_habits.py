@@ -1,5 +1,5 @@
 """What a model's chat template does with a conversation, learned once per template by trying
-it (`habits`), and conversations fitted to it (`fit`): the one place Chat, the samples, the
+it (`habits`), and conversations fitted to it (`to_template`): the one place Chat, the samples, the
 data, the preference and GRPO prompts and the Modelfile read a template's habits through.
 Knows nothing of Gradio or of training.
 """
@@ -110,7 +110,7 @@ def _joined(first: str, second: str) -> str:
     return f"{first}\n\n{second}" if first and second else first or second
 
 
-def fit(messages: list[dict], found: Habits) -> tuple[list[dict], list]:
+def to_template(messages: list[dict], found: Habits) -> tuple[list[dict], list]:
     """`messages` as the template takes them, and what was changed (Messages): a system
     message the template refuses or drops becomes the start of the first user message;
     where turns must alternate, turns of one role in a row are joined."""
@@ -145,8 +145,8 @@ def fit(messages: list[dict], found: Habits) -> tuple[list[dict], list]:
 CONVERSATIONS = ("messages", "prompt", "chosen", "rejected")  # a row's columns of turns
 
 
-def fit_rows(rows: list[dict], tokenizer) -> tuple[list[dict], list]:
-    """Data rows (TRL's shapes) whose conversations the tokenizer's template takes (`fit`
+def rows_to_template(rows: list[dict], tokenizer) -> tuple[list[dict], list]:
+    """Data rows (TRL's shapes) whose conversations the tokenizer's template takes (`to_template`
     on each column of turns), and what was changed (once each)."""
     found = habits(tokenizer) if tokenizer is not None else Habits()
     if not found.template:
@@ -156,7 +156,7 @@ def fit_rows(rows: list[dict], tokenizer) -> tuple[list[dict], list]:
     for row in rows:
         for column in CONVERSATIONS:
             if isinstance(row.get(column), list):
-                fitted, said = fit(row[column], found)
+                fitted, said = to_template(row[column], found)
                 row, notes = dict(row, **{column: fitted}), notes + said
         out.append(row)
     return out, list(dict.fromkeys(notes))

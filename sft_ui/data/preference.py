@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Sequence
 from sft_ui import models
 from sft_ui.config import RunConfig
 from sft_ui.data import formats
-from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.chat_habits import rows_to_template
 from sft_ui.data.files import Source
 from sft_ui.data.formats import DataError, check_messages, columns_present, form_name
 from sft_ui.data.load import read_source
@@ -161,7 +161,7 @@ def load_preference(name: str, cfg: RunConfig, stage: str, split: str = "train",
         not is_conversational(rows) and "prompt" in COLUMNS.get(fmt, ("prompt",))
     if turned:
         rows = [formats.as_chat(row, ANSWERS) for row in rows]
-    rows, notes = fit_rows(rows, tokenizer)
+    rows, notes = rows_to_template(rows, tokenizer)
     source.notes = list(dict.fromkeys([*source.notes, *notes]))
     return PreferenceData(rows, fmt, is_conversational(rows), source, turned)
 

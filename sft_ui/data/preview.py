@@ -10,7 +10,7 @@ import statistics
 
 from sft_ui.config import RunConfig
 from sft_ui.data import formats, likelihood, preference
-from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.chat_habits import rows_to_template
 from sft_ui.data.formats import DataError
 from sft_ui.data.language import language_notes
 from sft_ui.data.preference import ANSWERS, rendered
@@ -58,7 +58,7 @@ def sft_preview(cfg: RunConfig, tokenizer, examples: int = 3) -> dict:
             break
     if data.format == "text":  # (long texts as the windows they train as: data/windows.py)
         shaped, raw = data.train[:examples], [jsonable(r) for r in data.train[:examples]]
-    shaped, _ = fit_rows(shaped, tokenizer)  # as the template takes them (its notes: data's)
+    shaped, _ = rows_to_template(shaped, tokenizer)  # (its notes: the data's)
     shown = tokenize_rows(cfg, tokenizer, shaped)
     measured = tokenize_rows(cfg, tokenizer, data.train[:STATS_ROWS])
     return {

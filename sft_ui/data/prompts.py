@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from sft_ui import models
 from sft_ui.config import RunConfig
-from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.chat_habits import rows_to_template
 from sft_ui.data.files import Source
 from sft_ui.data.formats import (
     DataError,
@@ -101,7 +101,7 @@ def load_prompts(name: str, cfg: RunConfig, split: str = "train",
         isinstance(rows[0]["prompt"], str)
     if turned:
         rows = [as_chat(row) for row in rows]
-    rows, notes = fit_rows(rows, tokenizer)
+    rows, notes = rows_to_template(rows, tokenizer)
     source.notes = list(dict.fromkeys([*source.notes, *notes]))
     return PromptData(rows, isinstance(rows[0]["prompt"], list), source, turned)
 

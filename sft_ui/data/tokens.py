@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from sft_ui.config import RunConfig
 from sft_ui.config.trl import STUDIO_SFT_ARGUMENTS, translate
-from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.chat_habits import rows_to_template
 from sft_ui.data.formats import DataError, is_chat
 from sft_ui.data.load import TrainData, load_data
 from sft_ui.data.turns import as_trained
@@ -36,9 +36,9 @@ def load_training_data(cfg: RunConfig, tokenizer) -> TrainData:
             "messages", ()) if isinstance(m, dict)) for row in data.train[:100]):
         _check_tools(tokenizer)
     if chat:  # conversations as the template takes them (a system turn it refuses...)
-        data.train, notes = fit_rows(data.train, tokenizer)
+        data.train, notes = rows_to_template(data.train, tokenizer)
         if data.eval:
-            data.eval, more = fit_rows(data.eval, tokenizer)
+            data.eval, more = rows_to_template(data.eval, tokenizer)
             notes = list(dict.fromkeys(notes + more))
         data.notes = data.notes + notes
     return data

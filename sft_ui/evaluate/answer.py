@@ -11,7 +11,7 @@ import threading
 import torch
 
 from sft_ui.chat.generation import GenSettings, StopOnEvent, render_prompt
-from sft_ui.train.generation import whole_characters
+from sft_ui.train.answering import whole_characters
 
 
 def prompt_text(tokenizer, prompt, system_prompt: str = "") -> str:

@@ -14,10 +14,10 @@ from sft_ui.config.registry import applies
 from sft_ui.config.trl import has_eval_data
 from sft_ui.data.answers import RECALL
 from sft_ui.i18n.message import Message
-from sft_ui.plan.generation import writes_answers
 from sft_ui.plan.hardware import Hardware, detect
 from sft_ui.plan.kernels import lean_pads_nothing
 from sft_ui.plan.passes import sequences_per_example, step_cost
+from sft_ui.plan.rollouts import writes_answers
 from sft_ui.plan.sample import padding, quick_data_sample, run_steps
 from sft_ui.plan.shape import model_shape
 from sft_ui.plan.speed import calibrate, remembered
@@ -26,7 +26,7 @@ from sft_ui.stages import stage_of
 OVERHEAD_SECONDS = 20.0  # loading the model and the data, and saving it (default model)
 MARGIN = 0.85  # of the time left: samples, evaluation and a slower step now and then
 # ... where the speed is a finished run's (its samples and evaluations already in it): a
-# slower step now and then, as the run's own length is set (train/fit.py)
+# slower step now and then, as the run's own length is set (train/schedule.py)
 RUN_MARGIN = 0.95
 MAX_EPOCHS = 3  # without held-out rows to say when to stop
 JUDGED_EPOCHS = 30  # with them: the plateau of their loss ends the run first
@@ -51,7 +51,7 @@ SMALL_DATA_ROWS = 5000
 BIG_MODEL_PARAMS = 1e9
 LENGTH = set(length.NAMES)  # a run's length, in keep
 # The schedule of a run that sets its own length: held, then down to 0 at its end
-# (train/fit.py decay_start), whatever the length
+# (train/schedule.py decay_start), whatever the length
 HELD_RATE = "constant_with_warmup"
 CHAT_FORMATS = ("messages", "sharegpt", "prompt/completion", "question/answer", "alpaca")
 
@@ -61,7 +61,7 @@ class Choice:
     config: RunConfig          # the settings the run trains with
     reasons: list[Message]     # one sentence per setting the budget chose
     needs_speed: bool = False  # no speed known for these settings: the plan has no steps
-    fits_in_run: bool = False  # the run sets its length on its first steps (train/fit.py)
+    fits_in_run: bool = False  # the run sets its length on its first steps (train/schedule.py)
     said: dict = dataclasses.field(default_factory=dict)  # setting name -> its reason
 
 
@@ -181,7 +181,7 @@ def resolve(cfg: RunConfig, keep=()) -> Choice:
     training steps first, counted in the budget, when none is known for its settings).
     Done once, where the run starts (the app, or the command line); the training process
     only keeps the deadline (`deadline`). A run of one process sets its length on its own
-    first steps (`fits_in_run`: train/fit.py), starting from its longest; a run of several
+    first steps (`fits_in_run`: train/schedule.py), starting from its longest; a run of several
     processes without a known speed measures it first, as does a run of long rows
     (LONG_ROWS), where few steps may fit. The engine also stops a run whose time is up, so
     a budget holds whatever the estimate said."""

@@ -1,13 +1,13 @@
 """GRPO's own sentences in the plan (its family's "plan_notes" hook): the answers it writes
-each step and the memory their cache takes (plan/generation.py says them, plan/memory.py
+each step and the memory their cache takes (plan/rollouts.py says them, plan/memory.py
 sizes the cache). Knows nothing of Gradio, runs or the data."""
 from __future__ import annotations
 
 from sft_ui.config import RunConfig
 from sft_ui.i18n.message import Message
-from sft_ui.plan.generation import generation_notes
 from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.memory import answers_cache, size_text
+from sft_ui.plan.rollouts import generation_notes
 from sft_ui.plan.shape import ModelShape
 
 

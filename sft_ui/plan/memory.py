@@ -18,14 +18,6 @@ from sft_ui.plan.calibration import (
     RUNTIME_BYTES,
     Calibration,
 )
-from sft_ui.plan.generation import (
-    VLLM_SHARE,
-    answer_tokens,
-    kv_cache_bytes,
-    length_setting,
-    with_vllm,
-    writes_answers,
-)
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.kernels import EIGHT_BIT, liger_on, optimizer
 from sft_ui.plan.oom import fixes_text
@@ -33,6 +25,14 @@ from sft_ui.plan.passes import (
     has_reference_copy,
     no_grad_tokens,
     trained_tokens,
+)
+from sft_ui.plan.rollouts import (
+    VLLM_SHARE,
+    answer_tokens,
+    kv_cache_bytes,
+    length_setting,
+    with_vllm,
+    writes_answers,
 )
 from sft_ui.plan.shape import ModelShape, model_shape
 from sft_ui.stages import PREFERENCE, hook, stage_of
@@ -143,7 +143,7 @@ def peak_memory(cfg: RunConfig, shape: ModelShape, hw: Hardware,
 
 def answers_cache(cfg: RunConfig, shape: ModelShape, hw: Hardware,
                   prompt_tokens: int | None = None) -> int:
-    """The KV cache of the answers GRPO writes (plan/generation.py), in the precision the
+    """The KV cache of the answers GRPO writes (plan/rollouts.py), in the precision the
     model computes in; with vLLM, its share of the GPU."""
     if with_vllm(cfg):
         return int(VLLM_SHARE * hw.memory_bytes)

@@ -12,9 +12,9 @@ import math
 
 from sft_ui.config import RunConfig
 from sft_ui.i18n.message import Message
-from sft_ui.plan.generation import length_setting
 from sft_ui.plan.hardware import Hardware, unsupported
 from sft_ui.plan.memory import TIGHT, loads_in_fp32, peak_memory, size_text
+from sft_ui.plan.rollouts import length_setting
 from sft_ui.plan.shape import ModelShape
 from sft_ui.stages import stage_of
 

@@ -9,8 +9,8 @@ import math
 
 from sft_ui.config import RunConfig
 from sft_ui.i18n.message import Message
-from sft_ui.plan.generation import length_setting
 from sft_ui.plan.hardware import Hardware, detect
+from sft_ui.plan.rollouts import length_setting
 from sft_ui.stages import stage_of
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sft_ui.config import RunConfig
-from sft_ui.plan.generation import sequence_tokens
+from sft_ui.plan.rollouts import sequence_tokens
 from sft_ui.stages import stage_of
 
 
@@ -22,7 +22,7 @@ def sequences_per_example(cfg: RunConfig) -> int:
 def trained_tokens(cfg: RunConfig, prompt_tokens: int | None = None) -> int:
     """Tokens in one forward and backward pass of the trained model (every sequence at
     its longest): batch x sequences_per_example x max_length (GRPO: the prompt and the
-    longest answer, plan/generation.py)."""
+    longest answer, plan/rollouts.py)."""
     return cfg.per_device_train_batch_size * sequences_per_example(cfg) * \
         sequence_tokens(cfg, prompt_tokens)
 

@@ -16,7 +16,6 @@ from sft_ui.i18n.message import Message
 from sft_ui.models import ModelError
 from sft_ui.plan import budget, kernels, modes, targets
 from sft_ui.plan.disk import disk_plan
-from sft_ui.plan.generation import length_setting, prompt_tokens, sequence_tokens, writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision
 from sft_ui.plan.memory import (
     TIGHT,
@@ -29,6 +28,7 @@ from sft_ui.plan.memory import (
     trainable_params,
 )
 from sft_ui.plan.passes import sequences_per_example, step_cost
+from sft_ui.plan.rollouts import length_setting, prompt_tokens, sequence_tokens, writes_answers
 from sft_ui.plan.sample import DataSample, padding, quick_data_sample, quick_sized, run_steps
 from sft_ui.plan.speed import NEAR_END, measured_speed, round_seconds
 from sft_ui.stages import stage_of

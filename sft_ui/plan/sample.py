@@ -23,7 +23,7 @@ from sft_ui.data.sized import Sized, own_data, sized
 from sft_ui.data.thinking import applied
 from sft_ui.data.tokens import load_training_data, tokenize_rows
 from sft_ui.models import ModelError, load_tokenizer, resolve_model
-from sft_ui.plan.generation import length_setting
+from sft_ui.plan.rollouts import length_setting
 from sft_ui.stages import PREFERENCE, demos, hook, stage_of
 
 DATA_SAMPLE_ROWS = 1000
@@ -34,7 +34,7 @@ SIZED = [f.name for f in dataclasses.fields(RunConfig) if f.metadata["group"] in
          ("log", "rewards")] + ["max_length"]
 QUICK_DATA_BYTES = 64 * 2**20
 # The settings the data sample depends on: the panels of the model and the data (and the
-# setting that bounds a sequence, plan/generation.py's length_setting).
+# setting that bounds a sequence, plan/rollouts.py's length_setting).
 DATA_FIELDS = [f.name for f in dataclasses.fields(RunConfig)
                if f.metadata["group"] in ("start", "model", "data", "eval")] + \
     ["seed", "max_length"]

@@ -14,11 +14,11 @@ from pathlib import Path
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.i18n.message import Message
 from sft_ui.models import cache_dir, load_model_and_tokenizer, resolve_model
-from sft_ui.plan.generation import writes_answers
 from sft_ui.plan.hardware import Hardware, detect, precision, unsupported
 from sft_ui.plan.kernels import liger_on
 from sft_ui.plan.loading import half_dtype, load_options, peft_config
 from sft_ui.plan.memory import memory_problem
+from sft_ui.plan.rollouts import writes_answers
 from sft_ui.stages import SUPERVISED, stage_of
 
 # A round of sample answers this many steps or fewer before the final step (whose answers

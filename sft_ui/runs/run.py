@@ -64,7 +64,7 @@ class Run:
         self.stalled = ""
         self._stall_said = False
         self.deadline: float | None = None  # a time budget's end for this (re)start (the sink's)
-        self.fit_steps = False  # this start's first steps set its length (train/fit.py)
+        self.fit_steps = False  # this start's first steps set its length (train/schedule.py)
         self.train_started: float | None = None
         self.finished: float | None = None
         self.model_dir: str = ""
@@ -83,7 +83,7 @@ class Run:
         self._save_state()
 
     def fitted(self, steps: int) -> None:
-        """The run's steps set its length (train/fit.py: after its first steps, then again
+        """The run's steps set its length (train/schedule.py: after its first steps, then again
         as their pace settles): its settings and the budget's sentence say so (and a
         resume trains to the same step)."""
         minutes = f"{self.config.time_budget_minutes:g}"

@@ -20,7 +20,7 @@ register_family(Family(
         "checks": "sft_ui.config.grpo:reward_problems",
         "trl": "sft_ui.config.grpo:trl_rewards",
         "continued": "sft_ui.config.grpo:whole_groups",
-        "plan_sample": "sft_ui.plan.generation:prompt_sample",
+        "plan_sample": "sft_ui.plan.rollouts:prompt_sample",
         "signal": "sft_ui.train.grpo_signal:probe",
         "follow_data": "sft_ui.data.prompts:prompts_from",
         "stalled": "sft_ui.rewards.stalled:stalled",

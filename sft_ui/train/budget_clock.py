@@ -1,5 +1,5 @@
 """A time-budgeted run's clock: after each step, its length set again from the pace of its
-steps (train/fit.py), and its end where one more step would not end before the deadline
+steps (train/schedule.py), and its end where one more step would not end before the deadline
 with the final answers and the save. Knows the sample rounds' times, nothing of what
 they ask; nothing of Stop or the held-out rows but their seconds.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from sft_ui.train import fit as fitting
+from sft_ui.train import schedule
 from sft_ui.train.agree import agree
 from sft_ui.train.events import RunSink
 from sft_ui.train.sample_rounds import SampleRounds
@@ -35,7 +35,7 @@ class BudgetClock:
         left out)."""
         if self.fit:
             self._refit(args, state, control, scheduler, pace, sampled, now, start_step)
-            if fitting.decay(scheduler, state.global_step, state.max_steps):
+            if schedule.decay(scheduler, state.global_step, state.max_steps):
                 self.log.info("Time budget: the learning rate comes down to 0 from step "
                               "%d to the run's end, step %d", state.global_step,
                               state.max_steps)
@@ -54,7 +54,7 @@ class BudgetClock:
         step0, then, paused = self._paced
         self._paced = (step0, then, paused + sampled)
         counted = state.global_step - step0
-        after = fitting.FIT_AFTER
+        after = schedule.FIT_AFTER
         if done == after or (done > after and counted & (counted - 1) == 0):
             mean = (now - then - paused - sampled) / max(counted, 1)
             self._fit(args, state, control, scheduler, mean if done > after else pace, now)
@@ -66,18 +66,18 @@ class BudgetClock:
         return SAVE_SECONDS + rounds + self.judging()
 
     def _fit(self, args, state, control, scheduler, pace: float, now: float) -> None:
-        """Set the run's length from the pace of its steps so far (train/fit.py)."""
+        """Set the run's length from the pace of its steps so far (train/schedule.py)."""
         self._longest = self._longest or state.max_steps
         epoch = self._longest // max(int(state.num_train_epochs), 1) \
             if args.max_steps <= 0 else None  # (training by epochs)
-        steps = fitting.steps_that_fit(state.global_step, pace,
+        steps = schedule.steps_that_fit(state.global_step, pace,
                                        self.deadline - now - self.end_seconds(pace),
                                        self._longest, epoch, self.rounds.round_seconds(pace),
                                        self.rounds.every)
         if steps == state.max_steps and self._longest != steps:
             return  # (the same length again: nothing to say)
         if scheduler is not None:
-            fitting.fit_schedule(scheduler, args, steps)
+            schedule.fit_schedule(scheduler, args, steps)
         state.max_steps = steps
         # (the trainer's own flow ends a run that reached its length before this step's
         # callbacks: a length set again, longer, goes on)

@@ -13,7 +13,7 @@ from transformers import TrainerCallback
 
 from sft_ui.plan.hardware import memory_in_use
 from sft_ui.plan.plateau import cool_steps
-from sft_ui.train import fit as fitting
+from sft_ui.train import schedule
 from sft_ui.train.agree import agree, processes
 from sft_ui.train.budget_clock import SAVE_SECONDS, BudgetClock
 from sft_ui.train.events import RunSink, announce
@@ -205,7 +205,7 @@ class StudioCallback(TrainerCallback):
         if self.clock is not None:
             self.clock.fit = False
         end = state.global_step + cool
-        fitting.cool_schedule(scheduler, end)
+        schedule.cool_schedule(scheduler, end)
         state.max_steps = end
         self.sink.progress(state.global_step, end)
         self.log.info("Held-out rows show no more gain (none in %d evaluations) at step %d; "

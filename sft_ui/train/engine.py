@@ -27,10 +27,10 @@ from sft_ui.plan.speed import remember_round, remember_run_speed, round_seconds
 from sft_ui.stages import PREFERENCE, hook, stage_of
 from sft_ui.train import log as runlog
 from sft_ui.train.agree import agree
+from sft_ui.train.answering import answers_before_training
 from sft_ui.train.arguments import to_trl
 from sft_ui.train.callbacks import StudioCallback
 from sft_ui.train.events import MODEL_SUBDIR, RunSink, announce
-from sft_ui.train.generation import answers_before_training
 from sft_ui.train.held_out import HeldOut, short_answers
 from sft_ui.train.lean import studio_trainer
 from sft_ui.train.policy import policy

@@ -29,7 +29,7 @@ class RunSink(Protocol):
 
     # Read only (a plain attribute or a property): time.time() by which a time-budgeted
     # run has its model; whether the budget left the length to the run's first steps
-    # (train/fit.py).
+    # (train/schedule.py).
     @property
     def deadline(self) -> float | None: ...
     @property

@@ -1,7 +1,7 @@
 """A run's rounds of sample answers: at which steps the fixed prompts are asked, the
 answers (the base model's at step 0, kept from an earlier run where they can be), and the
 rows the sink gets. Follows TRL's LogCompletionsCallback (a frequency, a step asked once,
-eval mode and no_grad: train/generation.py). Knows nothing of the time budget or Stop.
+eval mode and no_grad: train/answering.py). Knows nothing of the time budget or Stop.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import torch
 
 from sft_ui.plan.speed import NEAR_END, round_steps
+from sft_ui.train.answering import answers_before_training, generate_batch, kept_answers
 from sft_ui.train.events import RunSink, announce
-from sft_ui.train.generation import answers_before_training, generate_batch, kept_answers
 
 
 def sample_prompts(prompts: list[str]) -> list[str]:

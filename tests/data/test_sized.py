@@ -30,7 +30,7 @@ from sft_ui.models import load_tokenizer
 from sft_ui.plan import planner
 from sft_ui.rewards.check import cut_warning, no_spread
 from sft_ui.runs import RunManager
-from sft_ui.train.generation import generate_batch, whole_characters
+from sft_ui.train.answering import generate_batch, whole_characters
 from sft_ui.train.grpo_signal import probe
 from sft_ui.train.grpo_try import try_rewards
 from tests.conftest import wait_for

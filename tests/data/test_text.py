@@ -23,7 +23,7 @@ from sft_ui.models import load_tokenizer
 from sft_ui.plan import budget
 from sft_ui.plan.sample import DataSample
 from sft_ui.runs import RunError, RunManager
-from sft_ui.train.generation import format_prompt
+from sft_ui.train.answering import format_prompt
 from tests.conftest import wait_for
 from tests.i18n.test_i18n import english_left
 
@@ -154,7 +154,7 @@ def test_a_text_run_samples_continuations_beside_the_true_ones_and_chat_asks_as_
     opening_ = samples[0]["prompt"]
     replies = list(actions.chat(Who("s"), opening_, [{"role": "user", "content": "earlier"}],
                                 run_id, GenSettings(max_new_tokens=6)))
-    from sft_ui.train.generation import generate_batch
+    from sft_ui.train.answering import generate_batch
     as_text = generate_batch(model, tokenizer, [opening_], 6, as_text=True)[0]
     assert replies[-1].strip() == as_text.strip()  # the opening alone, continued
     assert actions.chat_notes(opening_, None, run_id) == []  # no template to change it

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sft_ui.config import RunConfig
-from sft_ui.data.chat_habits import fit_rows
+from sft_ui.data.chat_habits import rows_to_template
 from sft_ui.data.tokens import tokenize_rows
 from sft_ui.data.turns import masked, spans_of, training_template
 from sft_ui.models import prepare_default_model
@@ -68,7 +68,7 @@ def _trained(tokenizer, row: dict) -> list[str]:
 def test_every_answer_is_trained_and_nothing_else_under_each_template(default_tokenizer,
                                                                      template):
     tokenizer = _tokenizer(default_tokenizer, template)
-    rows, _ = fit_rows([{"messages": CONVERSATION}], tokenizer)  # as the engine gives them
+    rows, _ = rows_to_template([{"messages": CONVERSATION}], tokenizer)  # as the engine gives them
     (row,), how = masked(rows, tokenizer)
     trained = _trained(tokenizer, row)
     assert len(trained) == 3, trained

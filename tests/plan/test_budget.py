@@ -29,7 +29,7 @@ def test_small_chat_data_gets_lora_answers_only_and_whole_epochs():
     # (1.2 s): (300 s - 20 s) x 0.85 / 1.2 s = 198 steps, so 3 whole epochs.
     assert (c.train_by, c.num_train_epochs) == ("epochs", 3.0)
     assert len(choice.reasons) == 6 and "whole epochs: 3 (150 steps" in choice.reasons[-1]
-    # a rate held, then brought down at the end of the length the run sets (train/fit.py)
+    # a rate held, then brought down at the end of the length the run sets (train/schedule.py)
     assert c.lr_scheduler_type == "constant_with_warmup" and "held" in choice.reasons[-2]
     # 40 rows (a tenth) held out: their loss ends the run at its plateau (plan/plateau.py)
     assert c.eval_fraction == 0.1 and choice.reasons[3].startswith("40 rows held out")
@@ -279,7 +279,7 @@ def test_a_preference_stage_gets_its_own_learning_rate_and_step_time():
 
 
 def test_the_steps_that_fit_on_the_first_steps_pace():
-    from sft_ui.train.fit import steps_that_fit
+    from sft_ui.train.schedule import steps_that_fit
     # 100 s left at 2 s a step: 47 more steps (95%), past step 2; capped at the longest.
     assert steps_that_fit(2, 2.0, 100.0, 1000, None, 0.0, 0) == 49
     assert steps_that_fit(2, 2.0, 100.0, 30, None, 0.0, 0) == 30
@@ -302,7 +302,7 @@ def test_the_learning_rate_schedule_follows_the_length_the_run_set(kind):
     import torch
     from transformers import TrainingArguments, get_scheduler
 
-    from sft_ui.train.fit import fit_schedule
+    from sft_ui.train.schedule import fit_schedule
     args = TrainingArguments(output_dir="unused", warmup_steps=0.1, report_to=[])
     weight = torch.nn.Parameter(torch.zeros(1))
     optimizer = torch.optim.SGD([weight], lr=1.0)
@@ -335,7 +335,7 @@ def test_a_held_rate_comes_down_over_the_last_fifth_of_the_length_the_run_sets()
     import torch
     from transformers import TrainingArguments, get_scheduler
 
-    from sft_ui.train.fit import decay, decay_start, fit_schedule, holds_rate
+    from sft_ui.train.schedule import decay, decay_start, fit_schedule, holds_rate
     args = TrainingArguments(output_dir="unused", warmup_steps=0.1, report_to=[])
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
     scheduler = get_scheduler(budget.HELD_RATE, optimizer,

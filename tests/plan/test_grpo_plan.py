@@ -8,11 +8,11 @@ import pytest
 
 from sft_ui.config import ConfigError, RunConfig
 from sft_ui.plan import oom, speed
-from sft_ui.plan.generation import PROMPT_TOKENS, generation_batch, kv_cache_bytes
 from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.memory import memory_problem, peak_memory
 from sft_ui.plan.modes import fit_mode
 from sft_ui.plan.planner import plan, plan_with_data
+from sft_ui.plan.rollouts import PROMPT_TOKENS, generation_batch, kv_cache_bytes
 from sft_ui.plan.sample import DataSample
 from sft_ui.plan.shape import model_shape
 from sft_ui.train.engine import train

@@ -62,7 +62,7 @@ def test_each_stage_is_judged_by_its_own_measure():
 def test_after_a_plateau_the_rate_comes_down_to_zero_where_the_length_allows():
     """A quarter of the steps so far (10 at least), unless the run's length ends sooner;
     the schedule goes from the rate it had, whatever its rule, to 0 at the new end."""
-    from sft_ui.train.fit import cool_schedule
+    from sft_ui.train.schedule import cool_schedule
     assert plateau.cool_steps(200, 1000) == 50 and plateau.cool_steps(8, 1000) == 10
     assert plateau.cool_steps(200, 240) is None  # (its own schedule ends within them)
     weight = torch.nn.Parameter(torch.zeros(1))

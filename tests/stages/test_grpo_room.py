@@ -25,7 +25,7 @@ ROOM = {
     "train/grpo.py",
     "train/grpo_sample.py", "train/grpo_signal.py", "train/grpo_try.py",
     "train/grpo_warmup.py",
-    "plan/generation.py", "plan/grpo_notes.py", "share/grpo_script.py", "ui/rewards_panel.py",
+    "plan/rollouts.py", "plan/grpo_notes.py", "share/grpo_script.py", "ui/rewards_panel.py",
 }
 GRPO_NAMES = re.compile(
     r"(?i:grpo)|\bREWARD\b|reward_funcs|reward_weights|rewards_weights|reward_code|"

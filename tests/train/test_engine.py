@@ -277,7 +277,7 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
                                                               monkeypatch):
     """Greedy answers of the same base model are the same every run: the second run
     takes them from the cache instead of generating them at step 0."""
-    from sft_ui.train import generation, sample_rounds
+    from sft_ui.train import answering, sample_rounds
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = sample_rounds.generate_batch
@@ -286,7 +286,7 @@ def test_answers_before_training_are_generated_once_per_model(tmp_path, tiny_cfg
         calls.append(model.training)
         return original(model, tokenizer, prompts, max_new_tokens, half, as_text)
     monkeypatch.setattr(sample_rounds, "generate_batch", counted)  # the rounds while training
-    monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
+    monkeypatch.setattr(answering, "generate_batch", counted)  # the answers before it
     manager = RunManager(tmp_path / "runs")
     cfg = {**tiny_cfg, "sample_steps": 1000}  # only the answers before and after training
     samples = []
@@ -310,7 +310,7 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
     import gc
 
     from sft_ui.backends import worker
-    from sft_ui.train import generation, sample_rounds
+    from sft_ui.train import answering, sample_rounds
     monkeypatch.setenv("SFT_UI_CACHE", str(tmp_path / "cache"))
     calls = []
     original = sample_rounds.generate_batch
@@ -319,7 +319,7 @@ def test_the_warm_worker_answers_the_default_prompts_ahead(tmp_path, tiny_cfg, m
         calls.append(list(prompts))
         return original(model, tokenizer, prompts, max_new_tokens, half, as_text)
     monkeypatch.setattr(sample_rounds, "generate_batch", counted)  # the rounds while training
-    monkeypatch.setattr(generation, "generate_batch", counted)  # the answers before it
+    monkeypatch.setattr(answering, "generate_batch", counted)  # the answers before it
     defaults = RunConfig()
     try:
         worker.warm_up(tiny_cfg["model_name_or_path"])

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import torch
 
-from sft_ui.data.chat_habits import fit, habits
+from sft_ui.data.chat_habits import habits, to_template
 
 
 def format_prompt(tokenizer, prompt: str, as_text: bool = False) -> str:
     """The text the model sees for a user prompt: its chat template, or the plain prompt
     (`as_text`: always, an opening to continue)."""
     if getattr(tokenizer, "chat_template", None) and not as_text:
-        asked, _ = fit([{"role": "user", "content": prompt}], habits(tokenizer))
+        asked, _ = to_template([{"role": "user", "content": prompt}], habits(tokenizer))
         return tokenizer.apply_chat_template(asked, tokenize=False, add_generation_prompt=True)
     return prompt
 

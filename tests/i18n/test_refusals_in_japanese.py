@@ -1,17 +1,7 @@
-"""More of the page's messages as Messages (sft_ui/i18n/message.py): the refusals of a test
-set and of an evaluation (evaluate/), of a sweep's settings (sweeps/), of a job on Hugging
-Face Jobs (backends/jobs.py), of an export, a push, a Space and a GGUF file (share/), of
-an action this session may not take (access.py), of the chat's settings and models
-(chat/, models.py), and the lines that say how an evaluation cut the text. Each is made
-from its catalogue template and renders in Japanese whole, its nested values (an action, a
-run's state, a setting's label, the reason a Space is view-only, a row's place in a file,
-a language's name) Japanese too, nothing parsed back from finished English.
-
-Run before these modules made Messages, every case here failed, the test of an access
-refusal kept through the page too: each message was finished English (a plain str, "not
-a Message"), its values found again only by guessing where they end. Parsed back from
-that English, these sentences (the nested ones too) still came out Japanese.
-"""
+"""Refusals of every package as Messages (sft_ui/i18n/message.py): a test set, an
+evaluation, a sweep's settings, a job, an export, a push, a Space, a GGUF file, an action
+this session may not take, the chat's settings and models, and how an evaluation cut the
+text; each renders in Japanese whole, its nested values too."""
 from __future__ import annotations
 
 from types import SimpleNamespace
