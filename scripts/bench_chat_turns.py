@@ -14,6 +14,7 @@ a time budget and the studio's choices for everything else:
   quick        the quick path (every answer trained: data/turns.py)
   last-only    the quick path with Loss on the last answer only (mask_history)
   all-tokens   the quick path with Loss on answers only off (prompts trained too)
+  hand         every answer trained, by hand: LoRA rank 16 at 2e-3, one batch a step
 
     .venv/bin/python scripts/bench_chat_turns.py [--minutes 5] [--sides quick,last-only]
 """

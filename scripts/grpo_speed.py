@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts.bench import STUDIO_SIDE  # noqa: E402
+from scripts.bench_sides import STUDIO_SIDE  # noqa: E402
 from sft_ui.config import RunConfig  # noqa: E402
 from sft_ui.plan.hardware import detect  # noqa: E402
 
