@@ -2,7 +2,8 @@
 server under load. The app is served as its own process with a login (SFT_UI_AUTH); its
 owner signs in and trains a LoRA run of the default model; the same run trains once alone
 and once while 20 visitors, not signed in, chat, compare, poll the run and open the page
-for as long as it trains (gradio_client for chat and compare, plain HTTP for the rest).
+for as long as it trains (half of them chat and compare over gradio_client, half over
+plain HTTP, as scripts and curl do; the polls and the page over plain HTTP).
 
 A visitor refused waits as long as the refusal says (at most 30 s), then goes on, as a
 person would. The visitors' clients run in this process at the lowest CPU priority: they
@@ -95,24 +96,27 @@ class Visitors:
             thread.join(timeout=120)
 
     def visit(self, seed: int) -> None:
+        """A visitor's loop; half of them ask over gradio_client, half over plain HTTP
+        (Gradio's /gradio_api/call/<name> and its event stream), as scripts and curl do."""
         import httpx
-        rng, me = random.Random(seed), client(self.url)
+        rng, web = random.Random(seed), httpx.Client(timeout=120)
+        me = client(self.url) if seed % 2 == 0 else None
         try:
             while not self.stop.is_set():
                 action = rng.choice(["chat", "chat", "compare", "poll", "page"])
                 try:
-                    if action == "chat":
-                        self.reply(me.submit(f"Name a colour, please ({seed}).", None, "base",
-                                             "", 24, api_name="/chat"))
-                    elif action == "compare":
-                        self.reply(me.submit("Say hello.", "base", "base", 16,
-                                             api_name="/compare"))
+                    if action in ("chat", "compare"):
+                        api, data = ("/chat", [f"Name a colour, please ({seed}).", None,
+                                               "base", "", 24]) if action == "chat" else \
+                            ("/compare", ["Say hello.", "base", "base", 16])
+                        self.reply(me.submit(*data, api_name=api) if me is not None
+                                   else self.streamed(web, api, data))
                     elif action == "poll":
-                        httpx.post(f"{self.url}gradio_api/run/list_runs", json={"data": []},
-                                   timeout=60).raise_for_status()
+                        web.post(f"{self.url}gradio_api/run/list_runs",
+                                 json={"data": []}).raise_for_status()
                         self.count_answer()
                     else:
-                        httpx.get(self.url, timeout=60).raise_for_status()
+                        web.get(self.url).raise_for_status()
                         self.count_answer()
                 except Exception as e:  # a refusal with a message, or an error
                     text, pause = str(e), None
@@ -128,7 +132,15 @@ class Visitors:
                         self.stop.wait(pause)
                 self.stop.wait(rng.uniform(0.5, 2.0))
         finally:
-            me.close()
+            web.close()
+            if me is not None:
+                me.close()
+
+    def streamed(self, web, api: str, data: list) -> "HttpJob":
+        """A reply asked over plain HTTP: its event id, then its stream of events."""
+        answer = web.post(f"{self.url}gradio_api/call{api}", json={"data": data})
+        answer.raise_for_status()
+        return HttpJob(web, f"{self.url}gradio_api/call{api}/{answer.json()['event_id']}")
 
     def count_answer(self) -> None:
         with self.lock:
@@ -143,6 +155,35 @@ class Visitors:
         with self.lock:
             self.answered += 1
             self.first_token.append(first if first is not None else time.monotonic() - began)
+
+
+class HttpJob:
+    """gradio_client's job, as far as Visitors.reply reads it, over Gradio's event stream:
+    iterating yields each output as it comes; result() raises the refusal an error event
+    carried."""
+
+    def __init__(self, web, url: str):
+        self.web, self.url, self.error = web, url, None
+
+    def __iter__(self):
+        event = ""
+        with self.web.stream("GET", self.url) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event in ("generating", "complete", "error"):
+                    data = json.loads(line.split(":", 1)[1])
+                    if event == "error":
+                        self.error = RuntimeError(json.dumps(data, ensure_ascii=False))
+                        return
+                    if data:
+                        yield data
+                    if event == "complete":
+                        return
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
 
 
 def memory_mb(pid: int) -> float:

@@ -12,7 +12,7 @@ from sft_ui.config import RunConfig
 from sft_ui.config.registry import code_names
 from sft_ui.data import store_upload
 from sft_ui.data.preview import preview
-from sft_ui.evaluate.job import Evaluation, Evaluator
+from sft_ui.evaluate.job import Evaluation, EvaluationSnapshot, Evaluator
 from sft_ui.i18n.message import Message
 from sft_ui.limits import Shares
 from sft_ui.plan.hardware import detect
@@ -28,6 +28,7 @@ from sft_ui.share.gguf_export import export_gguf
 from sft_ui.share.hub import check_push, deploy_studio, publish_space, push_folder
 from sft_ui.stages import demos, get, hook, stage_of
 from sft_ui.sweeps import Scorer, Sweeps, SweepSpec
+from sft_ui.sweeps.stored import SweepSnapshot
 
 
 class Actions(Asking):
@@ -93,7 +94,8 @@ class Actions(Asking):
         self.queue.edit(queued_id, values, self.access.owner(who))
 
     # ---- sweeps --------------------------------------------------------------------
-    def start_sweep(self, who: Who, spec: dict | SweepSpec, token: str = "") -> dict:
+    def start_sweep(self, who: Who, spec: dict | SweepSpec,
+                    token: str = "") -> SweepSnapshot:
         """Check a sweep (its settings, what it varies, its score) and start it: its
         trials wait in the run queue, one after another (sweeps/sweep.py), or run several
         at once on Hugging Face Jobs with `token` (kept in memory while the sweep runs)."""
@@ -104,7 +106,7 @@ class Actions(Asking):
             self._may_read(who, {"eval_dataset_name": spec.eval_file})
         return self.sweeps.start(spec, self.access.owner(who), token or "").snapshot()
 
-    def sweep(self, who: Who, sweep_id: str = "") -> dict | None:
+    def sweep(self, who: Who, sweep_id: str = "") -> SweepSnapshot | None:
         """A sweep of this caller's (blank: their latest), ranked; None when they have
         none."""
         sweep_id = str(sweep_id or "").strip()
@@ -123,11 +125,11 @@ class Actions(Asking):
         read either: said where the studio is one person's only)."""
         return list(self.sweeps.damaged) if self.access.owner(who) == LOCAL_OWNER else []
 
-    def stop_sweep(self, who: Who, sweep_id: str) -> dict:
+    def stop_sweep(self, who: Who, sweep_id: str) -> SweepSnapshot:
         self._may(who, "stop a sweep")
         return self.sweeps.stop(sweep_id, self.access.owner(who)).snapshot()
 
-    def resume_sweep(self, who: Who, sweep_id: str, token: str = "") -> dict:
+    def resume_sweep(self, who: Who, sweep_id: str, token: str = "") -> SweepSnapshot:
         """Go on with a sweep of this caller's that a stop of the app interrupted, where it
         was (sweeps/sweep.py `resume`)."""
         self._may(who, "start a sweep")
@@ -276,7 +278,7 @@ class Actions(Asking):
                                run_id=run.id, name=name)
         return ""
 
-    def stop_evaluation(self, who: Who) -> dict | None:
+    def stop_evaluation(self, who: Who) -> EvaluationSnapshot | None:
         """End the running evaluation after the rows answered so far (they are scored)."""
         self._may(who, "stop an evaluation")
         return self.evaluator.stop()

@@ -9,7 +9,7 @@ import time
 import uuid
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import cast
+from typing import TypedDict, cast
 
 from sft_ui.chat import BASE, LATEST, ChatService, GenSettings
 from sft_ui.data.sized import PERCENTILE, answer_tokens, tokens_needed, typical, within
@@ -25,6 +25,22 @@ ACTIVE = ("loading", "answering", "scoring")
 SHORTEST, LONGEST = 32, 1024
 MAX_BATCH = 64
 TEXT_REFERENCE = 32  # tokens of a text's own continuation an answer is scored against
+
+
+class EvaluationSnapshot(TypedDict):
+    """An evaluation as the page and the API read it (Evaluation.snapshot)."""
+    id: str
+    state: str  # loading, answering, scoring, done, stopped or failed
+    error: str
+    models: list[dict]  # each model asked: its reference and its label
+    test_set: str  # the test set's label
+    rows_asked: int
+    rows_answered: int
+    eta_seconds: float | None
+    elapsed_seconds: float
+    scores: list[dict] | None  # a row of scores a model, once scored
+    files: dict  # the summary's and the predictions' paths, once written
+    notes: list  # what was chosen for it (Messages)
 
 
 class EvaluationBusy(RunError):
@@ -61,7 +77,7 @@ class Evaluation:
         per_row = (time.time() - self.answering_since) / self.answered
         return per_row * (len(self.test.cases) - self.answered)
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> EvaluationSnapshot:
         return {"id": self.id, "state": self.state, "error": self.error,
                 "models": self.models, "test_set": self.test.label,
                 "rows_asked": len(self.test.cases), "rows_answered": self.answered,
@@ -134,7 +150,7 @@ class Evaluator:
                          name=f"evaluate-{job.id}").start()
         return job
 
-    def stop(self) -> dict | None:
+    def stop(self) -> EvaluationSnapshot | None:
         """Ask the running evaluation to end after the rows answered so far."""
         job = self._current
         if job is None or job.state not in ACTIVE:
@@ -142,7 +158,7 @@ class Evaluator:
         job._stop.set()
         return job.snapshot()
 
-    def wait(self, job: Evaluation, timeout: float | None = None) -> dict:
+    def wait(self, job: Evaluation, timeout: float | None = None) -> EvaluationSnapshot:
         job._done.wait(timeout)
         return job.snapshot()
 

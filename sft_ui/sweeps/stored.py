@@ -10,12 +10,32 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Self
+from typing import Self, TypedDict
 
 from sft_ui.access import LOCAL_OWNER
 from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.sweeps.space import SweepSpec
+
+
+class SweepSnapshot(TypedDict):
+    """A sweep as the page, the API and the command line read it (Sweep.snapshot)."""
+    id: str
+    state: str  # running, paused, done, stopped, failed or interrupted
+    error: str  # why it ended early ("": it did not); a Message where the studio said it
+    spec: dict  # what it varies and how it judges (SweepSpec.to_dict)
+    planned: int  # the trials that fit its budget
+    first_planned: int  # the trials planned when it started
+    length: dict | None  # the one length every trial trains, where one was set
+    estimate_seconds: float | None  # the whole sweep's, once planned
+    seconds: float  # its time so far, pauses and the app's down time left out
+    paused: float
+    deadline: float
+    trials: list[dict]  # each trial's record (trial.new_trial's keys), best first
+    best: dict | None
+    kept_quick: dict | None  # the quick path's trial kept over a better score in noise
+    higher_is_better: bool
+
 
 FOLDER = "sweeps"
 INTERRUPTED = Message("The app stopped while this sweep ran: its trials so far are kept.")
@@ -62,7 +82,7 @@ class StoredSweep:
     _done: threading.Event
     _closed: threading.Event | None  # the manager's: the app is closing
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> SweepSnapshot:
         raise NotImplementedError  # (Sweep's: what the page and the API read)
 
     def save(self) -> None:

@@ -21,7 +21,7 @@ from sft_ui.sweeps.first import BUDGET_MINUTES, quick_path_first
 from sft_ui.sweeps.score import kept_quick, kept_said, score_seconds
 from sft_ui.sweeps.search import search_for
 from sft_ui.sweeps.space import MAX_TRIALS, SweepSpec
-from sft_ui.sweeps.stored import FOLDER, StoredSweep
+from sft_ui.sweeps.stored import FOLDER, StoredSweep, SweepSnapshot
 from sft_ui.sweeps.trial import Trials, names, new_trial
 
 DEFAULT_TRIAL_SECONDS = 180.0  # a trial whose length its time budget sets, planned alone
@@ -76,7 +76,7 @@ class Sweep(StoredSweep):
     def _scored(self) -> list[dict]:
         return [t for t in self.trials if t.get("score") is not None and not t["pruned"]]
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> SweepSnapshot:
         best = self.best()
         ended = self.finished or time.time()
         return {"id": self.id, "state": self.state, "error": self.error,

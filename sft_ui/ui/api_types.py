@@ -20,6 +20,16 @@ KINDS = {str: Message("text"), int: Message("a whole number"), float: Message("a
          list: Message("a list (a JSON array)")}
 
 
+class _Missing:
+    """A value the caller did not send (Studio.validate_inputs marks them)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
 def refusal(text: str) -> gr.Error:
     """The error an API client is answered with: the person-facing text, without a
     traceback in the server's log (a refusal is an answer, not a fault)."""
@@ -36,7 +46,11 @@ def checked(method):
         bound = signature.bind_partial(*args, **kwargs)
         for name, value in list(bound.arguments.items()):
             parameter = signature.parameters[name]
-            if value is None and parameter.default is not inspect.Parameter.empty:
+            if value is MISSING and parameter.default is inspect.Parameter.empty:
+                raise refusal(say(Message("{field} is missing: send it, as {kind}.",
+                                          field=name, kind=_kind_taken(hints.get(name)))))
+            if (value is None or value is MISSING) and \
+                    parameter.default is not inspect.Parameter.empty:
                 bound.arguments[name] = parameter.default
             elif value is not None:
                 _check(name, value, hints.get(name))
@@ -64,6 +78,12 @@ def _check(name: str, value, hint) -> None:
         return
     raise refusal(say(Message("{field} must be {kind}, not {given}.", field=name,
                                kind=KINDS[allowed[0]], given=_kind_of(value))))
+
+
+def _kind_taken(hint) -> Message:
+    """The type a field takes, as a message names it (text where its hint says none)."""
+    allowed = [t for t in (typing.get_args(hint) or (hint,)) if t in KINDS]
+    return KINDS[allowed[0]] if allowed else KINDS[str]
 
 
 def _is(value, kind) -> bool:

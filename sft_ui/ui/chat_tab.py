@@ -120,6 +120,16 @@ def relabel_compare(shown) -> pd.DataFrame:
     return compare_frame([r for r in rows if any(cell.strip() for cell in r)])
 
 
+def shown_when_said(box: gr.Markdown, elem_id: str) -> None:
+    """Once `box` (a refusal under the conversation or the answers) says something, it
+    is scrolled into view: on a small screen it is below the fold, where the reply that
+    did not come was awaited."""
+    box.change(None, js=f"""() => requestAnimationFrame(() => {{
+  const box = document.querySelector('#{elem_id}');
+  if (box && box.innerText.trim()) box.scrollIntoView({{block: 'nearest'}});
+}})""", api_visibility="private", show_progress="hidden")
+
+
 def build(actions: Actions, lists: Lists | None = None) -> None:
     """The Chat tab; its model list keeps itself current through `lists`."""
     chat = actions.chat_service
@@ -134,6 +144,7 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         send = gr.Button(T("Send"), variant="primary", scale=1)
         stop = gr.Button(T("Stop"), scale=0)
     error = gr.Markdown(elem_id="chat-error")
+    shown_when_said(error, "chat-error")
 
     def add_user(text, history):
         return "", (history or []) + [{"role": "user", "content": text}]
@@ -195,6 +206,7 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
         answer_b = gr.Textbox(label=T("Model B"), lines=8, interactive=False,
                               elem_id="answer-b")
     notice = gr.Markdown(elem_id="compare-notice")
+    shown_when_said(notice, "compare-notice")
     gr.Markdown(T("### Many prompts at once\nGreedy answers of both models, one row per "
                   "prompt."))
     prompts = gr.Textbox("\n".join(DEFAULT_SAMPLE_PROMPTS), label=T("Prompts (one per line)"),

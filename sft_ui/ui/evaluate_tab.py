@@ -12,6 +12,7 @@ from sft_ui.actions import Actions
 from sft_ui.chat import BASE, LATEST, GenSettings
 from sft_ui.data import SUFFIXES
 from sft_ui.errors import UserError
+from sft_ui.evaluate.job import EvaluationSnapshot
 from sft_ui.evaluate.metrics import NAMES, tokenisation_lines
 from sft_ui.evaluate.testset import RUN_EVAL
 from sft_ui.i18n.message import Message, as_message
@@ -54,7 +55,7 @@ def eval_split_choices(actions: Actions) -> list[tuple[str, str]]:
             or r.config.dataset_test_split.strip()]
 
 
-def progress_html(snap: dict | None) -> str:
+def progress_html(snap: EvaluationSnapshot | None) -> str:
     if not snap:
         return "<div id='eval-bar'></div>"
     done, total = snap["rows_answered"], max(snap["rows_asked"], 1)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gradio as gr
 from starlette.middleware import Middleware
 
+from sft_ui.ui import api
+from sft_ui.ui.api_types import MISSING
 from sft_ui.ui.lang import fixed_words_script, translations
 from sft_ui.ui.page_head import EarlyScript
 from sft_ui.ui.shared_reads import SharedReadSession
@@ -36,3 +38,12 @@ class Studio(gr.Blocks):
                               head=HEAD + fixed_words_script() if head is None else head,
                               app_kwargs=app_kwargs,
                               **kwargs)
+
+    def validate_inputs(self, block_fn, inputs: list) -> None:
+        """An API endpoint sent fewer values than it takes (plain HTTP, where no client
+        fills in the defaults): the missing ones are marked MISSING, for the endpoint to
+        take their defaults or name them (ui/api_types.py), where Gradio would answer an
+        error without a message and print a traceback."""
+        if block_fn.api_name in api.ENDPOINTS and len(inputs) < len(block_fn.inputs):
+            inputs.extend([MISSING] * (len(block_fn.inputs) - len(inputs)))
+        super().validate_inputs(block_fn, inputs)

@@ -12,6 +12,7 @@ from sft_ui.errors import UserError
 from sft_ui.i18n.message import Message
 from sft_ui.sweeps import SweepSpec, parse_vary, vary_text
 from sft_ui.sweeps.score import kept_quick_said
+from sft_ui.sweeps.stored import SweepSnapshot
 from sft_ui.ui.access_panel import who
 from sft_ui.ui.lang import compact_duration, note, problem, problems, say
 from sft_ui.ui.sweep_table import frame, shown_score
@@ -29,16 +30,16 @@ class SweepHandlers:
     def __init__(self, actions: Actions, names: list[str]):
         self.actions, self.names = actions, names
 
-    def curves_of(self, found: dict | None):
+    def curves_of(self, found: SweepSnapshot | None):
         """The trials' eval losses, one line a trial (its axes in the page's language);
         their held-out exact match where that is the sweep's score and they have one."""
-        rows, score = [], (found or {}).get("spec", {}).get("score")
+        rows, score = [], (found["spec"].get("score") if found else None)
         if score == "exact_match":
             key, title, label = ("eval_exact_match", say("Exact match"),
                                  say("Held-out exact match by trial"))
         else:
             key, title, label = "eval_loss", say("Eval loss"), say("Eval loss by trial")
-        for t in (found or {}).get("trials", []):
+        for t in (found["trials"] if found else []):
             if not t["run_id"]:
                 continue
             try:
@@ -50,11 +51,11 @@ class SweepHandlers:
                            x_title=say("step"), y_title=title, color_title=say("Trial"),
                            label=label)
 
-    def scores_of(self, found: dict | None, name: str | None):
+    def scores_of(self, found: SweepSnapshot | None, name: str | None):
         """Each scored trial's score against its value of `name`."""
-        score = (found or {}).get("spec", {}).get("score", "eval_loss")
+        score = (found["spec"].get("score", "eval_loss") if found else "eval_loss")
         rows = [(t["params"].get(name), t["score"], f"{t['number']}")
-                for t in (found or {}).get("trials", [])
+                for t in (found["trials"] if found else [])
                 if shown_score(t, score) and name in t["params"]]
         return gr.ScatterPlot(pd.DataFrame(rows, columns=["value", "score", "trial"]),
                               x_title=setting_label(name) if name else say("value"),
@@ -63,7 +64,7 @@ class SweepHandlers:
                               # (gradio's type leaves out its default, None)
                               y_lim=_room([r[1] for r in rows]))  # type: ignore[arg-type]
 
-    def shown(self, found: dict | None, against: str | None = None, damaged=()):
+    def shown(self, found: SweepSnapshot | None, against: str | None = None, damaged=()):
         """What the panel shows of a sweep (None: none); `damaged`: sweep files the app
         could not read, said under it."""
         cut = [Message("The sweep file {file} could not be read (cut short or damaged): it "
@@ -84,8 +85,8 @@ class SweepHandlers:
                        budget=compact_duration(found["spec"]["budget_minutes"] * 60))
         more = [Message("Best: trial {number} (run {run})", number=found["best"]["number"],
                         run=found["best"]["run_id"])] if found["best"] else []
-        if found.get("kept_quick"):
-            more.append(kept_quick_said(found["kept_quick"]))
+        if kept := found.get("kept_quick"):
+            more.append(kept_quick_said(kept))
         if found.get("paused", 0) >= PAUSE_SAID:
             more.append(Message("The sweep's clock paused for {seconds} while other runs of "
                                 "the queue trained.",
@@ -98,7 +99,7 @@ class SweepHandlers:
                 gr.Button(visible=found["state"] == "interrupted"),
                 gr.Button(interactive=running))  # (Stop sweep: only while one runs)
 
-    def found_of(self, request: gr.Request, sweep_id: str) -> dict | None:
+    def found_of(self, request: gr.Request, sweep_id: str) -> SweepSnapshot | None:
         """The sweep the page follows, else the person's latest (None: they have none)."""
         try:
             return self.actions.sweep(who(request), sweep_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sft_ui.i18n.message import Message
+from sft_ui.sweeps.stored import SweepSnapshot
 from sft_ui.ui.lang import compact_duration, say
 from sft_ui.ui.widgets import settings_said
 
@@ -22,10 +23,10 @@ def _short(value) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def frame(found: dict | None) -> pd.DataFrame:
+def frame(found: SweepSnapshot | None) -> pd.DataFrame:
     """The ranked table: best first; a pruned or failed trial last, with its reason."""
-    rows, score = [], (found or {}).get("spec", {}).get("score", "eval_loss")
-    for place, t in enumerate((found or {}).get("trials", []), 1):
+    rows, score = [], (found["spec"].get("score", "eval_loss") if found else "eval_loss")
+    for place, t in enumerate((found["trials"] if found else []), 1):
         scored = t["score"] is not None and not t["pruned"]
         state = say(pruned_said(t)) if t["pruned"] else say(t["state"])
         if t.get("error"):
