@@ -1,5 +1,6 @@
-"""Shared fixtures: a tiny random model with the real tokenizer, a run manager
-writing into tmp_path, a live app on a free loopback port, and a real browser on it."""
+"""Shared fixtures: a tiny random model with the real tokenizer, the suite's own cache, its
+tiers (tests/slow.txt) and its isolation (what a test started ends with it); a live app on
+a free loopback port and a real browser on it come from tests/app_fixtures.py."""
 from __future__ import annotations
 
 import atexit
@@ -30,7 +31,11 @@ from scripts.served import (
 
 # What the tests take from here that scripts/served.py holds (the page's tools and benches
 # use it too).
-__all__ = ["HANG", "HANG_MS", "field", "open_panels", "serve", "set_field", "wait_for"]
+__all__ = ["ARGS", "CHROMIUM", "HANG", "HANG_MS", "field", "free_port", "open_panels", "serve",
+           "set_field", "wait_for"]
+
+# The fixtures that serve the app and open it in a browser (live_app, browser, page, connect).
+pytest_plugins = ["tests.app_fixtures"]
 
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -253,17 +258,6 @@ def tiny_cfg(tiny_model_dir):
             "learning_rate": 1e-3}
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _playwright_waits_for_a_hang():
-    """Playwright's expect waits as long as the suite's other waits (its own default is
-    5 s, which a loaded machine can take to draw a change)."""
-    try:
-        from playwright.sync_api import expect
-    except ImportError:  # the browser tests say what is missing
-        return
-    expect.set_options(timeout=HANG_MS)
-
-
 def run_group(command: list[str], timeout: float, **options) -> subprocess.CompletedProcess:
     """subprocess.run for a command that starts processes of its own (a launcher): in a
     session of its own, killed whole when it outlasts `timeout` (subprocess.run would
@@ -277,57 +271,6 @@ def run_group(command: list[str], timeout: float, **options) -> subprocess.Compl
             proc.communicate()
             raise
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
-
-
-@pytest.fixture
-def connect():
-    """Clients of an app's API (gradio_client: connect(url, headers=...)) for this test,
-    closed when it ends (each keeps a heartbeat thread while open)."""
-    from gradio_client import Client
-    made = []
-
-    def client(url: str, **options):
-        made.append(Client(url, verbose=False, **options))
-        return made[-1]
-    yield client
-    for made_client in made:
-        made_client.close()
-
-
-@pytest.fixture(scope="module")
-def live_app(tmp_path_factory):
-    """The real app on loopback; yields (url, manager)."""
-    from sft_ui.runs import RunManager
-    from sft_ui.ui import build_app
-    manager = RunManager(tmp_path_factory.mktemp("runs"))
-    app = build_app(manager)
-    port = free_port()
-    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
-                       quiet=True)
-    yield f"http://127.0.0.1:{port}/", manager
-    app.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium through Playwright, for the module's tests."""
-    from playwright.sync_api import sync_playwright
-    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), \
-        "Chromium is missing: run `make test-deps` (scripts/install_chromium.sh)."
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def page(live_app, browser):
-    """A page of the module's browser on the module's live app."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.set_default_timeout(HANG_MS)
-    page.goto(live_app[0])
-    yield page
-    page.close()
 
 
 def fresh(page, url: str | None = None):

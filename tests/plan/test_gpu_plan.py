@@ -1,20 +1,17 @@
 """Real models on GPUs, on a machine without one: the listed models and their shipped
 configs (sizes checked against a model built on the meta device), the plan of every
-listed model on every target GPU (sane and monotone), the /plan target argument, the
-precision, optimizer and kernels chosen for each kind of hardware, the refusal of a run
-that clearly cannot fit a GPU, and scripts/bench_gpu.py's parts that need no GPU."""
+listed model on every target GPU (sane and monotone), the /plan target argument, and the
+refusal of a run that clearly cannot fit a GPU."""
 import dataclasses
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 from sft_ui.config import ConfigError, RunConfig
-from sft_ui.plan import catalog, kernels, memory, modes, oom, planner, speed, targets
-from sft_ui.plan.hardware import Hardware, precision, unsupported
+from sft_ui.plan import catalog, memory, modes, oom, planner, speed, targets
+from sft_ui.plan.hardware import Hardware
 from sft_ui.plan.shape import ModelShape, model_shape
 from sft_ui.runs import RunError, RunManager
 
@@ -187,99 +184,6 @@ def test_the_plan_endpoint_takes_a_target(live_app, connect):
         client.predict({}, "a toaster", api_name="/plan")
 
 
-# ---- precision, optimizer and kernels ---------------------------------------------
-def test_choices_for_each_kind_of_hardware():
-    full, qlora = RunConfig(), RunConfig(use_peft=True, load_in_4bit=True)
-    values = {name: {k: c.value for k, c in kernels.choose(cfg, hw).items()}
-              for name, cfg, hw in (("t4 full", full, T4), ("t4 qlora", qlora, T4),
-                                    ("l4 qlora", qlora, L4), ("h100 full", full, H100),
-                                    ("h100 qlora", qlora, H100), ("cpu", full, CPU),
-                                    ("amx cpu", full, BF16_CPU))}
-    assert values["t4 full"] == {"precision": "fp16", "optim": "adamw_torch_fused",
-                                 "use_liger_kernel": True, "padding_free": False}
-    assert values["t4 qlora"]["optim"] == values["l4 qlora"]["optim"] == "paged_adamw_8bit"
-    assert values["l4 qlora"]["precision"] == "bf16"
-    # The H100 here has no optional package: no Liger, and fused AdamW (an 80 GB card).
-    assert values["h100 full"] == values["h100 qlora"] == {
-        "precision": "bf16", "optim": "adamw_torch_fused", "use_liger_kernel": False,
-        "padding_free": False}
-    # On a CPU the lean step's batches are padding-free, as the plan's padding line says.
-    assert values["cpu"] == {"precision": "fp32", "optim": "adamw_torch_fused",
-                             "use_liger_kernel": False, "padding_free": True}
-    assert values["amx cpu"]["precision"] == "bf16"
-    reasons = {k: c.reason for k, c in kernels.choose(full, T4).items()}
-    assert "no bf16" in reasons["precision"] and "loss scaling" in reasons["precision"]
-    assert "liger-kernel is installed there" in reasons["use_liger_kernel"]
-    assert "not installed" in kernels.choose(full, H100)["use_liger_kernel"].reason
-
-
-def test_choices_on_every_listed_gpu():
-    """fp16 only on the T4s (no bf16); the paged 8-bit AdamW for QLoRA only on cards of
-    24 GB or less; fused AdamW otherwise; Liger on (the GPU packages assumed there)."""
-    for target in targets.TARGETS:
-        hw = target.hardware()
-        full = kernels.choose(RunConfig(), hw)
-        qlora = kernels.choose(RunConfig(use_peft=True, load_in_4bit=True), hw)
-        assert full["precision"].value == ("fp16" if "T4" in target.label else "bf16")
-        assert full["optim"].value == "adamw_torch_fused"
-        assert qlora["optim"].value == ("paged_adamw_8bit" if target.memory_mib <= 24 * 1024
-                                        else "adamw_torch_fused"), target.key
-        assert full["use_liger_kernel"].value
-        assert unsupported(RunConfig(use_peft=True, load_in_4bit=True), hw) == []
-
-
-def test_padding_free_follows_packing_and_the_attention():
-    packed = RunConfig(packing=True)
-    flash = kernels.choose(packed, T4)["padding_free"]
-    sdpa = kernels.choose(packed, H100)["padding_free"]
-    assert flash.value and "FlashAttention" in flash.reason
-    assert sdpa.value and "SDPA" in sdpa.reason and "FlashAttention 2/3 only" in sdpa.reason
-    assert not kernels.choose(RunConfig(packing=True, packing_strategy="wrapped"),
-                              T4)["padding_free"].value
-
-
-def test_a_setting_a_person_set_wins():
-    cfg = RunConfig(use_peft=True, load_in_4bit=True, optim="adamw_torch", bf16=False,
-                    fp16=False, use_liger_kernel=False)
-    chosen = kernels.choose(cfg, T4)
-    assert {k: c.value for k, c in chosen.items() if k != "padding_free"} == {
-        "precision": "fp32", "optim": "adamw_torch", "use_liger_kernel": False}
-    assert {c.reason for k, c in chosen.items() if k != "padding_free"} == \
-        {"set in the settings"}
-    # What a machine cannot run is refused with the reason.
-    assert "has no bf16" in unsupported(RunConfig(bf16=True), T4)[0]
-    assert "8-bit optimizer: a CUDA GPU is needed" in \
-        unsupported(RunConfig(optim="paged_adamw_8bit"), CPU)[0]
-    assert "bitsandbytes package is needed" in \
-        unsupported(RunConfig(optim="adamw_8bit"), H100)[0]
-
-
-def test_to_trl_applies_the_choices_of_the_gpu_it_runs_on(monkeypatch):
-    """The arguments a run on a T4 would get, on this machine with a fake T4."""
-    from sft_ui.plan import hardware
-    from sft_ui.train.arguments import to_trl
-    monkeypatch.setattr(hardware, "detect", lambda: T4)
-    sft = to_trl(RunConfig(use_peft=True, load_in_4bit=True))["train"]
-    assert (sft["bf16"], sft["fp16"], sft["optim"], sft["use_liger_kernel"]) == \
-        (False, True, "paged_adamw_8bit", True)
-    assert "use_cpu" not in sft
-    monkeypatch.setattr(hardware, "detect", lambda: H100)
-    sft = to_trl(RunConfig(optim="adamw_torch"))["train"]
-    assert (sft["bf16"], sft["optim"], sft["use_liger_kernel"]) == (True, "adamw_torch", False)
-    monkeypatch.setattr(hardware, "detect", lambda: CPU)
-    sft = to_trl(RunConfig())["train"]
-    assert (sft["bf16"], sft["optim"], sft["use_cpu"]) == (False, "adamw_torch_fused", True)
-    # Read back from the YAML, a person's optimizer stays.
-    assert RunConfig.from_dict({"optim": "adamw_8bit"}).optim == "adamw_8bit"
-
-
-def test_an_8bit_optimizer_counts_a_quarter_of_the_state():
-    shape = model_shape("Qwen/Qwen2.5-0.5B-Instruct")
-    full = memory.peak_memory(RunConfig(), shape, H100)["optimizer"]
-    eight = memory.peak_memory(RunConfig(optim="adamw_8bit"), shape, H100)["optimizer"]
-    assert full == 8 * shape.params() and eight == 2 * shape.params()
-
-
 # ---- out of memory on a GPU ------------------------------------------------------
 def test_a_run_that_clearly_cannot_fit_a_gpu_is_refused_with_the_fixes(tmp_path, monkeypatch):
     """On a GPU the estimate refuses a run well over the free memory before it starts,
@@ -300,80 +204,6 @@ def test_a_run_that_clearly_cannot_fit_a_gpu_is_refused_with_the_fixes(tmp_path,
     with pytest.raises(RunError, match="it would run out of memory"):
         runs.start(cfg)
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
-
-
-# ---- the GPU benchmark's parts without a GPU ---------------------------------------
-def _bench(name="bench_gpu"):
-    spec = importlib.util.spec_from_file_location(name, ROOT / f"scripts/{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_bench_gpu_arguments_and_configs_without_a_gpu(tmp_path, capsys, tiny_model_dir):
-    bench = _bench()
-    args = bench.parse_args(["--only", "qwen-0.5b-full,llama-8b-qlora", "--steps", "4",
-                             "--length", "256", "--out", str(tmp_path / "gpu.json")])
-    cases = bench.selected(args)
-    assert [c.key for c in cases] == ["qwen-0.5b-full", "llama-8b-qlora"]
-    assert {c.key for c in bench.CASES} == {"qwen-0.5b-full", "qwen-1.5b-lora",
-                                            "llama-3b-lora", "llama-8b-qlora"}
-    for case in bench.CASES:
-        cfg = bench.run_config(case, args, tmp_path / "data.jsonl")
-        assert cfg.max_length == 256 and cfg.max_steps == 4 and not cfg.validate()
-        assert (cfg.use_peft, cfg.load_in_4bit) == {"full": (False, False),
-                                                     "lora": (True, False),
-                                                     "qlora": (True, True)}[case.mode]
-        folder = bench.random_model_folder(case.model, tmp_path / "models", tiny_model_dir)
-        config = json.loads((folder / "config.json").read_text())
-        assert config == catalog.shipped_config(case.model)
-        assert (folder / "tokenizer.json").exists()
-        assert bench.flops_per_token(dataclasses.replace(cfg, model_name_or_path=str(
-            folder)), 256) > (4 if cfg.use_peft else 6) * 0.9 * catalog.find(case.model).params
-    rows = bench.write_data(tmp_path / "data.jsonl", rows=8, length=256)
-    assert rows == 8 and len((tmp_path / "data.jsonl").read_text().splitlines()) == 8
-    if not torch.cuda.is_available():
-        assert bench.main(["--out", str(tmp_path / "gpu.json")]) == 0
-        out = capsys.readouterr().out
-        assert "Skipped: no CUDA GPU on this machine" in out
-        assert not (tmp_path / "gpu.json").exists()
-
-
-def test_precision_is_unchanged_for_this_machine():
-    """The plan for this machine keeps the precision this machine has."""
-    from sft_ui.plan.hardware import detect
-    assert planner.plan(RunConfig())["precision"] == precision(None, None, detect())
-
-
-def test_bench_gpu_trains_each_system_on_the_tiny_model(tmp_path, tiny_model_dir):
-    """The bench's trainings themselves (scripts/bench_gpu_train.py), on a CPU with the tiny
-    model: the studio's engine and the bare TRL script log a speed and a peak; Unsloth,
-    absent here, says why. One of them through its command line, as the bench runs it."""
-    bench, one = _bench(), _bench("bench_gpu_train")
-    data = tmp_path / "rows.jsonl"
-    bench.write_data(data, rows=16, length=64)
-    args = bench.parse_args(["--steps", "4", "--length", "64"])
-    for case in (bench.CASES[0], bench.CASES[1]):  # full, LoRA
-        cfg = bench.run_config(case, args, data, tiny_model_dir)
-        cfg = dataclasses.replace(cfg, per_device_train_batch_size=2,
-                                  gradient_accumulation_steps=1)
-        for system in ("studio", "trl"):
-            got = one.train_once(system, cfg.to_dict())
-            assert got.get("tokens_per_second", 0) > 0 and got["peak"] > 2**20, (system, got)
-    got = bench.measure_system("trl", cfg)
-    assert got.get("tokens_per_second", 0) > 0, got
-    if importlib.util.find_spec("unsloth") is None:
-        assert one.train_once("unsloth", cfg.to_dict())["error"].startswith(
-            "unsloth does not import")
-    # Random weights from a config, saved once (on the GPU there; on this CPU here).
-    folder = tmp_path / "random"
-    folder.mkdir()
-    (folder / "config.json").write_text((Path(tiny_model_dir) / "config.json").read_text())
-    bench.materialize(folder, device="cpu")
-    from safetensors.torch import load_file
-    weights = load_file(folder / "model.safetensors")
-    assert weights and all(w.dtype == torch.bfloat16 for w in weights.values())
 
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),

@@ -134,7 +134,7 @@ time.sleep(600)
 def test_a_sweep_killed_while_judging_a_trial_never_takes_it_as_judged(tmp_path):
     """kill -9 of the app while a sweep judges its first trial (its run trained): the
     next app reads the trial as cut off, with no score and not the sweep's best (a resumed
-    sweep asks a cut-off trial again: tests/sweeps/test_sweeps.py)."""
+    sweep asks a cut-off trial again: tests/sweeps/test_sweep_training.py)."""
     from sft_ui.runs.run_queue import RunQueue
     from sft_ui.sweeps import Scorer, Sweeps
     runs = tmp_path / "runs"
