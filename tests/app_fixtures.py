@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
@@ -73,3 +74,18 @@ def page(live_app, browser):
     page.goto(live_app[0])
     yield page
     page.close()
+
+
+@contextmanager
+def japanese_page(url: str, width: int, height: int):
+    """A page of a Chromium of its own in Japanese (locale ja-JP) on `url`, at that size."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(locale="ja-JP", viewport={"width": width,
+                                                                "height": height})
+        page = context.new_page()
+        page.set_default_timeout(HANG_MS)
+        page.goto(url)
+        yield page
+        browser.close()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sft_ui.i18n.scan import english_left
-from tests.browser.test_browser import ARGS, CHROMIUM, _field, _set
+from tests.app_fixtures import japanese_page
+from tests.browser.test_browser import _field, _set
 from tests.conftest import HANG_MS, set_field, wait_for
 
 # Draw each character alone on a canvas in the label's font: real glyphs differ from
@@ -34,15 +35,8 @@ FONT = "(el) => getComputedStyle(el).font"
 
 @pytest.fixture(scope="module")
 def ja_page(live_app):
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(locale="ja-JP", viewport={"width": 1400, "height": 1600})
-        page = context.new_page()
-        page.set_default_timeout(HANG_MS)
-        page.goto(live_app[0])
+    with japanese_page(live_app[0], 1400, 1600) as page:
         yield page
-        browser.close()
 
 
 def test_a_japanese_browser_gets_a_japanese_page_that_renders(ja_page, tmp_path):

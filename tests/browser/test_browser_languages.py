@@ -12,8 +12,8 @@ import re
 import pytest
 
 from sft_ui.i18n.scan import AS_WRITTEN, english_left
-from tests.browser.test_browser import ARGS, CHROMIUM
-from tests.conftest import HANG_MS, field, fresh, newest_ended, open_panels, set_field, wait_for
+from tests.app_fixtures import japanese_page
+from tests.conftest import field, fresh, newest_ended, open_panels, set_field, wait_for
 
 TABS = ("学習", "チャット", "比較", "評価", "実行履歴", "エクスポート")
 # What a person reads on a tab: its text (Gradio's status trackers left out, drawn
@@ -46,15 +46,8 @@ def _code_words() -> set[str]:
 @pytest.fixture(scope="module")
 def ja(live_app):
     """A Japanese Chromium at 1280x720 on the module's app."""
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(locale="ja-JP", viewport={"width": 1280, "height": 720})
-        page = context.new_page()
-        page.set_default_timeout(HANG_MS)
-        page.goto(live_app[0])
+    with japanese_page(live_app[0], 1280, 720) as page:
         yield page
-        browser.close()
 
 
 def _fresh(page, url):
