@@ -47,8 +47,8 @@ class WarmWorker:
         gets SIGTERM when the thread that started it ends (PR_SET_PDEATHSIG), so with the
         app, at once, not a second later (watch_app) with a checkpoint the app never saw.
         A worker stays in the app's session: in a session of its own (a scheduling group
-        of its own under Linux's autogroup) the served default run trained 3-24% slower
-        (135 against 148 tokens/s, three rounds), the app's wakeups cutting into it."""
+        of its own under Linux's autogroup) the served default run trained slower, the
+        app's wakeups cutting into it (docs/benchmarks.md, The served app)."""
         while True:
             answer = self._asks.get()
             if answer is None:  # close(): the app is closing
@@ -150,11 +150,10 @@ def warm_up(model: str | None = None) -> None:
     """What a run needs before its first step that does not depend on the run: the
     libraries, the hardware check (it times a matrix product on a CPU), the default
     model's architecture; and `model` with its weights in memory of their own
-    (models.load_ahead; 0.4 s of the default run's Start on a 2-core CPU, 0.25 s more for
-    the copy), with its answers to the default sample prompts kept for the first run
-    (engine.answer_ahead: 3.4-4.1 s there). Then the objects made so far are left out of
-    the garbage collector's full passes (gc.freeze): accelerate collects at the start of
-    training, and that pass over the libraries' objects took 0.4 s."""
+    (models.load_ahead), with its answers to the default sample prompts kept for the first
+    run (engine.answer_ahead): each a part of Start's wait taken before Start. Then the
+    objects made so far are left out of the garbage collector's full passes (gc.freeze):
+    accelerate collects at the start of training, a pass over every library's objects."""
     from transformers import AutoModelForCausalLM  # noqa: F401  (heavy: the point here)
     from transformers.models.llama import modeling_llama  # noqa: F401
 

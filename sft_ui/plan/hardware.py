@@ -82,14 +82,14 @@ def memory_in_use() -> int:
 
 def bf16_pays() -> bool:
     """Whether bf16 matrix products beat fp32 ones on this CPU by a fifth, at a small
-    model's training shape (a 512-token batch through a 576 x 1536 layer). Measured:
-    with AMX bf16 is far faster; with avx512_bf16 alone (no AMX) it was 0.6x of fp32
-    here, and autocast adds a cast of every weight per forward. Timed on one thread, the
-    two precisions in turn, the best of several rounds each: the app measures while it
-    starts (its imports, the training process's warm-up take both cores), and a one-shot
-    timing on two threads then read bf16 as 1.0-2.2x of fp32 on that CPU, so runs trained
-    in bf16 at a fifth of the speed. A training process the app started takes the app's
-    answer (CPU_BF16 in its environment), so the plan and the run agree."""
+    model's training shape (a 512-token batch through a 576 x 1536 layer). With AMX bf16
+    is far faster; with avx512_bf16 alone (no AMX) it is slower than fp32, and autocast
+    adds a cast of every weight per forward (docs/benchmarks.md, Precision on a CPU).
+    Timed on one thread, the two precisions in turn, the best of several rounds each: the
+    app measures while it starts (its imports, the training process's warm-up take both
+    cores), where a one-shot timing on two threads read bf16 as faster than it trains. A
+    training process the app started takes the app's answer (CPU_BF16 in its
+    environment), so the plan and the run agree."""
     told = os.environ.get(CPU_BF16)
     if told in ("0", "1"):
         return told == "1"

@@ -230,7 +230,7 @@ def memory_problem(cfg: RunConfig, hw: Hardware | None = None,
                    available: int | None = None) -> Message | None:
     """Why a run would exhaust this machine's memory, or None. On a CPU above GUARD of the
     available RAM (running out there kills the whole app); on a GPU only when the estimate
-    is clearly above the free memory (CUDA_GUARD: its worst error measured was 6%), with
+    is clearly above the free memory (CUDA_GUARD: above the estimate's error), with
     the same fixes a run that ran out of memory gets."""
     hw = hw or detect()
     total = sum(peak_memory(cfg, model_shape(cfg.model_name_or_path), hw).values())

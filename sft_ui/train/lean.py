@@ -160,9 +160,8 @@ def _count_tokens(trainer, inputs: dict) -> None:
 
 def own_weights(model) -> None:
     """Give the trained weights memory of their own. Weights loaded from safetensors on a
-    CPU map the file, so the optimizer's first write copies them page by page: the first
-    fused AdamW step of the default model took 2.2 s (then 0.1 s), against 0.17 s to copy
-    them here and 0.33 s for that first step. Done once per model."""
+    CPU map the file, so the optimizer's first write copies them page by page, a first
+    step many times slower than the copy made here at once. Done once per model."""
     if getattr(model, "owns_weights", False):
         return
     with torch.no_grad():
