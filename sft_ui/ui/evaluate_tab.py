@@ -162,47 +162,51 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         lists.add(listed, [], [model_a, model_b, run_split])
 
 
-def _wire(actions: Actions, w: dict) -> None:
-    """Upload, the run split picker, Evaluate, Stop and the poll that shows progress and,
-    once, the results."""
-    evaluator = actions.evaluator
+class EvaluateHandlers:
+    """What the Evaluate tab does, each a method that tests call without building the
+    page: upload a test set, Evaluate, Stop, the poll that shows progress and, once, the
+    results, and the tables drawn again in another language."""
 
-    def on_upload(request: gr.Request, path):
+    def __init__(self, actions: Actions):
+        self.actions, self.evaluator = actions, actions.evaluator
+
+    def on_upload(self, request: gr.Request, path):
         if not path:
             return gr.skip(), ""
         try:
-            return actions.upload(who(request), path), ""
+            return self.actions.upload(who(request), path), ""
         except UserError as e:
             return gr.skip(), problem("Cannot use this file:", e, escape=True)
 
-    def on_start(request: gr.Request, ref_a, ref_b, name, split, limit, batch, *values):
+    def on_start(self, request: gr.Request, ref_a, ref_b, name, split, limit, batch, *values):
+        """(the job, the notice, the progress, the timer, the note kept for the results)."""
         try:
-            started = actions.evaluate(who(request), [ref_a, ref_b], name, split, limit,
-                                       GenSettings(*values), batch)
+            started = self.actions.evaluate(who(request), [ref_a, ref_b], name, split, limit,
+                                            GenSettings(*values), batch)
         except UserError as e:
             return (gr.skip(), problem("Cannot evaluate:", e, escape=True), gr.skip(),
                     gr.skip(), gr.skip())
-        warning = actions.training_data_warning([ref_a, ref_b], name, split)
+        warning = self.actions.training_data_warning([ref_a, ref_b], name, split)
         warned = note(Message("**Note:** {note}", note=as_message(warning))) if warning else ""
         return (started.id, warned, progress_html(started.snapshot()), gr.Timer(active=True),
                 warned)
 
-    def on_stop(request: gr.Request):
+    def on_stop(self, request: gr.Request):
         try:
-            snap = actions.stop_evaluation(who(request))
+            snap = self.actions.stop_evaluation(who(request))
         except UserError as e:
             return problem("Cannot stop:", e, escape=True)
         return note("Stopping after the batch being answered..." if snap else
                     "No evaluation is running.")
 
-    def poll(job_id, shown_id, warned):
+    def poll(self, job_id, shown_id, warned):
         """Progress while this page's job runs; its results once, and the timer stops (the
         note on the test set, if any, stays with them)."""
         asleep = gr.Timer(active=False)
         if not job_id or shown_id == job_id:
             return (gr.skip(),) * 7 + (asleep,)
         try:
-            job = evaluator.get(job_id)
+            job = self.evaluator.get(job_id)
         except UserError:
             return (gr.skip(),) * 7 + (asleep,)
         snap = job.snapshot()
@@ -215,9 +219,25 @@ def _wire(actions: Actions, w: dict) -> None:
             notice = "\n\n".join([notice, *(note(n) for n in snap.get("notes") or [])])
         paths = [snap["files"][k] for k in ("jsonl", "csv", "summary") if k in snap["files"]]
         return (progress_html(snap), scores_frame(snap), tokens_markdown(snap),
-                answers_frame(evaluator.rows(job)), paths or None, notice, job_id, asleep)
+                answers_frame(self.evaluator.rows(job)), paths or None, notice, job_id, asleep)
 
-    w["upload"].upload(on_upload, w["upload"], [w["test_set"], w["notice"]],
+    def relabel(self, shown_id):
+        """The tables in the page's new language: the shown evaluation's, or empty."""
+        try:
+            job = self.evaluator.get(shown_id) if shown_id else None
+        except UserError:
+            job = None
+        if job is None:
+            return scores_frame(None), tokens_markdown(None), answers_frame(None)
+        snap = job.snapshot()
+        return scores_frame(snap), tokens_markdown(snap), answers_frame(self.evaluator.rows(job))
+
+
+def _wire(actions: Actions, w: dict) -> None:
+    """Bind the tab to EvaluateHandlers: upload, the run split picker, Evaluate, Stop and
+    the poll that shows progress and, once, the results."""
+    h = EvaluateHandlers(actions)
+    w["upload"].upload(h.on_upload, w["upload"], [w["test_set"], w["notice"]],
                        api_visibility="private")
     w["run_split"].input(lambda value: value or gr.skip(), w["run_split"], w["test_set"],
                          api_visibility="private")
@@ -225,23 +245,11 @@ def _wire(actions: Actions, w: dict) -> None:
               *w["settings"]]
     timer = gr.Timer(1.0, active=False)  # ticks while this page's job runs
     warned = gr.State("")  # a note on the test set (training data), kept with the results
-    w["go"].click(on_start, inputs, [w["job"], w["notice"], w["progress"], timer, warned],
+    w["go"].click(h.on_start, inputs, [w["job"], w["notice"], w["progress"], timer, warned],
                   api_visibility="private")
-    w["stop"].click(on_stop, None, w["notice"], api_visibility="private")
-    timer.tick(poll, [w["job"], w["shown"], warned],
+    w["stop"].click(h.on_stop, None, w["notice"], api_visibility="private")
+    timer.tick(h.poll, [w["job"], w["shown"], warned],
                [w["progress"], w["scores"], w["tokens"], w["table"], w["files"], w["notice"],
                 w["shown"], timer], api_visibility="private", show_progress="hidden")
-
-    def relabel(shown_id):
-        """The tables in the page's new language: the shown evaluation's, or empty."""
-        try:
-            job = evaluator.get(shown_id) if shown_id else None
-        except UserError:
-            job = None
-        if job is None:
-            return scores_frame(None), tokens_markdown(None), answers_frame(None)
-        snap = job.snapshot()
-        return scores_frame(snap), tokens_markdown(snap), answers_frame(evaluator.rows(job))
-
-    after_switch(relabel, w["shown"], [w["scores"], w["tokens"], w["table"]])
+    after_switch(h.relabel, w["shown"], [w["scores"], w["tokens"], w["table"]])
     keep(w["notice"])

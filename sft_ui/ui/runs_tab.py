@@ -126,17 +126,18 @@ def layout(manager: RunManager) -> RunsView:
                     confirm, cancel)
 
 
-def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
-    """Refresh, compare, rename and delete (with its confirmation step); returns the
-    function that gives the table, the pickers and the plot their new values."""
-    manager = actions.manager
-    pending = gr.State("")  # the run the confirmation step is about
+class RunsHandlers:
+    """What the Runs tab does, each a method that tests call without building the page:
+    refresh, rename, delete with its confirmation step, and the compared runs' plot."""
 
-    def refreshed(chosen, current):
+    def __init__(self, actions: Actions):
+        self.actions, self.manager = actions, actions.manager
+
+    def refreshed(self, chosen, current):
         """New values for the table and both run pickers. A picker's value is sent only
         when a run it holds is gone: a refresh that answers late (the tab's own, under
         load) must not undo a choice made while it ran."""
-        rows = history_rows(manager)
+        rows = history_rows(self.manager)
         choices, ids = run_choices(rows), {r["run_id"] for r in rows}
         kept = [c for c in chosen or [] if c in ids]
         compare = (gr.update(choices=choices) if kept == list(chosen or [])
@@ -145,75 +146,90 @@ def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
                   else gr.update(choices=choices))
         return table_frame(rows), compare, target
 
+    @staticmethod
     def hide_confirm(text=""):
+        """(the notice, the pending run, Yes, Cancel): the confirmation step hidden."""
         return text, "", gr.update(visible=False), gr.update(visible=False)
 
-    def on_rename(request: gr.Request, run_id, name, chosen):
+    def on_cancel(self):
+        return self.hide_confirm(note("Nothing was deleted."))
+
+    def on_rename(self, request: gr.Request, run_id, name, chosen):
         if not run_id:
             return (note("**Choose a run to rename first.**"),) + (gr.skip(),) * 3
         try:
-            snap = actions.rename(who(request), run_id, name)
+            snap = self.actions.rename(who(request), run_id, name)
         except UserError as e:
             return (problem("Cannot rename:", e, escape=True),) + (gr.skip(),) * 3
         text = note(Message("Run {run_id} is now called **{name}**.", run_id=snap["run_id"],
                             name=html.escape(snap["name"])))
-        return (text,) + refreshed(chosen, run_id)
+        return (text,) + self.refreshed(chosen, run_id)
 
-    def on_delete(request: gr.Request, run_id):
+    def on_delete(self, request: gr.Request, run_id):
+        """Delete...: what will go, with Yes and Cancel shown (nothing is deleted yet)."""
         if not run_id:
-            return hide_confirm(note("**Choose a run to delete first.**"))
+            return self.hide_confirm(note("**Choose a run to delete first.**"))
         try:
-            snap = actions.ask_delete(who(request), run_id)
+            snap = self.actions.ask_delete(who(request), run_id)
         except UserError as e:
-            return hide_confirm(problem("Cannot delete:", e, escape=True))
+            return self.hide_confirm(problem("Cannot delete:", e, escape=True))
         text = note(Message("Delete run **{name}** ({run_id}) and its folder `{folder}`? This "
                             "cannot be undone.", name=html.escape(snap["name"]),
                             run_id=snap["run_id"], folder=str(snap["run_dir"])))
         return text, snap["run_id"], gr.update(visible=True), gr.update(visible=True)
 
-    def on_confirm(request: gr.Request, run_id, chosen, current):
+    def on_confirm(self, request: gr.Request, run_id, chosen, current):
         try:
-            deleted = actions.delete(who(request), run_id)
+            deleted = self.actions.delete(who(request), run_id)
         except UserError as e:
-            return hide_confirm(problem("Cannot delete:", e, escape=True)) + (gr.skip(),) * 3
-        return hide_confirm(note(Message("Deleted run {run_id}.", run_id=deleted))) + \
-            refreshed(chosen, current)
+            return self.hide_confirm(problem("Cannot delete:", e, escape=True)) + \
+                (gr.skip(),) * 3
+        return self.hide_confirm(note(Message("Deleted run {run_id}.", run_id=deleted))) + \
+            self.refreshed(chosen, current)
 
-    def replot(chosen):
-        return curves_frame(manager, chosen)
+    def replot(self, chosen):
+        return curves_frame(self.manager, chosen)
 
-    def redraw(chosen):
+    def redraw(self, chosen):
         """Rebuild the plot's colours: an update of the data alone keeps the series
         (colour domain) of the first frame the page drew, so new runs stay invisible."""
-        return gr.update(colors_in_legend=list(curves_frame(manager, chosen)["run"].unique()))
+        return gr.update(colors_in_legend=list(curves_frame(self.manager,
+                                                            chosen)["run"].unique()))
 
+
+def wire(v: RunsView, actions: Actions, tab: gr.Tab | None):
+    """Bind the tab to RunsHandlers: refresh, compare, rename and delete (with its
+    confirmation step); returns the function that gives the table, the pickers and the
+    plot their new values."""
+    h = RunsHandlers(actions)
+    pending = gr.State("")  # the run the confirmation step is about
     views = [v.table, v.compare, v.target]
     confirm_step = [v.notice, pending, v.confirm, v.cancel]
     refresh_triggers = [v.refresh.click] + ([tab.select] if tab is not None else [])
     plot_changes = [
-        gr.on(refresh_triggers, refreshed, [v.compare, v.target], views,
+        gr.on(refresh_triggers, h.refreshed, [v.compare, v.target], views,
               api_name="ui_runs_refresh", api_visibility="undocumented",
               show_progress="hidden"),
-        v.rename.click(on_rename, [v.target, v.new_name, v.compare], [v.notice, *views],
+        v.rename.click(h.on_rename, [v.target, v.new_name, v.compare], [v.notice, *views],
                        api_name="ui_rename", api_visibility="undocumented"),
-        v.confirm.click(on_confirm, [pending, v.compare, v.target], confirm_step + views,
+        v.confirm.click(h.on_confirm, [pending, v.compare, v.target], confirm_step + views,
                         api_name="ui_delete", api_visibility="undocumented"),
     ]
     for event in plot_changes:  # the plot for the runs chosen when it is drawn, then colours
-        event = event.then(replot, v.compare, v.plot, api_visibility="private",
+        event = event.then(h.replot, v.compare, v.plot, api_visibility="private",
                            show_progress="hidden")
-        event.then(redraw, v.compare, v.plot, api_visibility="private", show_progress="hidden")
-    v.compare.input(replot, v.compare, v.plot, api_visibility="private",
+        event.then(h.redraw, v.compare, v.plot, api_visibility="private",
+                   show_progress="hidden")
+    v.compare.input(h.replot, v.compare, v.plot, api_visibility="private",
                     show_progress="hidden").then(
-        redraw, v.compare, v.plot, api_visibility="private", show_progress="hidden")
-    v.delete.click(on_delete, v.target, confirm_step, api_name="ui_delete_ask",
+        h.redraw, v.compare, v.plot, api_visibility="private", show_progress="hidden")
+    v.delete.click(h.on_delete, v.target, confirm_step, api_name="ui_delete_ask",
                    api_visibility="undocumented")
-    v.cancel.click(lambda: hide_confirm(note("Nothing was deleted.")), None, confirm_step,
-                   api_visibility="private")
-    v.target.input(hide_confirm, None, confirm_step, api_visibility="private",
+    v.cancel.click(h.on_cancel, None, confirm_step, api_visibility="private")
+    v.target.input(h.hide_confirm, None, confirm_step, api_visibility="private",
                    show_progress="hidden")
     # The table's headers, states and durations, and the pickers' runs, in the language the
     # page switched to; what the notice said too.
-    after_switch(refreshed, [v.compare, v.target], views)
+    after_switch(h.refreshed, [v.compare, v.target], views)
     keep(v.notice)
-    return refreshed
+    return h.refreshed

@@ -2,7 +2,8 @@
 controls (ui/run_controls.py RunHandlers: Start's refusal kept with its kind, asked again
 as settings change, Stop and Resume with nothing to act on, a page opened on a server with
 no runs), the sweep panel (ui/sweep_handlers.py SweepHandlers) and the plan panel
-(ui/plan_panel.py PlanHandlers)."""
+(ui/plan_panel.py PlanHandlers), the Runs tab (ui/runs_tab.py RunsHandlers) and the
+Evaluate tab (ui/evaluate_tab.py EvaluateHandlers)."""
 import gradio as gr
 
 from sft_ui.access import Access, Who
@@ -10,10 +11,12 @@ from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
 from sft_ui.ui import build_app
 from sft_ui.ui.api import ENDPOINTS
+from sft_ui.ui.evaluate_tab import EvaluateHandlers
 from sft_ui.ui.lang import kept
 from sft_ui.ui.plan_panel import FIT_FIELDS, PlanHandlers
 from sft_ui.ui.plan_text import NO_PLAN
 from sft_ui.ui.run_controls import REFUSED, RunHandlers
+from sft_ui.ui.runs_tab import RunsHandlers
 from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
 
 
@@ -92,3 +95,34 @@ def test_plan_handlers_say_why_there_is_no_plan_and_what_fit_and_apply_cannot_do
     applied = h.on_apply()
     assert all(skipped(v) for v in applied[:-1]) and len(applied) == 3
     assert "No suggestion to apply" in str(applied[-1])
+
+
+def test_runs_handlers_ask_for_a_run_and_keep_only_runs_that_are_there(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = RunsHandlers(actions)
+    said, pending, yes, cancel = h.on_delete(None, "")
+    assert "Choose a run to delete first" in said and pending == ""
+    assert yes["visible"] is False and cancel["visible"] is False
+    said, *rest = h.on_rename(None, "", "new name", [])
+    assert "Choose a run to rename first" in said and all(skipped(v) for v in rest)
+    said, pending, yes, _ = h.on_delete(None, "no-such-run")
+    assert "Cannot delete" in said and pending == "" and yes["visible"] is False
+    # a refresh drops the compared runs that are gone, and a picked run that is gone
+    table, compare, target = h.refreshed(["gone-run"], "gone-run")
+    assert compare["value"] == [] and target["value"] is None and table.empty
+    assert "Nothing was deleted" in h.on_cancel()[0]
+
+
+def test_evaluate_handlers_with_nothing_running_or_shown(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = EvaluateHandlers(actions)
+    assert "No evaluation is running" in h.on_stop(None)
+    polled = h.poll("", "", "")  # no job: nothing drawn, the timer stops
+    assert all(skipped(v) for v in polled[:-1]) and polled[-1].active is False
+    assert all(skipped(v) for v in h.poll("no-such-job", "", "")[:-1])
+    scores, tokens, answers = h.relabel("")  # the tables empty, in the page's language
+    assert scores.empty and answers.empty
+    test_set, notice = h.on_upload(None, None)  # an upload cleared: nothing changes
+    assert skipped(test_set) and notice == ""
+    started = h.on_start(None, "base", "base", "", "test", 0, 8)
+    assert "Cannot evaluate" in started[1] and all(skipped(v) for v in started[2:])
