@@ -234,22 +234,24 @@ def build_controls():
     return upload, button, summary, examples
 
 
-def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions) -> None:
-    """Connect the controls: an upload fills the dataset box, then the preview runs.
-    On a shared server an upload goes to this session's own folder."""
-    upload, button, summary, examples = controls
+class DataHandlers:
+    """What the data panel does, each a method that tests call without building the page
+    (`names`: the settings' names, in the order of the values a preview is given)."""
 
-    def on_upload(request: gr.Request, path, current, before, stage):
+    def __init__(self, actions: Actions, names: list[str]):
+        self.actions, self.names = actions, names
+
+    def on_upload(self, request: gr.Request, path, current, before, stage):
         """(dataset box, summary, examples, whether to preview, the value to go back to).
         A file that cannot be used says why in the summary (not in a passing toast), and
         the dataset box goes back to what it held before any upload (else the stage's
-        built-in set)."""
+        built-in set). On a shared server an upload goes to this session's own folder."""
         if not before or not _is_upload(before):
             before = current if current and not _is_upload(current) else demo_for(stage)
         try:
-            stored = actions.upload(who(request), path)
+            stored = self.actions.upload(who(request), path)
             # the box shows the file's name; its value, the path the run reads, stays
-            listed = dataset_choices(actions.dataset_choices(who(request), stage), stored)
+            listed = dataset_choices(self.actions.dataset_choices(who(request), stage), stored)
             return (gr.update(choices=listed, value=stored), gr.skip(), gr.skip(), True,
                     before)
         except UserError as e:
@@ -257,13 +259,15 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
                     note(Message("The dataset is back to {name}.", name=before)), "", False,
                     before)
 
+    @staticmethod
     def on_clear(before, stage):
         """The upload was removed: the dataset box goes back, the preview goes."""
         return before or demo_for(stage), "", ""
 
-    def on_preview(request: gr.Request, *values):
+    def on_preview(self, request: gr.Request, *values):
+        """(the summary, the examples) of the data the settings name, or why not."""
         try:
-            p = actions.preview(who(request), values_to_dict(names, values))
+            p = self.actions.preview(who(request), values_to_dict(self.names, values))
         except UserError as e:
             return problems("Cannot preview:", e), ""
         except Exception as e:  # keep the page usable, say what happened
@@ -272,30 +276,36 @@ def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions
         sized = sized_markdown(p.get("sized") or {})  # beside the data it follows
         return summary_markdown(p) + (f"\n\n{sized}" if sized else ""), examples_html(p)
 
-    def after_upload(request: gr.Request, ok, *values):
-        return on_preview(request, *values) if ok else (gr.skip(), gr.skip())
+    def after_upload(self, request: gr.Request, ok, *values):
+        return self.on_preview(request, *values) if ok else (gr.skip(), gr.skip())
 
+    def on_switch(self, request: gr.Request, shown, *values):
+        """The summary in the page's new language: a notice drawn again from its English,
+        a preview made again."""
+        if kept(shown):
+            return redrawn(shown), gr.skip()
+        return self.on_preview(request, *values) if shown else (gr.skip(), gr.skip())
+
+
+def wire(controls, names: list[str], inputs: list, dataset_box, actions: Actions) -> None:
+    """Bind the controls to DataHandlers: an upload fills the dataset box, then the
+    preview runs."""
+    upload, button, summary, examples = controls
+    h = DataHandlers(actions, names)
     stored, before = gr.State(False), gr.State("")
     stage = inputs[names.index("stage")]
-    upload.upload(on_upload, [upload, dataset_box, before, stage],
+    upload.upload(h.on_upload, [upload, dataset_box, before, stage],
                   [dataset_box, summary, examples, stored, before], api_visibility="private").then(
-        after_upload, [stored, *inputs], [summary, examples], api_visibility="private")
-    upload.clear(on_clear, [before, stage], [dataset_box, summary, examples],
+        h.after_upload, [stored, *inputs], [summary, examples], api_visibility="private")
+    upload.clear(h.on_clear, [before, stage], [dataset_box, summary, examples],
                  api_visibility="private")
     # A preview (or its error) belongs to the data it read: gone once the person picks or
     # types other data (`input`: their own change, not an upload's or a preset's).
     dataset_box.input(lambda: ("", ""), None, [summary, examples], api_visibility="private",
                       show_progress="hidden")
-    button.click(on_preview, inputs, [summary, examples], api_name="ui_preview",
+    button.click(h.on_preview, inputs, [summary, examples], api_name="ui_preview",
                  api_visibility="undocumented")
-
-    def on_switch(request: gr.Request, shown, *values):
-        """The summary in the page's new language: a notice drawn again from its English,
-        a preview made again."""
-        if kept(shown):
-            return redrawn(shown), gr.skip()
-        return on_preview(request, *values) if shown else (gr.skip(), gr.skip())
-    after_switch(on_switch, [summary, *inputs], [summary, examples])
+    after_switch(h.on_switch, [summary, *inputs], [summary, examples])
 
 
 def _is_upload(value: str) -> bool:

@@ -3,7 +3,8 @@ controls (ui/run_controls.py RunHandlers: Start's refusal kept with its kind, as
 as settings change, Stop and Resume with nothing to act on, a page opened on a server with
 no runs), the sweep panel (ui/sweep_handlers.py SweepHandlers) and the plan panel
 (ui/plan_panel.py PlanHandlers), the Runs tab (ui/runs_tab.py RunsHandlers) and the
-Evaluate tab (ui/evaluate_tab.py EvaluateHandlers)."""
+Evaluate tab (ui/evaluate_tab.py EvaluateHandlers) and the data panel (ui/data_panel.py
+DataHandlers)."""
 import gradio as gr
 
 from sft_ui.access import Access, Who
@@ -11,6 +12,7 @@ from sft_ui.actions import Actions
 from sft_ui.runs import RunManager
 from sft_ui.ui import build_app
 from sft_ui.ui.api import ENDPOINTS
+from sft_ui.ui.data_panel import DataHandlers
 from sft_ui.ui.evaluate_tab import EvaluateHandlers
 from sft_ui.ui.lang import kept
 from sft_ui.ui.plan_panel import FIT_FIELDS, PlanHandlers
@@ -126,3 +128,17 @@ def test_evaluate_handlers_with_nothing_running_or_shown(tmp_path):
     assert skipped(test_set) and notice == ""
     started = h.on_start(None, "base", "base", "", "test", 0, 8)
     assert "Cannot evaluate" in started[1] and all(skipped(v) for v in started[2:])
+
+
+def test_data_handlers_say_why_a_file_cannot_be_used_and_go_back(tmp_path):
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = DataHandlers(actions, ["dataset_name", "stage"])
+    bad = tmp_path / "rows.exe"
+    bad.write_bytes(b"\x00\x01")
+    box, summary, examples, ok, before = h.on_upload(None, str(bad), "demo", "", "sft")
+    assert box == before == "demo" and ok is False and examples == ""
+    assert "Cannot use this file" in summary and "The dataset is back to demo" in summary
+    assert h.on_clear("", "sft")[1:] == ("", "")  # the upload gone: the preview too
+    said, shown = h.on_preview(None, str(tmp_path / "missing.jsonl"), "sft")
+    assert "Cannot preview" in said and shown == ""
+    assert all(skipped(v) for v in h.after_upload(None, False, "demo", "sft"))
