@@ -120,14 +120,18 @@ def relabel_compare(shown) -> pd.DataFrame:
     return compare_frame([r for r in rows if any(cell.strip() for cell in r)])
 
 
+SCROLL_TO_JS = """() => requestAnimationFrame(() => {
+  const box = document.querySelector('#ELEM_ID');
+  if (box && box.innerText.trim()) box.scrollIntoView({block: 'nearest'});
+})"""
+
+
 def shown_when_said(box: gr.Markdown, elem_id: str) -> None:
     """Once `box` (a refusal under the conversation or the answers) says something, it
     is scrolled into view: on a small screen it is below the fold, where the reply that
     did not come was awaited."""
-    box.change(None, js=f"""() => requestAnimationFrame(() => {{
-  const box = document.querySelector('#{elem_id}');
-  if (box && box.innerText.trim()) box.scrollIntoView({{block: 'nearest'}});
-}})""", api_visibility="private", show_progress="hidden")
+    box.change(None, js=SCROLL_TO_JS.replace("ELEM_ID", elem_id), api_visibility="private",
+               show_progress="hidden")
 
 
 def build(actions: Actions, lists: Lists | None = None) -> None:

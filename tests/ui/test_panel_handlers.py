@@ -3,8 +3,8 @@ controls (ui/run_controls.py RunHandlers: Start's refusal kept with its kind, as
 as settings change, Stop and Resume with nothing to act on, a page opened on a server with
 no runs), the sweep panel (ui/sweep_handlers.py SweepHandlers) and the plan panel
 (ui/plan_panel.py PlanHandlers), the Runs tab (ui/runs_tab.py RunsHandlers) and the
-Evaluate tab (ui/evaluate_tab.py EvaluateHandlers) and the data panel (ui/data_panel.py
-DataHandlers)."""
+Evaluate tab (ui/evaluate_tab.py EvaluateHandlers), the data panel (ui/data_panel.py
+DataHandlers) and the queue panel (ui/queue_panel.py QueueHandlers)."""
 import gradio as gr
 
 from sft_ui.access import Access, Who
@@ -17,6 +17,7 @@ from sft_ui.ui.evaluate_tab import EvaluateHandlers
 from sft_ui.ui.lang import kept
 from sft_ui.ui.plan_panel import FIT_FIELDS, PlanHandlers
 from sft_ui.ui.plan_text import NO_PLAN
+from sft_ui.ui.queue_panel import QueueHandlers, queued_at
 from sft_ui.ui.run_controls import REFUSED, RunHandlers
 from sft_ui.ui.runs_tab import RunsHandlers
 from sft_ui.ui.sweep_handlers import FORM, SHOWN, SweepHandlers
@@ -142,3 +143,18 @@ def test_data_handlers_say_why_a_file_cannot_be_used_and_go_back(tmp_path):
     said, shown = h.on_preview(None, str(tmp_path / "missing.jsonl"), "sft")
     assert "Cannot preview" in said and shown == ""
     assert all(skipped(v) for v in h.after_upload(None, False, "demo", "sft"))
+
+
+def test_queue_handlers_find_add_to_queues_notice_by_its_message_not_its_words(tmp_path):
+    from sft_ui.ui.lang import note
+    actions = Actions(RunManager(tmp_path / "runs"), Access())
+    h = QueueHandlers(actions, ["learning_rate"])
+    box, table, chosen = h.shown(None)
+    assert box.visible is False and table.empty and chosen.value is None
+    # the run the notice names has left the queue (started): the notice goes
+    said = note(queued_at("q-1", 2))
+    assert h.still_true(None, said) == ""
+    # another notice, even one that reads alike, stays
+    assert skipped(h.still_true(None, note("Queued as q-1, place 2.")))
+    notice, *panel = h.on_add(None, "-1")
+    assert "Cannot queue" in notice and len(panel) == 3
