@@ -32,6 +32,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.served import gradio_events  # noqa: E402  (Gradio's event stream over HTTP)
+
 PORT = 7996
 OWNER = ("owner", "a long load-test secret")
 RUN = {"dataset_name": "demo", "use_peft": True, "max_steps": 60, "train_by": "steps",
@@ -137,10 +141,8 @@ class Visitors:
                 me.close()
 
     def streamed(self, web, api: str, data: list) -> "HttpJob":
-        """A reply asked over plain HTTP: its event id, then its stream of events."""
-        answer = web.post(f"{self.url}gradio_api/call{api}", json={"data": data})
-        answer.raise_for_status()
-        return HttpJob(web, f"{self.url}gradio_api/call{api}/{answer.json()['event_id']}")
+        """A reply asked over plain HTTP (served.gradio_events)."""
+        return HttpJob(web, self.url, api.lstrip("/"), data)
 
     def count_answer(self) -> None:
         with self.lock:
@@ -158,28 +160,20 @@ class Visitors:
 
 
 class HttpJob:
-    """gradio_client's job, as far as Visitors.reply reads it, over Gradio's event stream:
-    iterating yields each output as it comes; result() raises the refusal an error event
-    carried."""
+    """gradio_client's job, as far as Visitors.reply reads it, over Gradio's event stream
+    (served.gradio_events): iterating yields each output as it comes; result() raises the
+    refusal an error event carried."""
 
-    def __init__(self, web, url: str):
-        self.web, self.url, self.error = web, url, None
+    def __init__(self, web, url: str, name: str, data: list):
+        self.web, self.url, self.name, self.data, self.error = web, url, name, data, None
 
     def __iter__(self):
-        event = ""
-        with self.web.stream("GET", self.url) as stream:
-            for line in stream.iter_lines():
-                if line.startswith("event:"):
-                    event = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and event in ("generating", "complete", "error"):
-                    data = json.loads(line.split(":", 1)[1])
-                    if event == "error":
-                        self.error = RuntimeError(json.dumps(data, ensure_ascii=False))
-                        return
-                    if data:
-                        yield data
-                    if event == "complete":
-                        return
+        for event, data in gradio_events(self.web, self.url, self.name, self.data):
+            if event == "error":
+                self.error = RuntimeError(json.dumps(data, ensure_ascii=False))
+                return
+            if data:
+                yield data
 
     def result(self):
         if self.error is not None:

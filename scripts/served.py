@@ -1,9 +1,11 @@
-"""The app served as its own process and a headless Chromium on it: what the scripts that
-drive the page (screenshots, the page's benches) and the tests' fixtures (tests/conftest.py)
-share. Knows how to start and find things in the page, nothing of what they mean.
+"""The app served as its own process, its API over plain HTTP, and a headless Chromium on
+it: what the scripts that drive the page (screenshots, the page's benches) and the tests'
+fixtures (tests/conftest.py) share. Knows how to start and find things in the page,
+nothing of what they mean.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -50,6 +52,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def gradio_events(web, url: str, name: str, data: list):
+    """(event, data) of endpoint `name` of the app at `url` asked with `data` over plain
+    HTTP, as curl asks (Gradio's /gradio_api/call/<name>, then its event stream; `web`: an
+    httpx.Client): each output as it comes ("generating"), until "complete" or "error"."""
+    answer = web.post(f"{url}gradio_api/call/{name}", json={"data": data})
+    answer.raise_for_status()
+    event = ""
+    with web.stream("GET", f"{url}gradio_api/call/{name}/{answer.json()['event_id']}") \
+            as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("generating", "complete", "error"):
+                yield event, json.loads(line.split(":", 1)[1])
+                if event != "generating":
+                    return
 
 
 @contextmanager

@@ -73,16 +73,21 @@ def checked(method):
 def _check(name: str, value, hint) -> None:
     """gr.Error where `value` is not of a type `hint` (str, int, float, bool, dict, list,
     or a union of them) takes."""
-    allowed = [t for t in (typing.get_args(hint) or (hint,)) if t in KINDS]
+    allowed = _allowed(hint)
     if not allowed or any(_is(value, t) for t in allowed):
         return
     raise refusal(say(Message("{field} must be {kind}, not {given}.", field=name,
                                kind=KINDS[allowed[0]], given=_kind_of(value))))
 
 
+def _allowed(hint) -> list[type]:
+    """The types of KINDS a field's hint (a type or a union of them) takes."""
+    return [t for t in (typing.get_args(hint) or (hint,)) if t in KINDS]
+
+
 def _kind_taken(hint) -> Message:
     """The type a field takes, as a message names it (text where its hint says none)."""
-    allowed = [t for t in (typing.get_args(hint) or (hint,)) if t in KINDS]
+    allowed = _allowed(hint)
     return KINDS[allowed[0]] if allowed else KINDS[str]
 
 

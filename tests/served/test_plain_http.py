@@ -2,26 +2,15 @@
 /gradio_api/call/<name> and its event stream), where no client fills in what the caller
 left out: a value left out takes its default, a value the endpoint needs is named, and
 neither prints a traceback into the server's log."""
-import json
-
 import httpx
+
+from scripts.served import gradio_events
 
 
 def called(url: str, name: str, data: list) -> tuple[str, object]:
     """(the last event, its data) of endpoint `name` asked with `data` over plain HTTP."""
     with httpx.Client(timeout=120) as web:
-        answer = web.post(f"{url}gradio_api/call/{name}", json={"data": data})
-        answer.raise_for_status()
-        event, last = "", None
-        with web.stream("GET", f"{url}gradio_api/call/{name}/{answer.json()['event_id']}") \
-                as stream:
-            for line in stream.iter_lines():
-                if line.startswith("event:"):
-                    event = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and event in ("complete", "error"):
-                    last = json.loads(line.split(":", 1)[1])
-                    break
-    return event, last
+        return list(gradio_events(web, url, name, data))[-1]
 
 
 def test_values_left_out_take_their_defaults_or_are_named(live_app, capfd):
