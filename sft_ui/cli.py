@@ -18,6 +18,7 @@ from sft_ui.config import ConfigError, RunConfig
 from sft_ui.errors import UserError, said
 from sft_ui.evaluate.job import Evaluator
 from sft_ui.i18n.message import Message
+from sft_ui.limits import Limits, lower_this_thread
 from sft_ui.models import prepare_default_model
 from sft_ui.runs import ACTIVE_STATES, Run, RunManager, create_run, runs_dir
 from sft_ui.runs.run_queue import RunQueue
@@ -119,8 +120,12 @@ def serve(host: str, port: int, users: dict[str, str], private: bool) -> None:
         # request importing them beside this import broke it ("KeyError: 'accelerate'").
         manager.warm_up()
         # With --private the whole page needs gradio's login; else only the actions do.
-        app = build_app(manager, Access.from_env(users))
+        access = Access.from_env(users)
+        app = build_app(manager, access)
         RunQueue(manager, listen=False).watch()  # runs queued from the command line
+        if access.shared:  # (the threads that answer pages, started from here on, yield to
+            # the training process, started by the worker's thread, started before)
+            lower_this_thread(Limits.from_env().server_nice)
         app.queue().launch(server_name=host, server_port=port,
                            auth=list(users.items()) if private and users else None,
                            prevent_thread_lock=True)

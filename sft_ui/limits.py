@@ -34,12 +34,14 @@ class Limits:
     max_new_tokens: int = 512      # SFT_UI_VISITOR_MAX_NEW_TOKENS: the longest reply
     pause: float = 3.0             # SFT_UI_VISITOR_PAUSE: while a run trains, seconds of
     #                                pause per second of generating (3: a quarter of the time)
+    server_nice: int = 10          # SFT_UI_SERVER_NICE: the CPU priority (nice, 0-19) of the
+    #                                threads that answer pages, below the training process's
 
     ENV = {"replies": "SFT_UI_VISITOR_REPLIES",
            "tokens_per_minute": "SFT_UI_VISITOR_TOKENS_PER_MINUTE",
            "queue": "SFT_UI_VISITOR_QUEUE", "queue_training": "SFT_UI_VISITOR_QUEUE_TRAINING",
            "max_new_tokens": "SFT_UI_VISITOR_MAX_NEW_TOKENS",
-           "pause": "SFT_UI_VISITOR_PAUSE"}
+           "pause": "SFT_UI_VISITOR_PAUSE", "server_nice": "SFT_UI_SERVER_NICE"}
 
     @classmethod
     def from_env(cls, env=None) -> "Limits":
@@ -56,6 +58,19 @@ class Limits:
             if value is not None and value >= 0 and math.isfinite(value):
                 given[f.name] = value
         return cls(**given)
+
+
+def lower_this_thread(nice: int) -> None:
+    """This thread at CPU priority `nice` (0-19; never higher than it is): under Linux a
+    thread's priority is its own and passes to the threads and processes it starts from
+    then on, so where the cores are wanted the processes started before (a training run's)
+    get them first. Elsewhere a no-op."""
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me,
+                       max(os.getpriority(os.PRIO_PROCESS, me), min(19, max(0, nice))))
+    except (AttributeError, OSError):
+        pass
 
 
 class Shares:

@@ -4,6 +4,8 @@ records (runs/) or of Gradio.
 """
 from __future__ import annotations
 
+import functools
+
 from sft_ui.backends import jobs
 from sft_ui.backends.processes import train_in_processes
 from sft_ui.config import ConfigError, RunConfig
@@ -32,7 +34,8 @@ def trainer_for(cfg: RunConfig, worker=None, token: str = "", hub=None):
     if cfg.run_on == "hf_jobs":
         return jobs.train_on_jobs(token.strip(), hub)
     if cfg.processes(detect().devices) > 1:
-        return train_in_processes
+        return train_in_processes if worker is None \
+            else functools.partial(train_in_processes, start=worker.start)
     if worker is not None:
         return worker.train
     from sft_ui.train.engine import train  # heavy: torch, transformers and TRL

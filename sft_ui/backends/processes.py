@@ -61,13 +61,15 @@ def launch_command(run_dir: Path, processes: int, strategy: str,
     return command
 
 
-def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None) -> Path:
+def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None,
+                       start=subprocess.Popen) -> Path:
     """Train the run in `run_dir` (its config.yaml is cfg) on cfg.processes() processes,
     feeding their events to `sink` (the app's Run); return the model folder. The
     processes train with `python -m sft_ui train --run-dir` and only the main one reports,
     so the run looks like one trained in the app. A stop is the folder's stop file, which
     the processes agree on at each step's end (train/callbacks.py), so all of them save
-    and stop at the same step; a failure raises with their last lines."""
+    and stop at the same step; a failure raises with their last lines. `start`: what
+    starts the launcher (the served app's: WarmWorker.start)."""
     hw = detect()
     processes = cfg.processes(hw.devices)
     command = launch_command(run_dir, processes, cfg.distributed, resume_from)
@@ -75,9 +77,9 @@ def train_in_processes(cfg, run_dir: Path, sink, resume_from: Path | None = None
     if hw.device == "cpu":  # the processes share the cores instead of each taking all
         env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     (run_dir / STOP_FILE).unlink(missing_ok=True)
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, text=True, bufsize=1, env=env,
-                             start_new_session=True, preexec_fn=end_with_parent)
+    child = start(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                  stdin=subprocess.DEVNULL, text=True, bufsize=1, env=env,
+                  start_new_session=True, preexec_fn=end_with_parent)
     return follow(child, run_dir, sink)
 
 

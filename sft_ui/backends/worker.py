@@ -43,38 +43,46 @@ class WarmWorker:
         threading.Thread(target=self._spawner, daemon=True, name="worker-spawner").start()
 
     def _spawner(self) -> None:
-        """Starts every worker, from this thread that lives as long as the app: a worker
-        gets SIGTERM when the thread that started it ends (PR_SET_PDEATHSIG), so with the
-        app, at once, not a second later (watch_app) with a checkpoint the app never saw.
-        A worker stays in the app's session: in a session of its own (a scheduling group
-        of its own under Linux's autogroup) the served default run trained slower, the
-        app's wakeups cutting into it (docs/benchmarks.md, The served app)."""
+        """Starts every child of the app (start()), from this thread that lives as long as
+        the app and was started before the page's threads: a child gets SIGTERM when the
+        thread that started it ends (PR_SET_PDEATHSIG), so with the app, at once, not a
+        second later (watch_app) with a checkpoint the app never saw; and it trains at the
+        app's own priority where a shared server lowers the page's threads
+        (limits.lower_this_thread). A worker stays in the app's session: in a session of
+        its own (a scheduling group of its own under Linux's autogroup) the served default
+        run trained slower, the app's wakeups cutting into it (docs/benchmarks.md, The
+        served app)."""
         while True:
-            answer = self._asks.get()
-            if answer is None:  # close(): the app is closing
+            ask = self._asks.get()
+            if ask is None:  # close(): the app is closing
                 return
-            command = [sys.executable, "-m", "sft_ui", "worker"]
+            answer, command, options = ask
             try:
-                model = self._likely_model and self._likely_model()
-            except Exception:  # (an unreadable runs folder): nothing is loaded ahead
-                model = None
-            if model:
-                command += ["--load-ahead", model]
-            try:
-                answer.put(subprocess.Popen(
-                    command, stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                    env=child_environment(), preexec_fn=end_with_parent))
+                answer.put(subprocess.Popen(command, **options))
             except OSError as e:
                 answer.put(e)
 
-    def _spawn(self) -> subprocess.Popen:
+    def start(self, command: list[str], **options) -> subprocess.Popen:
+        """subprocess.Popen(command, **options), from the thread that starts the app's
+        children."""
         answer: queue.Queue = queue.Queue()
-        self._asks.put(answer)
+        self._asks.put((answer, command, options))
         child = answer.get()
         if isinstance(child, OSError):
             raise child
         return child
+
+    def _spawn(self) -> subprocess.Popen:
+        command = [sys.executable, "-m", "sft_ui", "worker"]
+        try:
+            model = self._likely_model and self._likely_model()
+        except Exception:  # (an unreadable runs folder): nothing is loaded ahead
+            model = None
+        if model:
+            command += ["--load-ahead", model]
+        return self.start(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, bufsize=1,
+                          env=child_environment(), preexec_fn=end_with_parent)
 
     def warm(self) -> None:
         """Start the spare now unless one waits (the app starting, a run ending)."""

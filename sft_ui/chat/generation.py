@@ -7,7 +7,6 @@ that stops when the reader goes (generate_streaming). Knows nothing of runs or o
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import threading
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Iterator
 from sft_ui.data import thinking as think
 from sft_ui.data.chat_habits import habits, to_template
 from sft_ui.i18n.message import Message
+from sft_ui.limits import lower_this_thread
 from sft_ui.runs import RunError
 
 # a message as the user's turn, or as text to continue ("": as the model is asked by
@@ -229,16 +229,6 @@ class _FewerThreads:
 FEWER_THREADS = _FewerThreads()
 
 
-def _lowest_priority() -> None:
-    """This thread (a reply that yields to a training run) at the lowest CPU priority
-    (nice 19): where the cores are wanted, the training process gets them first. A thread
-    of its own per reply, so the priority ends with it. Linux only; elsewhere a no-op."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-    except (AttributeError, OSError):
-        pass
-
-
 def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings,
                        pause=None, **extra) -> Iterator[list[str]]:
     """Yield the replies to `texts` (one batch) as they grow; closing the generator ends
@@ -254,7 +244,7 @@ def generate_streaming(model, tokenizer, texts: list[str], settings: GenSettings
 
     def run() -> None:
         if yields:
-            _lowest_priority()
+            lower_this_thread(19)  # (a thread per reply: the priority ends with it)
         try:
             with FEWER_THREADS if yields else contextlib.nullcontext():
                 model.generate(**enc, streamer=streamer,

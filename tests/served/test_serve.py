@@ -4,11 +4,16 @@ the app's start ("KeyError: 'accelerate'", seen when a client started a run whil
 app warmed up)."""
 from __future__ import annotations
 
+import pytest
+
 import sft_ui.ui
 from sft_ui import cli
 
 
-def test_the_libraries_are_imported_before_the_server_answers(monkeypatch):
+@pytest.mark.parametrize("users", [{}, {"ann": "a long secret"}])
+def test_the_libraries_are_imported_before_the_server_answers(monkeypatch, users):
+    """(On a shared server the page's threads, started by launch, are lowered before it:
+    tests/served/test_priority.py reads them.)"""
     calls = []
 
     class Manager:
@@ -41,7 +46,10 @@ def test_the_libraries_are_imported_before_the_server_answers(monkeypatch):
     monkeypatch.setattr(cli, "RunManager", Manager)
     monkeypatch.setattr(cli, "RunQueue", Queue)
     monkeypatch.setattr(cli.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(cli, "lower_this_thread", lambda nice: calls.append(f"nice {nice}"))
     monkeypatch.setattr(sft_ui.ui, "build_app", lambda manager, access: App())
-    cli.serve("127.0.0.1", 0, {}, private=False)
-    assert calls == ["manager", "warm_up", "watch_queue", "launch", "freeze", "block_thread",
-                     "close"]
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    cli.serve("127.0.0.1", 0, users, private=False)
+    lowered = ["nice 10"] if users else []
+    assert calls == ["manager", "warm_up", "watch_queue", *lowered, "launch", "freeze",
+                     "block_thread", "close"]
