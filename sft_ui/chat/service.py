@@ -235,7 +235,7 @@ class ChatService:
                             max_new_tokens: int = 64,
                             ask_as: str = "", thinking: str = "") -> Iterator[list[dict]]:
         """compare_batch's rows as they fill: model A's answers (B's still ""), then
-        both."""
+        both. What is wrong with the request is raised here, before any row."""
         if not isinstance(prompts, (list, tuple)) or not all(isinstance(p, str) for p in prompts):
             raise RunError(Message('Prompts must be a list of texts, one prompt each, like '
                                    '["Hi", "What is 2+2?"].'))
@@ -244,13 +244,16 @@ class ChatService:
         prompts = [p.strip() for p in prompts if p and p.strip()]
         if not prompts:
             raise RunError(Message("Add at least one prompt (one per line)."))
-        text = self._asked(text, ref_a, ref_b)  # (after the cheap checks)
+        return self._rows(prompts, ref_a, ref_b, self._asked(text, ref_a, ref_b))
+
+    def _rows(self, prompts: list[str], ref_a: str, ref_b: str, text: GenSettings
+              ) -> Iterator[list[dict]]:
         from sft_ui.train.answering import generate_batch  # torch: only when generating
         answers = []
         for ref in (ref_a, ref_b):
             model, tokenizer = self.load(ref)
             answers.append(generate_batch(model, text.template_for(tokenizer)[0], prompts,
-                                          int(max_new_tokens), as_text=text.as_text))
+                                          int(text.max_new_tokens), as_text=text.as_text))
             if len(answers) == 1:
                 yield [{"prompt": p, "a": a.strip(), "b": ""}
                        for p, a in zip(prompts, answers[0])]

@@ -32,18 +32,29 @@ def build(actions: Actions) -> None:
             sign_out = gr.Button(T("Sign out"), scale=1)
         status = gr.Markdown(T("Not signed in."), elem_id="sign-in-status")
 
-    def on_sign_in(request: gr.Request, name, secret):
+    h = SignInHandlers(actions)
+    sign_in.click(h.on_sign_in, [user, password], [status, password],
+                  api_visibility="private")
+    password.submit(h.on_sign_in, [user, password], [status, password],
+                    api_visibility="private")
+    sign_out.click(h.on_sign_out, None, status, api_visibility="private")
+    keep(status)
+
+
+class SignInHandlers:
+    """Sign in and Sign out, as methods that tests call without building the page."""
+
+    def __init__(self, actions: Actions):
+        self.actions = actions
+
+    def on_sign_in(self, request: gr.Request, name, secret):
+        """(status, the password box emptied once signed in)."""
         try:
-            signed = actions.sign_in(who(request), name, secret)
+            signed = self.actions.sign_in(who(request), name, secret)
         except AccessError as e:
             return problem("Cannot sign in:", e), gr.skip()
         return note(Message("Signed in as **{user}**.", user=signed)), ""
 
-    def on_sign_out(request: gr.Request):
-        actions.sign_out(who(request))
+    def on_sign_out(self, request: gr.Request):
+        self.actions.sign_out(who(request))
         return note("Signed out.")
-
-    sign_in.click(on_sign_in, [user, password], [status, password], api_visibility="private")
-    password.submit(on_sign_in, [user, password], [status, password], api_visibility="private")
-    sign_out.click(on_sign_out, None, status, api_visibility="private")
-    keep(status)

@@ -134,9 +134,84 @@ def shown_when_said(box: gr.Markdown, elem_id: str) -> None:
                show_progress="hidden")
 
 
+class ChatHandlers:
+    """What the Chat and Compare tabs do, each a method that tests call without building
+    the page."""
+
+    def __init__(self, actions: Actions):
+        self.actions, self.chat = actions, actions.chat_service
+
+    # ---- Chat ------------------------------------------------------------------------
+    @staticmethod
+    def add_user(text, history):
+        """The message into the conversation, the box emptied."""
+        return "", (history or []) + [{"role": "user", "content": text}]
+
+    def reply(self, request: gr.Request, history, ref, *values):
+        """(the conversation as the reply grows, what is said under it); Gradio passes the
+        request first."""
+        history = list(history or [])
+        messages = normalise_history(history)
+        if not messages or not messages[-1]["content"].strip():
+            yield history, note("Type a message first.")
+            return
+        try:
+            asked = (messages[-1]["content"], messages[:-1], ref, GenSettings(*values))
+            # What the model's template changes (a system prompt it has no role for) is
+            # said under the conversation while the reply comes.
+            changed = list(dict.fromkeys(self.actions.chat_notes(*asked)))
+            said = note(changed[0], changed[1:]) if changed else ""
+            for text in self.actions.chat(who(request), *asked):
+                yield history + answered(text), said
+        except UserError as e:
+            yield history, _error(e)
+
+    def picked(self, ref):
+        """Another model picked: a new conversation named after it, and its Ask as."""
+        return (*new_conversation(self.chat, ref), asked_as(self.chat, ref))
+
+    def asked(self, *refs):
+        """The Ask as of the model (of two compared: text where one is text's)."""
+        return asked_as(self.chat, *refs)
+
+    def listed(self):
+        """Chat's list and what its latest run is, in the request's language."""
+        return gr.update(choices=choices(self.chat)), say(self.chat.latest_text())
+
+    # ---- Compare ---------------------------------------------------------------------
+    def compare_two(self, request: gr.Request, text, ref_a, ref_b, *values):
+        """(answer A, answer B, notice) as both grow."""
+        try:
+            for a, b in self.actions.compare(who(request), text, ref_a, ref_b,
+                                             GenSettings(*values)):
+                yield a, b, ""
+        except UserError as e:
+            yield gr.skip(), gr.skip(), _error(e)
+
+    def compare_all(self, text, ref_a, ref_b, max_new, thinking, ask, request: gr.Request):
+        """The table as it fills: model A's answers first, with what is left said."""
+        try:
+            steps = self.actions.compare_batch_steps(who(request), text.splitlines(), ref_a,
+                                                     ref_b, int(max_new or 64), ask, thinking)
+            yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
+                                          "model B.", count=len([t for t in text.splitlines()
+                                                                 if t.strip()])))
+            for done, rows in enumerate(steps, 1):
+                yield compare_frame((r["prompt"], r["a"], r["b"]) for r in rows), (
+                    note(Message("Model A answered {count} prompts; model B is answering "
+                                 "them.", count=len(rows))) if done == 1 else "")
+        except UserError as e:
+            yield gr.skip(), _error(e)
+
+    def both_listed(self):
+        """Both model lists, in the request's language."""
+        return [gr.update(choices=choices(self.chat))] * 2
+
+
 def build(actions: Actions, lists: Lists | None = None) -> None:
-    """The Chat tab; its model list keeps itself current through `lists`."""
-    chat = actions.chat_service
+    """The Chat tab, bound to ChatHandlers; its model list keeps itself current through
+    `lists`."""
+    chat, h = actions.chat_service, ChatHandlers(actions)
     with gr.Row():
         model = model_dropdown(chat, "Chat with", elem_id="chat-model")
         refresh = gr.Button(T("Refresh"), scale=0)
@@ -149,52 +224,27 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
         stop = gr.Button(T("Stop"), scale=0)
     error = gr.Markdown(elem_id="chat-error")
     shown_when_said(error, "chat-error")
-
-    def add_user(text, history):
-        return "", (history or []) + [{"role": "user", "content": text}]
-
-    def reply(request: gr.Request, history, ref, *values):  # (Gradio passes the request first)
-        history = list(history or [])
-        messages = normalise_history(history)
-        if not messages or not messages[-1]["content"].strip():
-            yield history, note("Type a message first.")
-            return
-        try:
-            asked = (messages[-1]["content"], messages[:-1], ref, GenSettings(*values))
-            # What the model's template changes (a system prompt it has no role for) is
-            # said under the conversation while the reply comes.
-            changed = list(dict.fromkeys(actions.chat_notes(*asked)))
-            said = note(changed[0], changed[1:]) if changed else ""
-            for text in actions.chat(who(request), *asked):
-                yield history + answered(text), said
-        except UserError as e:
-            yield history, _error(e)
-
-    events = [trigger(add_user, [message, bot], [message, bot], api_visibility="private")
-              .then(reply, [bot, model, *settings], [bot, error], api_visibility="private",
+    events = [trigger(h.add_user, [message, bot], [message, bot], api_visibility="private")
+              .then(h.reply, [bot, model, *settings], [bot, error], api_visibility="private",
                     concurrency_limit=None)  # (admitted by limits.py's shares)
               for trigger in (send.click, message.submit)]
     stop.click(None, cancels=events, api_visibility="private")
     # One conversation is with one model: picking another starts a new one, and the box
     # names the model every reply in it came from.
-    model.input(lambda ref: (*new_conversation(chat, ref), asked_as(chat, ref)), model,
-                [bot, error, settings[-1]], api_visibility="private", show_progress="hidden")
-    page().load(lambda ref: asked_as(chat, ref), model, settings[-1],
-                api_visibility="private", show_progress="hidden")
-
-    def listed():
-        return gr.update(choices=choices(chat)), say(chat.latest_text())
-
-    refresh.click(listed, None, [model, latest], api_visibility="private")
+    model.input(h.picked, model, [bot, error, settings[-1]], api_visibility="private",
+                show_progress="hidden")
+    page().load(h.asked, model, settings[-1], api_visibility="private",
+                show_progress="hidden")
+    refresh.click(h.listed, None, [model, latest], api_visibility="private")
     keep(error)  # what went wrong, in the page's new language
-    after_switch(listed, None, [model, latest])  # the labels in the new language
+    after_switch(h.listed, None, [model, latest])  # the labels in the new language
     if lists is not None:
-        lists.add(listed, [], [model, latest])
+        lists.add(h.listed, [], [model, latest])
 
 
 def build_compare(actions: Actions, lists: Lists | None = None) -> None:
-    """The Compare tab: two models, the same prompt."""
-    chat = actions.chat_service
+    """The Compare tab, bound to ChatHandlers: two models, the same prompt."""
+    chat, h = actions.chat_service, ChatHandlers(actions)
     with gr.Row():
         model_a = model_dropdown(chat, "Model A", "base", elem_id="compare-a")
         model_b = model_dropdown(chat, "Model B", LATEST, elem_id="compare-b")
@@ -221,46 +271,21 @@ def build_compare(actions: Actions, lists: Lists | None = None) -> None:
     page().load(relabel_compare, table, table, api_visibility="private",
                 show_progress="hidden")
     after_switch(relabel_compare, table, table)
-
-    def compare_two(request: gr.Request, text, ref_a, ref_b, *values):
-        try:
-            for a, b in actions.compare(who(request), text, ref_a, ref_b,
-                                        GenSettings(*values)):
-                yield a, b, ""
-        except UserError as e:
-            yield gr.skip(), gr.skip(), _error(e)
-
-    def compare_all(text, ref_a, ref_b, max_new, thinking, ask, request: gr.Request):
-        """The table as it fills: model A's answers first, with what is left said."""
-        try:
-            steps = actions.compare_batch_steps(who(request), text.splitlines(), ref_a,
-                                                ref_b, int(max_new or 64), ask, thinking)
-            yield gr.skip(), note(Message("Model A is answering the {count} prompts, then "
-                                          "model B.", count=len([t for t in text.splitlines()
-                                                                 if t.strip()])))
-            for done, rows in enumerate(steps, 1):
-                yield compare_frame((r["prompt"], r["a"], r["b"]) for r in rows), (
-                    note(Message("Model A answered {count} prompts; model B is answering "
-                                 "them.", count=len(rows))) if done == 1 else "")
-        except UserError as e:
-            yield gr.skip(), _error(e)
-
     events: list[dict]  # (gradio's Dependency is a dict, as `cancels` takes it)
-    events = [go.click(compare_two, [prompt, model_a, model_b, *settings],
+    events = [go.click(h.compare_two, [prompt, model_a, model_b, *settings],
                        [answer_a, answer_b, notice], api_visibility="private",
                        concurrency_limit=None),  # (admitted by limits.py's shares)
-              batch_go.click(compare_all, [prompts, model_a, model_b, settings[1], settings[5],
-                                           settings[-1]], [table, notice],
+              batch_go.click(h.compare_all, [prompts, model_a, model_b, settings[1],
+                                             settings[5], settings[-1]], [table, notice],
                              api_visibility="private")]
     for picked in (model_a, model_b):  # (text where either model was trained on text)
-        picked.input(lambda a, b: asked_as(chat, a, b), [model_a, model_b], settings[-1],
-                     api_visibility="private", show_progress="hidden")
-    page().load(lambda a, b: asked_as(chat, a, b), [model_a, model_b],
-                settings[-1], api_visibility="private", show_progress="hidden")
+        picked.input(h.asked, [model_a, model_b], settings[-1], api_visibility="private",
+                     show_progress="hidden")
+    page().load(h.asked, [model_a, model_b], settings[-1], api_visibility="private",
+                show_progress="hidden")
     stop.click(None, cancels=events, api_visibility="private")
     keep(notice)
-    refresh.click(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b],
-                  api_visibility="private")
-    after_switch(lambda: [gr.update(choices=choices(chat))] * 2, None, [model_a, model_b])
+    refresh.click(h.both_listed, None, [model_a, model_b], api_visibility="private")
+    after_switch(h.both_listed, None, [model_a, model_b])
     if lists is not None:
-        lists.add(lambda: [gr.update(choices=choices(chat))] * 2, [], [model_a, model_b])
+        lists.add(h.both_listed, [], [model_a, model_b])

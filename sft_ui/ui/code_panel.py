@@ -39,31 +39,38 @@ def build_controls():
     return show, save, load, saved, notice, yaml_code, script, command, machines, launch
 
 
-def wire(controls, names: list[str], inputs: list) -> None:
-    show, save, load, saved, notice, yaml_code, script, command, machines, launch = controls
+class CodeHandlers:
+    """What the panel does, each a method that tests call without building the page
+    (`names`: the settings' names, in the order of the values each is given)."""
 
-    def current(values) -> RunConfig:
-        return RunConfig.from_dict(values_to_dict(names, values))
+    def __init__(self, names: list[str]):
+        self.names = names
 
-    def on_show(n_machines, *values):
+    def current(self, values) -> RunConfig:
+        return RunConfig.from_dict(values_to_dict(self.names, values))
+
+    def on_show(self, n_machines, *values):
+        """(notice, YAML, Python script, trl command, accelerate command)."""
         try:
-            cfg = current(values)
+            cfg = self.current(values)
         except ConfigError as e:
             return (_problems(e),) + (gr.skip(),) * 4
         return ("", recipe.to_yaml(cfg), recipe.python_script(cfg), recipe.trl_command(cfg),
                 recipe.accelerate_command(cfg, int(n_machines or 1)))
 
-    def on_save(*values):
+    def on_save(self, *values):
+        """(notice, the path of the YAML file written)."""
         try:
-            cfg = current(values)
+            cfg = self.current(values)
         except ConfigError as e:
             return _problems(e), gr.skip()
         path = Path(tempfile.mkdtemp(prefix="sft-settings-")) / f"{cfg.stage}.yaml"
-        text = recipe.to_yaml(cfg)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(recipe.to_yaml(cfg), encoding="utf-8")
         return "", str(path)
 
-    def on_load(path):
+    def on_load(self, path):
+        """Every setting's value from the YAML file at `path`, then the notice."""
+        names = self.names
         if not path:
             return [gr.skip()] * len(names) + [""]
         try:
@@ -79,10 +86,15 @@ def wire(controls, names: list[str], inputs: list) -> None:
             "\n\n" + problems("Check these before Start:", ConfigError(found)) if found else "")
         return config_to_values(cfg, names) + [loaded]
 
-    show.click(on_show, [machines, *inputs],
+
+def wire(controls, names: list[str], inputs: list) -> None:
+    """Bind the panel to CodeHandlers."""
+    show, save, load, saved, notice, yaml_code, script, command, machines, launch = controls
+    h = CodeHandlers(names)
+    show.click(h.on_show, [machines, *inputs],
                [notice, yaml_code, script, command, launch], api_visibility="private")
-    save.click(on_save, inputs, [notice, saved], api_visibility="private")
-    load.upload(on_load, load, [*inputs, notice], api_visibility="private",
+    save.click(h.on_save, inputs, [notice, saved], api_visibility="private")
+    load.upload(h.on_load, load, [*inputs, notice], api_visibility="private",
                 show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
     keep(notice)
 

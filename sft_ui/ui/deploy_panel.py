@@ -6,11 +6,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from sft_ui.actions import Actions
-from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message
-from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, note, problem
+from sft_ui.ui.lang import T
 
 
 @dataclass
@@ -29,13 +25,6 @@ def build() -> Deploy:
     return Deploy(space, deploy)
 
 
-def wire(d: Deploy, actions: Actions, token: gr.Textbox, notice: gr.Markdown) -> None:
-    def on_deploy(request: gr.Request, sid, tok):
-        try:
-            url = actions.deploy(who(request), sid, tok)
-        except UserError as e:
-            return problem("Cannot deploy:", e)
-        return note(Message("Studio deployed: [{url}]({link}) (it builds for a few minutes).",
-                            url=url, link=url))
-
+def wire(d: Deploy, on_deploy, token: gr.Textbox, notice: gr.Markdown) -> None:
+    """Deploy with the Hub part's `token` (`on_deploy`: export_tab.ExportHandlers')."""
     d.deploy.click(on_deploy, [d.space, token], notice, api_visibility="private")

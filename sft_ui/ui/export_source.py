@@ -56,45 +56,61 @@ def build(manager: RunManager) -> Source:
     return Source(run, checkpoint, refresh)
 
 
-def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
-         lists: Lists | None = None) -> None:
-    """A run chosen shows its checkpoints, and the merge choice for a LoRA run; the run
-    list follows Refresh, a language switch and (through `lists`) the runs' changes."""
-    def on_run(run_id):
+class SourceHandlers:
+    """What the choice of a run to export does, each a method that tests call without
+    building the page."""
+
+    def __init__(self, manager: RunManager):
+        self.manager = manager
+
+    def on_run(self, run_id):
         """Its checkpoints; the merge choice only for a LoRA run."""
         try:
-            lora = bool(run_id) and is_lora_run(manager.get(run_id))
+            lora = bool(run_id) and is_lora_run(self.manager.get(run_id))
         except UserError:
             lora = False
-        return (gr.update(choices=checkpoint_choices(manager, run_id), value=FINAL),
+        return (gr.update(choices=checkpoint_choices(self.manager, run_id), value=FINAL),
                 gr.update(visible=lora, value=False if not lora else gr.skip()))
 
-    def runs(current=None, picked=None):
+    def runs(self, current=None, picked=None):
         """The run list; the run the person picked stays (its value is not sent: a late
         answer must not undo a newer choice), else the newest finished run is chosen, also
         after a newer one finished since the page chose one (the tab opens ready on it)."""
-        choices = exportable_runs(manager)
+        choices = exportable_runs(self.manager)
         ids = [run_id for _, run_id in choices]
-        latest = manager.latest_finished()
+        latest = self.manager.latest_finished()
         if current in ids and (current == picked or latest is None or latest.id == current):
             return gr.update(choices=choices)
         return gr.update(choices=choices, value=latest.id if latest else None)
 
+    @staticmethod
+    def picked(run_id):
+        """The run the person picked, remembered."""
+        return run_id
+
+    def listed(self, run_id):
+        """The chosen run's models in the page's language ("final model")."""
+        return gr.update(choices=checkpoint_choices(self.manager, run_id))
+
+
+def wire(source: Source, manager: RunManager, merged: gr.Checkbox,
+         lists: Lists | None = None) -> None:
+    """Bind the choice to SourceHandlers: a run chosen shows its checkpoints, and the merge
+    choice for a LoRA run; the run list follows Refresh, a language switch and (through
+    `lists`) the runs' changes."""
+    h = SourceHandlers(manager)
     picked = gr.State(None)  # the run the person picked from the list (none: the page's)
-    source.run.input(lambda run_id: run_id, source.run, picked, api_visibility="private",
+    source.run.input(h.picked, source.run, picked, api_visibility="private",
                      show_progress="hidden")
-    source.run.change(on_run, source.run, [source.checkpoint, merged], api_visibility="private")
-    source.refresh.click(runs, [source.run, picked], source.run, api_visibility="private")
-    page().load(runs, [source.run, picked], source.run, api_visibility="private",
+    source.run.change(h.on_run, source.run, [source.checkpoint, merged],
+                      api_visibility="private")
+    source.refresh.click(h.runs, [source.run, picked], source.run, api_visibility="private")
+    page().load(h.runs, [source.run, picked], source.run, api_visibility="private",
                 show_progress="hidden")
     # After a language switch: the run list's states in the new one.
-    after_switch(runs, [source.run, picked], source.run)
-
-    def listed(run_id):
-        """The chosen run's models in the page's language ("final model")."""
-        return gr.update(choices=checkpoint_choices(manager, run_id))
-    page().load(listed, source.run, source.checkpoint, api_visibility="private",
+    after_switch(h.runs, [source.run, picked], source.run)
+    page().load(h.listed, source.run, source.checkpoint, api_visibility="private",
                 show_progress="hidden")
-    after_switch(listed, source.run, source.checkpoint)
+    after_switch(h.listed, source.run, source.checkpoint)
     if lists is not None:
-        lists.add(runs, [source.run, picked], [source.run])
+        lists.add(h.runs, [source.run, picked], [source.run])

@@ -56,14 +56,13 @@ def build(actions: Actions, lists: Lists | None = None) -> None:
     hub = hub_panel.build()
     deploy = deploy_panel.build()
     folder = gr.State("")  # the last export, which Push sends
-    deploy_panel.wire(deploy, actions, hub.token, hub.notice)
-    wire_export(export, actions, source, folder, card)
-    gguf_panel.wire(gguf, actions, source, export.notice)
-    hub_panel.wire(hub, actions, folder)
+    h = ExportHandlers(actions)
+    deploy_panel.wire(deploy, h.on_deploy, hub.token, hub.notice)
+    wire_export(export, h, source, folder, card)
+    gguf_panel.wire(gguf, h.on_gguf, source, export.notice)
+    hub_panel.wire(hub, h.on_push, h.on_publish, folder)
     export_source.wire(source, actions.manager, export.merged, lists)
-    # After a language switch: the card shown in the new one.
-    after_switch(lambda path: card_view(path) if path and Path(path, "README.md").is_file()
-                 else gr.skip(), folder, card)
+    after_switch(h.card_again, folder, card)  # the card shown, in the new language
 
 
 def build_export() -> Export:
@@ -76,22 +75,78 @@ def build_export() -> Export:
     return Export(merged, export, notice, download)
 
 
-def wire_export(view: Export, actions: Actions, source: export_source.Source,
-                folder: gr.State, card: gr.Markdown) -> None:
-    """Export writes the chosen model to a folder: the zip to download, its card shown,
-    and `folder` for a push."""
-    def on_export(request: gr.Request, run_id, ckpt, merge):
+class ExportHandlers:
+    """What the Export tab's buttons do (Export, Export GGUF, Push, Publish, Deploy), each a
+    method that tests call without building the page; the tab's parts only bind them.
+    Each returns what the page shows: a refusal in the notice, the rest skipped."""
+
+    def __init__(self, actions: Actions):
+        self.actions = actions
+
+    def on_export(self, request: gr.Request, run_id, ckpt, merge):
+        """(the export's folder, notice, the zip, its card shown)."""
         if not run_id:
             return gr.skip(), note(export_source.NO_RUN_CHOSEN), gr.skip(), gr.skip()
         try:
-            out = actions.export(who(request), run_id, export_source.checkpoint_name(ckpt),
-                                 merge)
+            out = self.actions.export(who(request), run_id,
+                                      export_source.checkpoint_name(ckpt), merge)
         except UserError as e:
             return gr.skip(), problem("Cannot export:", e), gr.skip(), gr.skip()
         return (str(out), note(Message("Exported to `{folder}`.", folder=str(out))),
-                str(zip_export(out)),
-                card_view(str(out)))
+                str(zip_export(out)), card_view(str(out)))
 
-    view.export.click(on_export, [source.run, source.checkpoint, view.merged],
+    @staticmethod
+    def card_again(folder):
+        """The card of the last export, in the page's language (after a switch)."""
+        return card_view(folder) if folder and Path(folder, "README.md").is_file() \
+            else gr.skip()
+
+    def on_gguf(self, request: gr.Request, run_id, ckpt, q):
+        """(notice, [the GGUF file, its Modelfile])."""
+        if not run_id:
+            return note(export_source.NO_RUN_CHOSEN), gr.skip()
+        try:
+            file, modelfile = self.actions.export_gguf(
+                who(request), run_id, export_source.checkpoint_name(ckpt), q)
+        except UserError as e:
+            return problem("Cannot export GGUF:", e), gr.skip()
+        return (note(Message("GGUF written to `{file}`. For Ollama: `ollama create my-model "
+                             "-f {modelfile}`.", file=str(file), modelfile=str(modelfile))),
+                [str(file), str(modelfile)])
+
+    def on_push(self, request: gr.Request, path, repo_id, tok, is_private):
+        """The notice: the export in `path` pushed, or why not."""
+        if not path:
+            return note("Export first, then push the export.")
+        try:
+            url = self.actions.push_export(who(request), path, repo_id, tok, is_private)
+        except UserError as e:
+            return problem("Cannot push:", e)
+        return note(Message("Pushed: [{url}]({link})", url=url, link=url))
+
+    def on_publish(self, request: gr.Request, repo_id, sid, tok):
+        """The notice: a chat Space for the pushed model, or why not."""
+        try:
+            url = self.actions.publish(who(request), repo_id, sid, tok)
+        except UserError as e:
+            return problem("Cannot publish:", e)
+        return note(Message("Space created: [{url}]({link}) (it builds for a few minutes).",
+                            url=url, link=url))
+
+    def on_deploy(self, request: gr.Request, sid, tok):
+        """The notice: this studio deployed to the Space `sid`, or why not."""
+        try:
+            url = self.actions.deploy(who(request), sid, tok)
+        except UserError as e:
+            return problem("Cannot deploy:", e)
+        return note(Message("Studio deployed: [{url}]({link}) (it builds for a few minutes).",
+                            url=url, link=url))
+
+
+def wire_export(view: Export, h: ExportHandlers, source: export_source.Source,
+                folder: gr.State, card: gr.Markdown) -> None:
+    """Export writes the chosen model to a folder: the zip to download, its card shown,
+    and `folder` for a push."""
+    view.export.click(h.on_export, [source.run, source.checkpoint, view.merged],
                       [folder, view.notice, view.download, card], api_visibility="private")
     keep(view.notice)  # (the GGUF export's too) in the page's new language

@@ -7,11 +7,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from sft_ui.actions import Actions
-from sft_ui.errors import UserError
-from sft_ui.i18n.message import Message
-from sft_ui.ui.access_panel import who
-from sft_ui.ui.lang import T, keep, note, problem
+from sft_ui.ui.lang import T, keep
 
 
 @dataclass
@@ -46,25 +42,11 @@ def build() -> Hub:
     return Hub(repo, private, token, push, space_id, publish, notice)
 
 
-def wire(h: Hub, actions: Actions, folder: gr.State) -> None:
-    """Push sends the export in `folder` (the Export button's); Publish makes the Space."""
-    def on_push(request: gr.Request, path, repo_id, tok, is_private):
-        if not path:
-            return note("Export first, then push the export.")
-        try:
-            url = actions.push_export(who(request), path, repo_id, tok, is_private)
-        except UserError as e:
-            return problem("Cannot push:", e)
-        return note(Message("Pushed: [{url}]({link})", url=url, link=url))
-
-    def on_publish(request: gr.Request, repo_id, sid, tok):
-        try:
-            url = actions.publish(who(request), repo_id, sid, tok)
-        except UserError as e:
-            return problem("Cannot publish:", e)
-        return note(Message("Space created: [{url}]({link}) (it builds for a few minutes).",
-                            url=url, link=url))
-
-    h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice, api_visibility="private")
-    h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice, api_visibility="private")
+def wire(h: Hub, on_push, on_publish, folder: gr.State) -> None:
+    """Push sends the export in `folder` (the Export button's); Publish makes the Space
+    (`on_push`, `on_publish`: export_tab.ExportHandlers')."""
+    h.push.click(on_push, [folder, h.repo, h.token, h.private], h.notice,
+                 api_visibility="private")
+    h.publish.click(on_publish, [h.repo, h.space_id, h.token], h.notice,
+                    api_visibility="private")
     keep(h.notice)  # (the deploy panel's too) in the page's new language

@@ -34,12 +34,17 @@ def build_controls():
     return button, notes, table
 
 
-def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
-    button, notes, table = controls
+class RewardsHandlers:
+    """Test rewards, as a method that tests call without building the page (`names`: the
+    settings' names, in the order of the values it is given)."""
 
-    def on_test(request: gr.Request, *values):
+    def __init__(self, actions: Actions, names: list[str]):
+        self.actions, self.names = actions, names
+
+    def on_test(self, request: gr.Request, *values):
+        """(what was scored and the first prompt as the model reads it, the table)."""
         try:
-            found = actions.test_rewards(who(request), values_to_dict(names, values))
+            found = self.actions.test_rewards(who(request), values_to_dict(self.names, values))
         except UserError as e:
             return problem("Cannot test the rewards:", e), gr.update(visible=False)
         frame = pd.DataFrame([{**{k: v for k, v in row.items()}} for row in found["rows"]])
@@ -54,6 +59,11 @@ def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
         return (f"{scored}\n\n{note('The first prompt as the model reads it:')}\n\n{seen}",
                 gr.update(value=frame, visible=True))
 
-    button.click(on_test, inputs, [notes, table], api_name="test_rewards",
+
+def wire(controls, names: list[str], inputs: list, actions: Actions) -> None:
+    """Bind Test rewards to RewardsHandlers."""
+    button, notes, table = controls
+    h = RewardsHandlers(actions, names)
+    button.click(h.on_test, inputs, [notes, table], api_name="test_rewards",
                  api_visibility="undocumented")
     keep(notes)  # (the table's answers and scores stay as they are)

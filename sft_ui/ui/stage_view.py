@@ -44,43 +44,57 @@ def demo_switch(stage: str, dataset: str) -> str | None:
     return None
 
 
+class StageHandlers:
+    """What a change of stage does, each a method that tests call without building the page:
+    the settings `names` that hide under some stage, the rows (gr.Row, its settings' names)
+    and the panels' groups that do, each shown or hidden; the datasets offered."""
+
+    def __init__(self, actions: Actions, names: list[str], row_names: list, groups: list):
+        self.actions, self.names, self.row_names, self.groups = actions, names, row_names, \
+            groups
+
+    def offered(self, request, stage, dataset, **value):
+        """The datasets offered, an uploaded file by its name (the one chosen too)."""
+        listed = self.actions.dataset_choices(who(request), stage)
+        return gr.update(choices=dataset_choices(listed, value.get("value", dataset)), **value)
+
+    def on_stage(self, request: gr.Request, stage, dataset):
+        """Each setting, row and panel shown or hidden; the datasets (the stage's demo set
+        where the chosen one is another stage's)."""
+        visible = shown(self.names, stage)
+        switched = demo_switch(stage, dataset)
+        return ([gr.update(visible=visible[n]) for n in self.names] +
+                [gr.update(visible=any(applies(n, stage) for n in names))
+                 for names in self.row_names] +
+                [gr.update(visible=panel_shown(g, stage)) for g in self.groups] +
+                [self.offered(request, stage, dataset,
+                              **({} if switched is None else {"value": switched}))])
+
+    def on_load(self, request: gr.Request, stage, dataset):
+        return self.offered(request, stage, dataset)
+
+
 def wire(stage_box: gr.Dropdown, dataset_box, widgets: dict, rows: list, accordions: dict,
          actions: Actions, opened=None) -> None:
-    """Hide and show, on every change of the stage: the settings (`widgets`, by name),
-    the rows of the panels (`rows`: (gr.Row, its settings' names)) and the panels
-    (`accordions`, by group) that depend on it; switch the demo set; and offer the
-    datasets for the stage (its built-in set, earlier runs' data: Actions.dataset_choices)
-    when the page loads (after `opened`, the event that fills a page's settings, when
-    given) and whenever the stage changes. On the change event, so whatever sets the stage
-    (a person, a preset, a settings file, Apply suggestion, Continue) updates the panels."""
+    """Bind the stage to StageHandlers. Hide and show, on every change of the stage: the
+    settings (`widgets`, by name), the rows of the panels (`rows`: (gr.Row, its settings'
+    names)) and the panels (`accordions`, by group) that depend on it; switch the demo set;
+    and offer the datasets for the stage (its built-in set, earlier runs' data:
+    Actions.dataset_choices) when the page loads (after `opened`, the event that fills a
+    page's settings, when given) and whenever the stage changes. On the change event, so
+    whatever sets the stage (a person, a preset, a settings file, Apply suggestion,
+    Continue) updates the panels."""
     names = staged(widgets)
     row_list = [(row, row_names) for row, row_names in rows if staged(row_names)]
     groups = [g for g in accordions if staged(n for p in panels() if p.group == g
                                               for n in p.names)]
     outputs = ([widgets[n] for n in names] + [row for row, _ in row_list] +
                [accordions[g] for g in groups] + [dataset_box])
-
-    def offered(request, stage, dataset, **value):
-        """The datasets offered, an uploaded file by its name (the one chosen too)."""
-        listed = actions.dataset_choices(who(request), stage)
-        return gr.update(choices=dataset_choices(listed, value.get("value", dataset)), **value)
-
-    def on_stage(request: gr.Request, stage, dataset):
-        visible = shown(names, stage)
-        switched = demo_switch(stage, dataset)
-        return ([gr.update(visible=visible[n]) for n in names] +
-                [gr.update(visible=any(applies(n, stage) for n in row_names))
-                 for _, row_names in row_list] +
-                [gr.update(visible=panel_shown(g, stage)) for g in groups] +
-                [offered(request, stage, dataset,
-                         **({} if switched is None else {"value": switched}))])
-
-    stage_box.change(on_stage, [stage_box, dataset_box], outputs, api_visibility="private",
+    h = StageHandlers(actions, names, [row_names for _, row_names in row_list], groups)
+    stage_box.change(h.on_stage, [stage_box, dataset_box], outputs, api_visibility="private",
                      show_progress="hidden", show_progress_on=stage_box)
-    def on_load(request: gr.Request, stage, dataset):
-        return offered(request, stage, dataset)
     (opened.then if opened is not None else page().load)(
-        on_load, [stage_box, dataset_box], dataset_box, api_visibility="private",
+        h.on_load, [stage_box, dataset_box], dataset_box, api_visibility="private",
         show_progress="hidden")
 
 
@@ -115,30 +129,46 @@ def follow_up_markdown(run_id: str, title: str, notes: list[str]) -> str:
                         "then press Start.", title=title, run_id=run_id), items=notes)
 
 
-def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],
-                  inputs: list, notice: gr.Markdown, actions: Actions) -> None:
-    """Continue: the settings of the next stage's run after the shown run (`run_of(current
-    id)`: the run the live view shows) into every panel, and what was set into `notice`;
-    the first button for its stage's `next`, the second for the other stage offered."""
+class ContinueHandlers:
+    """Continue, as methods that tests call without building the page: the settings of the
+    next stage's run after the shown run (`run_of(current id)`: the run the live view
+    shows), as values of the settings `names`, and what was set."""
 
-    def on_continue(current, which: int):
-        run = run_of(current)
+    def __init__(self, actions: Actions, run_of, names: list[str]):
+        self.actions, self.run_of, self.names = actions, run_of, names
+
+    def on_continue(self, current, which: int):
+        """The first (`which` 0) or the other stage offered after the run."""
+        run = self.run_of(current)
         try:
             if run is None:
                 raise UserError("No finished SFT run to continue.")
             offered = next_stages(run.config.stage)
             choice = offered[which].name if which < len(offered) else ""
-            follow = actions.continue_with_preference(run.id, choice)
+            follow = self.actions.continue_with_preference(run.id, choice)
         except UserError as e:
-            return [gr.skip()] * len(inputs) + [problem("Cannot continue:", e)]
+            return [gr.skip()] * len(self.names) + [problem("Cannot continue:", e)]
         title = stage_of(follow.config).title
-        return config_to_values(follow.config, names) + [
+        return config_to_values(follow.config, self.names) + [
             follow_up_markdown(run.id, title, follow.notes)]
 
+    def on_first(self, current):
+        return self.on_continue(current, 0)
+
+    def on_also(self, current):
+        return self.on_continue(current, 1)
+
+
+def wire_continue(buttons: tuple, run_of, run_id: gr.State, names: list[str],
+                  inputs: list, notice: gr.Markdown, actions: Actions) -> None:
+    """Bind Continue to ContinueHandlers: the next stage's settings into every panel
+    (`inputs`, the settings `names`), and what was set into `notice`; the first button for
+    its stage's `next`, the second for the other stage offered."""
+    h = ContinueHandlers(actions, run_of, names)
     first, also = buttons
-    first.click(lambda current: on_continue(current, 0), run_id, [*inputs, notice],
+    first.click(h.on_first, run_id, [*inputs, notice],
                 api_name="ui_continue_preference", api_visibility="undocumented",
                 show_progress_on=notice)  # not on every setting: train_tab's PROGRESS_NOTE
-    also.click(lambda current: on_continue(current, 1), run_id, [*inputs, notice],
+    also.click(h.on_also, run_id, [*inputs, notice],
                api_name="ui_continue_also", api_visibility="undocumented",
                show_progress_on=notice)
