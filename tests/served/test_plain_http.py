@@ -3,8 +3,10 @@
 left out: a value left out takes its default, a value the endpoint needs is named, and
 neither prints a traceback into the server's log."""
 import httpx
+from gradio import state_holder
 
 from scripts.served import gradio_events
+from sft_ui.ui.studio import LightSession
 
 
 def called(url: str, name: str, data: list) -> tuple[str, object]:
@@ -24,3 +26,5 @@ def test_values_left_out_take_their_defaults_or_are_named(live_app, capfd):
     event, said = called(url, "rename_run", ["some-run"])
     assert event == "error" and said["error"] == "name is missing: send it, as text."
     assert "Traceback" not in capfd.readouterr().err  # (answers, not faults)
+    # each call above was a session of its own: the served app's are light (ui/studio.py)
+    assert state_holder.SessionState is LightSession
