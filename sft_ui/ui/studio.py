@@ -1,5 +1,6 @@
 """The app's Blocks: launched with the page's translations, style and calmer queue, one
-shared session for the API's reads, and a script in the page that runs before Gradio's."""
+shared session for the API's reads, light sessions, and a script in the page that runs
+before Gradio's."""
 from __future__ import annotations
 
 import gradio as gr
