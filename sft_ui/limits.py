@@ -34,7 +34,7 @@ class Limits:
     max_new_tokens: int = 512      # SFT_UI_VISITOR_MAX_NEW_TOKENS: the longest reply
     pause: float = 3.0             # SFT_UI_VISITOR_PAUSE: while a run trains, seconds of
     #                                pause per second of generating (3: a quarter of the time)
-    server_nice: int = 10          # SFT_UI_SERVER_NICE: the CPU priority (nice, 0-19) of the
+    server_nice: int = 19          # SFT_UI_SERVER_NICE: the CPU priority (nice, 0-19) of the
     #                                threads that answer pages, below the training process's
 
     ENV = {"replies": "SFT_UI_VISITOR_REPLIES",

@@ -140,10 +140,11 @@ def _tab(page, lang, number):
     return panel
 
 
-def look(page, lang, served, where: str) -> list[str]:
-    """Every tab, its panels opened: what breaks the contract, each as a line."""
+def look(page, lang, served, where: str, tabs=None) -> list[str]:
+    """Every tab (or those numbered `tabs`), its panels opened: what breaks the contract,
+    each as a line."""
     found = []
-    for number in range(len(TABS[lang])):
+    for number in range(len(TABS[lang])) if tabs is None else tabs:
         _tab(page, lang, number)
         if lang == "ja":
             found += [f"{where}, {TABS[lang][number]}: English {w!r}" for w in _english(page)]
@@ -223,7 +224,8 @@ def test_before_any_run_every_list_option_and_button_holds(served, pages, lang):
         for button in SAFE_BUTTONS:
             if panel.locator(f"#{button}:visible").count():
                 panel.locator(f"#{button}").click()
-        found += look(page, lang, served, f"after the lists of {TABS[lang][number]}")
+        found += look(page, lang, served, f"after the lists of {TABS[lang][number]}", [number])
+    found += look(page, lang, served, "after the lists of every tab")
     assert not found, "\n".join(found)
 
 

@@ -50,6 +50,6 @@ def test_the_libraries_are_imported_before_the_server_answers(monkeypatch, users
     monkeypatch.setattr(sft_ui.ui, "build_app", lambda manager, access: App())
     monkeypatch.delenv("SPACE_ID", raising=False)
     cli.serve("127.0.0.1", 0, users, private=False)
-    lowered = ["nice 10"] if users else []
+    lowered = ["nice 19"] if users else []
     assert calls == ["manager", "warm_up", "watch_queue", *lowered, "launch", "freeze",
                      "block_thread", "close"]
