@@ -186,18 +186,12 @@ def memory_mb(pid: int) -> float:
 
 
 def cpu_seconds(pid: int) -> dict[str, float]:
-    """CPU seconds so far of the server, of its children (the training worker), and of
-    this process (the visitors' clients, on the same machine)."""
+    """CPU seconds so far of the server and of this process (the visitors' clients, on the
+    same machine). The training process is not counted: the run's own process ends with
+    the run, and its speed is the figure that counts."""
     import psutil
-    server = psutil.Process(pid)
-    used = {"server": sum(server.cpu_times()[:2]), "training worker": 0.0,
+    return {"server": sum(psutil.Process(pid).cpu_times()[:2]),
             "visitors (this process)": sum(psutil.Process().cpu_times()[:2])}
-    for child in server.children(recursive=True):
-        try:
-            used["training worker"] += sum(child.cpu_times()[:2])
-        except psutil.Error:
-            pass
-    return used
 
 
 def main() -> int:

@@ -31,9 +31,9 @@ class _Blocks:
 class LightSession(state_holder.SessionState):
     """Gradio's session state less its configuration of every component of the page, which
     it builds for each new session (a browser's, and every call over plain HTTP that names
-    no session): 58 ms of CPU and 0.8 MB held a session for this page, up to 10000
-    sessions. Gradio reads it only for deep links (gr.DeepLinkButton), which the page has
-    none of; a component a session changes is still added to it, as Gradio does."""
+    no session) and keeps for thousands of sessions: its cost is in docs/reliability.md.
+    Gradio reads it only for deep links (gr.DeepLinkButton), which the page has none of; a
+    component a session changes is still added to it, as Gradio does."""
 
     def __init__(self, blocks):
         super().__init__(_Blocks(blocks))
