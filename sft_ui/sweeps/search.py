@@ -27,14 +27,19 @@ class Search:
         self._tried: set = set()
         self._again = [dict(p) for p in again]  # cut off by a stop of the app: first
         self._tried.update(_key(p) for p in tried)  # (a resumed sweep's: not run again)
+        self._before = 0  # the grid's settings a resumed sweep ran before its stop
         if self._grid is not None:
-            self._grid = [p for p in self._grid if _key(p) not in self._tried] + self._again
+            cut = {_key(p) for p in self._again}
+            self._before = sum(1 for p in self._grid if _key(p) in self._tried)
+            self._grid = self._again + [p for p in self._grid
+                                        if _key(p) not in self._tried | cut]
             self._again = []
 
     def size(self) -> int | None:
-        """How many trials the search can give (None: no end)."""
+        """How many trials the search can give in all, those a resumed sweep ran before
+        included (None: no end)."""
         if self._grid is not None:
-            return len(self._grid)
+            return self._before + len(self._grid)
         if any(isinstance(v, Range) for v in self.spec.vary.values()):
             return None
         return len(self.spec.grid())  # random over lists: each combination once

@@ -132,6 +132,8 @@ class StoredSweep:
                     queue.remove(trial["queued_id"], self.owner)
                 except UserError:  # (it had left the queue)
                     pass
+            if trial["state"] == "scoring":  # (its run whole: judged when resumed, not run)
+                trial["judge_again"] = True
             trial["state"], trial["error"] = "interrupted", TRIAL_INTERRUPTED
             trial["seconds"] = max(0.0, self.interrupted_at - trial["started"])
         self.cut = False
@@ -139,14 +141,15 @@ class StoredSweep:
 
     def resume(self) -> None:
         """Go on after a stop of its app: the time it was down is not counted (the budget
-        left is what was left then), and the trials the stop cut off are asked again first;
-        the finished ones are kept and never run again."""
+        left is what was left then), and the trials the stop cut off are asked again first
+        (one cut off while it was judged is judged: Sweep.run); the finished ones are kept
+        and never run again."""
         now = time.time()
         down = max(0.0, now - (self.interrupted_at or now))
         self.offline += down
         self.deadline += down
         cut = [t for t in self.trials if t["state"] == "interrupted" and not t.get("retried")]
-        self._again = [dict(t["params"]) for t in cut]
+        self._again = [dict(t["params"]) for t in cut if not t.get("judge_again")]
         for trial in cut:
             trial["retried"] = True
         self.state, self.error, self.finished, self.interrupted_at = "running", "", None, None

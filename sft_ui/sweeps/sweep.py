@@ -165,12 +165,14 @@ class Sweep(StoredSweep):
         memory only), until the search has no more, or no more fit the time left."""
         self._closed = manager.closed
         try:
-            ran = [t["params"] for t in self.trials if t["state"] != "interrupted"]
+            ran = [t["params"] for t in self.trials
+                   if t["state"] != "interrupted" or t.get("judge_again")]
             base = self.base_config()
             first = [] if self.trials else quick_path_first(self.spec, base)
             search = search_for(self.spec, self.path.with_suffix(".optuna"), ran,
                                 self._again or first)
             trials = Trials(self, queue, manager, scorer, search, token)
+            self._judge_again(trials)
             on_jobs = base.run_on == "hf_jobs"
             width = self.spec.at_once if on_jobs else 1
             self.planned = max(1, self.plan_trials(search.size(), width))
@@ -211,6 +213,17 @@ class Sweep(StoredSweep):
                 self.save()
             finally:
                 self._done.set()
+
+    def _judge_again(self, trials: Trials) -> None:
+        """The trials a stop of the app cut off while they were judged (their runs whole):
+        judged now, not trained again; their time is what they had taken, and the
+        judging."""
+        for trial in [t for t in self.trials
+                      if t["state"] == "interrupted" and t.get("judge_again")]:
+            took, trial["seconds"] = trial["seconds"], None  # (a stop now: settled again)
+            trials.judge(trial)
+            trial["seconds"] = (took or 0.0) + trial.get("judge_seconds", 0.0)
+            self.save()
 
     def _ask(self, search, base, share: float, count: int, quick: dict | None = None
              ) -> list[tuple]:

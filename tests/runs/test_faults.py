@@ -22,7 +22,7 @@ from sft_ui.runs import RunManager
 from sft_ui.share.export import PARTIAL, export_run
 from sft_ui.ui.lang import kept
 from sft_ui.ui.sweep_handlers import SweepHandlers
-from tests.conftest import HANG, trained
+from tests.conftest import HANG, trained, wait_for
 from tests.i18n.test_messages_checks import _left
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,15 +133,24 @@ time.sleep(600)
 
 def test_a_sweep_killed_while_judging_a_trial_never_takes_it_as_judged(tmp_path):
     """kill -9 of the app while a sweep judges its first trial (its run trained): the
-    next app reads the trial as cut off, with no score and not the sweep's best (a resumed
-    sweep asks a cut-off trial again: tests/sweeps/test_sweep_training.py)."""
+    next app reads the trial as cut off, with no score and not the sweep's best; resumed,
+    the sweep judges that trial's run, whole, instead of training it again, then runs the
+    other (a trial cut off while it trained is asked again:
+    tests/sweeps/test_sweep_training.py)."""
     from sft_ui.runs.run_queue import RunQueue
     from sft_ui.sweeps import Scorer, Sweeps
     runs = tmp_path / "runs"
     killed_at(KILLED_IN_JUDGING.format(runs=str(runs)), "judging")
     saved = json.loads(next((runs / "sweeps").glob("sweep-*.json")).read_text())
     assert [t["state"] for t in saved["trials"]] == ["scoring"]  # as the kill left it
-    manager = RunManager(runs, trainer=lambda cfg, run_dir, sink, resume_from=None: None)
+    trained = []
+
+    def trainer(cfg, run_dir, sink, resume_from=None):
+        trained.append(cfg.learning_rate)
+        for step in (1, 2):
+            sink.progress(step, 2)
+            sink.add_metrics({"step": step, "loss": 1.0, "eval_loss": 3.0})
+    manager = RunManager(runs, trainer=trainer)
     found = Sweeps(RunQueue(manager), manager, Scorer())
     try:
         sweep = found.get(saved["id"])
@@ -149,6 +158,15 @@ def test_a_sweep_killed_while_judging_a_trial_never_takes_it_as_judged(tmp_path)
         assert snap["state"] == "interrupted"
         assert [(t["state"], t["score"]) for t in snap["trials"]] == [("interrupted", None)]
         assert sweep.best() is None
+        found.resume(sweep.id)
+        done = wait_for(lambda: (lambda s: s if s["state"] not in ("running", "paused")
+                                 else None)(found.get(sweep.id).snapshot()), timeout=HANG)
+        assert done["state"] == "done", done.get("error")
+        first, second = done["trials"]
+        assert (first["state"], first["run_id"]) == ("done", saved["trials"][0]["run_id"])
+        assert first["score"] is not None and second["score"] is not None
+        assert trained == [second["params"]["learning_rate"]]  # the first: judged only
+        assert len(manager.all_runs()) == 2
     finally:
         found.close()
         manager.close()
