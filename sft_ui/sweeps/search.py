@@ -29,10 +29,9 @@ class Search:
         self._tried.update(_key(p) for p in tried)  # (a resumed sweep's: not run again)
         self._before = 0  # the grid's settings a resumed sweep ran before its stop
         if self._grid is not None:
-            cut = {_key(p) for p in self._again}
+            skip = self._tried | {_key(p) for p in self._again}  # (those cut off: first)
             self._before = sum(1 for p in self._grid if _key(p) in self._tried)
-            self._grid = self._again + [p for p in self._grid
-                                        if _key(p) not in self._tried | cut]
+            self._grid = self._again + [p for p in self._grid if _key(p) not in skip]
             self._again = []
 
     def size(self) -> int | None:

@@ -50,8 +50,8 @@ class StageHandlers:
     and the panels' groups that do, each shown or hidden; the datasets offered."""
 
     def __init__(self, actions: Actions, names: list[str], row_names: list, groups: list):
-        self.actions, self.names, self.row_names, self.groups = actions, names, row_names, \
-            groups
+        self.actions, self.names = actions, names
+        self.row_names, self.groups = row_names, groups
 
     def offered(self, request, stage, dataset, **value):
         """The datasets offered, an uploaded file by its name (the one chosen too)."""

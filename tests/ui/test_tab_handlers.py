@@ -20,15 +20,12 @@ from sft_ui.ui.export_source import FINAL, NO_RUN_CHOSEN, SourceHandlers
 from sft_ui.ui.export_tab import ExportHandlers
 from sft_ui.ui.rewards_panel import RewardsHandlers
 from sft_ui.ui.stage_view import ContinueHandlers, StageHandlers
+from tests.ui.test_panel_handlers import skipped
 
 
 @pytest.fixture
 def actions(tmp_path):
     return Actions(RunManager(tmp_path / "runs"), Access())
-
-
-def skipped(value) -> bool:
-    return isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1
 
 
 def test_chat_says_what_is_missing_and_why_it_cannot_answer(actions):
